@@ -1,0 +1,96 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Our own code builds in Swift 6 language mode with every warning an error.
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "reachd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "reachd", targets: ["reachd"]),
+        .executable(name: "reachctl", targets: ["reachctl"]),
+        .library(name: "ReachCore", targets: ["ReachCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+    ],
+    targets: [
+        // The pure core: state model, combiner, hub, callbacks. No I/O.
+        .target(
+            name: "ReachCore",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
+        // YAML configuration: parsing, validation, the embedded default.
+        .target(
+            name: "ReachConfig",
+            dependencies: ["ReachCore", "Yams"],
+            swiftSettings: strict
+        ),
+        // The composition root: wires configuration, core and adapters into one service group.
+        .target(
+            name: "ReachDaemon",
+            dependencies: [
+                "ReachCore",
+                "ReachConfig",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "reachd",
+            dependencies: [
+                "ReachDaemon",
+                "ReachConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "reachctl",
+            dependencies: [
+                "ReachCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        // Fakes that surround the unit under test: a manual clock, an in-memory link source.
+        .target(
+            name: "ReachTesting",
+            dependencies: ["ReachCore"],
+            path: "Tests/ReachTesting",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachCoreTests",
+            dependencies: [
+                "ReachCore",
+                "ReachTesting",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachConfigTests",
+            dependencies: ["ReachConfig", "ReachCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachDaemonTests",
+            dependencies: ["ReachDaemon", "ReachConfig", "ReachCore", "ReachTesting", "reachd"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,116 @@
+/// Why a probe failed, named so that a person reading a log line or a dashboard knows what to fix.
+public enum FailureReason: Sendable, Hashable, CustomStringConvertible {
+    /// The target's host name did not resolve.
+    case dnsFailure
+    /// Nothing listens on the target's port (TCP RST to the SYN).
+    case connectionRefused
+    /// The probe's deadline passed; ``ProbeFailure/phase`` says where it was stuck.
+    case timeout
+    /// The TLS handshake failed: untrusted or expired certificate, name mismatch, protocol mismatch.
+    case tlsFailure
+    /// The server answered with a status outside the expected set.
+    case httpStatus(Int)
+    /// The status was fine but the body did not contain what the target expects.
+    case unexpectedBody
+    /// No route to the target's network or host.
+    case networkUnreachable
+    /// The connection was reset or closed mid-exchange.
+    case connectionReset
+    /// The probe was cancelled before it finished (shutdown, link loss).
+    case cancelled
+    /// The server answered with something that is not the protocol spoken (garbage instead of HTTP,
+    /// a gRPC health service that reports `NOT_SERVING`, ...).
+    case protocolError
+
+    /// A stable snake_case name: the value of `reason` in JSON, metrics labels and log fields.
+    public var code: String {
+        switch self {
+        case .dnsFailure: "dns_failure"
+        case .connectionRefused: "connection_refused"
+        case .timeout: "timeout"
+        case .tlsFailure: "tls_failure"
+        case .httpStatus: "http_status"
+        case .unexpectedBody: "unexpected_body"
+        case .networkUnreachable: "network_unreachable"
+        case .connectionReset: "connection_reset"
+        case .cancelled: "cancelled"
+        case .protocolError: "protocol_error"
+        }
+    }
+
+    public var description: String {
+        if case .httpStatus(let status) = self { return "http_status(\(status))" }
+        return code
+    }
+}
+
+/// Where in the exchange a probe was when it failed or ran out of time.
+public enum ProbePhase: String, Sendable, Hashable, CaseIterable {
+    case dns
+    case connect
+    case tls
+    /// Waiting for the response head (the first byte).
+    case head
+    /// Reading the response body.
+    case body
+}
+
+/// How long each phase of a probe took, where the probe could measure it.
+public struct ProbeTimings: Sendable, Hashable {
+    public var dns: Duration?
+    public var connect: Duration?
+    public var tls: Duration?
+    public var firstByte: Duration?
+    /// Start to finish, successful or not.
+    public var total: Duration
+
+    public init(dns: Duration? = nil, connect: Duration? = nil, tls: Duration? = nil, firstByte: Duration? = nil, total: Duration) {
+        self.dns = dns
+        self.connect = connect
+        self.tls = tls
+        self.firstByte = firstByte
+        self.total = total
+    }
+}
+
+/// A failed probe's reason, the phase it failed in, and a human-readable detail
+/// (the TLS verifier's complaint, the body that did not match).
+public struct ProbeFailure: Sendable, Hashable {
+    public var reason: FailureReason
+    public var phase: ProbePhase?
+    public var detail: String?
+
+    public init(_ reason: FailureReason, phase: ProbePhase? = nil, detail: String? = nil) {
+        self.reason = reason
+        self.phase = phase
+        self.detail = detail
+    }
+}
+
+/// The outcome of probing one target once.
+public struct ProbeResult: Sendable, Hashable {
+    /// The target's configured name.
+    public var target: String
+    /// `nil` when the probe succeeded.
+    public var failure: ProbeFailure?
+    public var timings: ProbeTimings
+
+    public init(target: String, failure: ProbeFailure? = nil, timings: ProbeTimings) {
+        self.target = target
+        self.failure = failure
+        self.timings = timings
+    }
+
+    public static func success(_ target: String, latency: Duration) -> ProbeResult {
+        ProbeResult(target: target, timings: ProbeTimings(total: latency))
+    }
+
+    public static func failure(
+        _ target: String, _ reason: FailureReason, phase: ProbePhase? = nil, detail: String? = nil, latency: Duration
+    ) -> ProbeResult {
+        ProbeResult(target: target, failure: ProbeFailure(reason, phase: phase, detail: detail), timings: ProbeTimings(total: latency))
+    }
+
+    public var isSuccess: Bool { failure == nil }
+    public var latency: Duration { timings.total }
+}

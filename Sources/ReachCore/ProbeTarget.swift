@@ -1,0 +1,169 @@
+/// A host and port to connect to.
+public struct HostPort: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// The host as an IP address, when it is written as one.
+    public var literalAddress: IPAddress? { IPAddress(host) }
+
+    /// Loopback needs no network link: `localhost`, 127.0.0.0/8 or ::1.
+    public var isLoopback: Bool {
+        host.lowercased() == "localhost" || literalAddress?.isLoopback == true
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// A JSON scalar a health body is expected to hold at some pointer.
+public enum JSONScalar: Sendable, Hashable, CustomStringConvertible {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+
+    public var description: String {
+        switch self {
+        case .string(let value): "\"\(value)\""
+        case .number(let value): value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .bool(let value): String(value)
+        case .null: "null"
+        }
+    }
+}
+
+/// A JSON pointer (RFC 6901) into a health body and the scalar it must hold there.
+public struct JSONExpectation: Sendable, Hashable {
+    public var pointer: String
+    public var equals: JSONScalar
+
+    public init(pointer: String, equals: JSONScalar) {
+        self.pointer = pointer
+        self.equals = equals
+    }
+}
+
+/// What an HTTP health answer must look like to count as healthy.
+public struct HTTPExpectation: Sendable, Hashable {
+    /// Accepted status codes; 200-299 by default.
+    public var statuses: [ClosedRange<Int>]
+    /// A substring the body must contain.
+    public var bodyContains: String?
+    /// A value the JSON body must hold, e.g. `/status` == `"ok"`.
+    public var json: JSONExpectation?
+
+    public init(statuses: [ClosedRange<Int>] = [200...299], bodyContains: String? = nil, json: JSONExpectation? = nil) {
+        self.statuses = statuses
+        self.bodyContains = bodyContains
+        self.json = json
+    }
+
+    public func accepts(status: Int) -> Bool { statuses.contains { $0.contains(status) } }
+}
+
+/// A GET against an HTTP(S) health endpoint.
+public struct HTTPCheck: Sendable, Hashable {
+    /// The full URL, e.g. `https://api.example.com/api/v1/health`.
+    public var url: String
+    /// The URL's host and port (default port filled in), for the link rule and logs.
+    public var endpoint: HostPort
+    public var expectation: HTTPExpectation
+
+    public init(url: String, endpoint: HostPort, expectation: HTTPExpectation = HTTPExpectation()) {
+        self.url = url
+        self.endpoint = endpoint
+        self.expectation = expectation
+    }
+}
+
+/// A `grpc.health.v1.Health/Check` call.
+public struct GRPCHealthCheck: Sendable, Hashable {
+    public var endpoint: HostPort
+    /// The service name to ask about; empty means the server as a whole.
+    public var service: String
+
+    public init(endpoint: HostPort, service: String = "") {
+        self.endpoint = endpoint
+        self.service = service
+    }
+}
+
+/// Per-target damping: how many consecutive results it takes to change the target's health.
+///
+/// The defaults (1 and 1) keep the one-second semantics: one failed probe marks a healthy target
+/// down. Raise them for Kubernetes/ConnMan-style damping of a flaky path.
+public struct Hysteresis: Sendable, Hashable {
+    public var failuresBeforeDown: Int
+    public var successesBeforeUp: Int
+
+    public init(failuresBeforeDown: Int = 1, successesBeforeUp: Int = 1) {
+        self.failuresBeforeDown = failuresBeforeDown
+        self.successesBeforeUp = successesBeforeUp
+    }
+}
+
+/// One thing reachd probes, with its own cadence, deadline and damping.
+public struct ProbeTarget: Sendable, Hashable, Identifiable {
+    public enum Check: Sendable, Hashable {
+        case http(HTTPCheck)
+        case tcp(HostPort)
+        case grpc(GRPCHealthCheck)
+    }
+
+    /// Unique among targets; the key in status output, metrics and gRPC health service names.
+    public var name: String
+    public var check: Check
+    public var interval: Duration
+    /// The hard deadline for one probe, start to finish.
+    public var timeout: Duration
+    public var hysteresis: Hysteresis
+
+    public init(name: String, check: Check, interval: Duration = .seconds(1), timeout: Duration = .seconds(2), hysteresis: Hysteresis = Hysteresis()) {
+        self.name = name
+        self.check = check
+        self.interval = interval
+        self.timeout = timeout
+        self.hysteresis = hysteresis
+    }
+
+    public var id: String { name }
+
+    /// `http`, `tcp` or `grpc`.
+    public var kind: String {
+        switch check {
+        case .http: "http"
+        case .tcp: "tcp"
+        case .grpc: "grpc"
+        }
+    }
+
+    public var endpoint: HostPort {
+        switch check {
+        case .http(let http): http.endpoint
+        case .tcp(let endpoint): endpoint
+        case .grpc(let grpc): grpc.endpoint
+        }
+    }
+}
+
+/// How the targets' health combines into one answer.
+public enum TargetPolicy: Sendable, Hashable, CustomStringConvertible {
+    /// Every target must be healthy.
+    case all
+    /// One healthy target is enough.
+    case any
+    /// At least this many targets must be healthy.
+    case quorum(Int)
+
+    public var description: String {
+        switch self {
+        case .all: "all"
+        case .any: "any"
+        case .quorum(let k): "quorum(\(k))"
+        }
+    }
+}

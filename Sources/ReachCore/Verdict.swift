@@ -1,0 +1,126 @@
+/// The one answer reachd exists to give: can this machine reach its server right now?
+public enum ConnectivityState: String, Sendable, Hashable, CaseIterable {
+    /// No evidence yet: reachd has just started.
+    case unknown
+    /// A usable link exists and the targets satisfy the policy.
+    case connected
+    case disconnected
+}
+
+/// Why the verdict is what it is.
+public enum VerdictReason: Sendable, Hashable, CustomStringConvertible {
+    /// reachd has just started and has no evidence yet.
+    case starting
+    /// A usable link exists; the targets have not answered on it yet.
+    case awaitingProbe
+    /// The link is usable and the targets satisfy the policy.
+    case healthy
+    case noLink
+    case noAddress
+    case noRoute
+    /// The target policy does not hold; this is the first failing target (in configuration order) and its reason.
+    case targetFailed(target: String, reason: FailureReason)
+
+    init(_ blocker: LinkBlocker) {
+        switch blocker {
+        case .noLink: self = .noLink
+        case .noAddress: self = .noAddress
+        case .noRoute: self = .noRoute
+        }
+    }
+
+    /// A stable snake_case name for JSON, metrics labels and log fields: for a failed target, its
+    /// failure's code (`connection_refused`, `timeout`, `http_status`, ...).
+    public var code: String {
+        switch self {
+        case .starting: "starting"
+        case .awaitingProbe: "awaiting_probe"
+        case .healthy: "healthy"
+        case .noLink: "no_link"
+        case .noAddress: "no_address"
+        case .noRoute: "no_route"
+        case .targetFailed(_, let reason): reason.code
+        }
+    }
+
+    /// The failing target, for `targetFailed`.
+    public var target: String? {
+        if case .targetFailed(let target, _) = self { return target }
+        return nil
+    }
+
+    public var description: String {
+        if case .targetFailed(let target, let reason) = self { return "\(reason) (target \(target))" }
+        return code
+    }
+}
+
+/// A target's health after hysteresis.
+public enum TargetHealth: String, Sendable, Hashable {
+    /// No result yet on the current link.
+    case unknown
+    case healthy
+    case unhealthy
+}
+
+/// What the monitor knows about one target.
+public struct TargetStatus: Sendable, Hashable {
+    public var name: String
+    /// `http`, `tcp` or `grpc`.
+    public var kind: String
+    public var health: TargetHealth
+    public var lastResult: ProbeResult?
+    public var lastCheckedAt: WallTime?
+    public var consecutiveSuccesses: Int
+    public var consecutiveFailures: Int
+
+    public init(
+        name: String, kind: String, health: TargetHealth = .unknown, lastResult: ProbeResult? = nil,
+        lastCheckedAt: WallTime? = nil, consecutiveSuccesses: Int = 0, consecutiveFailures: Int = 0
+    ) {
+        self.name = name
+        self.kind = kind
+        self.health = health
+        self.lastResult = lastResult
+        self.lastCheckedAt = lastCheckedAt
+        self.consecutiveSuccesses = consecutiveSuccesses
+        self.consecutiveFailures = consecutiveFailures
+    }
+
+    /// The failure that made this target unhealthy, if it is.
+    public var unhealthyReason: FailureReason? {
+        health == .unhealthy ? lastFailureReason : nil
+    }
+
+    var lastFailureReason: FailureReason? { lastResult?.failure?.reason }
+}
+
+/// The published answer: state, reason, since when, over which interfaces, and each target's last result.
+public struct Verdict: Sendable, Hashable {
+    public var state: ConnectivityState
+    public var reason: VerdictReason
+    /// When `state` last changed.
+    public var since: WallTime
+    /// Usable interfaces, in index order; empty when no link source is configured.
+    public var usableInterfaces: [String]
+    /// In configuration order.
+    public var targets: [TargetStatus]
+
+    public init(state: ConnectivityState, reason: VerdictReason, since: WallTime, usableInterfaces: [String] = [], targets: [TargetStatus] = []) {
+        self.state = state
+        self.reason = reason
+        self.since = since
+        self.usableInterfaces = usableInterfaces
+        self.targets = targets
+    }
+
+    public var isConnected: Bool { state == .connected }
+
+    /// Whether `other` says something different to a subscriber: state, reason, usable interfaces,
+    /// or a target's health. Latencies and check times change every probe and are not news.
+    public func differsInMeaning(from other: Verdict) -> Bool {
+        state != other.state || reason != other.reason || usableInterfaces != other.usableInterfaces
+            || targets.count != other.targets.count
+            || zip(targets, other.targets).contains { $0.name != $1.name || $0.health != $1.health || $0.unhealthyReason != $1.unhealthyReason }
+    }
+}
