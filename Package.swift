@@ -35,7 +35,7 @@ let package = Package(
         // YAML configuration: parsing, validation, the embedded default.
         .target(
             name: "ReachConfig",
-            dependencies: ["ReachCore", "Yams"],
+            dependencies: ["ReachCore", "Yams", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // The composition root: wires configuration, core and adapters into one service group.
@@ -64,6 +64,13 @@ let package = Package(
                 "ReachCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strict
+        ),
+        // Benchmarks print figures; they are not timed tests.
+        .executableTarget(
+            name: "config-load-benchmark",
+            dependencies: ["ReachConfig"],
+            path: "Benchmarks/ConfigLoad",
             swiftSettings: strict
         ),
         // Fakes that surround the unit under test: a manual clock, an in-memory link source.

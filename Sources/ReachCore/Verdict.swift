@@ -70,18 +70,22 @@ public struct TargetStatus: Sendable, Hashable {
     public var kind: String
     public var health: TargetHealth
     public var lastResult: ProbeResult?
+    /// The most recent failure, kept after later successes: while damping holds an unhealthy target
+    /// down, it says why the target went down.
+    public var lastFailure: ProbeFailure?
     public var lastCheckedAt: WallTime?
     public var consecutiveSuccesses: Int
     public var consecutiveFailures: Int
 
     public init(
         name: String, kind: String, health: TargetHealth = .unknown, lastResult: ProbeResult? = nil,
-        lastCheckedAt: WallTime? = nil, consecutiveSuccesses: Int = 0, consecutiveFailures: Int = 0
+        lastFailure: ProbeFailure? = nil, lastCheckedAt: WallTime? = nil, consecutiveSuccesses: Int = 0, consecutiveFailures: Int = 0
     ) {
         self.name = name
         self.kind = kind
         self.health = health
         self.lastResult = lastResult
+        self.lastFailure = lastFailure
         self.lastCheckedAt = lastCheckedAt
         self.consecutiveSuccesses = consecutiveSuccesses
         self.consecutiveFailures = consecutiveFailures
@@ -89,10 +93,8 @@ public struct TargetStatus: Sendable, Hashable {
 
     /// The failure that made this target unhealthy, if it is.
     public var unhealthyReason: FailureReason? {
-        health == .unhealthy ? lastFailureReason : nil
+        health == .unhealthy ? lastFailure?.reason : nil
     }
-
-    var lastFailureReason: FailureReason? { lastResult?.failure?.reason }
 }
 
 /// The published answer: state, reason, since when, over which interfaces, and each target's last result.

@@ -1,0 +1,50 @@
+import Logging
+import ReachCore
+
+/// reachd's configuration, validated: every value here is usable as it stands.
+public struct Configuration: Sendable, Equatable {
+    /// In configuration order; the `server` shorthand, when present, comes first.
+    public var targets: [ProbeTarget]
+    public var policy: TargetPolicy
+    public var interfaces: InterfaceFilter
+    /// How long link gains and route churn settle before they count (losses count at once).
+    public var linkSettleWindow: Duration
+    /// Where the status endpoint listens.
+    public var listen: HostPort
+    public var log: LogSettings
+
+    public init(
+        targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),
+        linkSettleWindow: Duration = .milliseconds(100), listen: HostPort = HostPort(host: "127.0.0.1", port: 9780),
+        log: LogSettings = LogSettings()
+    ) {
+        self.targets = targets
+        self.policy = policy
+        self.interfaces = interfaces
+        self.linkSettleWindow = linkSettleWindow
+        self.listen = listen
+        self.log = log
+    }
+
+    /// What the core's monitor takes from this configuration.
+    public var monitor: ConnectivityMonitor.Configuration {
+        ConnectivityMonitor.Configuration(
+            targets: targets, policy: policy, interfaceFilter: interfaces, linkSettleWindow: linkSettleWindow)
+    }
+}
+
+/// Where log lines go and how much is said.
+public struct LogSettings: Sendable, Equatable {
+    public enum Target: String, Sendable, CaseIterable {
+        /// One logfmt-style line per event on standard error.
+        case stderr
+    }
+
+    public var target: Target
+    public var level: Logger.Level
+
+    public init(target: Target = .stderr, level: Logger.Level = .info) {
+        self.target = target
+        self.level = level
+    }
+}

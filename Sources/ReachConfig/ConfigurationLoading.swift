@@ -1,0 +1,51 @@
+import Foundation
+
+extension Configuration {
+    /// Where a configuration comes from.
+    public enum Source: Sendable, Equatable, CustomStringConvertible {
+        case file(String)
+        /// The default compiled into reachd: the same text as `config/reachd.yaml`.
+        case embeddedDefault
+
+        /// `--config PATH` wins, then `$REACHD_CONFIG`, then the embedded default.
+        public static func resolve(commandLine path: String?, environment: [String: String]) -> Source {
+            if let path { return .file(path) }
+            if let path = environment["REACHD_CONFIG"], !path.isEmpty { return .file(path) }
+            return .embeddedDefault
+        }
+
+        public var description: String {
+            switch self {
+            case .file(let path): path
+            case .embeddedDefault: "embedded default configuration"
+            }
+        }
+    }
+
+    /// Parses YAML text; `source` names it in problem reports.
+    public static func parse(_ yaml: String, source: String) throws(ConfigurationError) -> Configuration {
+        try ConfigurationParser.parse(yaml, source: source)
+    }
+
+    /// Reads and parses a configuration.
+    public static func load(from source: Source) throws(ConfigurationError) -> Configuration {
+        switch source {
+        case .embeddedDefault:
+            return try parse(DefaultConfiguration.yaml, source: source.description)
+        case .file(let path):
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ConfigurationError(problems: [ConfigurationProblem(source: path, keyPath: "", message: "cannot read the file: \(unreadableReason(path))")])
+            }
+            return try parse(text, source: path)
+        }
+    }
+}
+
+/// Why a file that could not be read as UTF-8 text was unreadable.
+private func unreadableReason(_ path: String) -> String {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "no such file" }
+    if isDirectory.boolValue { return "it is a directory" }
+    guard FileManager.default.isReadableFile(atPath: path) else { return "permission denied" }
+    return "it is not UTF-8 text"
+}

@@ -1,0 +1,365 @@
+import Foundation
+import Logging
+import ReachCore
+import Yams
+
+/// Maps a YAML document onto ``Configuration``, reporting every problem at once.
+struct ConfigurationParser {
+    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "log"]
+    static let targetKeys = [
+        "name", "kind", "url", "address", "service", "interval", "timeout",
+        "failures_before_down", "successes_before_up", "expect",
+    ]
+    static let intervalRange = Duration.milliseconds(100)...Duration.seconds(3600)
+    static let timeoutRange = Duration.milliseconds(10)...Duration.seconds(300)
+    static let settleRange = Duration.zero...Duration.seconds(10)
+    static let countRange = 1...100
+
+    /// Per-target defaults from the `probe` section.
+    struct ProbeDefaults {
+        var interval = Duration.seconds(1)
+        var timeout = Duration.seconds(2)
+        var hysteresis = Hysteresis()
+    }
+
+    private var reader: ConfigReader
+
+    init(source: String) {
+        reader = ConfigReader(source: source)
+    }
+
+    static func parse(_ yaml: String, source: String) throws(ConfigurationError) -> Configuration {
+        var parser = ConfigurationParser(source: source)
+        let configuration = parser.document(yaml)
+        guard let configuration, parser.reader.problems.isEmpty else {
+            // In reading order; problems without a position (cross-target checks) last.
+            let problems = parser.reader.problems.enumerated().sorted { a, b in
+                let (lineA, lineB) = (a.element.line ?? .max, b.element.line ?? .max)
+                let (columnA, columnB) = (a.element.column ?? 0, b.element.column ?? 0)
+                return (lineA, columnA, a.offset) < (lineB, columnB, b.offset)
+            }
+            throw ConfigurationError(problems: problems.map(\.element))
+        }
+        return configuration
+    }
+
+    private mutating func document(_ yaml: String) -> Configuration? {
+        let root: Node
+        do {
+            root = try Yams.compose(yaml: yaml) ?? Node([(Node, Node)]())
+        } catch let error as YamlError {
+            reportSyntax(error)
+            return nil
+        } catch {
+            reader.report("cannot parse YAML: \(error)", path: "")
+            return nil
+        }
+        guard let entries = reader.mapping(ConfigNode(node: root, path: ""), keys: Self.rootKeys) else { return nil }
+
+        let defaults = entries["probe"].flatMap { parseProbeDefaults($0) } ?? ProbeDefaults()
+        var targets: [ProbeTarget] = []
+        if let server = entries["server"], let target = parseServer(server, defaults: defaults) {
+            targets.append(target)
+        }
+        if let list = entries["targets"], let items = reader.sequence(list) {
+            targets += items.compactMap { parseTarget($0, defaults: defaults) }
+        }
+        checkNames(of: targets, entries: entries)
+
+        let policy = entries["policy"].flatMap { parsePolicy($0, targetCount: targets.count) } ?? .all
+        let (filter, settle) = entries["interfaces"].flatMap { parseInterfaces($0) } ?? (InterfaceFilter(), .milliseconds(100))
+        let listen = entries["listen"].flatMap { hostPort($0, expected: "host:port to listen on, like 127.0.0.1:9780") }
+        if let listenNode = entries["listen"], let listen, IPAddress(listen.host) == nil, listen.host != "localhost" {
+            reader.report("listen host must be an IP address or localhost, found \"\(listen.host)\"", at: listenNode)
+        }
+        let log = entries["log"].flatMap { parseLog($0) } ?? LogSettings()
+        return Configuration(
+            targets: targets, policy: policy, interfaces: filter, linkSettleWindow: settle,
+            listen: listen ?? HostPort(host: "127.0.0.1", port: 9780), log: log)
+    }
+
+    private mutating func reportSyntax(_ error: YamlError) {
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            let detail = context.map { " \($0.text)" } ?? ""
+            reader.report("YAML syntax error: \(problem)\(detail)", path: "", mark: mark)
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            let keys = duplicates.map { "\"\($0)\"" }.joined(separator: ", ")
+            reader.report("duplicate key \(keys) in the mapping that starts here", path: "", mark: context.mark)
+        default:
+            reader.report("YAML error: \(error)", path: "")
+        }
+    }
+
+    // MARK: Sections
+
+    private mutating func parseProbeDefaults(_ node: ConfigNode) -> ProbeDefaults? {
+        guard let entries = reader.mapping(node, keys: ["interval", "timeout", "failures_before_down", "successes_before_up"]) else {
+            return nil
+        }
+        var defaults = ProbeDefaults()
+        apply(entries, to: &defaults.interval, &defaults.timeout, &defaults.hysteresis)
+        return defaults
+    }
+
+    private mutating func parseServer(_ node: ConfigNode, defaults: ProbeDefaults) -> ProbeTarget? {
+        guard let entries = reader.mapping(node, keys: ["base_url", "health_path"]) else { return nil }
+        guard let baseNode = entries["base_url"] else {
+            reader.report("missing base_url: the server's URL, like https://api.example.com", at: node)
+            return nil
+        }
+        var path = "/api/v1/health"
+        if let pathNode = entries["health_path"], let text = reader.string(pathNode, expected: "a path like /api/v1/health") {
+            if text.hasPrefix("/") {
+                path = text
+            } else {
+                reader.report("must start with \"/\", like /api/v1/health", at: pathNode)
+            }
+        }
+        guard let base = reader.string(baseNode, expected: "a URL like https://api.example.com") else { return nil }
+        let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
+        guard let check = httpCheck(url: trimmed + path, node: baseNode, expectation: HTTPExpectation()) else { return nil }
+        if URLComponents(string: base)?.query != nil {
+            reader.report("base_url cannot have a query; put it in health_path", at: baseNode)
+        }
+        return ProbeTarget(name: "server", check: .http(check), interval: defaults.interval, timeout: defaults.timeout, hysteresis: defaults.hysteresis)
+    }
+
+    private mutating func parseTarget(_ node: ConfigNode, defaults: ProbeDefaults) -> ProbeTarget? {
+        guard let entries = reader.mapping(node, keys: Self.targetKeys) else { return nil }
+        let name = entries["name"].flatMap { parseTargetName($0) }
+        if entries["name"] == nil { reader.report("missing name: every target needs a unique name", at: node) }
+
+        var kind = entries["kind"].flatMap { reader.choice($0, of: ["http", "tcp", "grpc"]) }
+        if entries["kind"] == nil {
+            if entries["url"] != nil {
+                kind = "http"
+            } else {
+                reader.report("missing kind: http, tcp or grpc", at: node)
+            }
+        }
+        var interval = defaults.interval
+        var timeout = defaults.timeout
+        var hysteresis = defaults.hysteresis
+        apply(entries, to: &interval, &timeout, &hysteresis)
+
+        let check: ProbeTarget.Check?
+        switch kind {
+        case "http":
+            forbid(["address", "service"], in: entries, because: "it applies to tcp and grpc targets, not http")
+            let expectation = entries["expect"].flatMap { parseExpectation($0) } ?? HTTPExpectation()
+            if let urlNode = entries["url"] {
+                check = reader.string(urlNode, expected: "a URL").flatMap { httpCheck(url: $0, node: urlNode, expectation: expectation) }.map { .http($0) }
+            } else {
+                reader.report("missing url: the health endpoint to GET, like https://api.example.com/healthz", at: node)
+                check = nil
+            }
+        case "tcp", "grpc":
+            forbid(["url", "expect"], in: entries, because: "it applies to http targets only")
+            if kind == "tcp" { forbid(["service"], in: entries, because: "it applies to grpc targets only") }
+            let endpoint = entries["address"].flatMap { hostPort($0, expected: "host:port, like db.internal:5432") }
+            if entries["address"] == nil { reader.report("missing address: host:port to connect to", at: node) }
+            let service = entries["service"].flatMap { reader.scalar($0, expected: "a gRPC service name") } ?? ""
+            check = endpoint.map { kind == "tcp" ? .tcp($0) : .grpc(GRPCHealthCheck(endpoint: $0, service: service)) }
+        default:
+            check = nil
+        }
+        guard let name, let check else { return nil }
+        return ProbeTarget(name: name, check: check, interval: interval, timeout: timeout, hysteresis: hysteresis)
+    }
+
+    private mutating func apply(_ entries: [String: ConfigNode], to interval: inout Duration, _ timeout: inout Duration, _ hysteresis: inout Hysteresis) {
+        if let node = entries["interval"], let value = reader.duration(node, in: Self.intervalRange) { interval = value }
+        if let node = entries["timeout"], let value = reader.duration(node, in: Self.timeoutRange) { timeout = value }
+        if let node = entries["failures_before_down"], let value = reader.integer(node, in: Self.countRange) {
+            hysteresis.failuresBeforeDown = value
+        }
+        if let node = entries["successes_before_up"], let value = reader.integer(node, in: Self.countRange) {
+            hysteresis.successesBeforeUp = value
+        }
+    }
+
+    private mutating func forbid(_ keys: [String], in entries: [String: ConfigNode], because reason: String) {
+        for key in keys {
+            if let node = entries[key] { reader.report("not allowed here: \(reason)", at: node) }
+        }
+    }
+
+    private mutating func parseTargetName(_ node: ConfigNode) -> String? {
+        guard let name = reader.string(node, expected: "a name") else { return nil }
+        let allowed = name.count <= 64 && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
+        guard allowed else {
+            reader.report("\"\(name)\" is not a valid name: use up to 64 letters, digits, \"-\", \"_\" or \".\"", at: node)
+            return nil
+        }
+        return name
+    }
+
+    private mutating func checkNames(of targets: [ProbeTarget], entries: [String: ConfigNode]) {
+        var seen: Set<String> = []
+        for target in targets where !seen.insert(target.name).inserted {
+            let note = target.name == "server" && entries["server"] != nil ? " (the server shorthand already defines a target named \"server\")" : ""
+            reader.report("duplicate target name \"\(target.name)\"\(note)", path: "targets")
+        }
+        if targets.isEmpty, reader.problems.isEmpty {
+            reader.report("nothing to watch: set server.base_url, or add entries to targets", path: "")
+        }
+    }
+
+    private mutating func parseExpectation(_ node: ConfigNode) -> HTTPExpectation? {
+        guard let entries = reader.mapping(node, keys: ["status", "body_contains", "json"]) else { return nil }
+        var expectation = HTTPExpectation()
+        if let statusNode = entries["status"], let statuses = parseStatuses(statusNode) { expectation.statuses = statuses }
+        if let bodyNode = entries["body_contains"] { expectation.bodyContains = reader.string(bodyNode, expected: "text the body must contain") }
+        if let jsonNode = entries["json"], let json = reader.mapping(jsonNode, keys: ["pointer", "equals"]) {
+            let pointer = json["pointer"].flatMap { reader.scalar($0, expected: "a JSON pointer like /status") }
+            if let pointer, !pointer.isEmpty, !pointer.hasPrefix("/"), let pointerNode = json["pointer"] {
+                reader.report("a JSON pointer starts with \"/\", like /status", at: pointerNode)
+            }
+            if json["pointer"] == nil { reader.report("missing pointer: where in the body to look, like /status", at: jsonNode) }
+            if json["equals"] == nil { reader.report("missing equals: the value expected there", at: jsonNode) }
+            let expected = json["equals"].flatMap { parseJSONScalar($0) }
+            if let pointer, let expected { expectation.json = JSONExpectation(pointer: pointer, equals: expected) }
+        }
+        if expectation.bodyContains != nil, expectation.json != nil {
+            reader.report("use body_contains or json, not both", at: node)
+        }
+        return expectation
+    }
+
+    /// `200`, `"2xx"`, `"200-299"`, or a list of those.
+    private mutating func parseStatuses(_ node: ConfigNode) -> [ClosedRange<Int>]? {
+        let items: [ConfigNode] = if case .sequence = node.node { reader.sequence(node) ?? [] } else { [node] }
+        var ranges: [ClosedRange<Int>] = []
+        for item in items {
+            guard let text = reader.scalar(item, expected: "a status like 200, \"2xx\" or \"200-299\"") else { continue }
+            let bounds: (Int, Int)? =
+                if text.count == 3, text.hasSuffix("xx"), let digit = Int(text.prefix(1)) {
+                    (digit * 100, digit * 100 + 99)
+                } else if let dash = text.firstIndex(of: "-"), let low = Int(text[..<dash]), let high = Int(text[text.index(after: dash)...]) {
+                    (low, high)
+                } else if let code = Int(text) {
+                    (code, code)
+                } else {
+                    nil
+                }
+            guard let (low, high) = bounds, low <= high, (100...599).contains(low), (100...599).contains(high) else {
+                reader.report("\"\(text)\" is not an HTTP status or range from 100 to 599, like 200, \"2xx\" or \"200-299\"", at: item)
+                continue
+            }
+            ranges.append(low...high)
+        }
+        return ranges.count == items.count && !ranges.isEmpty ? ranges : nil
+    }
+
+    private mutating func parseJSONScalar(_ node: ConfigNode) -> JSONScalar? {
+        guard case .scalar(let scalar) = node.node else {
+            reader.report("expected a string, number, boolean or null, found \(node.summary)", at: node)
+            return nil
+        }
+        switch node.tagName {
+        case .null: return .null
+        case .bool: return node.node.bool.map(JSONScalar.bool)
+        case .int, .float: return node.node.float.map(JSONScalar.number)
+        default: return .string(scalar.string)
+        }
+    }
+
+    private mutating func parsePolicy(_ node: ConfigNode, targetCount: Int) -> TargetPolicy? {
+        if case .mapping(let mapping) = node.node {
+            guard let quorumNode = reader.mapping(node, keys: ["quorum"])?["quorum"] else {
+                // A mapping with other keys has had them reported as unknown already.
+                if mapping.isEmpty { reader.report("expected all, any, or { quorum: K }", at: node) }
+                return nil
+            }
+            guard let k = reader.integer(quorumNode, in: 1...max(1, targetCount)) else { return nil }
+            return .quorum(k)
+        }
+        switch reader.choice(node, of: ["all", "any"]) {
+        case "all": return .all
+        case "any": return .any
+        default: return nil
+        }
+    }
+
+    private mutating func parseInterfaces(_ node: ConfigNode) -> (InterfaceFilter, Duration)? {
+        guard let entries = reader.mapping(node, keys: ["include", "exclude", "settle_window"]) else { return nil }
+        var filter = InterfaceFilter()
+        if let include = entries["include"].flatMap({ reader.strings($0) }) {
+            filter.include = include == ["*"] ? [] : include
+        }
+        if let exclude = entries["exclude"] {
+            // An explicitly empty list means "exclude nothing".
+            if case .sequence(let items) = exclude.node, items.isEmpty {
+                filter.exclude = []
+            } else if let patterns = reader.strings(exclude) {
+                filter.exclude = patterns
+            }
+        }
+        let settle = entries["settle_window"].flatMap { reader.duration($0, in: Self.settleRange) } ?? .milliseconds(100)
+        return (filter, settle)
+    }
+
+    private mutating func parseLog(_ node: ConfigNode) -> LogSettings? {
+        guard let entries = reader.mapping(node, keys: ["target", "level"]) else { return nil }
+        var settings = LogSettings()
+        if let target = entries["target"].flatMap({ reader.choice($0, of: LogSettings.Target.allCases.map(\.rawValue)) }) {
+            settings.target = LogSettings.Target(rawValue: target) ?? .stderr
+        }
+        if let level = entries["level"].flatMap({ reader.choice($0, of: Logger.Level.allCases.map(\.rawValue)) }) {
+            settings.level = Logger.Level(rawValue: level) ?? .info
+        }
+        return settings
+    }
+
+    // MARK: Addresses
+
+    private mutating func httpCheck(url text: String, node: ConfigNode, expectation: HTTPExpectation) -> HTTPCheck? {
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased() else {
+            reader.report("\"\(text)\" is not a URL like https://api.example.com/healthz", at: node)
+            return nil
+        }
+        guard scheme == "http" || scheme == "https" else {
+            reader.report("\"\(scheme)\" URLs cannot be probed: use http or https (or a tcp or grpc target)", at: node)
+            return nil
+        }
+        let host = (url.host ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        guard !host.isEmpty else {
+            reader.report("\"\(text)\" has no host", at: node)
+            return nil
+        }
+        guard url.user == nil, url.password == nil else {
+            reader.report("credentials do not belong in the URL, where they would show in logs and status", at: node)
+            return nil
+        }
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        guard (1...65535).contains(port) else {
+            reader.report("port \(port) is out of range 1-65535", at: node)
+            return nil
+        }
+        return HTTPCheck(url: text, endpoint: HostPort(host: host, port: port), expectation: expectation)
+    }
+
+    /// `host:port`, or `[v6]:port`.
+    private mutating func hostPort(_ node: ConfigNode, expected: String) -> HostPort? {
+        guard let text = reader.string(node, expected: expected) else { return nil }
+        let host: Substring
+        let portText: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") {
+            host = text[text.index(after: text.startIndex)..<close]
+            portText = text[text.index(close, offsetBy: 2)...]
+        } else if let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") {
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        } else {
+            reader.report("\"\(text)\" is not \(expected) (write IPv6 addresses in brackets: [::1]:80)", at: node)
+            return nil
+        }
+        guard !host.isEmpty, let port = Int(portText), (1...65535).contains(port) else {
+            reader.report("\"\(text)\" is not \(expected), with a port from 1 to 65535", at: node)
+            return nil
+        }
+        return HostPort(host: String(host), port: port)
+    }
+}

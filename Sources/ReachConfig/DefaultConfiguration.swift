@@ -1,0 +1,74 @@
+/// The configuration reachd runs with when given none: the text of `config/reachd.yaml`,
+/// compiled in so that the binary alone is enough. A test keeps the two identical.
+enum DefaultConfiguration {
+    static let yaml = #"""
+# reachd configuration
+#
+# reachd answers one question: can this machine reach its server right now?
+# It watches the network links and polls the server's health endpoint, and
+# publishes one verdict: connected only when a link is usable AND the server
+# answers healthy. Every verdict carries its reason.
+#
+# As shipped, reachd watches a health endpoint on this very machine,
+# http://127.0.0.1:8080/api/v1/health, so it works without internet access:
+# with nothing listening there it reports
+#     disconnected: connection_refused (target server)
+# and as soon as something answers 2xx on that path it reports "connected".
+# To watch your own server, set server.base_url (and server.health_path if it
+# is not /api/v1/health).
+#
+# Check a file:   reachd --check-config /path/to/reachd.yaml
+# Durations take a unit: 250ms, 1s, 1m30s.
+
+# The one-server shorthand: an HTTP target named "server" that GETs
+# base_url + health_path and expects a 2xx answer.
+server:
+  base_url: http://127.0.0.1:8080
+  health_path: /api/v1/health
+
+# Defaults for every target; each target may override them.
+probe:
+  interval: 1s              # how often each target is probed
+  timeout: 2s               # hard deadline for one probe, connect to last body byte
+  failures_before_down: 1   # consecutive failures before a healthy target counts as down
+  successes_before_up: 1    # consecutive successes before a down target counts as up
+
+# More targets, each with a unique name and a kind: http, tcp or grpc.
+# targets:
+#   - name: api
+#     kind: http
+#     url: https://api.example.com/healthz
+#     interval: 1s
+#     timeout: 2s
+#     expect:
+#       status: [200, 204]        # or "2xx", or "200-299"; default 200-299
+#       body_contains: ok         # or, instead:
+#       # json: { pointer: /status, equals: ok }
+#   - name: database
+#     kind: tcp
+#     address: db.internal:5432
+#   - name: backend
+#     kind: grpc
+#     address: 10.0.0.5:50051
+#     service: ""                 # grpc.health.v1 service name; "" asks about the whole server
+#     failures_before_down: 3     # damp a flaky path: three failures in a row before "down"
+
+# How the targets' health combines: all, any, or { quorum: 2 }.
+policy: all
+
+# Which network interfaces count toward a usable link (shell globs; exclude
+# wins over include). The default exclude list is container and VM plumbing;
+# setting exclude replaces it, and "exclude: []" excludes nothing.
+interfaces:
+  include: ["*"]
+  exclude: [docker*, br-*, veth*, virbr*, vnet*, lxcbr*, lxdbr*, cni*, flannel*, cali*, podman*, kube-*]
+  settle_window: 100ms      # link gains and route churn settle this long; a lost link counts at once
+
+# Where the status endpoint listens. Loopback only by default.
+listen: 127.0.0.1:9780
+
+log:
+  target: stderr            # one logfmt-style line per event on standard error
+  level: info               # trace, debug, info, notice, warning, error, critical
+"""#
+}

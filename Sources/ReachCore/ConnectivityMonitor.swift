@@ -1,0 +1,356 @@
+import Logging
+import Synchronization
+
+/// reachd's in-process API: feed it link facts and probe results, ask it whether the machine is
+/// connected, subscribe to every change, and register callbacks for restoration and loss.
+///
+/// Inputs are synchronous and cheap, so a link source can deliver from its own thread without a
+/// hop. The verdict, the hub and the probe control change together under one lock, so subscribers
+/// see changes in the order they were decided. Logging happens outside the lock.
+///
+/// Call ``run()`` (the daemon runs it as a service): it applies coalesced link changes and runs
+/// callbacks. When it returns, every subscription ends.
+///
+/// ```swift
+/// let monitor = ConnectivityMonitor(configuration: .init(targets: targets), clock: clock, logger: logger)
+/// monitor.onConnectivityRestored(named: "warm-cache") { _ in try await cache.warm() }
+/// monitor.onConnectivityRestored(named: "resume-uploads") { _ in await uploads.resume() }
+/// for await event in monitor.subscribe() { print(event.verdict.state) }
+/// ```
+public final class ConnectivityMonitor: Sendable {
+    /// Tunables, with defaults that match the product's promises.
+    public struct Configuration: Sendable {
+        public var targets: [ProbeTarget]
+        public var policy: TargetPolicy
+        public var interfaceFilter: InterfaceFilter
+        /// Link gains and address/route churn wait this long for more news before they are applied
+        /// (and trigger an immediate probe). Link loss is applied at once, always.
+        public var linkSettleWindow: Duration
+        /// How long after the last probe result ``ConnectivityMonitor/isLikelyConnected`` keeps trusting a `connected` verdict.
+        public var likelyConnectedWindow: Duration
+        /// The default timeout of a callback.
+        public var callbackTimeout: Duration
+        /// Undelivered events kept per subscriber before the oldest are dropped.
+        public var subscriberBufferLimit: Int
+        /// Events kept for subscribers that resume.
+        public var historyLimit: Int
+
+        public init(
+            targets: [ProbeTarget],
+            policy: TargetPolicy = .all,
+            interfaceFilter: InterfaceFilter = InterfaceFilter(),
+            linkSettleWindow: Duration = .milliseconds(100),
+            likelyConnectedWindow: Duration = .seconds(5),
+            callbackTimeout: Duration = .seconds(30),
+            subscriberBufferLimit: Int = 32,
+            historyLimit: Int = 256
+        ) {
+            self.targets = targets
+            self.policy = policy
+            self.interfaceFilter = interfaceFilter
+            self.linkSettleWindow = linkSettleWindow
+            self.likelyConnectedWindow = likelyConnectedWindow
+            self.callbackTimeout = callbackTimeout
+            self.subscriberBufferLimit = subscriberBufferLimit
+            self.historyLimit = historyLimit
+        }
+    }
+
+    private struct State {
+        var combiner: ConnectivityCombiner
+        /// A link snapshot waiting out the settle window.
+        var pendingLinks: LinkSnapshot?
+        /// Uptime of the last accepted probe result.
+        var lastEvidence: Duration?
+        var callbacks: [CallbackID: CallbackRegistration] = [:]
+        var lastCallbackID: UInt64 = 0
+    }
+
+    private struct TransitionJob: Sendable {
+        let transition: ConnectivityTransition
+        let callbacks: [CallbackRegistration]
+    }
+
+    private let configuration: Configuration
+    private let clock: MonitorClock
+    private let logger: Logger
+    private let state: Mutex<State>
+    private let hub: EventHub
+    private let control: Broadcast<ProbeControl>
+    private let reports: Broadcast<CallbackReport>
+    private let jobs: (stream: AsyncStream<TransitionJob>, continuation: AsyncStream<TransitionJob>.Continuation)
+    private let settleRequests: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
+
+    public init(configuration: Configuration, clock: MonitorClock, logger: Logger) {
+        let combiner = ConnectivityCombiner(
+            targets: configuration.targets, policy: configuration.policy, filter: configuration.interfaceFilter,
+            now: clock.wallTime)
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        self.state = Mutex(State(combiner: combiner))
+        self.hub = EventHub(
+            initial: combiner.verdict, bufferLimit: configuration.subscriberBufferLimit, historyLimit: configuration.historyLimit)
+        self.control = Broadcast(initial: combiner.probeControl, bufferLimit: 1)
+        self.reports = Broadcast(initial: nil, bufferLimit: 64)
+        // Unbounded, yet bounded in practice: one small job per transition, taken at once by `run()`.
+        self.jobs = AsyncStream.makeStream(of: TransitionJob.self)
+        self.settleRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    // MARK: Inputs
+
+    /// Takes a complete link snapshot from the link source.
+    public func update(links snapshot: LinkSnapshot) {
+        let published: ConnectivityEvent? = state.withLock { state in
+            let isFirst = state.combiner.links == nil
+            if isFirst || configuration.linkSettleWindow == .zero || state.combiner.wouldLoseLink(snapshot) {
+                state.pendingLinks = nil
+                return apply(&state) { $0.apply(links: snapshot, at: clock.wallTime) }
+            }
+            let startsWindow = state.pendingLinks == nil
+            state.pendingLinks = snapshot
+            if startsWindow { settleRequests.continuation.yield() }
+            return nil
+        }
+        log(published)
+    }
+
+    /// The epoch to stamp on a probe that starts now; pass it back with the result.
+    public var probeEpoch: ProbeEpoch { state.withLock { $0.combiner.epoch } }
+
+    /// Takes a probe result. Results from an older epoch, for unknown targets, or arriving while
+    /// probing is suspended are dropped.
+    public func record(_ result: ProbeResult, epoch: ProbeEpoch) {
+        let (accepted, published) = state.withLock { state in
+            var accepted = false
+            let published = apply(&state) { combiner in
+                let change = combiner.record(result, epoch: epoch, at: clock.wallTime)
+                accepted = change.accepted
+                return change
+            }
+            if accepted { state.lastEvidence = clock.uptime }
+            return (accepted, published)
+        }
+        if !accepted {
+            logger.debug("dropped a stale probe result", metadata: ["target": "\(result.target)", "epoch": "\(epoch.rawValue)"])
+        }
+        log(published)
+    }
+
+    /// Takes the system's sleep state (logind's `PrepareForSleep`): probing stops while asleep, and
+    /// every target is probed at once on waking.
+    public func setSystemSleeping(_ sleeping: Bool) {
+        let (changed, published) = state.withLock { state in
+            let wasSleeping = state.combiner.isSleeping
+            let published = apply(&state) { $0.setSleeping(sleeping, at: clock.wallTime) }
+            return (wasSleeping != sleeping, published)
+        }
+        if changed {
+            logger.info(sleeping ? "system is going to sleep: probing suspended" : "system woke: probing every target now")
+        }
+        log(published)
+    }
+
+    /// Asks the scheduler to probe every target now (`POST /v1/check`, `reachctl check`).
+    public func requestImmediateProbe() {
+        let published = state.withLock { state in apply(&state) { $0.requestImmediateProbe(at: clock.wallTime) } }
+        log(published)
+    }
+
+    // MARK: Outputs
+
+    /// The current verdict, with the freshest target results, and the sequence number of the latest event.
+    public var current: ConnectivityEvent {
+        state.withLock { ConnectivityEvent(sequence: hub.latest.sequence, verdict: $0.combiner.verdict) }
+    }
+
+    /// A synchronous best guess: `true` while the verdict is `connected` and the last probe result is
+    /// at most `likelyConnectedWindow` (5 s) old; `false` otherwise — stale evidence is no evidence.
+    public var isLikelyConnected: Bool {
+        state.withLock { state in
+            guard state.combiner.verdict.state == .connected, let evidence = state.lastEvidence else { return false }
+            return clock.uptime - evidence <= configuration.likelyConnectedWindow
+        }
+    }
+
+    /// Subscribes to verdicts: the current one first, then every change, in order, numbered. See
+    /// ``EventHub`` for what a lagging subscriber sees. Cancelling the consuming task unsubscribes.
+    ///
+    /// - Parameter lastSequence: Resume after this sequence number (an SSE `Last-Event-ID`).
+    public func subscribe(resumingAfter lastSequence: UInt64? = nil) -> AsyncStream<ConnectivityEvent> {
+        hub.subscribe(resumingAfter: lastSequence)
+    }
+
+    public var subscriberCount: Int { hub.subscriberCount }
+
+    /// What the probe scheduler should do: the current value first, then every change.
+    public func probeControl() -> AsyncStream<ProbeControl> {
+        control.subscribe()
+    }
+
+    /// Every callback run's outcome, from now on.
+    public func callbackReports() -> AsyncStream<CallbackReport> {
+        reports.subscribe()
+    }
+
+    // MARK: Callbacks
+
+    /// Registers `body` to run once on every `disconnected` → `connected` transition: warm a cache,
+    /// resume pending uploads, reconnect a session.
+    ///
+    /// Callbacks run concurrently; each gets `timeout` (default 30 s), after which it is cancelled
+    /// and reported as timed out. A failing or hanging callback delays neither the others nor the
+    /// next transition.
+    @discardableResult
+    public func onConnectivityRestored(
+        named name: String? = nil, timeout: Duration? = nil,
+        _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
+    ) -> CallbackID {
+        register(.restored, name: name, timeout: timeout, body)
+    }
+
+    /// Registers `body` to run once on every `connected` → `disconnected` transition: pause a queue,
+    /// switch to offline mode. Same guarantees as ``onConnectivityRestored(named:timeout:_:)``.
+    @discardableResult
+    public func onConnectivityLost(
+        named name: String? = nil, timeout: Duration? = nil,
+        _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
+    ) -> CallbackID {
+        register(.lost, name: name, timeout: timeout, body)
+    }
+
+    /// Removes a callback from future transitions; a run already under way continues. Returns
+    /// whether the callback was registered.
+    @discardableResult
+    public func removeCallback(_ id: CallbackID) -> Bool {
+        state.withLock { $0.callbacks.removeValue(forKey: id) != nil }
+    }
+
+    private func register(
+        _ direction: TransitionDirection, name: String?, timeout: Duration?,
+        _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
+    ) -> CallbackID {
+        state.withLock { state in
+            state.lastCallbackID += 1
+            let id = CallbackID(rawValue: state.lastCallbackID)
+            state.callbacks[id] = CallbackRegistration(
+                id: id, name: name ?? id.description, direction: direction,
+                timeout: timeout ?? configuration.callbackTimeout, body: body)
+            return id
+        }
+    }
+
+    // MARK: Running
+
+    /// Applies coalesced link changes and runs callbacks until the task is cancelled; then ends
+    /// every subscription.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.runCallbacks() }
+            group.addTask { await self.applySettledLinks() }
+        }
+        hub.finish()
+        control.finish()
+        reports.finish()
+        jobs.continuation.finish()
+        settleRequests.continuation.finish()
+    }
+
+    private func runCallbacks() async {
+        await withDiscardingTaskGroup { group in
+            for await job in jobs.stream {
+                for callback in job.callbacks {
+                    group.addTask {
+                        let report = await callback.run(for: job.transition, clock: self.clock)
+                        self.log(report)
+                        self.reports.send(report)
+                    }
+                }
+            }
+        }
+    }
+
+    private func applySettledLinks() async {
+        for await _ in settleRequests.stream {
+            guard (try? await clock.sleep(for: configuration.linkSettleWindow)) != nil else { return }
+            let published: ConnectivityEvent? = state.withLock { state in
+                guard let pending = state.pendingLinks else { return nil }
+                state.pendingLinks = nil
+                return apply(&state) { $0.apply(links: pending, at: clock.wallTime) }
+            }
+            log(published)
+        }
+    }
+
+    /// Runs one combiner step and publishes what it changed. Called with the lock held, so the hub,
+    /// the probe control and the callback queue see changes in decision order.
+    private func apply(
+        _ state: inout State, _ step: (inout ConnectivityCombiner) -> ConnectivityCombiner.Change
+    ) -> ConnectivityEvent? {
+        let change = step(&state.combiner)
+        if change.probeControlChanged {
+            control.send(state.combiner.probeControl)
+        }
+        guard change.isNews else { return nil }
+        let event = hub.publish(state.combiner.verdict)
+        if let direction = change.transition {
+            let callbacks = state.callbacks.values.filter { $0.direction == direction }.sorted { $0.id.rawValue < $1.id.rawValue }
+            if !callbacks.isEmpty {
+                let transition = ConnectivityTransition(direction: direction, sequence: event.sequence, verdict: event.verdict)
+                jobs.continuation.yield(TransitionJob(transition: transition, callbacks: callbacks))
+            }
+        }
+        return event
+    }
+
+    // MARK: Logging: the one place each event kind is logged
+
+    private func log(_ event: ConnectivityEvent?) {
+        guard let event else { return }
+        let verdict = event.verdict
+        let level: Logger.Level =
+            switch verdict.state {
+            case .disconnected: .warning
+            case .connected: .notice
+            case .unknown: .info
+            }
+        logger.log(level: level, "\(verdict.state.rawValue): \(verdict.reason)", metadata: verdict.logMetadata(sequence: event.sequence))
+    }
+
+    private func log(_ report: CallbackReport) {
+        let level: Logger.Level = report.outcome == .succeeded ? .info : .warning
+        var metadata: Logger.Metadata = [
+            "callback": "\(report.name)",
+            "direction": "\(report.direction.rawValue)",
+            "outcome": "\(report.outcome.code)",
+            "duration_ms": "\(report.duration.milliseconds)",
+            "sequence": "\(report.sequence)",
+        ]
+        if case .failed(let error) = report.outcome { metadata["error"] = "\(error)" }
+        logger.log(level: level, "\(report.direction.rawValue) callback \(report.name): \(report.outcome.code)", metadata: metadata)
+    }
+}
+
+extension Verdict {
+    /// Stable log fields describing the verdict.
+    func logMetadata(sequence: UInt64) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "state": "\(state.rawValue)",
+            "reason": "\(reason.code)",
+            "sequence": "\(sequence)",
+            "interfaces": "\(usableInterfaces.joined(separator: ","))",
+        ]
+        if let target = reason.target { metadata["target"] = "\(target)" }
+        if case .targetFailed(_, .httpStatus(let status)) = reason { metadata["http_status"] = "\(status)" }
+        return metadata
+    }
+}
+
+extension Duration {
+    /// Whole and fractional milliseconds, for log fields.
+    var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1e3 + Double(attoseconds) / 1e15
+    }
+}

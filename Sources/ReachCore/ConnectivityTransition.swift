@@ -1,0 +1,72 @@
+/// Which way connectivity moved.
+public enum TransitionDirection: String, Sendable, Hashable, CaseIterable {
+    /// `disconnected` → `connected`.
+    case restored
+    /// `connected` → `disconnected`.
+    case lost
+}
+
+/// A move between `connected` and `disconnected`, handed to every callback registered for its direction.
+///
+/// Leaving `unknown` at start-up is not a transition: there was no earlier state to restore or lose.
+/// A subscriber that needs the initial state gets it as the first event of ``ConnectivityMonitor/subscribe(resumingAfter:)``.
+public struct ConnectivityTransition: Sendable, Hashable {
+    public var direction: TransitionDirection
+    /// The sequence number of the event that published this transition.
+    public var sequence: UInt64
+    /// The verdict the transition arrived at.
+    public var verdict: Verdict
+
+    public init(direction: TransitionDirection, sequence: UInt64, verdict: Verdict) {
+        self.direction = direction
+        self.sequence = sequence
+        self.verdict = verdict
+    }
+}
+
+/// Identifies a registered callback, to remove it later.
+public struct CallbackID: Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: UInt64
+
+    public var description: String { "callback-\(rawValue)" }
+}
+
+/// How one run of one callback went: reported as an event and logged.
+public struct CallbackReport: Sendable, Hashable {
+    public enum Outcome: Sendable, Hashable {
+        case succeeded
+        /// The callback threw; the error's description.
+        case failed(String)
+        /// The callback outlived its timeout; it was cancelled and is no longer waited for.
+        case timedOut
+        /// reachd shut down while the callback ran.
+        case cancelled
+
+        /// A stable snake_case name for metrics labels and log fields.
+        public var code: String {
+            switch self {
+            case .succeeded: "ok"
+            case .failed: "failed"
+            case .timedOut: "timed_out"
+            case .cancelled: "cancelled"
+            }
+        }
+    }
+
+    public var callback: CallbackID
+    public var name: String
+    public var direction: TransitionDirection
+    /// The sequence number of the transition the callback ran for.
+    public var sequence: UInt64
+    public var outcome: Outcome
+    public var duration: Duration
+
+    public init(callback: CallbackID, name: String, direction: TransitionDirection, sequence: UInt64, outcome: Outcome, duration: Duration) {
+        self.callback = callback
+        self.name = name
+        self.direction = direction
+        self.sequence = sequence
+        self.outcome = outcome
+        self.duration = duration
+    }
+}

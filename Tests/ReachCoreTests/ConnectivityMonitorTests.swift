@@ -1,0 +1,269 @@
+import Logging
+import ReachCore
+import ReachTesting
+import Synchronization
+import Testing
+
+/// A monitor on a test clock, with `run()` going in the background for the test's lifetime.
+final class MonitorHarness: Sendable {
+    let clock = TestClock()
+    let monitor: ConnectivityMonitor
+    private let runner: Task<Void, Never>
+
+    init(targets: [ProbeTarget] = [.http("server")], _ configure: (inout ConnectivityMonitor.Configuration) -> Void = { _ in }) {
+        var configuration = ConnectivityMonitor.Configuration(targets: targets)
+        configure(&configuration)
+        monitor = ConnectivityMonitor(configuration: configuration, clock: clock.monitorClock, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let monitor = self.monitor
+        runner = Task { await monitor.run() }
+    }
+
+    func record(_ result: ProbeResult) {
+        monitor.record(result, epoch: monitor.probeEpoch)
+    }
+
+    var state: ConnectivityState { monitor.current.verdict.state }
+    var reason: VerdictReason { monitor.current.verdict.reason }
+
+    func stop() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    deinit { runner.cancel() }
+}
+
+/// Collects what callbacks saw, from any task.
+final class CallbackLog: Sendable {
+    private let entries = Mutex<[(name: String, sequence: UInt64, direction: TransitionDirection)]>([])
+
+    func append(_ name: String, _ transition: ConnectivityTransition) {
+        entries.withLock { $0.append((name, transition.sequence, transition.direction)) }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
+    func sequences(of name: String) -> [UInt64] { entries.withLock { $0.filter { $0.name == name }.map(\.sequence) } }
+    func directions(of name: String) -> Set<TransitionDirection> { entries.withLock { Set($0.filter { $0.name == name }.map(\.direction)) } }
+}
+
+@Suite("Monitor: verdicts over time")
+struct MonitorTimingTests {
+    @Test func isLikelyConnectedTrustsAConnectedVerdictForFiveSecondsAfterTheLastResult() async {
+        let harness = MonitorHarness()
+        #expect(!harness.monitor.isLikelyConnected, "no evidence yet")
+        harness.record(.ok("server"))
+        #expect(harness.monitor.isLikelyConnected)
+        harness.clock.advance(by: .seconds(5))
+        #expect(harness.monitor.isLikelyConnected, "5 s after the evidence it is still trusted")
+        harness.clock.advance(by: .milliseconds(1))
+        #expect(!harness.monitor.isLikelyConnected, "past 5 s it is not")
+        #expect(harness.state == .connected, "the verdict itself stands")
+        harness.record(.ok("server"))
+        #expect(harness.monitor.isLikelyConnected, "fresh evidence restores trust")
+        harness.record(.refused("server"))
+        #expect(!harness.monitor.isLikelyConnected)
+        await harness.stop()
+    }
+
+    @Test func losingTheLinkIsPublishedAtOnceWithoutTheClockMoving() async throws {
+        let harness = MonitorHarness()
+        harness.monitor.update(links: .of(.usable()))
+        harness.record(.ok("server"))
+        var events = harness.monitor.subscribe().makeAsyncIterator()
+        #expect(await events.next()?.verdict.state == .connected)
+        harness.monitor.update(links: .of(InterfaceFacts.usable().withoutCarrier))
+        let lost = await events.next()
+        #expect(lost?.verdict.state == .disconnected)
+        #expect(lost?.verdict.reason == .noLink)
+        #expect(harness.clock.now.offset == .zero)
+        await harness.stop()
+    }
+
+    @Test func gainsWaitOutTheSettleWindowThenAskForAProbe() async throws {
+        let harness = MonitorHarness()
+        harness.monitor.update(links: .offline)
+        #expect(harness.reason == .noLink)
+        var control = harness.monitor.probeControl().makeAsyncIterator()
+        #expect(await control.next() == ProbeControl(suspension: .noUsableLink, immediateProbeRequests: 0))
+
+        harness.monitor.update(links: .of(.usable()))
+        try await harness.clock.waitForSleepers()
+        harness.clock.advance(by: .milliseconds(99))
+        #expect(harness.reason == .noLink, "still settling")
+        harness.monitor.update(links: .of(.usable(), .usable("wlan0", index: 3)))
+        harness.clock.advance(by: .milliseconds(1))
+        try await waitUntil("the gain applied") { harness.reason == .awaitingProbe }
+        #expect(harness.monitor.current.verdict.usableInterfaces == ["eth0", "wlan0"], "the latest snapshot of the window wins")
+        #expect(await control.next() == ProbeControl(suspension: nil, immediateProbeRequests: 1), "one probe request for the whole burst")
+        await harness.stop()
+    }
+
+    @Test func aLossDuringTheSettleWindowCancelsThePendingGain() async throws {
+        let harness = MonitorHarness()
+        harness.monitor.update(links: .of(.usable()))
+        harness.record(.ok("server"))
+        harness.monitor.update(links: .of(.usable(), .usable("wlan0", index: 3)))
+        try await harness.clock.waitForSleepers()
+        harness.monitor.update(links: .offline)
+        #expect(harness.reason == .noLink)
+        harness.clock.advance(by: .milliseconds(100))
+        try await waitUntil("the settle window ended") { harness.clock.sleeperCount == 0 }
+        #expect(harness.reason == .noLink, "the stale gain must not come back")
+        await harness.stop()
+    }
+
+    @Test func aZeroSettleWindowAppliesGainsAtOnce() async {
+        let harness = MonitorHarness { $0.linkSettleWindow = .zero }
+        harness.monitor.update(links: .offline)
+        harness.monitor.update(links: .of(.usable()))
+        #expect(harness.reason == .awaitingProbe)
+        await harness.stop()
+    }
+
+    @Test func aProbeInFlightAcrossALinkLossCannotRestoreConnectivity() async {
+        let harness = MonitorHarness { $0.linkSettleWindow = .zero }
+        harness.monitor.update(links: .of(.usable()))
+        harness.record(.ok("server"))
+        let inFlight = harness.monitor.probeEpoch
+        harness.monitor.update(links: .offline)
+        harness.monitor.update(links: .of(.usable()))
+        harness.monitor.record(.ok("server"), epoch: inFlight)
+        #expect(harness.state == .disconnected)
+        #expect(harness.reason == .awaitingProbe)
+        await harness.stop()
+    }
+
+    @Test func stoppingEndsEverySubscription() async {
+        let harness = MonitorHarness()
+        let events = harness.monitor.subscribe()
+        let control = harness.monitor.probeControl()
+        await harness.stop()
+        #expect(await Array(events).count == 1)
+        #expect(await Array(control).count == 1)
+        #expect(harness.monitor.subscriberCount == 0)
+    }
+}
+
+@Suite("Monitor: restoration callbacks")
+struct MonitorCallbackTests {
+    @Test func eachCallbackRunsOncePerTransitionOfItsDirection() async throws {
+        let harness = MonitorHarness()
+        let log = CallbackLog()
+        harness.monitor.onConnectivityRestored(named: "warm-cache") { log.append("warm-cache", $0) }
+        harness.monitor.onConnectivityLost(named: "pause-queue") { log.append("pause-queue", $0) }
+        var reports = harness.monitor.callbackReports().makeAsyncIterator()
+
+        harness.record(.ok("server"))
+        harness.record(.refused("server"))
+        let lost = try #require(await reports.next())
+        #expect(lost.name == "pause-queue")
+        #expect(lost.outcome == .succeeded)
+        #expect(lost.direction == .lost)
+        harness.record(.ok("server"))
+        let restored = try #require(await reports.next())
+        #expect(restored.name == "warm-cache")
+        #expect(log.sequences(of: "warm-cache") == [restored.sequence])
+        #expect(log.sequences(of: "pause-queue") == [lost.sequence])
+        await harness.stop()
+    }
+
+    @Test func callbacksRunExactlyOncePerTransitionUnderAThousandFlaps() async throws {
+        let harness = MonitorHarness()
+        let log = CallbackLog()
+        for name in ["restored-1", "restored-2"] {
+            harness.monitor.onConnectivityRestored(named: name) { log.append(name, $0) }
+        }
+        for name in ["lost-1", "lost-2"] {
+            harness.monitor.onConnectivityLost(named: name) { log.append(name, $0) }
+        }
+        harness.record(.ok("server"))
+        let flaps = 1_000
+        for _ in 0..<flaps {
+            harness.record(.refused("server"))
+            harness.record(.ok("server"))
+        }
+        try await waitUntil("every callback run", timeout: .seconds(60)) { log.count == 4 * flaps }
+        for name in ["restored-1", "restored-2", "lost-1", "lost-2"] {
+            let sequences = log.sequences(of: name)
+            #expect(sequences.count == flaps, "\(name) ran \(sequences.count) times")
+            #expect(Set(sequences).count == flaps, "\(name) ran twice for one transition")
+        }
+        #expect(log.directions(of: "restored-1") == [.restored])
+        #expect(log.directions(of: "lost-1") == [.lost])
+        #expect(Set(log.sequences(of: "restored-1")).isDisjoint(with: log.sequences(of: "lost-1")))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(log.count == 4 * flaps, "no extra runs after the flaps")
+        await harness.stop()
+    }
+
+    @Test func aHangingCallbackTimesOutWithoutDelayingOthersOrTheNextTransition() async throws {
+        let harness = MonitorHarness()
+        let log = CallbackLog()
+        // Hangs and ignores cancellation: the worst a callback can do.
+        harness.monitor.onConnectivityRestored(named: "hangs", timeout: .seconds(30)) { _ in
+            await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+        }
+        harness.monitor.onConnectivityRestored(named: "quick") { log.append("quick", $0) }
+        harness.monitor.onConnectivityLost(named: "lost") { log.append("lost", $0) }
+        var reports = harness.monitor.callbackReports().makeAsyncIterator()
+
+        harness.record(.refused("server"))
+        harness.record(.ok("server"))
+        let quick = try #require(await reports.next())
+        #expect(quick.name == "quick")
+        #expect(quick.outcome == .succeeded)
+
+        harness.record(.refused("server"))
+        let lost = try #require(await reports.next())
+        #expect(lost.name == "lost", "the next transition's callbacks ran while the hanging one still hangs")
+
+        try await harness.clock.waitForSleepers()
+        harness.clock.advance(by: .seconds(29))
+        harness.clock.advance(by: .seconds(1))
+        let hung = try #require(await reports.next())
+        #expect(hung.name == "hangs")
+        #expect(hung.outcome == .timedOut)
+        #expect(hung.duration == .seconds(30))
+        await harness.stop()
+    }
+
+    @Test func aThrowingCallbackIsReportedAsFailed() async throws {
+        struct CacheUnavailable: Error, CustomStringConvertible { var description: String { "cache unavailable" } }
+        let harness = MonitorHarness()
+        harness.monitor.onConnectivityRestored(named: "warm-cache") { _ in throw CacheUnavailable() }
+        var reports = harness.monitor.callbackReports().makeAsyncIterator()
+        harness.record(.refused("server"))
+        harness.record(.ok("server"))
+        #expect(await reports.next()?.outcome == .failed("cache unavailable"))
+        await harness.stop()
+    }
+
+    @Test func aRemovedCallbackNoLongerRuns() async throws {
+        let harness = MonitorHarness()
+        let log = CallbackLog()
+        let removed = harness.monitor.onConnectivityRestored(named: "removed") { log.append("removed", $0) }
+        harness.monitor.onConnectivityRestored(named: "kept") { log.append("kept", $0) }
+        #expect(harness.monitor.removeCallback(removed))
+        #expect(!harness.monitor.removeCallback(removed))
+        var reports = harness.monitor.callbackReports().makeAsyncIterator()
+        harness.record(.refused("server"))
+        harness.record(.ok("server"))
+        #expect(await reports.next()?.name == "kept")
+        #expect(log.sequences(of: "removed").isEmpty)
+        await harness.stop()
+    }
+
+    @Test func aRunningCallbackIsCancelledAtShutdown() async throws {
+        let harness = MonitorHarness()
+        harness.monitor.onConnectivityRestored(named: "slow") { _ in try await Task.sleep(for: .seconds(3600)) }
+        var reports = harness.monitor.callbackReports().makeAsyncIterator()
+        harness.record(.refused("server"))
+        harness.record(.ok("server"))
+        try await harness.clock.waitForSleepers()
+        await harness.stop()
+        let report = await reports.next()
+        #expect(report?.name == "slow")
+        #expect(report?.outcome == .cancelled)
+        #expect(await reports.next() == nil, "the report stream ends with the monitor")
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+import Testing
+
+@Suite("The core stays pure")
+struct CorePurityTests {
+    /// Concurrency, logging API and a collection: nothing that touches files, sockets or processes.
+    static let allowedImports: Set<String> = ["Synchronization", "Logging", "DequeModule"]
+
+    @Test func reachCoreImportsNoIO() throws {
+        let sources = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "Sources/ReachCore")
+        let files = try FileManager.default.contentsOfDirectory(at: sources, includingPropertiesForKeys: nil).filter { $0.pathExtension == "swift" }
+        #expect(files.count > 10)
+        for file in files {
+            let imports = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { $0.hasPrefix("import ") || $0.contains(" import ") }
+                .compactMap { $0.split(separator: " ").last.map(String.init) }
+            let forbidden = Set(imports).subtracting(Self.allowedImports)
+            #expect(forbidden.isEmpty, "\(file.lastPathComponent) imports \(forbidden.sorted())")
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// The built `reachd` binary, next to the test bundle.
+let reachdBinary: URL = {
+    let products = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
+    return products.appending(path: "reachd")
+}()
+
+/// A `reachd` process with its output captured.
+struct ReachdProcess {
+    let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = reachdBinary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+    }
+
+    /// Waits for the process to exit (killing it after `timeout`) and returns what it printed.
+    func finish(timeout: Duration = .seconds(10)) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                Issue.record("reachd did not exit within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, stdout, stderr)
+    }
+
+    /// Reads standard error until a line contains `text`.
+    func waitForLog(containing text: String, timeout: Duration = .seconds(20)) async throws -> String {
+        var seen = ""
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let handle = errors.fileHandleForReading
+        while !seen.contains(text) {
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                Issue.record("reachd never logged \"\(text)\"; it logged:\n\(seen)")
+                return seen
+            }
+            seen += String(decoding: handle.availableData, as: UTF8.self)
+        }
+        return seen
+    }
+}
+
+let shippedConfig = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appending(path: "config/reachd.yaml").path
+
+@Suite("reachd as a process", .serialized)
+struct DaemonProcessTests {
+    @Test(arguments: [SIGTERM, SIGINT])
+    func runsUntilSignalledThenExitsZeroWithinASecond(signal: Int32) async throws {
+        let reachd = try ReachdProcess(["--config", shippedConfig])
+        let startup = try await reachd.waitForLog(containing: "reachd running")
+        #expect(startup.contains("watching server: http://127.0.0.1:8080/api/v1/health every 1s, timeout 2s"))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(reachd.process.isRunning, "reachd must keep running until signalled")
+        let signalled = ContinuousClock.now
+        kill(reachd.process.processIdentifier, signal)
+        let (status, _, stderr) = try await reachd.finish()
+        let stopTime = ContinuousClock.now - signalled
+        #expect(status == 0, "\(stderr)")
+        #expect(reachd.process.terminationReason == .exit)
+        #expect(stopTime < .seconds(1), "stopped in \(stopTime)")
+        #expect(stderr.contains("msg=\"reachd stopped\""))
+    }
+
+    @Test func checkConfigSaysOkForTheShippedFile() async throws {
+        let (status, stdout, _) = try await ReachdProcess(["--check-config", shippedConfig]).finish()
+        #expect(status == 0)
+        #expect(stdout == "ok\n")
+    }
+
+    @Test func checkConfigListsEveryProblemAndExits78() async throws {
+        let file = FileManager.default.temporaryDirectory.appending(path: "reachd-bad-\(UUID()).yaml")
+        try "targets:\n  - name: a\n    url: http://h/\n    timout: 3s\npolicy: most\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (status, stdout, _) = try await ReachdProcess(["--check-config", file.path]).finish()
+        #expect(status == 78)
+        #expect(stdout.contains("\(file.path):4:5: targets[0].timout: unknown key; did you mean \"timeout\"?"))
+        #expect(stdout.contains("\(file.path):5:9: policy: \"most\" is not one of all, any"))
+    }
+
+    @Test func aBrokenConfigurationStopsStartupWithExit78NamingTheKey() async throws {
+        let file = FileManager.default.temporaryDirectory.appending(path: "reachd-bad-\(UUID()).yaml")
+        try "server:\n  base_url: http://h/\nprobe:\n  interval: 1\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (status, _, stderr) = try await ReachdProcess([], environment: ["REACHD_CONFIG": file.path]).finish()
+        #expect(status == 78)
+        #expect(stderr.contains("probe.interval: \"1\" is not a duration"))
+    }
+
+    @Test func withoutAConfigurationItRunsTheEmbeddedDefault() async throws {
+        let reachd = try ReachdProcess([], environment: ["REACHD_CONFIG": ""])
+        let startup = try await reachd.waitForLog(containing: "reachd running")
+        #expect(startup.contains("config=\"embedded default configuration\""))
+        reachd.process.terminate()
+        #expect(try await reachd.finish().status == 0)
+    }
+}

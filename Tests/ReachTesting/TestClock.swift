@@ -1,0 +1,95 @@
+import ReachCore
+import Synchronization
+
+/// A clock that moves only when a test advances it, so timeouts and windows are tested exactly and instantly.
+public final class TestClock: Clock, Sendable {
+    public struct Instant: InstantProtocol {
+        public var offset: Duration
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [UInt64: Sleeper] = [:]
+        var lastSleeperID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    /// The wall time at offset zero.
+    public let wallTimeAtStart: WallTime
+
+    public init(wallTimeAtStart: WallTime = WallTime(sinceEpoch: .seconds(1_800_000_000))) {
+        self.wallTimeAtStart = wallTimeAtStart
+    }
+
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .zero }
+
+    /// The clock the monitor takes, reading this test clock for both uptime and wall time.
+    public var monitorClock: MonitorClock {
+        MonitorClock(self) { [self] in wallTimeAtStart.advanced(by: now.offset) }
+    }
+
+    /// How many tasks are asleep on this clock.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id = state.withLock { state in
+            state.lastSleeperID += 1
+            return state.lastSleeperID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let immediate: Result<Void, any Error>? = state.withLock { state in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if deadline <= state.now { return .success(()) }
+                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            state.withLock { $0.sleepers.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward and wakes, in deadline order, every sleeper whose deadline has come.
+    public func advance(by duration: Duration) {
+        let due = state.withLock { state in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
+            for (id, _) in due { state.sleepers[id] = nil }
+            return due.map(\.value.continuation)
+        }
+        for continuation in due { continuation.resume() }
+    }
+
+    /// Waits (in real time, up to `timeout`) until at least `count` tasks sleep on this clock.
+    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+        try await waitUntil("\(count) sleeper(s) on the test clock", timeout: timeout) { self.sleeperCount >= count }
+    }
+}
+
+/// Thrown when a condition a test waits for does not come true in time.
+public struct TimedOutWaiting: Error, CustomStringConvertible {
+    public let condition: String
+    public var description: String { "timed out waiting for \(condition)" }
+}
+
+/// Polls `condition` in real time until it holds, or throws after `timeout`.
+public func waitUntil(_ condition: String, timeout: Duration = .seconds(10), _ check: () -> Bool) async throws {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while !check() {
+        guard ContinuousClock.now < deadline else { throw TimedOutWaiting(condition: condition) }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+}
