@@ -96,6 +96,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "ReachLinkTests",
+            dependencies: [
+                "ReachLink",
+                "ReachCore",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            exclude: ["Fixtures/capture-netlink.py"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ReachConfigTests",
             dependencies: ["ReachConfig", "ReachCore"],
             swiftSettings: strict
