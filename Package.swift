@@ -105,6 +105,13 @@ let package = Package(
             exclude: ["Fixtures/capture-netlink.py"],
             swiftSettings: strict
         ),
+        // Prints link-loss and link-gain latency figures from a veth flapped in a namespace.
+        .executableTarget(
+            name: "link-flap-benchmark",
+            dependencies: ["ReachLink", "ReachCore", "CNetlink"],
+            path: "Benchmarks/LinkFlap",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ReachConfigTests",
             dependencies: ["ReachConfig", "ReachCore"],
