@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "reachd", targets: ["reachd"]),
         .executable(name: "reachctl", targets: ["reachctl"]),
         .library(name: "ReachCore", targets: ["ReachCore"]),
+        .library(name: "ReachLink", targets: ["ReachLink"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
@@ -29,6 +30,18 @@ let package = Package(
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
+        // The Linux rtnetlink ABI (linux/netlink.h, linux/rtnetlink.h), which Glibc's module lacks.
+        .target(name: "CNetlink"),
+        // The rtnetlink link adapter: feeds the core complete link snapshots without polling.
+        .target(
+            name: "ReachLink",
+            dependencies: [
+                "ReachCore",
+                "CNetlink",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -87,6 +100,23 @@ let package = Package(
                 "ReachTesting",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachLinkTests",
+            dependencies: [
+                "ReachLink",
+                "ReachCore",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            exclude: ["Fixtures/capture-netlink.py"],
+            swiftSettings: strict
+        ),
+        // Prints link-loss and link-gain latency figures from a veth flapped in a namespace.
+        .executableTarget(
+            name: "link-flap-benchmark",
+            dependencies: ["ReachLink", "ReachCore", "CNetlink"],
+            path: "Benchmarks/LinkFlap",
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,87 @@
+import Logging
+import ReachCore
+import ReachLink
+import Synchronization
+import Testing
+
+/// A ``NetlinkLinkSource`` running inside a test namespace, with what it reported.
+final class RunningSource: Sendable {
+    private struct Record {
+        var latest: LinkSnapshot?
+        var count = 0
+        /// The most recent reports, oldest first; bounded so storms do not grow the test's memory.
+        var recent: [LinkSnapshot] = []
+    }
+
+    static let recentLimit = 64
+
+    let source: NetlinkLinkSource
+    let namespace: TestNamespace
+    /// A class, so the reporting closure can share the (non-copyable) mutex.
+    private final class Recorder: Sendable {
+        let state = Mutex(Record())
+    }
+
+    private let recorder = Recorder()
+    private let task = Mutex<Task<Void, any Error>?>(nil)
+
+    init(in namespace: TestNamespace, receiveBufferSize: Int = 4 << 20, logLevel: Logger.Level = .notice) {
+        var logger = Logger(label: "reachd.netlink.test")
+        logger.logLevel = logLevel
+        self.namespace = namespace
+        source = NetlinkLinkSource(logger: logger, networkNamespacePath: namespace.path, receiveBufferSize: receiveBufferSize)
+        let running = Task { [source, recorder] in
+            try await source.run { snapshot in
+                recorder.state.withLock { record in
+                    record.latest = snapshot
+                    record.count += 1
+                    record.recent.append(snapshot)
+                    if record.recent.count > Self.recentLimit { record.recent.removeFirst() }
+                }
+            }
+        }
+        task.withLock { $0 = running }
+    }
+
+    var latest: LinkSnapshot? { recorder.state.withLock { $0.latest } }
+    var reportCount: Int { recorder.state.withLock { $0.count } }
+    var recent: [LinkSnapshot] { recorder.state.withLock { $0.recent } }
+
+    /// Waits until the latest report satisfies `condition`; returns it, or nil after `timeout`.
+    func waitFor(timeout: Duration = .seconds(5), _ condition: (LinkSnapshot) -> Bool) async throws -> LinkSnapshot? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let latest, condition(latest) { return latest }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return nil
+    }
+
+    /// Waits until the latest report matches `ip -j`; records the differences when it never does.
+    @discardableResult
+    func expectMatchesIP(timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async throws -> LinkSnapshot? {
+        let deadline = ContinuousClock.now + timeout
+        var differences: [String] = ["no snapshot reported"]
+        while ContinuousClock.now < deadline {
+            if let latest {
+                // Read ip twice around the comparison so a change in flight is not mistaken for a match.
+                let ip = try await IPJSONState.read(namespace)
+                differences = IPJSONState.differences(latest, ip)
+                if differences.isEmpty, let again = self.latest, again == latest { return latest }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the adapter's snapshot never matched ip -j:\n\(differences.joined(separator: "\n"))", sourceLocation: sourceLocation)
+        return nil
+    }
+
+    /// Cancels the run and returns how long `run` took to return.
+    @discardableResult
+    func stop() async throws -> Duration {
+        guard let running = task.withLock({ $0 }) else { return .zero }
+        let started = ContinuousClock.now
+        running.cancel()
+        try await running.value
+        return ContinuousClock.now - started
+    }
+}
