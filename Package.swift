@@ -57,6 +57,7 @@ let package = Package(
             dependencies: [
                 "ReachCore",
                 "ReachConfig",
+                "ReachLink",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -107,6 +108,7 @@ let package = Package(
             dependencies: [
                 "ReachLink",
                 "ReachCore",
+                "ReachTesting",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             exclude: ["Fixtures/capture-netlink.py"],

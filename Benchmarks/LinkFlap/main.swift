@@ -1,4 +1,5 @@
-// link-flap-benchmark: how long from a link change to the adapter's report of it.
+// link-flap-benchmark: how long from a link change to the adapter's report of it, to the hub
+// yielding the new verdict, and (on restoration) to the immediate probe request.
 //
 // Creates a namespace with veth rd0/rd1, 198.51.100.2/24 on rd0 and a default route, runs the
 // netlink adapter in it, and flaps rd0: first by spawning `ip` (as an administrator or a script
@@ -6,11 +7,12 @@
 // Loss: `link set rd0 down` → the first snapshot whose LinkAssessment is not usable.
 // Gain: `link set rd0 up` + default route re-added → the first usable snapshot.
 //
-// Run as root, in release mode:
-//   swift run -c release --scratch-path .build-link link-flap-benchmark [flaps]
+// The adapter feeds a real ConnectivityMonitor (default 100 ms settle window for gains; losses
+// count at once). A stand-in prober answers every immediate-probe request at once with a success,
+// so each loss is a real connected → disconnected transition.
 //
-// Later stages (report → hub yield) are further `Checkpoint`s: add a case, call
-// `recorder.reached(.thatStage, usable:)` where the snapshot arrives there, list it in `checkpoints`.
+// Run as root, in release mode:
+//   swift run -c release link-flap-benchmark [flaps] [settle-window-ms]
 
 import CNetlink
 import Dispatch
@@ -35,27 +37,27 @@ func now() -> Int64 {
 enum Checkpoint: String, CaseIterable {
     /// The adapter's `report` callback.
     case adapterReport = "adapter report"
-    // case hubYield = "hub yield"   // next stage: ConnectivityMonitor.subscribe() yields the verdict
+    /// A hub subscriber receives the verdict: `disconnected` with a link reason, or (on a gain) the
+    /// first verdict whose reason is no longer the link's.
+    case hubYield = "hub yield"
+    /// The probe control asks for an immediate probe (gains only: after the settle window).
+    case probeRequested = "immediate probe requested"
 }
 
 /// Waits for the first observation of an expected verdict at every checkpoint.
 final class LatencyRecorder: Sendable {
     private struct Armed {
         var usable: Bool
+        var expected: [Checkpoint]
         var reachedAt: [Checkpoint: Int64] = [:]
     }
 
     private let armed = Mutex<Armed?>(nil)
     private let done = DispatchSemaphore(value: 0)
-    let checkpoints: [Checkpoint]
 
-    init(checkpoints: [Checkpoint]) {
-        self.checkpoints = checkpoints
-    }
-
-    /// Starts waiting for `usable`; call before triggering the change.
-    func arm(usable: Bool) {
-        armed.withLock { $0 = Armed(usable: usable) }
+    /// Starts waiting for `usable` at `expected`; call before triggering the change.
+    func arm(usable: Bool, expecting expected: [Checkpoint]) {
+        armed.withLock { $0 = Armed(usable: usable, expected: expected) }
     }
 
     /// Called wherever a checkpoint sees a snapshot's verdict; cheap, any thread.
@@ -65,7 +67,7 @@ final class LatencyRecorder: Sendable {
             guard var current = state, current.usable == usable, current.reachedAt[checkpoint] == nil else { return false }
             current.reachedAt[checkpoint] = time
             state = current
-            return checkpoints.allSatisfy { current.reachedAt[$0] != nil }
+            return current.expected.allSatisfy { current.reachedAt[$0] != nil }
         }
         if complete { done.signal() }
     }
@@ -220,10 +222,10 @@ final class NetlinkCommander {
 
 let flaps = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 200
 let warmUp = 5
+let settleWindowMilliseconds = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100
 let namespace = "rdbench-\(getpid())"
 let filter = InterfaceFilter(include: ["rd0"], exclude: [])
-let checkpoints: [Checkpoint] = [.adapterReport]
-let recorder = LatencyRecorder(checkpoints: checkpoints)
+let recorder = LatencyRecorder()
 
 /// Runs the flaps on a thread of its own (it blocks), inside the namespace for the netlink variant.
 func runFlaps() throws -> (loss: Samples, gain: Samples) {
@@ -232,14 +234,14 @@ func runFlaps() throws -> (loss: Samples, gain: Samples) {
 
     func measure(into samples: inout Samples, label: String, usable: Bool, counted: Bool,
                  _ trigger: () throws -> (before: Int64, returned: Int64)) throws {
-        recorder.arm(usable: usable)
+        recorder.arm(usable: usable, expecting: usable ? [.adapterReport, .hubYield, .probeRequested] : [.adapterReport, .hubYield])
         let (before, returned) = try trigger()
         guard let reached = recorder.wait() else {
             if counted { samples.timeouts[label, default: 0] += 1 }
             return
         }
         guard counted else { return }
-        for checkpoint in checkpoints {
+        for checkpoint in Checkpoint.allCases {
             guard let time = reached[checkpoint] else { continue }
             samples.add("\(label) started → \(checkpoint.rawValue)", time - before)
             samples.add("\(label) returned → \(checkpoint.rawValue)", time - returned)
@@ -296,25 +298,50 @@ func main() async throws {
     var logger = Logger(label: "link-flap-benchmark")
     logger.logLevel = .warning
     let source = NetlinkLinkSource(logger: logger, networkNamespacePath: "/run/netns/\(namespace)")
-    let initial = LatencyRecorder(checkpoints: [.adapterReport])
-    initial.arm(usable: true)
-    let adapter = Task {
-        try await source.run { snapshot in
-            let usable = LinkAssessment(snapshot, filter: filter).isUsable
-            recorder.reached(.adapterReport, usable: usable)
-            initial.reached(.adapterReport, usable: usable)
-            // Next stage: monitor.update(links: snapshot), and a subscriber calling recorder.reached(.hubYield, ...).
+    let target = ProbeTarget(name: "server", check: .tcp(HostPort(host: "203.0.113.10", port: 443)))
+    let monitor = ConnectivityMonitor(
+        configuration: .init(targets: [target], interfaceFilter: filter, linkSettleWindow: .milliseconds(settleWindowMilliseconds)),
+        clock: MonitorClock(ContinuousClock()) { WallTime(sinceEpoch: .nanoseconds(now())) },
+        logger: logger)
+    let linkReasons: [VerdictReason] = [.noLink, .noAddress, .noRoute]
+    let initial = LatencyRecorder()
+    initial.arm(usable: true, expecting: [.hubYield])
+    let pipeline = Task {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await monitor.run() }
+            group.addTask {
+                for await event in monitor.subscribe() {
+                    let usable = !linkReasons.contains(event.verdict.reason)
+                    recorder.reached(.hubYield, usable: usable)
+                    if event.verdict.state == .connected { initial.reached(.hubYield, usable: true) }
+                }
+            }
+            group.addTask {
+                // The stand-in prober: every request is answered at once, successfully.
+                var seen: UInt64 = 0
+                for await control in monitor.probeControl() where !control.isSuspended && control.immediateProbeRequests > seen {
+                    seen = control.immediateProbeRequests
+                    recorder.reached(.probeRequested, usable: true)
+                    monitor.record(.success("server", latency: .microseconds(100)), epoch: monitor.probeEpoch)
+                }
+            }
+            group.addTask {
+                try? await source.run { snapshot in
+                    recorder.reached(.adapterReport, usable: LinkAssessment(snapshot, filter: filter).isUsable)
+                    monitor.update(links: snapshot)
+                }
+            }
         }
     }
-    guard initial.wait(timeoutMilliseconds: 5_000) != nil else { throw Failure(description: "no usable initial snapshot") }
+    guard initial.wait(timeoutMilliseconds: 5_000) != nil else { throw Failure(description: "the monitor never reported connected") }
 
     let started = now()
     let result: Result<(loss: Samples, gain: Samples), any Error> = await withCheckedContinuation { continuation in
         Thread.detach { continuation.resume(returning: Result { try runFlaps() }) }
     }
     let elapsed = Double(now() - started) / 1e9
-    adapter.cancel()
-    _ = try? await adapter.value
+    pipeline.cancel()
+    await pipeline.value
     let (loss, gain) = try result.get()
 
     var system = utsname()
@@ -323,10 +350,11 @@ func main() async throws {
     print("link-flap-benchmark: \(flaps) flaps per variant (+\(warmUp) warm-up) of veth rd0, Linux \(kernel), \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, \(formatSeconds(elapsed)) s")
     print("Latencies in ms. 'started' is stamped just before spawning ip or calling send(); 'returned' just after")
     print("ip exits or send() returns (negative: the report came before ip exited). Overruns: \(source.overrunCount).")
+    print("Settle window for gains: \(settleWindowMilliseconds) ms (losses are never delayed).")
     print()
     loss.printTable(title: "Loss: rd0 down → first snapshot whose LinkAssessment is not usable")
     print()
-    gain.printTable(title: "Gain: rd0 up, default route re-added → first usable snapshot (timed from the route change)")
+    gain.printTable(title: "Gain: rd0 up, default route re-added → usable snapshot, verdict, probe request (timed from the route change)")
 }
 
 func formatSeconds(_ seconds: Double) -> String { "\(Int(seconds * 10) / 10).\(Int(seconds * 10) % 10)" }

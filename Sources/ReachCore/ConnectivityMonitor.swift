@@ -133,7 +133,9 @@ public final class ConnectivityMonitor: Sendable {
             return (accepted, published)
         }
         if !accepted {
-            logger.debug("dropped a stale probe result", metadata: ["target": "\(result.target)", "epoch": "\(epoch.rawValue)"])
+            logger.debug(
+                "probe result dropped: it started before the last link or sleep change, or names no target",
+                metadata: ["target": "\(result.target)", "epoch": "\(epoch.rawValue)"])
         }
         log(published)
     }

@@ -1,33 +1,43 @@
 import Logging
 import ReachConfig
 import ReachCore
+import ReachLink
 import ServiceLifecycle
 
 /// The composition root: builds the monitor and every adapter from the configuration and runs
 /// them as one service group until SIGTERM or SIGINT.
 ///
-/// Each adapter is one service in ``services``; adding one is one line here.
+/// Each adapter is one service in ``services``; adding one is one line there. The adapters default
+/// to the real ones; tests pass stand-ins for those around the unit they test.
 public struct Daemon: Sendable {
     public let configuration: Configuration
     public let monitor: ConnectivityMonitor
     private let source: Configuration.Source
+    private let linkSource: any LinkSource
     private let logger: Logger
 
-    public init(configuration: Configuration, source: Configuration.Source, clock: MonitorClock = .system(), logger: Logger) {
+    /// - Parameters:
+    ///   - linkSource: Where link facts come from; rtnetlink when `nil`.
+    public init(
+        configuration: Configuration, source: Configuration.Source, clock: MonitorClock = .system(),
+        linkSource: (any LinkSource)? = nil, logger: Logger
+    ) {
         self.configuration = configuration
         self.source = source
         self.logger = logger
+        self.linkSource = linkSource ?? NetlinkLinkSource(logger: logger)
         self.monitor = ConnectivityMonitor(configuration: configuration.monitor, clock: clock, logger: logger)
     }
 
-    /// The adapters, in start order; they stop in reverse, so the monitor, first, ends last.
-    var services: [any Service] {
+    /// The services, in start order; they stop in reverse, so the monitor, first, ends last.
+    var services: [ServiceGroupConfiguration.ServiceConfiguration] {
         [
-            MonitorService(monitor: monitor, logger: logger),
+            .init(service: MonitorService(monitor: monitor, logger: logger)),
+            .init(service: LinkService(source: linkSource, monitor: monitor, logger: logger), successTerminationBehavior: .ignore),
         ]
     }
 
-    /// Runs until SIGTERM or SIGINT, then stops within a second.
+    /// Runs until SIGTERM or SIGINT (or until the calling task is cancelled), then stops within a second.
     public func run() async throws {
         logStartup()
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

@@ -2,28 +2,24 @@ import Logging
 import ReachCore
 import ServiceLifecycle
 
-/// Feeds any ``LinkSource`` into the monitor, as a service. A link source that fails is logged and
-/// the daemon carries on without link facts: the verdict then rests on probes alone, which is
-/// less than reachd can do but better than stopping.
-public struct LinkService<Source: LinkSource>: Service {
-    let source: Source
+/// Feeds a ``LinkSource`` into the monitor, as a service.
+///
+/// A link source that fails is logged and the daemon carries on without link facts: the verdict
+/// then rests on probes alone, which is less than reachd can do but better than stopping. The
+/// composition root therefore runs this service with `successTerminationBehavior: .ignore`.
+struct LinkService: Service {
+    let source: any LinkSource
     let monitor: ConnectivityMonitor
     let logger: Logger
 
-    public init(source: Source, monitor: ConnectivityMonitor, logger: Logger) {
-        self.source = source
-        self.monitor = monitor
-        self.logger = logger
-    }
-
-    public func run() async {
-        let monitor = monitor
+    func run() async {
+        let (source, monitor) = (source, monitor)
         do {
             try await cancelWhenGracefulShutdown { try await source.run(report: monitor.update(links:)) }
         } catch is CancellationError {
             return
         } catch {
-            logger.error("link source stopped: link facts are no longer watched", metadata: ["error": "\(error)"])
+            logger.error("link source failed: carrying on without link facts, on probes alone", metadata: ["error": "\(error)"])
         }
     }
 }

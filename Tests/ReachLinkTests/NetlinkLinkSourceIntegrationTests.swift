@@ -39,7 +39,7 @@ struct NetlinkLinkSourceIntegrationTests {
         }
         let shutdown = try await source.stop()
         await namespace.delete()
-        #expect(shutdown < .milliseconds(100), "run took \(shutdown) to return after cancellation")
+        #expect(shutdown < .seconds(1), "run took \(shutdown) to return after cancellation")
     }
 
     @Test func initialSnapshotIsCompleteAndUsable() async throws {
@@ -178,7 +178,7 @@ struct NetlinkLinkSourceIntegrationTests {
         let shutdown = try await source.stop()
         await namespace.delete()
         #expect(initial != nil)
-        #expect(shutdown < .milliseconds(100))
+        #expect(shutdown < .seconds(1), "an idle reader blocked in poll() must wake on cancellation, took \(shutdown)")
     }
 
     @Test func aMissingNamespaceIsAnError() async throws {
