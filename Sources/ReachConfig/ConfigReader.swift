@@ -112,14 +112,6 @@ struct ConfigReader {
         return value
     }
 
-    mutating func bool(_ node: ConfigNode) -> Bool? {
-        guard node.tagName == .bool, let value = node.node.bool else {
-            report("expected true or false, found \(node.summary)", at: node)
-            return nil
-        }
-        return value
-    }
-
     mutating func duration(_ node: ConfigNode, in range: ClosedRange<Duration>) -> Duration? {
         let bounds = "from \(DurationText.format(range.lowerBound)) to \(DurationText.format(range.upperBound))"
         guard let text = scalar(node, expected: "a duration like 1s or 250ms") else { return nil }

@@ -22,9 +22,6 @@ public final class NetlinkLinkSource: LinkSource {
     /// re-dump), for a metric. Readable from any thread.
     public var overrunCount: Int { counters.overruns.load(ordering: .relaxed) }
 
-    /// Malformed datagram parts and impossible messages that were skipped.
-    var malformedCount: Int { counters.malformed.load(ordering: .relaxed) }
-
     /// - Parameters:
     ///   - logger: Receives overrun warnings (once per burst), dump retries and malformed-data notices.
     ///   - networkNamespacePath: Watch another network namespace, such as `/run/netns/NAME`, instead of

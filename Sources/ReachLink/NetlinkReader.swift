@@ -7,7 +7,6 @@ import Synchronization
 /// Counters the reader thread updates and any thread may read.
 final class NetlinkCounters: Sendable {
     let overruns = Atomic<Int>(0)
-    let malformed = Atomic<Int>(0)
 }
 
 /// The body of the reader thread: enters the namespace, opens the socket, and loops on `poll` until
@@ -74,7 +73,6 @@ struct NetlinkReader {
             let batch = NetlinkMessageParser.parse(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             var actions = try session.receive(batch)
             if truncated { actions += session.overrun(truncatedDatagram: true) }
-            counters.malformed.store(session.malformedCount, ordering: .relaxed)
             return actions
         }
     }

@@ -1,6 +1,7 @@
 import Logging
 import ReachCore
 import ReachLink
+import ReachTesting
 import Synchronization
 import Testing
 
@@ -49,12 +50,16 @@ final class RunningSource: Sendable {
 
     /// Waits until the latest report satisfies `condition`; returns it, or nil after `timeout`.
     func waitFor(timeout: Duration = .seconds(5), _ condition: (LinkSnapshot) -> Bool) async throws -> LinkSnapshot? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let latest, condition(latest) { return latest }
-            try await Task.sleep(for: .milliseconds(2))
+        var match: LinkSnapshot?
+        do {
+            try await waitUntil("a matching snapshot", timeout: timeout) {
+                match = latest.flatMap { condition($0) ? $0 : nil }
+                return match != nil
+            }
+        } catch is TimedOutWaiting {
+            return nil
         }
-        return nil
+        return match
     }
 
     /// Waits until the latest report matches `ip -j`; records the differences when it never does.
