@@ -22,6 +22,16 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.0"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         // The pure core: state model, combiner, hub, callbacks. No I/O.
@@ -30,6 +40,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strict
         ),
@@ -45,6 +56,58 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // grpc.health.v1 messages and service stubs, generated from Protos/health.proto and committed.
+        .target(
+            name: "GRPCHealth",
+            dependencies: [
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            exclude: ["health.proto"]
+        ),
+        // Health probes: HTTP(S) through AsyncHTTPClient, TCP connect, gRPC health.
+        .target(
+            name: "ReachProbes",
+            dependencies: [
+                "ReachCore",
+                "GRPCHealth",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+            ],
+            swiftSettings: strict
+        ),
+        // libsystemd (sd-bus now; sd-journal and sd-daemon later): the project's one C library dependency.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // systemd and D-Bus integration: logind's sleep signal.
+        .target(
+            name: "ReachSystemd",
+            dependencies: ["ReachCore", "CSystemd", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // The status API for programs and people: JSON status, Server-Sent Events, checks, liveness, Prometheus metrics.
+        .target(
+            name: "ReachServer",
+            dependencies: [
+                "ReachCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            exclude: ["openapi.yaml"],
+            swiftSettings: strict
+        ),
         // YAML configuration: parsing, validation, the embedded default.
         .target(
             name: "ReachConfig",
@@ -58,6 +121,9 @@ let package = Package(
                 "ReachCore",
                 "ReachConfig",
                 "ReachLink",
+                "ReachProbes",
+                "ReachSystemd",
+                "ReachServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -119,6 +185,43 @@ let package = Package(
             name: "link-flap-benchmark",
             dependencies: ["ReachLink", "ReachCore", "CNetlink"],
             path: "Benchmarks/LinkFlap",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachProbesTests",
+            dependencies: [
+                "ReachProbes",
+                "ReachCore",
+                "ReachTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            exclude: ["Servers"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachSystemdTests",
+            dependencies: ["ReachSystemd", "ReachCore", "ReachTesting"],
+            exclude: ["Support/login1-standin.py", "Support/bus.conf"],
+            swiftSettings: strict
+        ),
+        // Prints probe cost, tick lag and detection latency against real local servers.
+        .executableTarget(
+            name: "probe-benchmark",
+            dependencies: ["ReachProbes", "ReachLink", "ReachCore", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/Probes",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachServerTests",
+            dependencies: [
+                "ReachServer",
+                "ReachCore",
+                "ReachTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

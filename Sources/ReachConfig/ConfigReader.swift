@@ -102,6 +102,15 @@ struct ConfigReader {
         return text
     }
 
+    mutating func boolean(_ node: ConfigNode) -> Bool? {
+        guard scalar(node, expected: "true or false") != nil else { return nil }
+        guard node.tagName == .bool, let value = node.node.bool else {
+            report("expected true or false, found \(node.summary)", at: node)
+            return nil
+        }
+        return value
+    }
+
     mutating func integer(_ node: ConfigNode, in range: ClosedRange<Int>) -> Int? {
         let expected = "a whole number from \(range.lowerBound) to \(range.upperBound)"
         guard let text = scalar(node, expected: expected) else { return nil }

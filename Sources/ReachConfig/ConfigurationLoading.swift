@@ -22,21 +22,27 @@ extension Configuration {
         }
     }
 
-    /// Parses YAML text; `source` names it in problem reports.
-    public static func parse(_ yaml: String, source: String) throws(ConfigurationError) -> Configuration {
-        try ConfigurationParser.parse(yaml, source: source)
+    /// Parses YAML text; `source` names it in problem reports. Token files named in it are read now.
+    ///
+    /// - Parameter environment: Supplies `$CREDENTIALS_DIRECTORY` for `bearer_token_credential`.
+    public static func parse(
+        _ yaml: String, source: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationError) -> Configuration {
+        try ConfigurationParser.parse(yaml, source: source, environment: environment)
     }
 
     /// Reads and parses a configuration.
-    public static func load(from source: Source) throws(ConfigurationError) -> Configuration {
+    public static func load(
+        from source: Source, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationError) -> Configuration {
         switch source {
         case .embeddedDefault:
-            return try parse(DefaultConfiguration.yaml, source: source.description)
+            return try parse(DefaultConfiguration.yaml, source: source.description, environment: environment)
         case .file(let path):
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ConfigurationError(problems: [ConfigurationProblem(source: path, keyPath: "", message: "cannot read the file: \(unreadableReason(path))")])
             }
-            return try parse(text, source: path)
+            return try parse(text, source: path, environment: environment)
         }
     }
 }

@@ -6,10 +6,12 @@ import Yams
 /// Maps a YAML document onto ``Configuration``, reporting every problem at once.
 struct ConfigurationParser {
     static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "log"]
+    static let httpKeys = ["expect", "headers", "bearer_token_file", "bearer_token_credential", "tls"]
     static let targetKeys = [
-        "name", "kind", "url", "address", "service", "interval", "timeout",
-        "failures_before_down", "successes_before_up", "expect",
-    ]
+        "name", "kind", "url", "address", "service", "watch", "interval", "timeout",
+        "failures_before_down", "successes_before_up", "address_family",
+    ] + httpKeys
+    static let serverKeys = ["base_url", "health_path", "address_family"] + httpKeys
     static let intervalRange = Duration.milliseconds(100)...Duration.seconds(3600)
     static let timeoutRange = Duration.milliseconds(10)...Duration.seconds(300)
     static let settleRange = Duration.zero...Duration.seconds(10)
@@ -20,16 +22,20 @@ struct ConfigurationParser {
         var interval = Duration.seconds(1)
         var timeout = Duration.seconds(2)
         var hysteresis = Hysteresis()
+        var addressFamily = AddressFamily.auto
     }
 
     private var reader: ConfigReader
+    /// The process environment, for `$CREDENTIALS_DIRECTORY` (systemd's `LoadCredential=`).
+    private let environment: [String: String]
 
-    init(source: String) {
+    init(source: String, environment: [String: String]) {
         reader = ConfigReader(source: source)
+        self.environment = environment
     }
 
-    static func parse(_ yaml: String, source: String) throws(ConfigurationError) -> Configuration {
-        var parser = ConfigurationParser(source: source)
+    static func parse(_ yaml: String, source: String, environment: [String: String]) throws(ConfigurationError) -> Configuration {
+        var parser = ConfigurationParser(source: source, environment: environment)
         let configuration = parser.document(yaml)
         guard let configuration, parser.reader.problems.isEmpty else {
             // In reading order; problems without a position (cross-target checks) last.
@@ -68,7 +74,7 @@ struct ConfigurationParser {
 
         let policy = entries["policy"].flatMap { parsePolicy($0, targetCount: targets.count) } ?? .all
         let (filter, settle) = entries["interfaces"].flatMap { parseInterfaces($0) } ?? (InterfaceFilter(), .milliseconds(100))
-        let listen = entries["listen"].flatMap { hostPort($0, expected: "host:port to listen on, like 127.0.0.1:9780") }
+        let listen = entries["listen"].flatMap { hostPort($0, expected: "host:port to listen on, like 127.0.0.1:9780", ports: 0...65535) }
         if let listenNode = entries["listen"], let listen, IPAddress(listen.host) == nil, listen.host != "localhost" {
             reader.report("listen host must be an IP address or localhost, found \"\(listen.host)\"", at: listenNode)
         }
@@ -95,16 +101,16 @@ struct ConfigurationParser {
     // MARK: Sections
 
     private mutating func parseProbeDefaults(_ node: ConfigNode) -> ProbeDefaults? {
-        guard let entries = reader.mapping(node, keys: ["interval", "timeout", "failures_before_down", "successes_before_up"]) else {
+        guard let entries = reader.mapping(node, keys: ["interval", "timeout", "failures_before_down", "successes_before_up", "address_family"]) else {
             return nil
         }
         var defaults = ProbeDefaults()
-        apply(entries, to: &defaults.interval, &defaults.timeout, &defaults.hysteresis)
+        apply(entries, to: &defaults)
         return defaults
     }
 
     private mutating func parseServer(_ node: ConfigNode, defaults: ProbeDefaults) -> ProbeTarget? {
-        guard let entries = reader.mapping(node, keys: ["base_url", "health_path"]) else { return nil }
+        guard let entries = reader.mapping(node, keys: Self.serverKeys) else { return nil }
         guard let baseNode = entries["base_url"] else {
             reader.report("missing base_url: the server's URL, like https://api.example.com", at: node)
             return nil
@@ -119,11 +125,15 @@ struct ConfigurationParser {
         }
         guard let base = reader.string(baseNode, expected: "a URL like https://api.example.com") else { return nil }
         let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
-        guard let check = httpCheck(url: trimmed + path, node: baseNode, expectation: HTTPExpectation()) else { return nil }
+        guard let check = httpCheck(url: trimmed + path, node: baseNode, entries: entries) else { return nil }
         if URLComponents(string: base)?.query != nil {
             reader.report("base_url cannot have a query; put it in health_path", at: baseNode)
         }
-        return ProbeTarget(name: "server", check: .http(check), interval: defaults.interval, timeout: defaults.timeout, hysteresis: defaults.hysteresis)
+        var settings = defaults
+        apply(entries, to: &settings)
+        return ProbeTarget(
+            name: "server", check: .http(check), interval: settings.interval, timeout: settings.timeout, hysteresis: settings.hysteresis,
+            addressFamily: settings.addressFamily)
     }
 
     private mutating func parseTarget(_ node: ConfigNode, defaults: ProbeDefaults) -> ProbeTarget? {
@@ -139,45 +149,127 @@ struct ConfigurationParser {
                 reader.report("missing kind: http, tcp or grpc", at: node)
             }
         }
-        var interval = defaults.interval
-        var timeout = defaults.timeout
-        var hysteresis = defaults.hysteresis
-        apply(entries, to: &interval, &timeout, &hysteresis)
+        var settings = defaults
+        apply(entries, to: &settings)
 
         let check: ProbeTarget.Check?
         switch kind {
         case "http":
-            forbid(["address", "service"], in: entries, because: "it applies to tcp and grpc targets, not http")
-            let expectation = entries["expect"].flatMap { parseExpectation($0) } ?? HTTPExpectation()
+            forbid(["address", "service", "watch"], in: entries, because: "it applies to tcp and grpc targets, not http")
             if let urlNode = entries["url"] {
-                check = reader.string(urlNode, expected: "a URL").flatMap { httpCheck(url: $0, node: urlNode, expectation: expectation) }.map { .http($0) }
+                check = reader.string(urlNode, expected: "a URL").flatMap { httpCheck(url: $0, node: urlNode, entries: entries) }.map { .http($0) }
             } else {
                 reader.report("missing url: the health endpoint to GET, like https://api.example.com/healthz", at: node)
                 check = nil
             }
         case "tcp", "grpc":
-            forbid(["url", "expect"], in: entries, because: "it applies to http targets only")
-            if kind == "tcp" { forbid(["service"], in: entries, because: "it applies to grpc targets only") }
+            forbid(["url"] + Self.httpKeys, in: entries, because: "it applies to http targets only")
+            if kind == "tcp" { forbid(["service", "watch"], in: entries, because: "it applies to grpc targets only") }
             let endpoint = entries["address"].flatMap { hostPort($0, expected: "host:port, like db.internal:5432") }
             if entries["address"] == nil { reader.report("missing address: host:port to connect to", at: node) }
             let service = entries["service"].flatMap { reader.scalar($0, expected: "a gRPC service name") } ?? ""
-            check = endpoint.map { kind == "tcp" ? .tcp($0) : .grpc(GRPCHealthCheck(endpoint: $0, service: service)) }
+            let watch = entries["watch"].flatMap { reader.boolean($0) } ?? false
+            check = endpoint.map { kind == "tcp" ? .tcp($0) : .grpc(GRPCHealthCheck(endpoint: $0, service: service, watch: watch)) }
         default:
             check = nil
         }
         guard let name, let check else { return nil }
-        return ProbeTarget(name: name, check: check, interval: interval, timeout: timeout, hysteresis: hysteresis)
+        return ProbeTarget(
+            name: name, check: check, interval: settings.interval, timeout: settings.timeout, hysteresis: settings.hysteresis,
+            addressFamily: settings.addressFamily)
     }
 
-    private mutating func apply(_ entries: [String: ConfigNode], to interval: inout Duration, _ timeout: inout Duration, _ hysteresis: inout Hysteresis) {
-        if let node = entries["interval"], let value = reader.duration(node, in: Self.intervalRange) { interval = value }
-        if let node = entries["timeout"], let value = reader.duration(node, in: Self.timeoutRange) { timeout = value }
+    private mutating func apply(_ entries: [String: ConfigNode], to settings: inout ProbeDefaults) {
+        if let node = entries["interval"], let value = reader.duration(node, in: Self.intervalRange) { settings.interval = value }
+        if let node = entries["timeout"], let value = reader.duration(node, in: Self.timeoutRange) { settings.timeout = value }
         if let node = entries["failures_before_down"], let value = reader.integer(node, in: Self.countRange) {
-            hysteresis.failuresBeforeDown = value
+            settings.hysteresis.failuresBeforeDown = value
         }
         if let node = entries["successes_before_up"], let value = reader.integer(node, in: Self.countRange) {
-            hysteresis.successesBeforeUp = value
+            settings.hysteresis.successesBeforeUp = value
         }
+        if let node = entries["address_family"], let value = reader.choice(node, of: AddressFamily.allCases.map(\.rawValue)) {
+            settings.addressFamily = AddressFamily(rawValue: value) ?? .auto
+        }
+    }
+
+    // MARK: HTTP options
+
+    private mutating func parseHeaders(_ node: ConfigNode) -> [HTTPHeaderField] {
+        guard case .mapping(let mapping) = node.node else {
+            reader.report("expected a mapping of header names to values, like { X-Api-Key: abc }, found \(node.summary)", at: node)
+            return []
+        }
+        var fields: [HTTPHeaderField] = []
+        for (key, value) in mapping {
+            let name = key.string ?? ""
+            let valueNode = ConfigNode(node: value, path: node.child(name))
+            let isToken = !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_".unicodeScalars.contains($0)) }
+            guard isToken else {
+                reader.report("\"\(name)\" is not a header name (letters, digits, \"-\")", path: node.child(name), mark: key.mark)
+                continue
+            }
+            if name.lowercased() == "authorization" {
+                reader.report("put credentials in bearer_token_file or bearer_token_credential, where they stay out of the config file", at: valueNode)
+                continue
+            }
+            guard let text = reader.scalar(valueNode, expected: "the header's value"), !text.contains("\r"), !text.contains("\n") else {
+                if case .scalar = value { reader.report("a header value cannot contain a line break", at: valueNode) }
+                continue
+            }
+            fields.append(HTTPHeaderField(name: name, value: text))
+        }
+        return fields
+    }
+
+    /// The bearer token, read now so that a missing or unreadable file is a configuration problem
+    /// at start, not a stream of 401s later.
+    private mutating func parseBearerToken(_ entries: [String: ConfigNode]) -> Secret? {
+        if let fileNode = entries["bearer_token_file"], entries["bearer_token_credential"] != nil {
+            reader.report("use bearer_token_file or bearer_token_credential, not both", at: fileNode)
+            return nil
+        }
+        let path: String
+        let node: ConfigNode
+        if let fileNode = entries["bearer_token_file"] {
+            guard let file = reader.string(fileNode, expected: "the path of a file holding the token") else { return nil }
+            (path, node) = (file, fileNode)
+        } else if let credentialNode = entries["bearer_token_credential"] {
+            guard let name = reader.string(credentialNode, expected: "a credential name from LoadCredential=") else { return nil }
+            guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else {
+                reader.report("$CREDENTIALS_DIRECTORY is not set: run under systemd with LoadCredential=\(name):/path/to/token", at: credentialNode)
+                return nil
+            }
+            (path, node) = ("\(directory)/\(name)", credentialNode)
+        } else {
+            return nil
+        }
+        guard let contents = FileManager.default.contents(atPath: path), let text = String(data: contents, encoding: .utf8) else {
+            reader.report("cannot read the token from \(path)", at: node)
+            return nil
+        }
+        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty, !token.contains("\n") else {
+            reader.report(token.isEmpty ? "\(path) is empty" : "\(path) holds more than one line", at: node)
+            return nil
+        }
+        return Secret(token)
+    }
+
+    private mutating func parseTLS(_ node: ConfigNode) -> TLSSettings? {
+        guard let entries = reader.mapping(node, keys: ["ca_file", "server_name"]) else { return nil }
+        var settings = TLSSettings()
+        if let caNode = entries["ca_file"], let path = reader.string(caNode, expected: "the path of a PEM CA bundle") {
+            if FileManager.default.isReadableFile(atPath: path) {
+                settings.caFile = path
+            } else {
+                reader.report("cannot read the CA bundle \(path)", at: caNode)
+            }
+        }
+        if let nameNode = entries["server_name"] {
+            settings.serverName = reader.string(nameNode, expected: "the host name the certificate is for")
+        }
+        return settings
     }
 
     private mutating func forbid(_ keys: [String], in entries: [String: ConfigNode], because reason: String) {
@@ -315,6 +407,22 @@ struct ConfigurationParser {
 
     // MARK: Addresses
 
+    /// An HTTP check from a URL and the target's (or server shorthand's) HTTP options.
+    private mutating func httpCheck(url text: String, node: ConfigNode, entries: [String: ConfigNode]) -> HTTPCheck? {
+        let expectation = entries["expect"].flatMap { parseExpectation($0) } ?? HTTPExpectation()
+        let headers = entries["headers"].map { parseHeaders($0) } ?? []
+        let token = parseBearerToken(entries)
+        let tls = entries["tls"].flatMap { parseTLS($0) } ?? TLSSettings()
+        guard var check = httpCheck(url: text, node: node, expectation: expectation) else { return nil }
+        if let tlsNode = entries["tls"], !check.isHTTPS {
+            reader.report("tls settings apply to https URLs only", at: tlsNode)
+        }
+        check.headers = headers
+        check.bearerToken = token
+        check.tls = tls
+        return check
+    }
+
     private mutating func httpCheck(url text: String, node: ConfigNode, expectation: HTTPExpectation) -> HTTPCheck? {
         guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased() else {
             reader.report("\"\(text)\" is not a URL like https://api.example.com/healthz", at: node)
@@ -341,8 +449,9 @@ struct ConfigurationParser {
         return HTTPCheck(url: text, endpoint: HostPort(host: host, port: port), expectation: expectation)
     }
 
-    /// `host:port`, or `[v6]:port`.
-    private mutating func hostPort(_ node: ConfigNode, expected: String) -> HostPort? {
+
+    /// `host:port`, or `[v6]:port`. Port 0 (any free port) suits only a listening address.
+    private mutating func hostPort(_ node: ConfigNode, expected: String, ports: ClosedRange<Int> = 1...65535) -> HostPort? {
         guard let text = reader.string(node, expected: expected) else { return nil }
         let host: Substring
         let portText: Substring
@@ -356,8 +465,8 @@ struct ConfigurationParser {
             reader.report("\"\(text)\" is not \(expected) (write IPv6 addresses in brackets: [::1]:80)", at: node)
             return nil
         }
-        guard !host.isEmpty, let port = Int(portText), (1...65535).contains(port) else {
-            reader.report("\"\(text)\" is not \(expected), with a port from 1 to 65535", at: node)
+        guard !host.isEmpty, let port = Int(portText), ports.contains(port) else {
+            reader.report("\"\(text)\" is not \(expected), with a port from \(ports.lowerBound) to 65535", at: node)
             return nil
         }
         return HostPort(host: String(host), port: port)

@@ -21,7 +21,9 @@ enum DefaultConfiguration {
 # Durations take a unit: 250ms, 1s, 1m30s.
 
 # The one-server shorthand: an HTTP target named "server" that GETs
-# base_url + health_path and expects a 2xx answer.
+# base_url + health_path and expects a 2xx answer. It takes the same HTTP
+# options as an http target below (expect, headers, bearer_token_file,
+# bearer_token_credential, tls, address_family).
 server:
   base_url: http://127.0.0.1:8080
   health_path: /api/v1/health
@@ -32,6 +34,7 @@ probe:
   timeout: 2s               # hard deadline for one probe, connect to last body byte
   failures_before_down: 1   # consecutive failures before a healthy target counts as down
   successes_before_up: 1    # consecutive successes before a down target counts as up
+  address_family: auto      # auto (both, first to answer), ipv4 or ipv6
 
 # More targets, each with a unique name and a kind: http, tcp or grpc.
 # targets:
@@ -44,6 +47,12 @@ probe:
 #       status: [200, 204]        # or "2xx", or "200-299"; default 200-299
 #       body_contains: ok         # or, instead:
 #       # json: { pointer: /status, equals: ok }
+#     headers: { X-Probe: reachd }
+#     bearer_token_file: /etc/reachd/api-token    # or, under systemd LoadCredential=api-token:...:
+#     # bearer_token_credential: api-token        #   read from $CREDENTIALS_DIRECTORY/api-token
+#     tls:
+#       ca_file: /etc/reachd/private-ca.pem       # trust a private CA (default: the system store)
+#       server_name: api.internal                 # SNI and certificate name, when not the URL's host
 #   - name: database
 #     kind: tcp
 #     address: db.internal:5432
@@ -51,6 +60,7 @@ probe:
 #     kind: grpc
 #     address: 10.0.0.5:50051
 #     service: ""                 # grpc.health.v1 service name; "" asks about the whole server
+#     watch: true                 # also hold Health/Watch open: changes and deaths seen in milliseconds
 #     failures_before_down: 3     # damp a flaky path: three failures in a row before "down"
 
 # How the targets' health combines: all, any, or { quorum: 2 }.

@@ -13,6 +13,9 @@
 ///   consecutive failures to mark a healthy target down and `successesBeforeUp` consecutive
 ///   successes to bring it back.
 /// - Results from an older ``ProbeEpoch`` are dropped.
+///
+/// A result costs O(1) however many targets there are: health counts are kept as targets change,
+/// and only the recorded target is compared for news.
 struct ConnectivityCombiner: Sendable {
     /// What one input changed.
     struct Change: Sendable, Equatable {
@@ -39,6 +42,11 @@ struct ConnectivityCombiner: Sendable {
     private(set) var epoch = ProbeEpoch(rawValue: 0)
     private(set) var probeControl = ProbeControl()
     private(set) var isSleeping = false
+    /// Targets per health, kept as results arrive so that the policy is decided in O(1).
+    private var healthyCount = 0
+    private var unknownCount: Int
+    private var unhealthyIndices: Set<Int> = []
+    private var hasAnyResult = false
 
     init(targets: [ProbeTarget], policy: TargetPolicy, filter: InterfaceFilter, now: WallTime) {
         self.hystereses = targets.map(\.hysteresis)
@@ -50,6 +58,7 @@ struct ConnectivityCombiner: Sendable {
         self.verdict = Verdict(
             state: .unknown, reason: .starting, since: now,
             targets: targets.map { TargetStatus(name: $0.name, kind: $0.kind) })
+        self.unknownCount = targets.count
     }
 
     /// Whether the link gates the verdict and is currently usable (true before any link report).
@@ -66,25 +75,32 @@ struct ConnectivityCombiner: Sendable {
         links = snapshot
         assessment = LinkAssessment(snapshot, filter: filter, targetAddresses: targetAddresses)
         var control = probeControl
+        var targetsChanged = false
         if wasUsable != isLinkUsable {
             epoch = epoch.next()
             if isLinkUsable {
-                resetTargets()
+                targetsChanged = resetTargets()
                 control.immediateProbeRequests += 1
             }
         } else if isLinkUsable, let previousRelevant, previousRelevant != relevantInterfaces(snapshot) {
             // Address or route churn on a usable link: check the path now rather than at the next tick.
             control.immediateProbeRequests += 1
         }
-        return settle(control: control, at: now)
+        return settle(control: control, at: now, targetsChanged: targetsChanged)
     }
 
     mutating func record(_ result: ProbeResult, epoch resultEpoch: ProbeEpoch, at now: WallTime) -> Change {
         guard resultEpoch == epoch, isLinkUsable, !isSleeping, let index = indexByName[result.target] else {
             return Change(accepted: false)
         }
+        let before = verdict.targets[index].health
+        let beforeReason = verdict.targets[index].unhealthyReason
         verdict.targets[index].record(result, hysteresis: hystereses[index], at: now)
-        return settle(control: probeControl, at: now)
+        hasAnyResult = true
+        let after = verdict.targets[index].health
+        if after != before { count(index, from: before, to: after) }
+        let changed = after != before || verdict.targets[index].unhealthyReason != beforeReason
+        return settle(control: probeControl, at: now, targetsChanged: changed)
     }
 
     mutating func setSleeping(_ sleeping: Bool, at now: WallTime) -> Change {
@@ -103,24 +119,28 @@ struct ConnectivityCombiner: Sendable {
     }
 
     /// Recomputes the verdict and probe control, and says what changed.
-    private mutating func settle(control proposed: ProbeControl, at now: WallTime) -> Change {
+    ///
+    /// - Parameter targetsChanged: Whether a target's health or failure reason changed.
+    private mutating func settle(control proposed: ProbeControl, at now: WallTime, targetsChanged: Bool = false) -> Change {
         var control = proposed
         control.suspension = isSleeping ? .systemSleeping : (isLinkUsable ? nil : .noUsableLink)
         var change = Change(probeControlChanged: control != probeControl)
         probeControl = control
 
-        let previous = verdict
+        let (previousState, previousReason) = (verdict.state, verdict.reason)
         let (state, reason) = decide()
+        let usableInterfaces = assessment?.usableInterfaces ?? []
+        let interfacesChanged = usableInterfaces != verdict.usableInterfaces
         verdict.state = state
         verdict.reason = reason
-        verdict.usableInterfaces = assessment?.usableInterfaces ?? []
-        if state != previous.state {
+        if interfacesChanged { verdict.usableInterfaces = usableInterfaces }
+        if state != previousState {
             verdict.since = now
-            if previous.state != .unknown, state != .unknown {
+            if previousState != .unknown, state != .unknown {
                 change.transition = state == .connected ? .restored : .lost
             }
         }
-        change.isNews = verdict.differsInMeaning(from: previous)
+        change.isNews = state != previousState || reason != previousReason || interfacesChanged || targetsChanged
         return change
     }
 
@@ -137,7 +157,7 @@ struct ConnectivityCombiner: Sendable {
             return (.disconnected, .targetFailed(target: status.name, reason: status.unhealthyReason ?? .cancelled))
         case .pending:
             if verdict.state == .unknown {
-                return (.unknown, links == nil && verdict.targets.allSatisfy { $0.lastResult == nil } ? .starting : .awaitingProbe)
+                return (.unknown, links == nil && !hasAnyResult ? .starting : .awaitingProbe)
             }
             return (.disconnected, .awaitingProbe)
         }
@@ -151,27 +171,41 @@ struct ConnectivityCombiner: Sendable {
     }
 
     private func evaluatePolicy() -> PolicyOutcome {
-        let targets = verdict.targets
-        let healthy = targets.count { $0.health == .healthy }
-        let unknown = targets.count { $0.health == .unknown }
-        let firstUnhealthy = targets.firstIndex { $0.health == .unhealthy }
+        let count = verdict.targets.count
         let required: Int
         switch policy {
-        case .all: required = targets.count
-        case .any: required = min(1, targets.count)
+        case .all: required = count
+        case .any: required = min(1, count)
         case .quorum(let k): required = k
         }
-        if healthy >= required { return .met }
-        if healthy + unknown < required, let firstUnhealthy { return .failed(firstUnhealthy) }
+        if healthyCount >= required { return .met }
+        if healthyCount + unknownCount < required, let firstUnhealthy = unhealthyIndices.min() { return .failed(firstUnhealthy) }
         return .pending
     }
 
-    private mutating func resetTargets() {
+    private mutating func count(_ index: Int, from old: TargetHealth, to new: TargetHealth) {
+        switch old {
+        case .healthy: healthyCount -= 1
+        case .unknown: unknownCount -= 1
+        case .unhealthy: unhealthyIndices.remove(index)
+        }
+        switch new {
+        case .healthy: healthyCount += 1
+        case .unknown: unknownCount += 1
+        case .unhealthy: unhealthyIndices.insert(index)
+        }
+    }
+
+    /// Sets every target back to `unknown`; returns whether any was not.
+    private mutating func resetTargets() -> Bool {
+        let changed = unknownCount != verdict.targets.count
         for index in verdict.targets.indices {
             verdict.targets[index].health = .unknown
             verdict.targets[index].consecutiveSuccesses = 0
             verdict.targets[index].consecutiveFailures = 0
         }
+        (healthyCount, unknownCount, unhealthyIndices) = (0, verdict.targets.count, [])
+        return changed
     }
 
     /// The facts that matter for reaching the targets: admitted, non-loopback interfaces.

@@ -30,9 +30,10 @@ public final class ConnectivityMonitor: Sendable {
         public var likelyConnectedWindow: Duration
         /// The default timeout of a callback.
         public var callbackTimeout: Duration
-        /// Undelivered events kept per subscriber before the oldest are dropped.
+        /// Undelivered events kept per subscriber before the oldest are dropped (fewer with more
+        /// than 32 targets, see ``EventHub``).
         public var subscriberBufferLimit: Int
-        /// Events kept for subscribers that resume.
+        /// Events kept for subscribers that resume (fewer with more than 64 targets, see ``EventHub``).
         public var historyLimit: Int
 
         public init(
@@ -185,6 +186,11 @@ public final class ConnectivityMonitor: Sendable {
     }
 
     public var subscriberCount: Int { hub.subscriberCount }
+
+    /// What the probe scheduler should do now.
+    public var currentProbeControl: ProbeControl {
+        state.withLock { $0.combiner.probeControl }
+    }
 
     /// What the probe scheduler should do: the current value first, then every change.
     public func probeControl() -> AsyncStream<ProbeControl> {

@@ -8,13 +8,24 @@
 ///
 /// The last `historyLimit` events are kept so that a subscriber that reconnects (an SSE client
 /// sending `Last-Event-ID`) resumes without a gap.
+///
+/// Every event carries every target's status, so with many targets both limits shrink to keep
+/// memory flat: the history holds at most ``targetEntryBudget`` target statuses in all (but at
+/// least 16 events), and a subscriber's buffer a quarter of that. With up to 64 targets the
+/// configured limits hold as they are.
 final class EventHub: Sendable {
+    /// How many target statuses the history may hold across its events (about 4 MB).
+    static let targetEntryBudget = 16_384
+
     private let broadcast: Broadcast<ConnectivityEvent>
 
     init(initial: Verdict, bufferLimit: Int, historyLimit: Int) {
         precondition(historyLimit >= 1, "the history holds at least the current event")
+        let targets = max(1, initial.targets.count)
         broadcast = Broadcast(
-            initial: ConnectivityEvent(sequence: 1, verdict: initial), bufferLimit: bufferLimit, historyLimit: historyLimit)
+            initial: ConnectivityEvent(sequence: 1, verdict: initial),
+            bufferLimit: min(bufferLimit, max(4, Self.targetEntryBudget / 4 / targets)),
+            historyLimit: min(historyLimit, max(16, Self.targetEntryBudget / targets)))
     }
 
     var latest: ConnectivityEvent {

@@ -19,8 +19,10 @@ public enum FailureReason: Sendable, Hashable, CustomStringConvertible {
     /// The probe was cancelled before it finished (shutdown, link loss).
     case cancelled
     /// The server answered with something that is not the protocol spoken (garbage instead of HTTP,
-    /// a gRPC health service that reports `NOT_SERVING`, ...).
+    /// a gRPC error status, ...).
     case protocolError
+    /// The server answered and reports itself unhealthy: gRPC health `NOT_SERVING` or `SERVICE_UNKNOWN`.
+    case notServing
 
     /// A stable snake_case name: the value of `reason` in JSON, metrics labels and log fields.
     public var code: String {
@@ -35,6 +37,7 @@ public enum FailureReason: Sendable, Hashable, CustomStringConvertible {
         case .connectionReset: "connection_reset"
         case .cancelled: "cancelled"
         case .protocolError: "protocol_error"
+        case .notServing: "not_serving"
         }
     }
 

@@ -65,6 +65,45 @@ public struct HTTPExpectation: Sendable, Hashable {
     public func accepts(status: Int) -> Bool { statuses.contains { $0.contains(status) } }
 }
 
+/// A value that must never reach a log line, a metric or a status document, such as a bearer token.
+///
+/// Its description is `<redacted>`, so string interpolation cannot leak it by accident; the one
+/// place that needs the value reads ``revealed``.
+public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    public let revealed: String
+
+    public init(_ value: String) {
+        self.revealed = value
+    }
+
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "<redacted>" }
+}
+
+/// How a probe verifies the server's certificate.
+public struct TLSSettings: Sendable, Hashable {
+    /// A PEM bundle of extra trusted CAs (a private CA, a self-signed server); `nil` trusts the system store.
+    public var caFile: String?
+    /// The name sent in SNI and checked against the certificate, when it differs from the URL's host.
+    public var serverName: String?
+
+    public init(caFile: String? = nil, serverName: String? = nil) {
+        self.caFile = caFile
+        self.serverName = serverName
+    }
+}
+
+/// A request header a health endpoint needs, e.g. `X-Api-Key`.
+public struct HTTPHeaderField: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
 /// A GET against an HTTP(S) health endpoint.
 public struct HTTPCheck: Sendable, Hashable {
     /// The full URL, e.g. `https://api.example.com/api/v1/health`.
@@ -72,12 +111,24 @@ public struct HTTPCheck: Sendable, Hashable {
     /// The URL's host and port (default port filled in), for the link rule and logs.
     public var endpoint: HostPort
     public var expectation: HTTPExpectation
+    public var headers: [HTTPHeaderField]
+    /// Sent as `Authorization: Bearer ...`; read from a file or a systemd credential at load time.
+    public var bearerToken: Secret?
+    public var tls: TLSSettings
 
-    public init(url: String, endpoint: HostPort, expectation: HTTPExpectation = HTTPExpectation()) {
+    public init(
+        url: String, endpoint: HostPort, expectation: HTTPExpectation = HTTPExpectation(),
+        headers: [HTTPHeaderField] = [], bearerToken: Secret? = nil, tls: TLSSettings = TLSSettings()
+    ) {
         self.url = url
         self.endpoint = endpoint
         self.expectation = expectation
+        self.headers = headers
+        self.bearerToken = bearerToken
+        self.tls = tls
     }
+
+    public var isHTTPS: Bool { url.lowercased().hasPrefix("https:") }
 }
 
 /// A `grpc.health.v1.Health/Check` call.
@@ -85,11 +136,24 @@ public struct GRPCHealthCheck: Sendable, Hashable {
     public var endpoint: HostPort
     /// The service name to ask about; empty means the server as a whole.
     public var service: String
+    /// Also hold a `Health/Watch` stream open, so the server's own status changes and a broken
+    /// connection are noticed in milliseconds rather than at the next tick.
+    public var watch: Bool
 
-    public init(endpoint: HostPort, service: String = "") {
+    public init(endpoint: HostPort, service: String = "", watch: Bool = false) {
         self.endpoint = endpoint
         self.service = service
+        self.watch = watch
     }
+}
+
+/// Which IP family a probe may connect over.
+public enum AddressFamily: String, Sendable, Hashable, CaseIterable {
+    /// Both, whichever answers first (Happy Eyeballs). The default: right on IPv4-only,
+    /// IPv6-only and dual-stack hosts alike.
+    case auto
+    case ipv4
+    case ipv6
 }
 
 /// Per-target damping: how many consecutive results it takes to change the target's health.
@@ -121,13 +185,18 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     /// The hard deadline for one probe, start to finish.
     public var timeout: Duration
     public var hysteresis: Hysteresis
+    public var addressFamily: AddressFamily
 
-    public init(name: String, check: Check, interval: Duration = .seconds(1), timeout: Duration = .seconds(2), hysteresis: Hysteresis = Hysteresis()) {
+    public init(
+        name: String, check: Check, interval: Duration = .seconds(1), timeout: Duration = .seconds(2),
+        hysteresis: Hysteresis = Hysteresis(), addressFamily: AddressFamily = .auto
+    ) {
         self.name = name
         self.check = check
         self.interval = interval
         self.timeout = timeout
         self.hysteresis = hysteresis
+        self.addressFamily = addressFamily
     }
 
     public var id: String { name }

@@ -2,6 +2,9 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachLink
+import ReachProbes
+import ReachServer
+import ReachSystemd
 import ServiceLifecycle
 
 /// The composition root: builds the monitor and every adapter from the configuration and runs
@@ -14,26 +17,48 @@ public struct Daemon: Sendable {
     public let monitor: ConnectivityMonitor
     private let source: Configuration.Source
     private let linkSource: any LinkSource
+    private let http: HTTPProber
+    private let scheduler: ProbeScheduler
+    private let sleepWatcher: LogindSleepWatcher
+    private let metrics: ReachMetrics
+    private let statusServer: StatusServer
     private let logger: Logger
 
     /// - Parameters:
     ///   - linkSource: Where link facts come from; rtnetlink when `nil`.
+    ///   - systemBusAddress: The D-Bus system bus to hear logind's sleep signal on; the standard
+    ///     one (or `$DBUS_SYSTEM_BUS_ADDRESS`) when `nil`.
     public init(
         configuration: Configuration, source: Configuration.Source, clock: MonitorClock = .system(),
-        linkSource: (any LinkSource)? = nil, logger: Logger
+        linkSource: (any LinkSource)? = nil, systemBusAddress: String? = nil, logger: Logger
     ) {
         self.configuration = configuration
         self.source = source
         self.logger = logger
         self.linkSource = linkSource ?? NetlinkLinkSource(logger: logger)
-        self.monitor = ConnectivityMonitor(configuration: configuration.monitor, clock: clock, logger: logger)
+        let monitor = ConnectivityMonitor(configuration: configuration.monitor, clock: clock, logger: logger)
+        self.monitor = monitor
+        let metrics = ReachMetrics(targets: configuration.targets)
+        self.metrics = metrics
+        self.http = HTTPProber(logger: logger)
+        let prober = ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))
+        self.scheduler = ProbeScheduler(
+            targets: configuration.targets, prober: prober, monitor: monitor, clock: clock, logger: logger, observer: metrics)
+        self.sleepWatcher = LogindSleepWatcher(logger: logger, busAddress: systemBusAddress)
+        self.statusServer = StatusServer(
+            monitor: monitor, metrics: metrics, address: .tcp(host: configuration.listen.host, port: configuration.listen.port),
+            checkWaitLimit: StatusServer.checkWaitLimit(for: configuration.targets), logger: logger)
     }
 
     /// The services, in start order; they stop in reverse, so the monitor, first, ends last.
     var services: [ServiceGroupConfiguration.ServiceConfiguration] {
         [
             .init(service: MonitorService(monitor: monitor, logger: logger)),
-            .init(service: LinkService(source: linkSource, monitor: monitor, logger: logger), successTerminationBehavior: .ignore),
+            .init(service: MetricsService(metrics: metrics, monitor: monitor)),
+            .init(service: LinkService(source: linkSource, monitor: monitor, metrics: metrics, logger: logger)),
+            .init(service: SleepService(watcher: sleepWatcher, monitor: monitor)),
+            .init(service: ProbeService(scheduler: scheduler, http: http)),
+            .init(service: statusServer.makeApplication()),
         ]
     }
 
@@ -42,7 +67,9 @@ public struct Daemon: Sendable {
         logStartup()
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .milliseconds(750)
-        group.maximumCancellationDuration = .milliseconds(200)
+        // No cancellation deadline: service-lifecycle enforces it with fatalError, turning a slow
+        // stop under load into a crash. systemd's TimeoutStopSec is the backstop instead.
+        group.maximumCancellationDuration = nil
         try await ServiceGroup(configuration: group).run()
         logger.info("reachd stopped")
     }

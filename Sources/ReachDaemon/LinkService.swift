@@ -1,25 +1,36 @@
 import Logging
 import ReachCore
+import ReachLink
+import ReachServer
 import ServiceLifecycle
 
 /// Feeds a ``LinkSource`` into the monitor, as a service.
 ///
 /// A link source that fails is logged and the daemon carries on without link facts: the verdict
 /// then rests on probes alone, which is less than reachd can do but better than stopping. The
-/// composition root therefore runs this service with `successTerminationBehavior: .ignore`.
+/// service then idles until shutdown, so that the group stops its services in order.
 struct LinkService: Service {
     let source: any LinkSource
     let monitor: ConnectivityMonitor
+    let metrics: ReachMetrics
     let logger: Logger
 
     func run() async {
-        let (source, monitor) = (source, monitor)
+        let (source, monitor, metrics) = (source, monitor, metrics)
+        let netlink = source as? NetlinkLinkSource
         do {
-            try await cancelWhenGracefulShutdown { try await source.run(report: monitor.update(links:)) }
+            try await cancelWhenGracefulShutdown {
+                try await source.run { snapshot in
+                    monitor.update(links: snapshot)
+                    metrics.update(links: snapshot)
+                    if let netlink { metrics.setNetlinkOverruns(netlink.overrunCount) }
+                }
+            }
         } catch is CancellationError {
             return
         } catch {
             logger.error("link source failed: carrying on without link facts, on probes alone", metadata: ["error": "\(error)"])
         }
+        try? await gracefulShutdown()
     }
 }

@@ -29,6 +29,12 @@ struct ReachdCommand: AsyncParsableCommand {
     @Option(name: .customLong("check-config"), help: ArgumentHelp("Check a configuration file: print \"ok\", or every problem, and exit (78 on problems).", valueName: "path"))
     var checkConfig: String?
 
+    @Option(name: .customLong("targets-file"), help: ArgumentHelp("Watch the URLs in this file (one per line) instead of the configured targets.", valueName: "path"))
+    var targetsFile: String?
+
+    @Option(name: .long, help: ArgumentHelp("Serve the status endpoint on this address instead of the configured one.", valueName: "host:port"))
+    var listen: String?
+
     func run() async throws {
         if let checkConfig {
             do {
@@ -42,9 +48,11 @@ struct ReachdCommand: AsyncParsableCommand {
         }
 
         let source = Configuration.Source.resolve(commandLine: config, environment: ProcessInfo.processInfo.environment)
-        let configuration: Configuration
+        var configuration: Configuration
         do {
             configuration = try Configuration.load(from: source)
+            if let targetsFile { try configuration.replaceTargets(withURLsIn: targetsFile) }
+            if let listen { try configuration.replaceListenAddress(with: listen) }
         } catch {
             FileHandle.standardError.write(Data("reachd: configuration problems:\n\(error.description)\n".utf8))
             throw ExitCode(Self.configurationErrorExitCode)

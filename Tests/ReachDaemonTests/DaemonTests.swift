@@ -13,6 +13,7 @@ struct DaemonTests {
         var configuration = try Configuration.load(from: .embeddedDefault)
         configuration.targets = [.http("server")]
         configuration.linkSettleWindow = .zero
+        configuration.listen.port = 0
         return configuration
     }
 
@@ -35,14 +36,16 @@ struct DaemonTests {
     }
 
     @Test func aFailingLinkSourceDoesNotStopTheDaemon() async throws {
-        let daemon = Daemon(configuration: try Self.configuration(), source: .embeddedDefault, linkSource: FailingLinkSource(), logger: Self.logger)
+        var configuration = try Self.configuration()
+        // Port 9 (discard) on loopback: nothing listens here, so the real probe is refused.
+        configuration.targets = [
+            ProbeTarget(name: "server", check: .http(HTTPCheck(url: "http://127.0.0.1:9/health", endpoint: HostPort(host: "127.0.0.1", port: 9))))
+        ]
+        let daemon = Daemon(configuration: configuration, source: .embeddedDefault, linkSource: FailingLinkSource(), logger: Self.logger)
         let running = Task { try await daemon.run() }
-        var events = daemon.monitor.subscribe().makeAsyncIterator()
-        _ = await events.next()
-        try await Task.sleep(for: .milliseconds(200))
-        daemon.monitor.record(.ok("server"), epoch: daemon.monitor.probeEpoch)
-        let event = await events.next()
-        #expect(event?.verdict.state == .connected, "the monitor must still be running, on probes alone")
+        try await waitUntil("the probe's verdict", timeout: .seconds(10)) {
+            daemon.monitor.current.verdict.reason == .targetFailed(target: "server", reason: .connectionRefused)
+        }
         running.cancel()
         try await running.value
     }

@@ -1,0 +1,26 @@
+/// Sees every probe the scheduler starts, skips and finishes: the hook for metrics and benchmarks.
+///
+/// Calls arrive on the scheduler's tasks and must return quickly; every method has an empty default.
+public protocol ProbeObserver: Sendable {
+    /// A probe of `target` started `lateness` after its scheduled tick (zero for immediate probes).
+    func probeStarted(_ target: ProbeTarget, lateness: Duration)
+    /// A tick of `target` found its previous probe still in flight, so no probe started.
+    func probeSkipped(_ target: ProbeTarget)
+    /// A probe of `target` finished, or a watch stream pushed a result.
+    func probeFinished(_ target: ProbeTarget, result: ProbeResult)
+}
+
+extension ProbeObserver {
+    public func probeStarted(_ target: ProbeTarget, lateness: Duration) {}
+    public func probeSkipped(_ target: ProbeTarget) {}
+    public func probeFinished(_ target: ProbeTarget, result: ProbeResult) {}
+}
+
+/// A prober that can also hold a stream open and report results as the server pushes them
+/// (gRPC `Health/Watch`).
+public protocol WatchingProber: Prober {
+    /// Whether `target` asks to be watched as well as polled.
+    func watches(_ target: ProbeTarget) -> Bool
+    /// Reports every pushed result until the calling task is cancelled.
+    func watch(_ target: ProbeTarget, report: @escaping @Sendable (ProbeResult) -> Void) async
+}

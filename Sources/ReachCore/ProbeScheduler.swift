@@ -1,0 +1,259 @@
+import HeapModule
+import Logging
+import Synchronization
+
+/// Probes every target at its own cadence and hands each result to the monitor.
+///
+/// Each target ticks on a fixed grid (`interval`, default 1 s) whose phase is spread evenly over the
+/// interval, so a thousand targets do not fire in the same millisecond. A tick that finds the
+/// target's previous probe still running is skipped and counted: there is never more than one
+/// probe in flight per target. The monitor's ``ProbeControl`` drives the rest: nothing is probed
+/// while it says suspended (no usable link, system asleep), and every target is probed at once on
+/// start and whenever its immediate-probe counter grows (link regained, system woke, a client
+/// asked). Such a burst is spread over a millisecond per target, at most half the interval: one
+/// target is probed at once, a thousand do not open a thousand connections in the same instant.
+///
+/// One task dispatches every tick, sleeping until the earliest; probes run in child tasks.
+public final class ProbeScheduler: Sendable {
+    private let targets: [ProbeTarget]
+    private let prober: any Prober
+    private let monitor: ConnectivityMonitor
+    private let clock: MonitorClock
+    private let logger: Logger
+    private let observer: (any ProbeObserver)?
+    private let state: Mutex<State>
+    private let wakeup = Wakeup()
+
+    public init(
+        targets: [ProbeTarget], prober: any Prober, monitor: ConnectivityMonitor, clock: MonitorClock, logger: Logger,
+        observer: (any ProbeObserver)? = nil
+    ) {
+        self.targets = targets
+        self.prober = prober
+        self.monitor = monitor
+        self.clock = clock
+        self.logger = logger
+        self.observer = observer
+        self.state = Mutex(State(count: targets.count))
+    }
+
+    /// How many ticks of each target were skipped because its previous probe was still running.
+    public var skippedTicks: [String: UInt64] {
+        state.withLock { state in
+            Dictionary(uniqueKeysWithValues: zip(targets.map(\.name), state.slots.map(\.skipped)))
+        }
+    }
+
+    /// Probes until the calling task is cancelled.
+    public func run() async {
+        guard !targets.isEmpty else { return }
+        let start = clock.uptime
+        let controls = monitor.probeControl()
+        let control = monitor.currentProbeControl
+        state.withLock { state in
+            state.suspended = control.isSuspended
+            state.immediateRequestsSeen = control.immediateProbeRequests
+            for index in targets.indices {
+                let phase = targets[index].interval * (Double(index) / Double(targets.count))
+                state.ticks.insert(Tick(due: start + phase, index: index))
+            }
+            scheduleImmediate(&state, at: start)
+        }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.follow(controls) }
+            if let watcher = prober as? any WatchingProber {
+                for target in targets where watcher.watches(target) {
+                    group.addTask { await watcher.watch(target) { result in self.deliver(result, of: target, epoch: self.monitor.probeEpoch) } }
+                }
+            }
+            while !Task.isCancelled {
+                let (starts, nextWake) = state.withLock { dueProbes(&$0, now: clock.uptime) }
+                for start in starts {
+                    group.addTask { await self.probe(start) }
+                }
+                await wakeup.wait(until: nextWake, clock: clock)
+            }
+            group.cancelAll()
+        }
+    }
+
+    // MARK: Dispatching
+
+    private struct Tick: Comparable {
+        var due: Duration
+        var index: Int
+
+        static func < (lhs: Tick, rhs: Tick) -> Bool { (lhs.due, lhs.index) < (rhs.due, rhs.index) }
+    }
+
+    private struct Slot {
+        var inFlight = false
+        /// When an immediate probe is owed, the moment it may start.
+        var immediateAt: Duration?
+        var lastStart: Duration?
+        var skipped: UInt64 = 0
+    }
+
+    private struct State {
+        var slots: [Slot]
+        var ticks = Heap<Tick>()
+        var suspended = false
+        var immediateRequestsSeen: UInt64 = 0
+
+        init(count: Int) {
+            slots = Array(repeating: Slot(), count: count)
+        }
+    }
+
+    private struct Start {
+        var index: Int
+        var lateness: Duration
+        var epoch: ProbeEpoch
+    }
+
+    /// Owes every target an immediate probe, a millisecond apart, within half its interval.
+    private func scheduleImmediate(_ state: inout State, at now: Duration) {
+        let count = state.slots.count
+        for index in state.slots.indices {
+            let spread = min(targets[index].interval / 2, .milliseconds(count))
+            state.slots[index].immediateAt = now + spread * (Double(index) / Double(count))
+        }
+    }
+
+    /// Takes every probe that is due and says when to look again.
+    private func dueProbes(_ state: inout State, now: Duration) -> (starts: [Start], nextWake: Duration?) {
+        var starts: [Start] = []
+        let epoch = monitor.probeEpoch
+        if !state.suspended {
+            for index in state.slots.indices {
+                guard let at = state.slots[index].immediateAt, at <= now, !state.slots[index].inFlight else { continue }
+                state.slots[index].immediateAt = nil
+                begin(&state, index, now: now)
+                starts.append(Start(index: index, lateness: .zero, epoch: epoch))
+            }
+        }
+        while let tick = state.ticks.min, tick.due <= now {
+            var next = state.ticks.removeMin()
+            let interval = targets[tick.index].interval
+            next.due += interval
+            let slot = state.slots[tick.index]
+            if state.suspended {
+                // Nothing is owed for ticks that fall in a suspension.
+            } else if let last = slot.lastStart, now - last < interval / 2 {
+                // An immediate probe just started; this tick would only repeat it.
+            } else if slot.inFlight {
+                state.slots[tick.index].skipped += 1
+                observer?.probeSkipped(targets[tick.index])
+            } else {
+                begin(&state, tick.index, now: now)
+                starts.append(Start(index: tick.index, lateness: now - tick.due, epoch: epoch))
+            }
+            if next.due <= now {
+                // The dispatcher itself fell behind by more than an interval: rejoin the grid.
+                let missed = Int(((now - next.due) / interval).rounded(.down)) + 1
+                next.due += interval * missed
+            }
+            state.ticks.insert(next)
+        }
+        var nextWake = state.ticks.min?.due
+        if !state.suspended {
+            for slot in state.slots where !slot.inFlight {
+                if let at = slot.immediateAt { nextWake = min(nextWake ?? at, at) }
+            }
+        }
+        return (starts, nextWake)
+    }
+
+    private func begin(_ state: inout State, _ index: Int, now: Duration) {
+        state.slots[index].inFlight = true
+        state.slots[index].lastStart = now
+    }
+
+    private func probe(_ start: Start) async {
+        let target = targets[start.index]
+        observer?.probeStarted(target, lateness: start.lateness)
+        let result = await prober.probe(target)
+        deliver(result, of: target, epoch: start.epoch)
+        let owed = state.withLock { state in
+            state.slots[start.index].inFlight = false
+            return state.slots[start.index].immediateAt != nil
+        }
+        if owed { wakeup.signal() }
+    }
+
+    private func deliver(_ result: ProbeResult, of target: ProbeTarget, epoch: ProbeEpoch) {
+        observer?.probeFinished(target, result: result)
+        monitor.record(result, epoch: epoch)
+    }
+
+    /// Applies the monitor's suspensions and immediate-probe requests as they change.
+    private func follow(_ controls: AsyncStream<ProbeControl>) async {
+        for await control in controls {
+            let changed = state.withLock { state in
+                let wasSuspended = state.suspended
+                state.suspended = control.isSuspended
+                defer { state.immediateRequestsSeen = control.immediateProbeRequests }
+                if control.immediateProbeRequests > state.immediateRequestsSeen {
+                    scheduleImmediate(&state, at: clock.uptime)
+                    return true
+                }
+                return wasSuspended != state.suspended
+            }
+            if changed { wakeup.signal() }
+        }
+    }
+}
+
+/// Lets the dispatcher sleep until its next tick and be woken early by a control change or a
+/// finished probe that owes an immediate one.
+private final class Wakeup: Sendable {
+    private struct State {
+        var waiter: CheckedContinuation<Void, Never>?
+        var signalled = false
+    }
+
+    private let state = Mutex(State())
+
+    func signal() {
+        let waiter = state.withLock { state in
+            guard let waiter = state.waiter else {
+                state.signalled = true
+                return nil as CheckedContinuation<Void, Never>?
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns at `deadline` (never, when `nil`), on a signal, or when the task is cancelled.
+    func wait(until deadline: Duration?, clock: MonitorClock) async {
+        if state.withLock({ state in defer { state.signalled = false }; return state.signalled }) { return }
+        await withTaskGroup(of: Void.self) { group in
+            if let deadline {
+                group.addTask { try? await clock.sleep(for: deadline - clock.uptime) }
+            }
+            group.addTask { await self.waitForSignal() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func waitForSignal() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state in
+                    if state.signalled || Task.isCancelled {
+                        state.signalled = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { state in defer { state.waiter = nil }; return state.waiter }?.resume()
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import GRPCCore
+import NIOCore
+import NIOPosix
+import ReachCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Turns what grpc-swift-2 and its NIO transport throw into a ``FailureReason``.
+///
+/// grpc-swift-2 reports nearly every transport problem as `RPCError(code: .unavailable)`; the
+/// actual cause (the errno from `connect(2)`, the resolver's `getaddrinfo` failure, the dropped
+/// connection) sits further down the `cause` chain. So the chain is walked and the most specific
+/// known cause wins; only when none is recognised does the top-level status code decide.
+///
+/// What was observed (tests in `GRPCHealthProberTests`, grpcio 1.85.1 health server on Linux,
+/// grpc-swift-2 2.4.3, grpc-swift-nio-transport 2.9.2; chains outermost first), and what it maps to:
+///
+/// | observed | reason, phase |
+/// | --- | --- |
+/// | closed port: `unavailable` "Could not establish a connection to [ipv4]127.0.0.1:P." ← NIO `IOError` errno 111 `ECONNREFUSED` | `.connectionRefused`, `connect` |
+/// | unresolvable name, `.auto`: `unavailable` "Failed to resolve server name" ← `internalError` "Couldn't resolve address for H:P" ← `GetAddrInfoError` "Name or service not known" | `.dnsFailure`, `dns` |
+/// | unresolvable name or wrong family, `.ipv4`/`.ipv6` (our own `getaddrinfo`): ``GRPCResolutionError`` "Address family for hostname not supported" / "Name or service not known" | `.dnsFailure`, `dns` |
+/// | listener that accepts and never speaks: no error at all, the hard deadline fires | `.timeout`, `head` |
+/// | plain HTTP/1.1 server: `unavailable` "The server accepted the TCP connection but closed the connection before completing the HTTP/2 connection preface." ← `NIOHTTP2Errors.UnableToParseFrame` | `.protocolError`, `head` |
+/// | gRPC server without the health service: `unimplemented` "Method not found!" | `.protocolError`, `head` |
+/// | Check for a service the server does not know: `notFound` (the spec's unary answer for an unknown service) | `.notServing` |
+/// | server SIGKILLed under an open Watch: the stream ends with `unavailable` "Stream unexpectedly closed." (no cause) | `.connectionReset` (the watch reports the Check it runs next instead: `ECONNREFUSED`) |
+/// | the calling task was cancelled | `.cancelled` |
+///
+/// Not produced in the tests, mapped by meaning: `ENETUNREACH`/`EHOSTUNREACH`/`ENETDOWN` →
+/// `.networkUnreachable`; `ECONNRESET`/`EPIPE`/`ECONNABORTED`, NIO's `eof`/`ioOnClosedChannel` and
+/// any other `unavailable` (a connection dropped mid-call) → `.connectionReset`; `ETIMEDOUT`, NIO's
+/// `connectTimeout` and `deadlineExceeded` → `.timeout`; every other status code → `.protocolError`.
+enum GRPCFailure {
+    /// Classifies `error`, thrown while the probe was in `phase`.
+    static func classify(_ error: any Error, phase: ProbePhase, taskCancelled: Bool) -> ProbeFailure {
+        let detail = describe(error)
+        if taskCancelled {
+            return ProbeFailure(.cancelled, phase: phase, detail: detail)
+        }
+        let causes = chain(of: error)
+
+        // The most specific cause first: walk from the root of the chain up.
+        for cause in causes.reversed() {
+            if let failure = classifyCause(cause, phase: phase, detail: detail) {
+                return failure
+            }
+        }
+
+        guard let rpcError = causes.lazy.compactMap({ $0 as? RPCError }).first else {
+            return ProbeFailure(.protocolError, phase: phase, detail: detail)
+        }
+        switch rpcError.code {
+        case .deadlineExceeded:
+            return ProbeFailure(.timeout, phase: phase, detail: detail)
+        case .notFound:
+            // grpc.health.v1: "If the requested service is unknown, the call will fail with status
+            // NOT_FOUND" — the unary form of SERVICE_UNKNOWN.
+            return ProbeFailure(.notServing, phase: nil, detail: "SERVICE_UNKNOWN (NOT_FOUND): \(rpcError.message)")
+        case .unavailable:
+            // Connection problems whose root cause is not an errno: the connection was dropped or
+            // closed before or during the call.
+            return ProbeFailure(.connectionReset, phase: phase, detail: detail)
+        case .cancelled:
+            return ProbeFailure(.cancelled, phase: phase, detail: detail)
+        default:
+            return ProbeFailure(.protocolError, phase: phase, detail: detail)
+        }
+    }
+
+    private static func classifyCause(_ cause: any Error, phase: ProbePhase, detail: String) -> ProbeFailure? {
+        if cause is CancellationError {
+            return ProbeFailure(.cancelled, phase: phase, detail: detail)
+        }
+        if cause is GRPCResolutionError || String(reflecting: type(of: cause)).hasSuffix("GetAddrInfoError") {
+            return ProbeFailure(.dnsFailure, phase: .dns, detail: detail)
+        }
+        if let ioError = cause as? IOError {
+            return classify(errno: ioError.errnoCode, phase: phase, detail: detail)
+        }
+        if let channelError = cause as? ChannelError {
+            switch channelError {
+            case .connectTimeout(_):
+                return ProbeFailure(.timeout, phase: .connect, detail: detail)
+            case .eof, .ioOnClosedChannel, .alreadyClosed, .inputClosed, .outputClosed:
+                return ProbeFailure(.connectionReset, phase: phase, detail: detail)
+            default:
+                return nil
+            }
+        }
+        if String(reflecting: type(of: cause)).hasPrefix("NIOHTTP2") {
+            // The peer does not speak HTTP/2 (or broke its rules): not a gRPC server.
+            return ProbeFailure(.protocolError, phase: phase, detail: detail)
+        }
+        return nil
+    }
+
+    private static func classify(errno code: CInt, phase: ProbePhase, detail: String) -> ProbeFailure? {
+        switch code {
+        case ECONNREFUSED:
+            return ProbeFailure(.connectionRefused, phase: .connect, detail: detail)
+        case ENETUNREACH, EHOSTUNREACH, ENETDOWN:
+            return ProbeFailure(.networkUnreachable, phase: .connect, detail: detail)
+        case ECONNRESET, EPIPE, ECONNABORTED:
+            return ProbeFailure(.connectionReset, phase: phase, detail: detail)
+        case ETIMEDOUT:
+            return ProbeFailure(.timeout, phase: phase, detail: detail)
+        default:
+            return nil
+        }
+    }
+
+    /// The error and its causes, outermost first.
+    static func chain(of error: any Error) -> [any Error] {
+        var causes: [any Error] = []
+        var pending: [any Error] = [error]
+        while let next = pending.popLast(), causes.count < 32 {
+            causes.append(next)
+            if let rpcError = next as? RPCError, let cause = rpcError.cause {
+                pending.append(cause)
+            } else if let runtimeError = next as? RuntimeError, let cause = runtimeError.cause {
+                pending.append(cause)
+            } else if let connectionError = next as? NIOConnectionError {
+                pending.append(contentsOf: connectionError.connectionErrors.map(\.error).reversed())
+                if let dnsError = connectionError.dnsAError { pending.append(dnsError) }
+                if let dnsError = connectionError.dnsAAAAError { pending.append(dnsError) }
+            }
+        }
+        return causes
+    }
+
+    /// One line for logs and status output: each error in the chain, outermost first.
+    static func describe(_ error: any Error) -> String {
+        chain(of: error).map { cause in
+            if let rpcError = cause as? RPCError {
+                return "\(rpcError.code): \(rpcError.message)"
+            }
+            if let runtimeError = cause as? RuntimeError {
+                return "\(runtimeError.code): \(runtimeError.message)"
+            }
+            return String(describing: cause)
+        }.joined(separator: " <- ")
+    }
+}

@@ -1,0 +1,262 @@
+import Logging
+import Prometheus
+import ReachCore
+import Synchronization
+
+/// reachd's Prometheus metrics: the verdict, link and probe health, callbacks and subscribers,
+/// so that dashboards and alerts see what reachd sees.
+///
+/// It owns its `PrometheusCollectorRegistry` (no global `MetricsSystem` bootstrap: the registry is
+/// the one source of truth and tests can make as many as they like). It is fed from three places:
+/// - the monitor, by ``follow(_:)`` — the verdict, state changes and callback outcomes;
+/// - the probe scheduler, as its ``ReachCore/ProbeObserver`` — every probe's result and duration;
+/// - the daemon, through ``update(links:)`` and ``setNetlinkOverruns(_:)``.
+///
+/// Every per-target series exists from the start (value 0), so a target that has never been probed
+/// shows up as such rather than as a missing series that alerts cannot see.
+public final class ReachMetrics: ProbeObserver, Sendable {
+    /// The registry every metric is registered on; ``exposition(monitor:)`` renders it.
+    public let registry: PrometheusCollectorRegistry
+
+    private let connected: Gauge
+    private let linkUsable: Gauge
+    private let subscribers: Gauge
+    private let lastTransition: Gauge
+    private let netlinkOverruns: Counter
+    private let targets: [String: TargetSeries]
+    private let state = Mutex(State())
+
+    /// The per-target series made at startup.
+    private struct TargetSeries: Sendable {
+        let success: Gauge
+        let duration: DurationHistogram
+        let succeeded: Counter
+        let skipped: Counter
+    }
+
+    private struct LinkSeries {
+        var kind: String
+        var gauge: Gauge
+    }
+
+    private struct State {
+        var lastState: ConnectivityState?
+        var netlinkOverrunsSeen = 0
+        /// Set once the daemon reports complete link snapshots: they replace the verdict's list.
+        var linksReported = false
+        var links: [String: LinkSeries] = [:]
+        /// Series for targets not known at startup (a result for a renamed target, say).
+        var lateTargets: [String: TargetSeries] = [:]
+    }
+
+    /// The upper bounds of `reachd_probe_duration_seconds`: a loopback probe to a slow TLS handshake.
+    static let probeDurationBuckets: [Duration] = [
+        .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .milliseconds(2500),
+    ]
+
+    /// - Parameters:
+    ///   - targets: The configured targets: each gets its series now.
+    ///   - version: Reported as `reachd_build_info{version}`.
+    public init(targets: [ProbeTarget], version: String = ReachVersion.current, registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        connected = registry.makeGauge(descriptor: Self.connectedName)
+        linkUsable = registry.makeGauge(descriptor: Self.linkUsableName)
+        subscribers = registry.makeGauge(descriptor: Self.subscribersName)
+        lastTransition = registry.makeGauge(descriptor: Self.lastTransitionName)
+        netlinkOverruns = registry.makeCounter(descriptor: Self.netlinkOverrunsName)
+        registry.makeGauge(descriptor: Self.buildInfoName, labels: [("version", version)]).set(to: 1)
+        for outcome in [CallbackReport.Outcome.succeeded, .failed(""), .timedOut, .cancelled] {
+            _ = registry.makeCounter(descriptor: Self.restorationCallbacksName, labels: [("result", outcome.code)])
+        }
+        var series: [String: TargetSeries] = [:]
+        for target in targets where series[target.name] == nil {
+            series[target.name] = Self.makeSeries(target.name, in: registry)
+        }
+        self.targets = series
+    }
+
+    // MARK: Feeding
+
+    /// Follows the monitor's verdicts and callback reports until the calling task is cancelled or
+    /// the monitor stops. Run it as a service of its own next to the monitor (wrapped in
+    /// `cancelOnGracefulShutdown`, as it has nothing to flush).
+    ///
+    /// It reads a subscription like any other, so in a burst of changes faster than it keeps up
+    /// with it may skip intermediate verdicts; `reachd_state_changes_total` then counts the
+    /// changes between the verdicts it saw.
+    public func follow(_ monitor: ConnectivityMonitor) async {
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await event in monitor.subscribe() { self.record(event) }
+            }
+            group.addTask {
+                for await report in monitor.callbackReports() { self.record(report) }
+            }
+        }
+    }
+
+    /// Takes a complete link snapshot (what the link source gives the monitor) so that
+    /// `reachd_link_up` covers every interface, usable or not. Until the first call, it lists the
+    /// verdict's usable interfaces with kind `unknown`.
+    public func update(links snapshot: LinkSnapshot) {
+        state.withLock { state in
+            state.linksReported = true
+            var up: [String: (kind: String, value: Double)] = [:]
+            for interface in snapshot.interfaces where interface.kind != .loopback {
+                up[interface.name] = (interface.kind.rawValue, interface.isAdminUp && interface.hasCarrier ? 1 : 0)
+            }
+            setLinks(up, removingOthers: true, in: &state)
+        }
+    }
+
+    /// Takes the netlink socket's running count of receive-buffer overruns (each one cost a full
+    /// re-dump of the link table). A count lower than the last one means the source restarted.
+    public func setNetlinkOverruns(_ total: Int) {
+        let increase = state.withLock { state in
+            defer { state.netlinkOverrunsSeen = total }
+            return total - state.netlinkOverrunsSeen
+        }
+        if increase > 0 { netlinkOverruns.increment(by: Int64(increase)) }
+    }
+
+    /// Renders every metric in the Prometheus text format (0.0.4), first reading the values that
+    /// are only sampled at scrape time.
+    public func exposition(monitor: ConnectivityMonitor) -> [UInt8] {
+        subscribers.set(to: Double(monitor.subscriberCount))
+        return registry.emitToBuffer()
+    }
+
+    func record(_ event: ConnectivityEvent) {
+        let verdict = event.verdict
+        connected.set(to: verdict.state == .connected ? 1 : 0)
+        linkUsable.set(to: verdict.usableInterfaces.isEmpty ? 0 : 1)
+        lastTransition.set(to: verdict.since.secondsSinceEpoch)
+        let changed = state.withLock { state in
+            defer { state.lastState = verdict.state }
+            if !state.linksReported {
+                var up: [String: (kind: String, value: Double)] = [:]
+                for name in state.links.keys { up[name] = ("unknown", 0) }
+                for name in verdict.usableInterfaces { up[name] = ("unknown", 1) }
+                setLinks(up, removingOthers: false, in: &state)
+            }
+            return state.lastState.map { $0 != verdict.state } ?? false
+        }
+        if changed {
+            registry.makeCounter(descriptor: Self.stateChangesName, labels: [("to", verdict.state.rawValue), ("reason", verdict.reason.code)])
+                .increment()
+        }
+    }
+
+    func record(_ report: CallbackReport) {
+        guard report.direction == .restored else { return }
+        registry.makeCounter(descriptor: Self.restorationCallbacksName, labels: [("result", report.outcome.code)]).increment()
+    }
+
+    // MARK: ProbeObserver
+
+    /// Counts the result, times the probe and sets the target's success gauge.
+    public func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
+        let series = series(for: target.name)
+        series.success.set(to: result.isSuccess ? 1 : 0)
+        series.duration.record(result.latency)
+        if let failure = result.failure {
+            registry.makeCounter(descriptor: Self.probesName, labels: [("target", target.name), ("result", failure.reason.code)]).increment()
+        } else {
+            series.succeeded.increment()
+        }
+    }
+
+    /// Counts a tick skipped because the previous probe was still running: a sign the interval is
+    /// shorter than the target's response time.
+    public func probeSkipped(_ target: ProbeTarget) {
+        series(for: target.name).skipped.increment()
+    }
+
+    // MARK: Series
+
+    private func series(for name: String) -> TargetSeries {
+        if let series = targets[name] { return series }
+        return state.withLock { state in
+            if let series = state.lateTargets[name] { return series }
+            let series = Self.makeSeries(name, in: registry)
+            state.lateTargets[name] = series
+            return series
+        }
+    }
+
+    private static func makeSeries(_ name: String, in registry: PrometheusCollectorRegistry) -> TargetSeries {
+        let target = [("target", name)]
+        return TargetSeries(
+            success: registry.makeGauge(descriptor: probeSuccessName, labels: target),
+            duration: registry.makeDurationHistogram(descriptor: probeDurationName, labels: target, buckets: probeDurationBuckets),
+            succeeded: registry.makeCounter(descriptor: probesName, labels: target + [("result", "success")]),
+            skipped: registry.makeCounter(descriptor: probeSkippedName, labels: target))
+    }
+
+    /// Sets `reachd_link_up` for `up`; with `removingOthers`, drops the series of interfaces that
+    /// are gone, so that interface churn (containers' veths) does not pile up series.
+    private func setLinks(_ up: [String: (kind: String, value: Double)], removingOthers: Bool, in state: inout State) {
+        for (name, series) in state.links where removingOthers ? up[name] == nil : false {
+            registry.unregisterGauge(series.gauge)
+            state.links[name] = nil
+        }
+        for (name, link) in up {
+            if let series = state.links[name], series.kind != link.kind {
+                registry.unregisterGauge(series.gauge)
+                state.links[name] = nil
+            }
+            let series =
+                state.links[name]
+                ?? LinkSeries(kind: link.kind, gauge: registry.makeGauge(descriptor: Self.linkUpName, labels: [("interface", name), ("kind", link.kind)]))
+            series.gauge.set(to: link.value)
+            state.links[name] = series
+        }
+    }
+
+    // MARK: Names and help, registered once each
+
+    private static func name(_ metricName: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: metricName, unitName: unit, helpText: help)
+    }
+
+    private static var connectedName: MetricNameDescriptor {
+        name("reachd_connected", "1 when the verdict is connected (a usable link and the targets satisfy the policy), else 0.")
+    }
+    private static var stateChangesName: MetricNameDescriptor {
+        name("reachd_state_changes", unit: "total", "Changes of the connectivity state, by the new state and the reason for it.")
+    }
+    private static var linkUsableName: MetricNameDescriptor {
+        name("reachd_link_usable", "1 when at least one interface is usable (up, carrier, global address, route), else 0.")
+    }
+    private static var linkUpName: MetricNameDescriptor {
+        name("reachd_link_up", "1 when the interface is administratively up with carrier, else 0.")
+    }
+    private static var probeSuccessName: MetricNameDescriptor {
+        name("reachd_probe_success", "1 when the target's last probe succeeded, else 0 (also before the first probe).")
+    }
+    private static var probeDurationName: MetricNameDescriptor {
+        name("reachd_probe_duration", unit: "seconds", "Duration of every probe, start to finish, successful or not.")
+    }
+    private static var probesName: MetricNameDescriptor {
+        name("reachd_probes", unit: "total", "Finished probes by target and result: success or the failure reason code.")
+    }
+    private static var probeSkippedName: MetricNameDescriptor {
+        name("reachd_probe_skipped", unit: "total", "Probe ticks skipped because the target's previous probe was still running.")
+    }
+    private static var restorationCallbacksName: MetricNameDescriptor {
+        name("reachd_restoration_callbacks", unit: "total", "Runs of connectivity-restored callbacks by outcome: ok, failed, timed_out, cancelled.")
+    }
+    private static var subscribersName: MetricNameDescriptor {
+        name("reachd_subscribers", "Current subscribers to the verdict stream: event-stream clients and internal followers such as metrics.")
+    }
+    private static var netlinkOverrunsName: MetricNameDescriptor {
+        name("reachd_netlink_overruns", unit: "total", "Netlink receive-buffer overruns; each forces a full re-read of the link table.")
+    }
+    private static var lastTransitionName: MetricNameDescriptor {
+        name("reachd_last_transition_timestamp", unit: "seconds", "Unix time at which the connectivity state last changed.")
+    }
+    private static var buildInfoName: MetricNameDescriptor {
+        name("reachd_build_info", "Always 1; the version label says which reachd is running.")
+    }
+}

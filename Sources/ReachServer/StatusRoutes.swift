@@ -1,0 +1,79 @@
+import HTTPTypes
+import Hummingbird
+import ReachCore
+
+/// The route handlers of ``StatusServer``, each a thin translation from the monitor to HTTP.
+struct StatusRoutes: Sendable {
+    let monitor: ConnectivityMonitor
+    let metrics: ReachMetrics
+    let events: EventStream
+    let check: ImmediateCheck
+    /// The longest `/healthz` waits for the monitor to answer before calling reachd unhealthy.
+    var livenessLimit: Duration = .seconds(1)
+
+    /// `GET /v1/status`.
+    func status() -> Response {
+        JSONBody.response(document(monitor.current))
+    }
+
+    /// `GET /v1/events`; resumes after `Last-Event-ID` (or `?last_event_id=`, for clients that
+    /// cannot set headers, like a browser's `EventSource` on its first connection).
+    func events(_ request: Request) throws -> Response {
+        events.response(resumingAfter: try Self.lastEventID(request))
+    }
+
+    /// `POST /v1/check`.
+    func check() async -> Response {
+        JSONBody.response(document(await check.run()))
+    }
+
+    /// `GET /healthz`: reachd's own liveness, not the machine's connectivity: a disconnected
+    /// reachd is a healthy one. Healthy when this handler runs (the event loop answers) and the
+    /// monitor answers a read in time (its lock is not stuck).
+    func health() async -> Response {
+        let monitor = self.monitor
+        let (outcome, settle) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingOldest(1))
+        // Unstructured on purpose: a read that never returns must not hold this request.
+        Task.detached {
+            _ = monitor.current
+            settle.yield(true)
+        }
+        let limit = livenessLimit
+        let timer = Task {
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
+            settle.yield(false)
+        }
+        var iterator = outcome.makeAsyncIterator()
+        let answered = await iterator.next() ?? false
+        timer.cancel()
+        settle.finish()
+        guard answered else {
+            return APIError(.serviceUnavailable, "the connectivity monitor did not answer within \(limit)").response
+        }
+        return JSONBody.response(["status": "ok"])
+    }
+
+    /// `GET /metrics`.
+    func prometheus() -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition(monitor: monitor))))
+    }
+
+    private func document(_ event: ConnectivityEvent) -> StatusDocument {
+        StatusDocument(event: event, likelyConnected: monitor.isLikelyConnected)
+    }
+
+    private static let lastEventIDField = HTTPField.Name("Last-Event-ID")!
+
+    /// The resume point, if the client sent one; an empty value means none, as in the SSE spec.
+    static func lastEventID(_ request: Request) throws -> UInt64? {
+        let text = request.headers[lastEventIDField] ?? request.uri.queryParameters.get("last_event_id")
+        guard let text, !text.isEmpty else { return nil }
+        guard let sequence = UInt64(text) else {
+            throw APIError(.badRequest, "Last-Event-ID must be an event id (a non-negative integer), got \"\(text.prefix(64))\"")
+        }
+        return sequence
+    }
+}

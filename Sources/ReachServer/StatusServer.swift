@@ -1,0 +1,133 @@
+import Hummingbird
+import Logging
+import ReachCore
+
+/// reachd's status API over HTTP, for programs and people: the verdict as JSON, a Server-Sent
+/// Events stream of every change, an on-demand check, reachd's own liveness, and Prometheus metrics.
+///
+/// ```swift
+/// let server = StatusServer(monitor: monitor, metrics: metrics, address: .tcp(host: "127.0.0.1", port: 9780), logger: logger)
+/// let serviceGroup = ServiceGroup(services: [..., server.makeApplication()], logger: logger)
+/// ```
+///
+/// | Route | Answer |
+/// |---|---|
+/// | `GET /v1/status` | ``StatusDocument`` |
+/// | `GET /v1/events` | `text/event-stream` of ``StatusDocument``s; resumes after `Last-Event-ID` |
+/// | `POST /v1/check` | probes every target now, then the ``StatusDocument`` |
+/// | `GET /healthz` | `{"status":"ok"}` while reachd itself works, whatever the connectivity |
+/// | `GET /metrics` | Prometheus text from ``ReachMetrics`` |
+///
+/// Errors are `{"error": "..."}`: 400, 401, 404, 405 (with `Allow`), 503. `Sources/ReachServer/openapi.yaml`
+/// describes all of it.
+///
+/// **Access.** With a bearer token set, every route but `/healthz` requires
+/// `Authorization: Bearer <token>`. The daemon requires a token for any listen address that is not
+/// loopback (see ``Address/isLocal``): the status reveals which servers this machine talks to and
+/// when it is offline, and `POST /v1/check` makes it send probes. On loopback or a Unix socket the
+/// operating system's access control is the boundary.
+public struct StatusServer: Sendable {
+    /// Where the server listens.
+    public enum Address: Sendable, Hashable, CustomStringConvertible {
+        /// A host (an IP address or `localhost`) and port; port 0 picks a free one.
+        case tcp(host: String, port: Int)
+        /// A Unix domain socket; a stale socket file from an earlier run is replaced.
+        case unixSocket(String)
+
+        /// Whether only this machine can connect: a loopback host or a Unix socket. Anything else
+        /// needs a bearer token.
+        public var isLocal: Bool {
+            switch self {
+            case .tcp(let host, let port): HostPort(host: host, port: port).isLoopback
+            case .unixSocket: true
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .tcp(let host, let port): HostPort(host: host, port: port).description
+            case .unixSocket(let path): "unix:\(path)"
+            }
+        }
+
+        var bindAddress: BindAddress {
+            switch self {
+            case .tcp(let host, let port): .hostname(host, port: port)
+            case .unixSocket(let path): .unixDomainSocket(path: path)
+            }
+        }
+    }
+
+    /// The paths the API answers and the methods each accepts: routing, 405 answers and
+    /// authentication all read this one table.
+    static let routes: [String: [HTTPRequest.Method]] = [
+        "/v1/status": [.get],
+        "/v1/events": [.get],
+        "/v1/check": [.post],
+        "/healthz": [.get],
+        "/metrics": [.get],
+    ]
+
+    private let monitor: ConnectivityMonitor
+    private let metrics: ReachMetrics
+    private let address: Address
+    private let bearerToken: Secret?
+    private let heartbeatInterval: Duration
+    private let checkWaitLimit: Duration
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - bearerToken: Required of every client but `/healthz` when set; mandatory when `address`
+    ///     is not local (the daemon checks).
+    ///   - heartbeatInterval: How often an idle event stream carries a `: heartbeat` comment.
+    ///   - checkWaitLimit: The longest `POST /v1/check` waits for fresh results before answering
+    ///     with what it has; see ``checkWaitLimit(for:)``.
+    public init(
+        monitor: ConnectivityMonitor, metrics: ReachMetrics, address: Address, bearerToken: Secret? = nil,
+        heartbeatInterval: Duration = .seconds(15), checkWaitLimit: Duration = .seconds(3), logger: Logger
+    ) {
+        precondition(heartbeatInterval > .zero, "the heartbeat interval must be positive")
+        self.monitor = monitor
+        self.metrics = metrics
+        self.address = address
+        self.bearerToken = bearerToken
+        self.heartbeatInterval = heartbeatInterval
+        self.checkWaitLimit = checkWaitLimit
+        self.logger = logger
+    }
+
+    /// How long `POST /v1/check` should wait for `targets`: the longest probe timeout plus a second
+    /// for scheduling and delivery; 3 s when there are no targets.
+    public static func checkWaitLimit(for targets: [ProbeTarget]) -> Duration {
+        guard let longest = targets.map(\.timeout).max() else { return .seconds(3) }
+        return longest + .seconds(1)
+    }
+
+    /// The HTTP application: a `Service` to run in the daemon's `ServiceGroup`. Graceful shutdown
+    /// stops accepting connections and ends every event stream.
+    public func makeApplication() -> some ApplicationProtocol {
+        Application(
+            router: makeRouter(),
+            configuration: ApplicationConfiguration(address: address.bindAddress),
+            logger: logger)
+    }
+
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        // Middleware applies to routes added after it, and to unmatched requests.
+        router.add(middleware: APIErrorMiddleware(allowedMethods: Self.routes))
+        if let bearerToken {
+            router.add(middleware: BearerAuthMiddleware(token: bearerToken.revealed, openPaths: ["/healthz"]))
+        }
+        let handlers = StatusRoutes(
+            monitor: monitor, metrics: metrics,
+            events: EventStream(monitor: monitor, heartbeatInterval: heartbeatInterval),
+            check: ImmediateCheck(monitor: monitor, waitLimit: checkWaitLimit))
+        router.get("/v1/status") { _, _ in handlers.status() }
+        router.get("/v1/events") { request, _ in try handlers.events(request) }
+        router.post("/v1/check") { _, _ in await handlers.check() }
+        router.get("/healthz") { _, _ in await handlers.health() }
+        router.get("/metrics") { _, _ in handlers.prometheus() }
+        return router
+    }
+}

@@ -1,0 +1,32 @@
+import CSystemd
+import Glibc
+
+/// An eventfd the bus thread polls beside the bus socket, so cancellation wakes it at once instead
+/// of waiting for the next bus message.
+final class ShutdownDoorbell: Sendable {
+    /// Immutable after init and only passed to `poll`/`write`, which are thread-safe system calls.
+    let descriptor: Int32
+
+    init() throws(BusError) {
+        let descriptor = csystemd_eventfd()
+        guard descriptor >= 0 else { throw BusError("eventfd", code: errno) }
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Wakes the bus thread; safe from any thread, any number of times. The eventfd is never read,
+    /// so it stays readable: a ring before the thread first polls is not lost.
+    func ring() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// Whether ``ring()`` has been called; does not block.
+    var hasRung: Bool {
+        var descriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
+    }
+}

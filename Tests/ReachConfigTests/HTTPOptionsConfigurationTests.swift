@@ -1,0 +1,91 @@
+import Foundation
+import ReachConfig
+import ReachCore
+import Testing
+
+/// Headers, bearer tokens, TLS, address family and gRPC watch mode in the configuration.
+@Suite("Configuration: probe options")
+struct HTTPOptionsConfigurationTests {
+    let directory: String
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "reachd-config-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "s3cret-token\n".write(toFile: directory + "/token", atomically: true, encoding: .utf8)
+        try "-----BEGIN CERTIFICATE-----\n".write(toFile: directory + "/ca.pem", atomically: true, encoding: .utf8)
+    }
+
+    func httpCheck(_ yaml: String, environment: [String: String] = [:]) throws -> HTTPCheck {
+        let configuration = try Configuration.parse(yaml, source: "t.yaml", environment: environment)
+        guard case .http(let check) = try #require(configuration.targets.first).check else {
+            Issue.record("not an http target")
+            throw CancellationError()
+        }
+        return check
+    }
+
+    @Test func headersTokenAndTLSReachTheCheck() throws {
+        let check = try httpCheck("""
+            targets:
+              - name: api
+                url: https://10.0.0.1/healthz
+                headers: { X-Probe: reachd, X-Tenant: "42" }
+                bearer_token_file: \(directory)/token
+                tls: { ca_file: \(directory)/ca.pem, server_name: api.internal }
+            """)
+        #expect(check.headers == [HTTPHeaderField(name: "X-Probe", value: "reachd"), HTTPHeaderField(name: "X-Tenant", value: "42")])
+        #expect(check.bearerToken?.revealed == "s3cret-token", "read from the file, trailing newline trimmed")
+        #expect(check.tls == TLSSettings(caFile: "\(directory)/ca.pem", serverName: "api.internal"))
+    }
+
+    @Test func theTokenComesFromTheSystemdCredentialsDirectory() throws {
+        let yaml = "server:\n  base_url: http://10.0.0.1\n  bearer_token_credential: token\n"
+        let check = try httpCheck(yaml, environment: ["CREDENTIALS_DIRECTORY": directory])
+        #expect(check.bearerToken?.revealed == "s3cret-token")
+        expectProblem(yaml, at: "server.bearer_token_credential", line: 3, saying: "$CREDENTIALS_DIRECTORY is not set")
+    }
+
+    @Test func tokenProblemsAreReportedAtStartNeverWithTheToken() throws {
+        expectProblem("server:\n  base_url: http://h\n  bearer_token_file: /nonexistent/token\n", at: "server.bearer_token_file", line: 3, saying: "cannot read the token")
+        let found = problems("server:\n  base_url: http://h\n  headers: { Authorization: Bearer s3cret }\n")
+        #expect(found.count == 1)
+        #expect(found.first?.message.contains("bearer_token_file") == true)
+        #expect(found.first.map { "\($0)".contains("s3cret") } == false, "the problem does not repeat the secret")
+    }
+
+    @Test func tlsOptionsAreChecked() {
+        expectProblem("server:\n  base_url: https://h\n  tls: { ca_file: /nonexistent.pem }\n", at: "server.tls.ca_file", line: 3, saying: "cannot read the CA bundle")
+        expectProblem("server:\n  base_url: http://h\n  tls: { server_name: x }\n", at: "server.tls", line: 3, saying: "https URLs only")
+        expectProblem("server:\n  base_url: https://h\n  tls: { verify: false }\n", at: "server.tls.verify", line: 3, saying: "unknown key")
+    }
+
+    @Test func theAddressFamilyDefaultsToAutoAndCanBeSetPerTargetOrForAll() throws {
+        let yaml = """
+            probe: { address_family: ipv4 }
+            targets:
+              - { name: a, url: http://h/ }
+              - { name: b, url: http://h/, address_family: ipv6 }
+            """
+        let configuration = try Configuration.parse(yaml, source: "t.yaml")
+        #expect(configuration.targets.map(\.addressFamily) == [.ipv4, .ipv6])
+        #expect(try Configuration.parse(oneTarget, source: "t.yaml").targets.first?.addressFamily == .auto)
+        expectProblem("probe: { address_family: ip4 }\n" + oneTarget, at: "probe.address_family", line: 1, saying: "did you mean \"ipv4\"?")
+    }
+
+    @Test func grpcTargetsMayWatch() throws {
+        let configuration = try Configuration.parse("targets:\n  - { name: g, kind: grpc, address: \"10.0.0.1:50051\", watch: true }\n", source: "t.yaml")
+        guard case .grpc(let check) = configuration.targets.first?.check else {
+            Issue.record("not a grpc target")
+            return
+        }
+        #expect(check.watch)
+        expectProblem("targets:\n  - { name: g, kind: grpc, address: \"h:1\", watch: sometimes }\n", at: "targets[0].watch", line: 2, saying: "expected true or false")
+        expectProblem("targets:\n  - { name: t, kind: tcp, address: \"h:1\", watch: true }\n", at: "targets[0].watch", line: 2, saying: "grpc targets only")
+        expectProblem("targets:\n  - { name: t, kind: tcp, address: \"h:1\", headers: { A: b } }\n", at: "targets[0].headers", line: 2, saying: "http targets only")
+    }
+
+    @Test func headerNamesAndValuesMustBeSendable() {
+        expectProblem("server:\n  base_url: http://h\n  headers: { \"Bad Name\": x }\n", at: "server.headers.Bad Name", line: 3, saying: "not a header name")
+        expectProblem("server:\n  base_url: http://h\n  headers: [a]\n", at: "server.headers", line: 3, saying: "expected a mapping of header names")
+    }
+}

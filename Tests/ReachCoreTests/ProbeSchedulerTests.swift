@@ -1,0 +1,267 @@
+import Logging
+import ReachCore
+import ReachTesting
+import Synchronization
+import Testing
+
+/// A prober that records when each probe started on the test clock, and either answers at once or
+/// holds the probe until the test releases it.
+final class ScriptedProber: WatchingProber {
+    struct Call: Equatable {
+        var target: String
+        var at: Duration
+    }
+
+    private struct State {
+        var calls: [Call] = []
+        var holding = false
+        var held: [String: CheckedContinuation<ProbeResult, Never>] = [:]
+        var answer: @Sendable (String) -> ProbeResult = { .ok($0) }
+        var watchers: [String: @Sendable (ProbeResult) -> Void] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let clock: MonitorClock
+    private let watched: Set<String>
+
+    init(clock: MonitorClock, watched: Set<String> = []) {
+        self.clock = clock
+        self.watched = watched
+    }
+
+    var calls: [Call] { state.withLock { $0.calls } }
+    var callTimes: [Duration] { calls.map(\.at) }
+    func calls(of target: String) -> [Duration] { calls.filter { $0.target == target }.map(\.at) }
+
+    /// From now on, probes wait for ``release(_:with:)``.
+    func hold() { state.withLock { $0.holding = true } }
+
+    func answer(with answer: @escaping @Sendable (String) -> ProbeResult) { state.withLock { $0.answer = answer } }
+
+    func release(_ target: String, with result: ProbeResult? = nil) {
+        let (continuation, answer) = state.withLock { state in
+            state.holding = false
+            return (state.held.removeValue(forKey: target), state.answer)
+        }
+        continuation?.resume(returning: result ?? answer(target))
+    }
+
+    func probe(_ target: ProbeTarget) async -> ProbeResult {
+        let now = clock.uptime
+        return await withCheckedContinuation { continuation in
+            let immediate: ProbeResult? = state.withLock { state in
+                state.calls.append(Call(target: target.name, at: now))
+                guard state.holding else { return state.answer(target.name) }
+                state.held[target.name] = continuation
+                return nil
+            }
+            if let immediate { continuation.resume(returning: immediate) }
+        }
+    }
+
+    func watches(_ target: ProbeTarget) -> Bool { watched.contains(target.name) }
+
+    func watch(_ target: ProbeTarget, report: @escaping @Sendable (ProbeResult) -> Void) async {
+        state.withLock { $0.watchers[target.name] = report }
+        try? await Task.sleep(for: .seconds(3600))
+    }
+
+    /// Pushes a result as a watch stream would.
+    func push(_ result: ProbeResult) {
+        state.withLock { $0.watchers[result.target] }?(result)
+    }
+
+    var watcherCount: Int { state.withLock { $0.watchers.count } }
+}
+
+/// Counts what the scheduler tells its observer.
+final class CountingObserver: ProbeObserver {
+    private let counts = Mutex<(started: Int, skipped: Int, finished: Int, lateness: [Duration])>((0, 0, 0, []))
+
+    func probeStarted(_ target: ProbeTarget, lateness: Duration) { counts.withLock { $0.started += 1; $0.lateness.append(lateness) } }
+    func probeSkipped(_ target: ProbeTarget) { counts.withLock { $0.skipped += 1 } }
+    func probeFinished(_ target: ProbeTarget, result: ProbeResult) { counts.withLock { $0.finished += 1 } }
+
+    var skipped: Int { counts.withLock { $0.skipped } }
+    var finished: Int { counts.withLock { $0.finished } }
+    var lateness: [Duration] { counts.withLock { $0.lateness } }
+}
+
+/// A scheduler on the monitor harness's test clock, running for the test's lifetime.
+final class SchedulerHarness: Sendable {
+    let monitorHarness: MonitorHarness
+    let prober: ScriptedProber
+    let observer = CountingObserver()
+    let scheduler: ProbeScheduler
+    private let runner: Task<Void, Never>
+
+    init(targets: [ProbeTarget], watched: Set<String> = [], links: LinkSnapshot = .of(.usable()), holding: Bool = false) {
+        monitorHarness = MonitorHarness(targets: targets) { $0.linkSettleWindow = .zero }
+        monitorHarness.monitor.update(links: links)
+        prober = ScriptedProber(clock: monitorHarness.clock.monitorClock, watched: watched)
+        if holding { prober.hold() }
+        scheduler = ProbeScheduler(
+            targets: targets, prober: prober, monitor: monitorHarness.monitor, clock: monitorHarness.clock.monitorClock,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, observer: observer)
+        let scheduler = self.scheduler
+        runner = Task { await scheduler.run() }
+    }
+
+    var clock: TestClock { monitorHarness.clock }
+    var monitor: ConnectivityMonitor { monitorHarness.monitor }
+
+    /// Advances the clock in steps, letting the scheduler act at each step.
+    func advance(by total: Duration, step: Duration = .milliseconds(5)) async throws {
+        var advanced = Duration.zero
+        while advanced < total {
+            try await settle()
+            clock.advance(by: step)
+            advanced += step
+        }
+        try await settle()
+    }
+
+    /// Waits until the dispatcher sleeps again, i.e. has acted on everything due.
+    func settle() async throws {
+        try await clock.waitForSleepers(1)
+        await Task.yield()
+        try await Task.sleep(for: .milliseconds(2))
+    }
+
+    func waitForCalls(_ count: Int) async throws {
+        try await waitUntil("\(count) probes", timeout: .seconds(5)) { self.prober.calls.count >= count }
+    }
+
+    func stop() async {
+        runner.cancel()
+        await runner.value
+        await monitorHarness.stop()
+    }
+
+    deinit { runner.cancel() }
+}
+
+@Suite("Probe scheduler: cadence, one in flight, suspension, immediate probes")
+struct ProbeSchedulerTests {
+    @Test func probesAtOnceOnStartThenOnceEveryInterval() async throws {
+        let harness = SchedulerHarness(targets: [.http("server")])
+        try await harness.waitForCalls(1)
+        try await harness.advance(by: .milliseconds(3_000))
+        #expect(harness.prober.callTimes == [.zero, .seconds(1), .seconds(2), .seconds(3)])
+        #expect(harness.monitor.current.verdict.state == .connected)
+        await harness.stop()
+    }
+
+    @Test func manyTargetsAreSpreadOverTheIntervalNotFiredInTheSameInstant() async throws {
+        let targets = (0..<4).map { ProbeTarget.http("t\($0)") }
+        let harness = SchedulerHarness(targets: targets)
+        try await harness.advance(by: .milliseconds(10), step: .milliseconds(1))
+        try await harness.advance(by: .milliseconds(1_990))
+        // The start burst is staggered a millisecond apart...
+        #expect(harness.prober.calls.prefix(4).map(\.at) == [.zero, .milliseconds(1), .milliseconds(2), .milliseconds(3)])
+        // ...and the cadence over the whole interval, each target on its own phase.
+        let secondSecond = harness.prober.calls.filter { $0.at >= .seconds(1) && $0.at < .seconds(2) }
+        #expect(secondSecond.map(\.at) == [.milliseconds(1_000), .milliseconds(1_250), .milliseconds(1_500), .milliseconds(1_750)])
+        #expect(secondSecond.map(\.target) == ["t0", "t1", "t2", "t3"])
+        await harness.stop()
+    }
+
+    @Test func aTickThatFindsTheProbeStillRunningIsSkippedAndCounted() async throws {
+        let harness = SchedulerHarness(targets: [.http("server")], holding: true)
+        try await harness.waitForCalls(1)
+        try await harness.advance(by: .milliseconds(2_500))
+        #expect(harness.prober.calls.count == 1, "never two probes of one target in flight")
+        #expect(harness.scheduler.skippedTicks["server"] == 2)
+        #expect(harness.observer.skipped == 2)
+        harness.prober.release("server")
+        try await harness.advance(by: .milliseconds(600))
+        #expect(harness.prober.callTimes == [.zero, .seconds(3)], "the next tick after the slow probe ends probes again")
+        await harness.stop()
+    }
+
+    @Test func nothingIsProbedWithoutAUsableLinkAndTheLinkReturningProbesAtOnce() async throws {
+        let harness = SchedulerHarness(targets: [.http("server")], links: .offline)
+        try await harness.advance(by: .milliseconds(3_000))
+        #expect(harness.prober.calls.isEmpty, "suspended: probes could only fail")
+        #expect(harness.monitor.current.verdict.reason == .noLink)
+        harness.monitor.update(links: .of(.usable()))
+        try await harness.waitForCalls(1)
+        #expect(harness.prober.callTimes == [.seconds(3)], "restoration probes at once, not at the next tick")
+        try await harness.waitUntilConnected()
+        await harness.stop()
+    }
+
+    @Test func systemSleepSuspendsProbingAndWakingProbesAtOnce() async throws {
+        let harness = SchedulerHarness(targets: [.http("server")])
+        try await harness.waitForCalls(1)
+        harness.monitor.setSystemSleeping(true)
+        try await harness.advance(by: .milliseconds(2_500))
+        #expect(harness.prober.calls.count == 1)
+        harness.monitor.setSystemSleeping(false)
+        try await harness.waitForCalls(2)
+        #expect(harness.prober.callTimes == [.zero, .milliseconds(2_500)])
+        await harness.stop()
+    }
+
+    @Test func anImmediateRequestDuringAProbeRunsAsSoonAsItFinishes() async throws {
+        let harness = SchedulerHarness(targets: [.http("server")], holding: true)
+        try await harness.waitForCalls(1)
+        try await harness.advance(by: .milliseconds(300))
+        harness.monitor.requestImmediateProbe()
+        try await harness.advance(by: .milliseconds(100))
+        #expect(harness.prober.calls.count == 1, "still one in flight")
+        harness.prober.release("server")
+        try await harness.waitForCalls(2)
+        #expect(harness.prober.callTimes == [.zero, .milliseconds(400)])
+        await harness.stop()
+    }
+
+    @Test func anImmediateRequestProbesEveryTargetOutsideTheCadence() async throws {
+        let harness = SchedulerHarness(targets: [.http("a"), .http("b")])
+        try await harness.advance(by: .milliseconds(200))
+        let before = harness.prober.calls.count
+        harness.monitor.requestImmediateProbe()
+        try await harness.advance(by: .milliseconds(10), step: .milliseconds(1))
+        #expect(harness.prober.calls.count == before + 2)
+        // The request is taken when the scheduler sees it, within a step of the clock.
+        let a = try #require(harness.prober.calls(of: "a").last)
+        #expect(a >= .milliseconds(200) && a <= .milliseconds(201))
+        let b = try #require(harness.prober.calls(of: "b").last)
+        #expect(b >= a && b <= .milliseconds(202), "the burst is staggered by a millisecond")
+        await harness.stop()
+    }
+
+    @Test func failuresReachTheVerdictWithTheirReason() async throws {
+        let harness = SchedulerHarness(targets: [.http("server")])
+        try await harness.waitUntilConnected()
+        harness.prober.answer { .refused($0) }
+        try await harness.advance(by: .milliseconds(1_000))
+        #expect(harness.monitor.current.verdict.reason == .targetFailed(target: "server", reason: .connectionRefused))
+        #expect(harness.observer.finished == 2)
+        await harness.stop()
+    }
+
+    @Test func onTimeTicksReportZeroLateness() async throws {
+        let harness = SchedulerHarness(targets: (0..<4).map { ProbeTarget.http("t\($0)") })
+        try await harness.advance(by: .milliseconds(3_000))
+        #expect(harness.observer.lateness.count >= 12)
+        #expect(harness.observer.lateness.allSatisfy { $0 == .zero })
+        await harness.stop()
+    }
+
+    @Test func watchedTargetsReportWhatTheServerPushesBetweenTicks() async throws {
+        let harness = SchedulerHarness(targets: [.http("server")], watched: ["server"])
+        try await harness.waitUntilConnected()
+        try await waitUntil("the watch stream is open") { harness.prober.watcherCount == 1 }
+        harness.prober.push(.failure("server", .notServing, phase: .body, latency: .zero))
+        #expect(harness.monitor.current.verdict.reason == .targetFailed(target: "server", reason: .notServing))
+        #expect(harness.prober.calls.count == 1, "no poll was needed")
+        await harness.stop()
+    }
+}
+
+extension SchedulerHarness {
+    func waitUntilConnected() async throws {
+        try await waitUntil("connected", timeout: .seconds(5)) { self.monitor.current.verdict.state == .connected }
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import Logging
+import ReachCore
+import ReachProbes
+import Testing
+
+/// The gRPC health prober against a real grpc.health.v1 server (grpcio's, in Python) on 127.0.0.1,
+/// and against a closed port and a listener that never speaks.
+///
+/// Serialized: several tests measure latencies, which parallel tests on two cores would blur.
+@Suite("gRPC health probe against a real grpcio health server", .serialized, .timeLimit(.minutes(2)))
+struct GRPCHealthProberTests {
+    let prober: GRPCHealthProber
+
+    init() {
+        // Debug level: the prober's lines (the error chain of each failure, why a watch stream
+        // ended) are the record of what was observed.
+        var logger = Logger(label: "grpc-health-test")
+        logger.logLevel = .debug
+        prober = GRPCHealthProber(logger: logger)
+    }
+
+    func target(
+        host: String = "127.0.0.1", port: Int, service: String = "", timeout: Duration = .seconds(2),
+        family: AddressFamily = .auto
+    ) -> ProbeTarget {
+        ProbeTarget(
+            name: "grpc", check: .grpc(GRPCHealthCheck(endpoint: HostPort(host: host, port: port), service: service, watch: true)),
+            timeout: timeout, addressFamily: family
+        )
+    }
+
+    func probe(_ target: ProbeTarget) async -> ProbeResult {
+        let result = await prober.probe(target)
+        let outcome = result.failure.map { "\($0.reason) in \($0.phase?.rawValue ?? "-"): \($0.detail ?? "")" } ?? "ok"
+        print("\(target.endpoint) \(target.addressFamily.rawValue) \(target.check): \(outcome) after \(result.latency)")
+        return result
+    }
+
+    func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+
+    // MARK: - Check
+
+    @Test func servingIsASuccess() async throws {
+        let server = try GRPCHealthServerProcess()
+        defer { server.stop() }
+        let result = await probe(target(port: server.port))
+        #expect(result.isSuccess)
+        #expect(result.latency < .seconds(2), "well inside the deadline")
+    }
+
+    @Test func notServingIsReportedAsNotServing() async throws {
+        let server = try GRPCHealthServerProcess()
+        defer { server.stop() }
+        try server.send("not_serving")
+        let result = await probe(target(port: server.port))
+        #expect(result.failure?.reason == .notServing)
+        #expect(result.failure?.detail == "NOT_SERVING")
+
+        try server.send("serving")
+        #expect(await probe(target(port: server.port)).isSuccess)
+    }
+
+    @Test func aNamedServiceHasItsOwnStatus() async throws {
+        let server = try GRPCHealthServerProcess()
+        defer { server.stop() }
+        try server.send("serving api")
+        #expect(await probe(target(port: server.port, service: "api")).isSuccess)
+
+        try server.send("not_serving api")
+        #expect(await probe(target(port: server.port, service: "api")).failure?.reason == .notServing)
+        // The server as a whole is still serving.
+        #expect(await probe(target(port: server.port)).isSuccess)
+
+        try server.send("unknown api")
+        let unknown = await probe(target(port: server.port, service: "api"))
+        #expect(unknown.failure?.reason == .notServing)
+        #expect(unknown.failure?.detail == "UNKNOWN")
+    }
+
+    /// grpcio answers Check for a service it does not know with status NOT_FOUND, as the spec
+    /// says (SERVICE_UNKNOWN is for Watch only): the prober reports it as not serving.
+    @Test func anUnknownServiceIsNotServing() async throws {
+        let server = try GRPCHealthServerProcess()
+        defer { server.stop() }
+        let result = await probe(target(port: server.port, service: "no.such.Service"))
+        #expect(result.failure?.reason == .notServing)
+        #expect(result.failure?.detail?.contains("NOT_FOUND") == true)
+    }
+
+    @Test func aServerWithoutTheHealthServiceIsAProtocolError() async throws {
+        let server = try GRPCHealthServerProcess(mode: .withoutHealth)
+        defer { server.stop() }
+        let result = await probe(target(port: server.port))
+        #expect(result.failure?.reason == .protocolError)
+        #expect(result.failure?.detail?.contains("unimplemented") == true)
+    }
+
+    @Test func aServerThatIsNotGRPCIsAProtocolError() async throws {
+        let server = try GRPCHealthServerProcess(mode: .http1)
+        defer { server.stop() }
+        let result = await probe(target(port: server.port))
+        #expect(result.failure?.reason == .protocolError)
+        #expect(result.latency < .seconds(2), "well inside the deadline")
+    }
+
+    @Test func aClosedPortIsRefusedFast() async throws {
+        let port = GRPCHealthServerProcess.unusedPort()
+        let result = await probe(target(port: port))
+        #expect(result.failure?.reason == .connectionRefused)
+        #expect(result.failure?.phase == .connect)
+        #expect(result.latency < .seconds(2), "well inside the deadline")
+    }
+
+    @Test func aListenerThatNeverSpeaksTimesOutAtTheDeadline() async throws {
+        let listener = SilentTCPListener()
+        defer { withExtendedLifetime(listener) {} }
+        let result = await probe(target(port: listener.port, timeout: .milliseconds(500)))
+        #expect(result.failure?.reason == .timeout)
+        // TCP connected; the server's HTTP/2 settings never came.
+        #expect(result.failure?.phase == .head)
+        #expect(result.latency >= .milliseconds(450))
+        #expect(result.latency < .milliseconds(1500))
+    }
+
+    @Test func anUnresolvableNameIsADNSFailure() async throws {
+        let result = await probe(target(host: "no-such-host.invalid", port: 50051))
+        #expect(result.failure?.reason == .dnsFailure)
+        #expect(result.failure?.phase == .dns)
+    }
+
+    @Test func aPinnedFamilyUsesOnlyThatFamily() async throws {
+        let server = try GRPCHealthServerProcess()  // listens on 127.0.0.1 only
+        defer { server.stop() }
+        #expect(await probe(target(host: "localhost", port: server.port, family: .ipv4)).isSuccess)
+        #expect(await probe(target(host: "127.0.0.1", port: server.port, family: .ipv4)).isSuccess)
+
+        // Over IPv6 the same server is not there: ::1 refuses, and an IPv4 literal has no IPv6 address.
+        let overIPv6 = await probe(target(host: "::1", port: server.port, family: .ipv6))
+        #expect(overIPv6.failure?.reason == .connectionRefused)
+        let literal = await probe(target(host: "127.0.0.1", port: server.port, family: .ipv6))
+        #expect(literal.failure?.reason == .dnsFailure)
+        #expect(await !probe(target(host: "localhost", port: server.port, family: .ipv6)).isSuccess)
+    }
+
+    @Test func cancellingTheCallerEndsTheProbeAtOnce() async throws {
+        let listener = SilentTCPListener()
+        defer { withExtendedLifetime(listener) {} }
+        let prober = self.prober
+        let probeTarget = target(port: listener.port, timeout: .seconds(10))
+        let started = ContinuousClock.now
+        let task = Task { await prober.probe(probeTarget) }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        let result = await task.value
+        #expect(result.failure?.reason == .cancelled)
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+
+    // MARK: - Watch
+
+    @Test func watchReportsAStatusSwitchAsItHappens() async throws {
+        let server = try GRPCHealthServerProcess()
+        defer { server.stop() }
+        let recorder = WatchRecorder()
+        let prober = self.prober
+        let watchTarget = target(port: server.port)
+        let watching = Task { await prober.watch(watchTarget) { recorder.record($0) } }
+        defer { watching.cancel() }
+
+        let first = await recorder.first(from: 0, within: .seconds(5)) { _ in true }
+        #expect(first?.result.isSuccess == true)
+
+        var mark = recorder.count
+        var sent = ContinuousClock.now
+        try server.send("not_serving")
+        let down = await recorder.first(from: mark, within: .seconds(2)) { !$0.isSuccess }
+        #expect(down?.result.failure?.reason == .notServing)
+        if let down {
+            print("NOT_SERVING reported \(milliseconds(down.at - sent)) ms after the switch")
+            #expect(down.at - sent < .milliseconds(500))
+        }
+
+        mark = recorder.count
+        sent = ContinuousClock.now
+        try server.send("serving")
+        let up = await recorder.first(from: mark, within: .seconds(2)) { $0.isSuccess }
+        #expect(up != nil)
+        if let up { #expect(up.at - sent < .milliseconds(500)) }
+    }
+
+    @Test func watchReportsAKilledServerAtOnceAndItsReturn() async throws {
+        let server = try GRPCHealthServerProcess()
+        defer { server.stop() }
+        let port = server.port
+        let recorder = WatchRecorder()
+        let prober = self.prober
+        let watchTarget = target(port: port)
+        let watching = Task { await prober.watch(watchTarget) { recorder.record($0) } }
+        defer { watching.cancel() }
+
+        let first = await recorder.first(from: 0, within: .seconds(5)) { _ in true }
+        #expect(first?.result.isSuccess == true)
+
+        let mark = recorder.count
+        let killed = ContinuousClock.now
+        server.kill()
+        let down = await recorder.first(from: mark, within: .seconds(5)) { !$0.isSuccess }
+        #expect(down != nil)
+        if let down {
+            print("SIGKILL reported as \(down.result.failure?.reason.code ?? "-") \(milliseconds(down.at - killed)) ms after the kill")
+            #expect(down.result.failure?.reason == .connectionRefused)
+            #expect(down.at - killed < .seconds(1))
+        }
+
+        // The server comes back on the same port: the watch re-opens (backoff capped at 1 s).
+        let restarted = ContinuousClock.now
+        let again = try GRPCHealthServerProcess(port: port)
+        let back = await recorder.first(from: recorder.count, within: .seconds(5)) { $0.isSuccess }
+        #expect(back != nil)
+        if let back { print("restart seen \(milliseconds(back.at - restarted)) ms after it began") }
+        watching.cancel()
+        await watching.value
+        again.stop()
+    }
+
+    /// A server without the health service answers Watch with UNIMPLEMENTED: the watch falls back
+    /// to one Check per attempt, with the pause between attempts growing to its 1 s cap.
+    @Test func watchWithoutAHealthServiceFallsBackToChecksWithBackoff() async throws {
+        let server = try GRPCHealthServerProcess(mode: .withoutHealth)
+        defer { server.stop() }
+        let recorder = WatchRecorder()
+        let prober = self.prober
+        let watchTarget = target(port: server.port)
+        let watching = Task { await prober.watch(watchTarget) { recorder.record($0) } }
+        try await Task.sleep(for: .milliseconds(1600))
+        watching.cancel()
+        await watching.value
+
+        #expect(recorder.all.allSatisfy { $0.result.failure?.reason == .protocolError })
+        // Pauses of 100, 200, 400, 800 ms: about five attempts in 1.6 s, not a busy loop.
+        #expect((2...7).contains(recorder.count))
+    }
+
+    @Test func watchOnASilentListenerFallsBackToChecks() async throws {
+        let listener = SilentTCPListener()
+        defer { withExtendedLifetime(listener) {} }
+        let recorder = WatchRecorder()
+        let prober = self.prober
+        let watchTarget = target(port: listener.port, timeout: .milliseconds(300))
+        let watching = Task { await prober.watch(watchTarget) { recorder.record($0) } }
+
+        // No status within the timeout: the watch gives up on the stream and runs a Check, which times out.
+        let report = await recorder.first(from: 0, within: .seconds(3)) { _ in true }
+        #expect(report?.result.failure?.reason == .timeout)
+
+        let cancelled = ContinuousClock.now
+        watching.cancel()
+        await watching.value
+        #expect(ContinuousClock.now - cancelled < .seconds(1))
+    }
+}

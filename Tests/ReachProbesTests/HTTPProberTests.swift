@@ -1,0 +1,169 @@
+import Logging
+import ReachCore
+import ReachProbes
+import Testing
+
+/// The HTTP prober against real servers on 127.0.0.1 that answer well, badly, slowly or not at all.
+@Suite("HTTP probe against real servers", .serialized)
+final class HTTPProberTests {
+    let server: HTTPTargetServer
+    let prober = HTTPProber(logger: Logger(label: "test"))
+
+    init() throws {
+        server = try HTTPTargetServer()
+    }
+
+    deinit {
+        server.stop()
+    }
+
+    func target(
+        _ url: String, timeout: Duration = .seconds(2), expect: HTTPExpectation = HTTPExpectation(),
+        headers: [HTTPHeaderField] = [], token: Secret? = nil, tls: TLSSettings = TLSSettings(), family: AddressFamily = .auto
+    ) -> ProbeTarget {
+        let authority = url.split(separator: "/")[1].split(separator: ":")
+        let check = HTTPCheck(
+            url: url, endpoint: HostPort(host: String(authority[0]), port: Int(authority[1]) ?? 80), expectation: expect,
+            headers: headers, bearerToken: token, tls: tls)
+        return ProbeTarget(name: "server", check: .http(check), timeout: timeout, addressFamily: family)
+    }
+
+    func probe(_ target: ProbeTarget) async -> ProbeResult {
+        let result = await prober.probe(target)
+        print("\(target.name) \(target.kind): \(result.failure.map { "\($0.reason) in \($0.phase?.rawValue ?? "-"): \($0.detail ?? "")" } ?? "ok") after \(result.latency)")
+        return result
+    }
+
+    @Test func aHealthyEndpointPassesWithItsTimings() async {
+        let result = await probe(target(server.url("/ok")))
+        #expect(result.isSuccess)
+        #expect(result.timings.firstByte != nil)
+        #expect(result.timings.connect != nil)
+        #expect(result.latency < .seconds(1))
+        await prober.shutdown()
+    }
+
+    @Test func aStatusOutsideTheExpectedSetFailsWithThatStatus() async {
+        let result = await probe(target(server.url("/status/503")))
+        #expect(result.failure?.reason == .httpStatus(503))
+        #expect(result.failure?.phase == .head)
+        let accepted = await probe(target(server.url("/status/503"), expect: HTTPExpectation(statuses: [503...503])))
+        #expect(accepted.isSuccess, "expect.status decides what is healthy")
+        await prober.shutdown()
+    }
+
+    @Test func aClosedPortIsRefusedAtOnce() async throws {
+        let result = await probe(target("http://127.0.0.1:\(try closedPort())/api/v1/health"))
+        #expect(result.failure?.reason == .connectionRefused)
+        #expect(result.failure?.phase == .connect)
+        #expect(result.latency < .milliseconds(500))
+        await prober.shutdown()
+    }
+
+    @Test func aBlackholeTimesOutAtTheDeadlineWaitingForTheHead() async {
+        let result = await probe(target("http://127.0.0.1:\(server.ports.blackhole)/api/v1/health"))
+        #expect(result.failure?.reason == .timeout)
+        #expect(result.failure?.phase == .head)
+        #expect(result.latency >= .milliseconds(1_990) && result.latency < .milliseconds(2_500))
+        await prober.shutdown()
+    }
+
+    @Test func aBodyThatStallsAfterTheHeadTimesOutAtTheDeadline() async {
+        let result = await probe(target(server.url("/stall-body")))
+        #expect(result.failure?.reason == .timeout)
+        #expect(result.failure?.phase == .body, "the deadline covers the body, not just the head")
+        #expect(result.latency >= .milliseconds(1_990) && result.latency < .milliseconds(2_500))
+        await prober.shutdown()
+    }
+
+    @Test func anAnswerIn1_9sPassesAndIn2_1sTimesOut() async {
+        let inTime = await probe(target(server.url("/slow/1900")))
+        #expect(inTime.isSuccess)
+        let late = await probe(target(server.url("/slow/2100")))
+        #expect(late.failure?.reason == .timeout)
+        #expect(late.failure?.phase == .head)
+        #expect(late.latency >= .milliseconds(1_990) && late.latency < .milliseconds(2_090), "cut at 2 s, not at the answer")
+        await prober.shutdown()
+    }
+
+    @Test func garbageInsteadOfHTTPIsAProtocolError() async {
+        let result = await probe(target(server.url("/garbage")))
+        #expect(result.failure?.reason == .protocolError)
+        await prober.shutdown()
+    }
+
+    @Test func aResetConnectionIsNamedAsSuch() async {
+        let result = await probe(target(server.url("/reset")))
+        #expect(result.failure?.reason == .connectionReset)
+        await prober.shutdown()
+    }
+
+    @Test func aSelfSignedCertificateFailsByDefaultAndPassesWithItsCA() async {
+        let named = TLSSettings(serverName: server.ports.server_name)
+        let untrusted = await probe(target(server.secureURL("/ok"), tls: named))
+        #expect(untrusted.failure?.reason == .tlsFailure)
+        #expect(untrusted.failure?.phase == .tls)
+        #expect(untrusted.failure?.detail?.isEmpty == false, "the verifier's reason is kept")
+        let trusted = await probe(target(server.secureURL("/ok"), tls: TLSSettings(caFile: server.ports.ca, serverName: server.ports.server_name)))
+        #expect(trusted.isSuccess)
+        await prober.shutdown()
+    }
+
+    @Test func aCertificateForAnotherNameFailsEvenWithTheCA() async {
+        let result = await probe(target(server.secureURL("/ok"), tls: TLSSettings(caFile: server.ports.ca)))
+        #expect(result.failure?.reason == .tlsFailure, "the certificate names \(server.ports.server_name), not 127.0.0.1")
+        await prober.shutdown()
+    }
+
+    @Test func anUnresolvableNameIsADNSFailure() async {
+        let result = await probe(target("http://reachd-nonexistent.invalid:80/api/v1/health"))
+        #expect(result.failure?.reason == .dnsFailure)
+        #expect(result.failure?.phase == .dns)
+        await prober.shutdown()
+    }
+
+    @Test func bodyExpectationsJudgeTheBody() async {
+        let contains = await probe(target(server.url("/ok"), expect: HTTPExpectation(bodyContains: "\"ok\"")))
+        #expect(contains.isSuccess)
+        let missing = await probe(target(server.url("/ok"), expect: HTTPExpectation(bodyContains: "ready")))
+        #expect(missing.failure?.reason == .unexpectedBody)
+        let pointer = JSONExpectation(pointer: "/status", equals: .string("ok"))
+        let json = await probe(target(server.url("/json/ok"), expect: HTTPExpectation(json: pointer)))
+        #expect(json.isSuccess)
+        let degraded = await probe(target(server.url("/json/degraded"), expect: HTTPExpectation(json: pointer)))
+        #expect(degraded.failure?.reason == .unexpectedBody)
+        #expect(degraded.failure?.detail == "/status is \"degraded\", expected \"ok\"")
+        let nested = await probe(target(server.url("/json/ok"), expect: HTTPExpectation(json: JSONExpectation(pointer: "/checks/db", equals: .bool(true)))))
+        #expect(nested.isSuccess)
+        await prober.shutdown()
+    }
+
+    @Test func headersAndTheBearerTokenAreSentAndTheTokenIsNeverShown() async {
+        let anonymous = await probe(target(server.url("/auth")))
+        #expect(anonymous.failure?.reason == .httpStatus(401))
+        let result = await probe(target(server.url("/auth"), headers: [HTTPHeaderField(name: "X-Probe", value: "yes")], token: Secret("s3cret")))
+        #expect(result.isSuccess)
+        let shown = "\(target(server.url("/auth"), token: Secret("s3cret")))"
+        #expect(!shown.contains("s3cret"), "a target printed in a log line must not carry its token")
+        await prober.shutdown()
+    }
+
+    @Test func theAddressFamilyIsHonoured() async {
+        let v4 = await probe(target(server.url("/ok"), family: .ipv4))
+        #expect(v4.isSuccess)
+        let v6 = await probe(target(server.url("/ok"), family: .ipv6))
+        #expect(v6.failure?.reason == .networkUnreachable, "an IPv4 address cannot be reached over IPv6")
+        await prober.shutdown()
+    }
+
+    @Test func everyProbeOpensAFreshConnectionByDefault() async throws {
+        let before = try connections()
+        for _ in 0..<3 { #expect(await probe(target(server.url("/ok"))).isSuccess) }
+        #expect(try connections() - before == 3 + 1, "three probes, three connections (and one for this count)")
+        await prober.shutdown()
+    }
+
+    private func connections() throws -> Int {
+        try #require(Int(httpGet(port: server.ports.http, path: "/connections")))
+    }
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""A real gRPC health server for the GRPCHealthProber tests: grpcio's own grpc.health.v1 servicer.
+
+Usage: grpc_health_server.py [--without-health | --http1] [PORT]   (PORT 0 or absent: any free port)
+
+Listens on 127.0.0.1 and prints the port it bound as the first line of stdout.
+
+--without-health runs a gRPC server with no services at all, so every health call fails with
+UNIMPLEMENTED; --http1 runs a plain HTTP/1.1 server (not gRPC) that answers 404 to everything.
+Both still take the commands below (acknowledged, without effect), so tests drive them alike. Then reads one
+command per line on stdin and answers each with a line `ok` (or `error: ...`) once applied:
+
+    serving [SERVICE]          set SERVICE (default: the server as a whole, "") to SERVING
+    not_serving [SERVICE]      set it to NOT_SERVING
+    unknown [SERVICE]          set it to UNKNOWN
+    service_unknown [SERVICE]  set it to SERVICE_UNKNOWN
+    quit                       stop the server and exit
+
+End of stdin stops the server too, so it never outlives the test that started it.
+"""
+
+import http.server
+import sys
+import threading
+from concurrent import futures
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+STATUSES = {
+    "serving": health_pb2.HealthCheckResponse.SERVING,
+    "not_serving": health_pb2.HealthCheckResponse.NOT_SERVING,
+    "unknown": health_pb2.HealthCheckResponse.UNKNOWN,
+    "service_unknown": health_pb2.HealthCheckResponse.SERVICE_UNKNOWN,
+}
+
+
+def start_http1(requested: int):
+    """A plain HTTP/1.1 server in a thread; returns (port, stop)."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", requested), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd.server_address[1], httpd.shutdown
+
+
+def start_grpc(requested: int, with_health: bool):
+    """A gRPC server, with grpcio's health servicer or with no services; returns (port, stop, servicer)."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    servicer = health.HealthServicer()
+    if with_health:
+        health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
+    port = server.add_insecure_port(f"127.0.0.1:{requested}")
+    if port == 0:
+        raise OSError(f"cannot bind 127.0.0.1:{requested}")
+    server.start()
+    return port, lambda: server.stop(grace=None), servicer
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    mode = args.pop(0) if args and args[0].startswith("--") else "--health"
+    requested = int(args[0]) if args else 0
+    if mode == "--http1":
+        port, stop = start_http1(requested)
+        servicer = health.HealthServicer()
+    elif mode in ("--health", "--without-health"):
+        port, stop, servicer = start_grpc(requested, with_health=(mode == "--health"))
+    else:
+        print(f"error: unknown mode {mode!r}", file=sys.stderr, flush=True)
+        return 2
+    print(port, flush=True)
+
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        command, service = words[0], (words[1] if len(words) > 1 else "")
+        if command == "quit":
+            break
+        status = STATUSES.get(command)
+        if status is None:
+            print(f"error: unknown command {command!r}", flush=True)
+            continue
+        servicer.set(service, status)
+        print("ok", flush=True)
+
+    stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

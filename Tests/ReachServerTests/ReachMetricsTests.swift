@@ -1,0 +1,205 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import ReachCore
+import ReachServer
+import ReachTesting
+import Testing
+
+/// The value of the sample `series` (name and labels exactly as exposed) in a scrape, if present.
+func sample(_ exposition: String, _ series: String) -> Double? {
+    for line in exposition.split(separator: "\n") where !line.hasPrefix("#") {
+        guard line.hasPrefix(series + " ") else { continue }
+        return Double(line.dropFirst(series.count + 1))
+    }
+    return nil
+}
+
+@Suite("ReachMetrics: Prometheus exposition")
+struct ReachMetricsTests {
+    private func scrape(_ harness: MonitorHarness) -> String {
+        String(decoding: harness.metrics.exposition(monitor: harness.monitor), as: UTF8.self)
+    }
+
+    @Test func everySeriesExistsFromTheStart() async {
+        let harness = MonitorHarness(targets: [.http("server"), .http("backup", host: "203.0.113.11")])
+        let text = scrape(harness)
+        for series in [
+            "reachd_connected", "reachd_link_usable", "reachd_subscribers", "reachd_netlink_overruns_total",
+            "reachd_last_transition_timestamp_seconds", #"reachd_build_info{version="\#(ReachVersion.current)"}"#,
+            #"reachd_probe_success{target="server"}"#, #"reachd_probe_success{target="backup"}"#,
+            #"reachd_probes_total{target="server",result="success"}"#, #"reachd_probe_skipped_total{target="backup"}"#,
+            #"reachd_probe_duration_seconds_count{target="server"}"#, #"reachd_probe_duration_seconds_bucket{target="server",le="0.0025"}"#,
+            #"reachd_probe_duration_seconds_bucket{target="server",le="2.5"}"#,
+            #"reachd_restoration_callbacks_total{result="ok"}"#, #"reachd_restoration_callbacks_total{result="timed_out"}"#,
+        ] {
+            #expect(sample(text, series) != nil, "\(series) missing from:\n\(text)")
+        }
+        #expect(sample(text, #"reachd_build_info{version="\#(ReachVersion.current)"}"#) == 1)
+        for name in [
+            "reachd_connected", "reachd_state_changes_total", "reachd_link_usable", "reachd_link_up", "reachd_probe_success",
+            "reachd_probe_duration_seconds", "reachd_probes_total", "reachd_probe_skipped_total", "reachd_restoration_callbacks_total",
+            "reachd_subscribers", "reachd_netlink_overruns_total", "reachd_last_transition_timestamp_seconds", "reachd_build_info",
+        ] where name != "reachd_state_changes_total" && name != "reachd_link_up" {
+            #expect(text.contains("# HELP \(name) "), "\(name) has help text")
+        }
+        await harness.stop()
+    }
+
+    @Test func followingTheMonitorTracksTheVerdictAndStateChanges() async throws {
+        let harness = MonitorHarness()
+        let follower = Task { await harness.metrics.follow(harness.monitor) }
+        try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
+        var text = scrape(harness)
+        #expect(sample(text, "reachd_connected") == 0)
+        #expect(sample(text, "reachd_subscribers") == 1)
+
+        harness.connect()
+        try await waitUntil("connected in metrics") { sample(self.scrape(harness), "reachd_connected") == 1 }
+        text = scrape(harness)
+        #expect(sample(text, "reachd_link_usable") == 1)
+        #expect(sample(text, #"reachd_link_up{interface="eth0",kind="unknown"}"#) == 1, "from the verdict until links are reported")
+        #expect(sample(text, #"reachd_state_changes_total{to="connected",reason="healthy"}"#) == 1)
+        #expect(sample(text, "reachd_last_transition_timestamp_seconds") == harness.clock.wallTimeAtStart.secondsSinceEpoch)
+
+        harness.clock.advance(by: .seconds(2))
+        harness.record(.refused("server"))
+        try await waitUntil("disconnected in metrics") { sample(self.scrape(harness), "reachd_connected") == 0 }
+        text = scrape(harness)
+        #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused"}"#) == 1)
+        #expect(sample(text, "reachd_last_transition_timestamp_seconds") == harness.clock.wallTimeAtStart.secondsSinceEpoch + 2)
+
+        harness.monitor.update(links: .offline)
+        try await waitUntil("link loss in metrics") { sample(self.scrape(harness), "reachd_link_usable") == 0 }
+        text = scrape(harness)
+        #expect(sample(text, #"reachd_link_up{interface="eth0",kind="unknown"}"#) == 0)
+        #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused"}"#) == 1, "no state change, no count")
+
+        follower.cancel()
+        await follower.value
+        await harness.stop()
+    }
+
+    @Test func probesAreCountedByResult() async {
+        let harness = MonitorHarness()
+        let target = harness.targets[0]
+        harness.metrics.probeStarted(target, lateness: .zero)
+        harness.metrics.probeFinished(target, result: .ok("server", ms: 3))
+        harness.metrics.probeFinished(target, result: .ok("server", ms: 30))
+        var text = scrape(harness)
+        #expect(sample(text, #"reachd_probe_success{target="server"}"#) == 1)
+        #expect(sample(text, #"reachd_probes_total{target="server",result="success"}"#) == 2)
+        #expect(sample(text, #"reachd_probe_duration_seconds_count{target="server"}"#) == 2)
+        #expect(sample(text, #"reachd_probe_duration_seconds_bucket{target="server",le="0.005"}"#) == 1)
+        #expect(sample(text, #"reachd_probe_duration_seconds_bucket{target="server",le="0.05"}"#) == 2)
+        #expect(sample(text, #"reachd_probe_duration_seconds_sum{target="server"}"#) == 0.033)
+
+        harness.metrics.probeFinished(target, result: .refused("server"))
+        harness.metrics.probeFinished(target, result: .failure("server", .timeout, phase: .tls, latency: .seconds(2)))
+        harness.metrics.probeSkipped(target)
+        text = scrape(harness)
+        #expect(sample(text, #"reachd_probe_success{target="server"}"#) == 0)
+        #expect(sample(text, #"reachd_probes_total{target="server",result="connection_refused"}"#) == 1)
+        #expect(sample(text, #"reachd_probes_total{target="server",result="timeout"}"#) == 1)
+        #expect(sample(text, #"reachd_probe_duration_seconds_count{target="server"}"#) == 4, "failed probes are timed too")
+        #expect(sample(text, #"reachd_probe_skipped_total{target="server"}"#) == 1)
+        await harness.stop()
+    }
+
+    @Test func restorationCallbacksAreCountedByOutcome() async throws {
+        let harness = MonitorHarness { $0.linkSettleWindow = .zero }
+        harness.monitor.onConnectivityRestored(named: "fine") { _ in }
+        harness.monitor.onConnectivityRestored(named: "broken") { _ in throw CancellationError() }
+        harness.monitor.onConnectivityLost(named: "not-counted") { _ in }
+        let follower = Task { await harness.metrics.follow(harness.monitor) }
+        try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
+        harness.connect()
+        harness.monitor.update(links: .offline)
+        harness.monitor.update(links: .of(.usable()))
+        harness.record(.ok("server"))
+        try await waitUntil("both callbacks counted") {
+            let text = self.scrape(harness)
+            return sample(text, #"reachd_restoration_callbacks_total{result="ok"}"#) == 1
+                && sample(text, #"reachd_restoration_callbacks_total{result="failed"}"#) == 1
+        }
+        #expect(sample(scrape(harness), #"reachd_restoration_callbacks_total{result="timed_out"}"#) == 0)
+        follower.cancel()
+        await follower.value
+        await harness.stop()
+    }
+
+    @Test func linkSnapshotsCoverEveryInterfaceAndForgetVanishedOnes() async {
+        let harness = MonitorHarness()
+        harness.metrics.update(links: .of(.usable(), InterfaceFacts.usable("wlan0", index: 3).withoutCarrier.with { $0.kind = .wifi }))
+        var text = scrape(harness)
+        #expect(sample(text, #"reachd_link_up{interface="eth0",kind="ethernet"}"#) == 1)
+        #expect(sample(text, #"reachd_link_up{interface="wlan0",kind="wifi"}"#) == 0)
+        #expect(!text.contains(#"interface="lo""#), "loopback is not a link")
+        harness.metrics.update(links: .of(.usable()))
+        text = scrape(harness)
+        #expect(sample(text, #"reachd_link_up{interface="eth0",kind="ethernet"}"#) == 1)
+        #expect(!text.contains("wlan0"), "a vanished interface's series is dropped")
+        await harness.stop()
+    }
+
+    @Test func netlinkOverrunsFollowTheRunningTotal() async {
+        let harness = MonitorHarness()
+        harness.metrics.setNetlinkOverruns(2)
+        harness.metrics.setNetlinkOverruns(5)
+        #expect(sample(scrape(harness), "reachd_netlink_overruns_total") == 5)
+        harness.metrics.setNetlinkOverruns(1)
+        #expect(sample(scrape(harness), "reachd_netlink_overruns_total") == 5, "a restarted source never makes the counter go down")
+        harness.metrics.setNetlinkOverruns(3)
+        #expect(sample(scrape(harness), "reachd_netlink_overruns_total") == 7)
+        await harness.stop()
+    }
+
+    @Test func metricsRouteServesTheExpositionAndChangesAfterATransition() async throws {
+        let harness = MonitorHarness()
+        let follower = Task { await harness.metrics.follow(harness.monitor) }
+        try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
+        try await harness.server().makeApplication().test(.router) { client in
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8")
+                #expect(sample(String(buffer: response.body), "reachd_connected") == 0)
+            }
+            harness.connect()
+            try await waitUntil("connected in metrics") { sample(self.scrape(harness), "reachd_connected") == 1 }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(sample(String(buffer: response.body), "reachd_connected") == 1)
+            }
+        }
+        follower.cancel()
+        await follower.value
+        await harness.stop()
+    }
+
+    @Test(.enabled(if: Promtool.path != nil, "promtool is not installed (Debian package `prometheus`); the CI script installs it"))
+    func promtoolFindsNothingToComplainAbout() async throws {
+        let harness = MonitorHarness(targets: [.http("server"), .http("backup", host: "203.0.113.11")])
+        let follower = Task { await harness.metrics.follow(harness.monitor) }
+        try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
+        harness.monitor.onConnectivityRestored { _ in }
+        harness.metrics.update(links: .of(.usable()))
+        harness.metrics.setNetlinkOverruns(1)
+        harness.connect()
+        harness.record(.ok("backup"))
+        for result in [ProbeResult.ok("server"), .refused("backup"), .failure("server", .httpStatus(503), latency: .milliseconds(40))] {
+            harness.metrics.probeFinished(harness.targets.first { $0.name == result.target }!, result: result)
+        }
+        harness.metrics.probeSkipped(harness.targets[1])
+        try await waitUntil("a state change counted") { self.scrape(harness).contains("reachd_state_changes_total{") }
+        try await harness.server().makeApplication().test(.router) { client in
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                let exposition = String(buffer: response.body)
+                let (status, output) = try Promtool.checkMetrics(exposition)
+                #expect(status == 0, "promtool exit status")
+                #expect(output.isEmpty, "promtool says:\n\(output)\nabout:\n\(exposition)")
+            }
+        }
+        follower.cancel()
+        await follower.value
+        await harness.stop()
+    }
+}
