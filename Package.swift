@@ -141,7 +141,7 @@ let package = Package(
         .executableTarget(
             name: "reachctl",
             dependencies: [
-                "ReachCore",
+                "ReachCore", "ReachServer", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -97,10 +97,33 @@ struct TargetServer {
 
     /// Switches the mode; returns the server's CLOCK_MONOTONIC at the switch.
     func switchTo(_ mode: String) throws -> Double {
-        let data = try Data(contentsOf: URL(string: "http://127.0.0.1:\(controlPort)/mode/\(mode)")!)
-        let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        let answer = try JSONSerialization.jsonObject(with: Data(httpGet(port: controlPort, path: "/mode/\(mode)").utf8)) as? [String: Any] ?? [:]
         return answer["t_switch"] as? Double ?? .nan
     }
+}
+
+/// A blocking `GET path` on 127.0.0.1, returning the body (Foundation on Linux fetches no http URLs).
+func httpGet(port: Int, path: String) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { break }
+        response += buffer[0..<count]
+    }
+    return String(decoding: response, as: UTF8.self).components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
 }
 
 /// Records each probe's lateness and counts results.

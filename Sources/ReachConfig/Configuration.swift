@@ -11,18 +11,21 @@ public struct Configuration: Sendable, Equatable {
     public var linkSettleWindow: Duration
     /// Where the status endpoint listens.
     public var listen: HostPort
+    /// The token clients of the status endpoint must send; required when ``listen`` is not loopback.
+    public var apiToken: Secret?
     public var log: LogSettings
 
     public init(
         targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),
         linkSettleWindow: Duration = .milliseconds(100), listen: HostPort = HostPort(host: "127.0.0.1", port: 9780),
-        log: LogSettings = LogSettings()
+        apiToken: Secret? = nil, log: LogSettings = LogSettings()
     ) {
         self.targets = targets
         self.policy = policy
         self.interfaces = interfaces
         self.linkSettleWindow = linkSettleWindow
         self.listen = listen
+        self.apiToken = apiToken
         self.log = log
     }
 

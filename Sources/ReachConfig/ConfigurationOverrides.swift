@@ -16,9 +16,10 @@ extension Configuration {
         if case .quorum(let k) = policy, k > targets.count { policy = .all }
     }
 
-    /// Replaces the status endpoint's address with `host:port`.
+    /// Replaces the status endpoint's address with `host:port`; a non-loopback one needs ``apiToken``.
     public mutating func replaceListenAddress(with address: String) throws(ConfigurationError) {
-        let yaml = "listen: \"\(address)\"\nserver: { base_url: \"http://127.0.0.1\" }\n"
+        let api = apiToken == nil ? "" : "api: {}\n"
+        let yaml = "listen: \"\(address)\"\n\(api)server: { base_url: \"http://127.0.0.1\" }\n"
         listen = try Configuration.parse(yaml, source: "--listen", environment: [:]).listen
     }
 }

@@ -5,7 +5,7 @@ import Yams
 
 /// Maps a YAML document onto ``Configuration``, reporting every problem at once.
 struct ConfigurationParser {
-    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "log"]
+    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "api", "log"]
     static let httpKeys = ["expect", "headers", "bearer_token_file", "bearer_token_credential", "tls"]
     static let targetKeys = [
         "name", "kind", "url", "address", "service", "watch", "interval", "timeout",
@@ -78,10 +78,21 @@ struct ConfigurationParser {
         if let listenNode = entries["listen"], let listen, IPAddress(listen.host) == nil, listen.host != "localhost" {
             reader.report("listen host must be an IP address or localhost, found \"\(listen.host)\"", at: listenNode)
         }
+        var apiToken: Secret?
+        if let apiNode = entries["api"], let api = reader.mapping(apiNode, keys: ["bearer_token_file", "bearer_token_credential"]) {
+            apiToken = parseBearerToken(api)
+        }
+        if let listenNode = entries["listen"], let listen, IPAddress(listen.host) != nil, !isLoopback(listen.host), apiToken == nil,
+            entries["api"] == nil
+        {
+            reader.report(
+                "\(listen) is reachable from other machines: set api.bearer_token_file (or api.bearer_token_credential) so that only clients with the token are answered",
+                at: listenNode)
+        }
         let log = entries["log"].flatMap { parseLog($0) } ?? LogSettings()
         return Configuration(
             targets: targets, policy: policy, interfaces: filter, linkSettleWindow: settle,
-            listen: listen ?? HostPort(host: "127.0.0.1", port: 9780), log: log)
+            listen: listen ?? HostPort(host: "127.0.0.1", port: 9780), apiToken: apiToken, log: log)
     }
 
     private mutating func reportSyntax(_ error: YamlError) {
@@ -191,6 +202,10 @@ struct ConfigurationParser {
         if let node = entries["address_family"], let value = reader.choice(node, of: AddressFamily.allCases.map(\.rawValue)) {
             settings.addressFamily = AddressFamily(rawValue: value) ?? .auto
         }
+    }
+
+    private func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || IPAddress(host)?.isLoopback == true
     }
 
     // MARK: HTTP options

@@ -47,7 +47,7 @@ public struct Daemon: Sendable {
         self.sleepWatcher = LogindSleepWatcher(logger: logger, busAddress: systemBusAddress)
         self.statusServer = StatusServer(
             monitor: monitor, metrics: metrics, address: .tcp(host: configuration.listen.host, port: configuration.listen.port),
-            checkWaitLimit: StatusServer.checkWaitLimit(for: configuration.targets), logger: logger)
+            bearerToken: configuration.apiToken, checkWaitLimit: StatusServer.checkWaitLimit(for: configuration.targets), logger: logger)
     }
 
     /// The services, in start order; they stop in reverse, so the monitor, first, ends last.

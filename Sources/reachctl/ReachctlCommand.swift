@@ -4,19 +4,93 @@ import ReachCore
 
 /// `reachctl`: asks a running reachd about connectivity.
 @main
-struct ReachctlCommand: ParsableCommand {
+struct ReachctlCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reachctl",
         abstract: "Ask a running reachd whether this machine can reach its server.",
+        discussion: """
+            reachctl talks to reachd's status API (--endpoint, else $REACHD_ENDPOINT, else \
+            http://127.0.0.1:9780). When reachd requires a bearer token, pass the file that holds \
+            it with --token-file.
+
+            Exit codes: 0 connected, 1 disconnected or unknown (wait-online: timed out), \
+            2 reachd unreachable, 3 the event stream broke (watch without --follow).
+
+            Shell completions: reachctl --generate-completion-script bash|zsh|fish. \
+            A man page, from the source tree: swift package generate-manual --product reachctl.
+            """,
         version: ReachVersion.current,
-        subcommands: [Status.self])
+        subcommands: [Status.self, Watch.self, WaitOnline.self, Check.self])
 
-    struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the current verdict and its reason.")
+    @Option(
+        name: .long,
+        help: ArgumentHelp("reachd's status API (default: $REACHD_ENDPOINT, else \(ReachdEndpoint.defaultURL)).", valueName: "url"))
+    var endpoint: String?
 
-        func run() throws {
-            FileHandle.standardError.write(Data("reachctl status: needs reachd's status endpoint, which this version of reachd does not serve yet.\n".utf8))
-            throw ExitCode(2)
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("Send the bearer token in this file.", valueName: "path"))
+    var tokenFile: String?
+
+    /// The endpoint and token the options and environment name; exits 2 when the token file cannot be read.
+    func resolvedEndpoint() throws -> ReachdEndpoint {
+        let url = endpoint ?? ProcessInfo.processInfo.environment["REACHD_ENDPOINT"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ReachdEndpoint.defaultURL
+        var token: String?
+        if let tokenFile {
+            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                Output.error("reachctl: cannot read the token file \(tokenFile)")
+                throw ExitCode(ExitStatus.unreachable)
+            }
+            token = text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
+        return ReachdEndpoint(base: url, token: token)
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the current verdict, its reason and every target.",
+            discussion: "Exit status: 0 connected, 1 disconnected or unknown, 2 reachd unreachable.")
+
+        @ParentCommand var root: ReachctlCommand
+
+        @Flag(help: "Print the status document as reachd sent it (JSON).")
+        var json = false
+
+        func run() async throws {
+            try await Summary.fetchAndReport(endpoint: root.resolvedEndpoint(), method: .GET, path: "/v1/status", json: json)
+        }
+    }
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make reachd probe every target now, then show the new verdict as status does.",
+            discussion: "Exit status: 0 connected, 1 disconnected or unknown, 2 reachd unreachable.")
+
+        @ParentCommand var root: ReachctlCommand
+
+        @Flag(help: "Print the status document as reachd sent it (JSON).")
+        var json = false
+
+        func run() async throws {
+            try await Summary.fetchAndReport(endpoint: root.resolvedEndpoint(), method: .POST, path: "/v1/check", json: json)
+        }
+    }
+}
+
+/// The exit statuses, shared by every subcommand.
+enum ExitStatus {
+    static let connected: Int32 = 0
+    static let notConnected: Int32 = 1
+    static let unreachable: Int32 = 2
+    static let streamBroke: Int32 = 3
+}
+
+/// Unbuffered writes, so a pipe reader sees each line at once.
+enum Output {
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }

@@ -89,3 +89,15 @@ struct HTTPOptionsConfigurationTests {
         expectProblem("server:\n  base_url: http://h\n  headers: [a]\n", at: "server.headers", line: 3, saying: "expected a mapping of header names")
     }
 }
+
+@Suite("Configuration: the status endpoint")
+struct ListenConfigurationTests {
+    @Test func aNonLoopbackListenAddressNeedsAnAPIToken() throws {
+        expectProblem("listen: 0.0.0.0:9780\n" + oneTarget, at: "listen", line: 1, saying: "set api.bearer_token_file")
+        let file = NSTemporaryDirectory() + "reachd-api-token-\(UUID().uuidString)"
+        try "t0ken\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let configuration = try Configuration.parse("listen: 0.0.0.0:9780\napi: { bearer_token_file: \(file) }\n" + oneTarget, source: "t.yaml")
+        #expect(configuration.apiToken?.revealed == "t0ken")
+        #expect(try Configuration.parse("listen: \"[::1]:9780\"\n" + oneTarget, source: "t.yaml").apiToken == nil, "loopback needs none")
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import Testing
+
+/// The built `reachctl` binary, next to `reachd`.
+private let reachctlBinary = reachdBinary.deletingLastPathComponent().appending(path: "reachctl")
+
+/// A child process with both outputs captured; killed with SIGKILL when the test is done with it.
+private final class Child: @unchecked Sendable {
+    let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private var stdoutSeen = ""
+
+    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], discardStderr: Bool = false) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        var base = ProcessInfo.processInfo.environment
+        base["REACHD_ENDPOINT"] = nil
+        process.environment = base.merging(environment) { _, new in new }
+        process.standardOutput = output
+        process.standardError = discardStderr ? FileHandle.nullDevice : errors
+        try process.run()
+    }
+
+    /// Reads standard output until it contains `text`; returns all of it so far.
+    func waitForOutput(containing text: String, timeout: Duration = .seconds(20)) async throws -> String {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let handle = output.fileHandleForReading
+        while !stdoutSeen.contains(text) {
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                Issue.record("never printed \"\(text)\"; printed:\n\(stdoutSeen)")
+                return stdoutSeen
+            }
+            stdoutSeen += String(decoding: handle.availableData, as: UTF8.self)
+        }
+        return stdoutSeen
+    }
+
+    /// Waits for the exit (SIGKILL after `timeout`) and returns what it printed.
+    func finish(timeout: Duration = .seconds(15)) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                Issue.record("\(process.executableURL?.lastPathComponent ?? "?") \(process.arguments ?? []) did not exit within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let stdout = stdoutSeen + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, stdout, stderr)
+    }
+
+    func killNow() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}
+
+/// Runs reachctl to completion.
+private func reachctl(_ arguments: [String], timeout: Duration = .seconds(15)) async throws -> (status: Int32, stdout: String, stderr: String) {
+    try await Child(reachctlBinary, arguments).finish(timeout: timeout)
+}
+
+/// A reachd watching the URLs in a temporary targets file, and its endpoint.
+private struct RunningReachd {
+    let reachd: ReachdProcess
+    let endpoint: String
+    let targetsFile: URL
+
+    init(watching url: String) async throws {
+        targetsFile = FileManager.default.temporaryDirectory.appending(path: "reachctl-targets-\(UUID()).txt")
+        try "\(url)\n".write(to: targetsFile, atomically: true, encoding: .utf8)
+        reachd = try ReachdProcess(["--targets-file", targetsFile.path], environment: ["REACHD_CONFIG": ""])
+        let log = try await reachd.waitForLog(containing: "Server started and listening on")
+        let marker = "listening on 127.0.0.1:"
+        guard let range = log.range(of: marker) else {
+            Issue.record("no listening line in:\n\(log)")
+            endpoint = "http://127.0.0.1:1"
+            return
+        }
+        let port = log[range.upperBound...].prefix { $0.isNumber }
+        endpoint = "http://127.0.0.1:\(port)"
+    }
+
+    func stop() async throws {
+        kill(reachd.process.processIdentifier, SIGKILL)
+        _ = try await reachd.finish()
+        try? FileManager.default.removeItem(at: targetsFile)
+    }
+}
+
+/// A tiny HTTP server that answers 200 on /api/v1/health.
+private struct HealthServer {
+    let child: Child
+    let url: String
+
+    init() async throws {
+        let script = """
+            import http.server
+            class H(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    body = b'ok'
+                    self.send_response(200 if self.path == '/api/v1/health' else 404)
+                    self.send_header('Content-Length', str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                def log_message(self, *args):
+                    pass
+            s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
+            print('port', s.server_address[1], flush=True)
+            s.serve_forever()
+            """
+        let child = try Child(URL(filePath: "/usr/bin/env"), ["python3", "-c", script], discardStderr: true)
+        self.child = child
+        let line = try await child.waitForOutput(containing: "\n", timeout: .seconds(10))
+        let port = line.drop { !$0.isNumber }.prefix { $0.isNumber }
+        url = "http://127.0.0.1:\(port)/api/v1/health"
+    }
+}
+
+@Suite("reachctl against a real reachd", .serialized)
+struct ReachctlProcessTests {
+    @Test func aRefusedTargetReadsDisconnectedWithExit1() async throws {
+        let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
+
+        let check = try await reachctl(["--endpoint", daemon.endpoint, "check"])
+        #expect(check.status == 1, "\(check.stderr)")
+        #expect(check.stdout.hasPrefix("disconnected: connection_refused (target target-1)\n"), "\(check.stdout)")
+
+        let status = try await reachctl(["--endpoint", daemon.endpoint, "status"])
+        #expect(status.status == 1, "\(status.stderr)")
+        let lines = status.stdout.split(separator: "\n")
+        #expect(lines.first == "disconnected: connection_refused (target target-1)")
+        #expect(lines.contains { $0.hasPrefix("since:") })
+        #expect(lines.contains { $0.hasPrefix("interfaces:") })
+        #expect(lines.contains { $0.contains("target-1") && $0.contains("http") && $0.contains("unhealthy") && $0.contains("connection_refused in connect") })
+
+        let json = try await reachctl(["status", "--json", "--endpoint", daemon.endpoint])
+        #expect(json.status == 1)
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(document?["state"] as? String == "disconnected")
+        #expect(document?["reason"] as? String == "connection_refused")
+
+        let started = ContinuousClock.now
+        let wait = try await reachctl(["--endpoint", daemon.endpoint, "wait-online", "--timeout", "1s"])
+        #expect(wait.status == 1)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(wait.stderr.contains("not connected after 1s: disconnected: connection_refused"), "\(wait.stderr)")
+
+        try await daemon.stop()
+    }
+
+    @Test func aHealthyTargetReadsConnectedWithExit0() async throws {
+        let server = try await HealthServer()
+        defer { server.child.killNow() }
+        let daemon = try await RunningReachd(watching: server.url)
+
+        // wait-online first: it must return as soon as reachd decides, before any explicit check.
+        let wait = try await reachctl(["--endpoint", daemon.endpoint, "wait-online", "--timeout", "10s"])
+        #expect(wait.status == 0, "\(wait.stderr)")
+
+        let check = try await reachctl(["--endpoint", daemon.endpoint, "check"])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.hasPrefix("connected (healthy)\n"), "\(check.stdout)")
+
+        let status = try await reachctl(["--endpoint", daemon.endpoint, "status"])
+        #expect(status.status == 0)
+        #expect(status.stdout.split(separator: "\n").contains { $0.contains("target-1") && $0.contains("healthy") && $0.hasSuffix(" ms") }, "\(status.stdout)")
+
+        let json = try await reachctl(["--endpoint", daemon.endpoint, "status", "--json"])
+        #expect(json.status == 0)
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(document?["state"] as? String == "connected")
+
+        let quick = try await reachctl(["--endpoint", daemon.endpoint, "wait-online", "--timeout", "1s"])
+        #expect(quick.status == 0)
+
+        try await daemon.stop()
+    }
+
+    @Test func aClosedEndpointExits2NamingIt() async throws {
+        let endpoint = "http://127.0.0.1:1"
+        for command in [["status"], ["status", "--json"], ["check"], ["watch"]] {
+            let run = try await reachctl(["--endpoint", endpoint] + command)
+            #expect(run.status == 2, "\(command)")
+            #expect(run.stderr.contains("cannot reach reachd at http://127.0.0.1:1: connection refused"), "\(command): \(run.stderr)")
+            #expect(run.stdout.isEmpty)
+        }
+        let started = ContinuousClock.now
+        let wait = try await reachctl(["--endpoint", endpoint, "wait-online", "--timeout", "500ms"])
+        #expect(wait.status == 2)
+        #expect(ContinuousClock.now - started < .seconds(3))
+    }
+
+    @Test func theEndpointComesFromTheEnvironment() async throws {
+        let run = try await Child(reachctlBinary, ["status"], environment: ["REACHD_ENDPOINT": "http://127.0.0.1:1"]).finish()
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("http://127.0.0.1:1"))
+    }
+
+    @Test func aBadDurationIsAUsageError() async throws {
+        let run = try await reachctl(["wait-online", "--timeout", "1x"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--timeout"))
+    }
+
+    @Test func theTokenFileSuppliesTheBearerToken() async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "reachctl-token-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let token = directory.appending(path: "token")
+        try "s3cret-token\n".write(to: token, atomically: true, encoding: .utf8)
+        let config = directory.appending(path: "reachd.yaml")
+        try "server:\n  base_url: http://127.0.0.1:1\napi:\n  bearer_token_file: \(token.path)\n".write(to: config, atomically: true, encoding: .utf8)
+        let reachd = try ReachdProcess(["--config", config.path])
+        let log = try await reachd.waitForLog(containing: "Server started and listening on")
+        let port = log[log.range(of: "listening on 127.0.0.1:")!.upperBound...].prefix { $0.isNumber }
+        let endpoint = "http://127.0.0.1:\(port)"
+
+        let refused = try await reachctl(["--endpoint", endpoint, "status"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("401"), "\(refused.stderr)")
+        let allowed = try await reachctl(["--endpoint", endpoint, "--token-file", token.path, "status", "--json"])
+        #expect(allowed.status == 1, "\(allowed.stderr)")
+        #expect(allowed.stdout.contains("\"state\""))
+
+        kill(reachd.process.processIdentifier, SIGKILL)
+        _ = try await reachd.finish()
+    }
+
+    @Test func watchPrintsTheVerdictThenExits3WhenReachdDies() async throws {
+        let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
+        let watch = try Child(reachctlBinary, ["--endpoint", daemon.endpoint, "watch"])
+        defer { watch.killNow() }
+        let first = try await watch.waitForOutput(containing: "\n")
+        let fields = first.split(separator: "  ")
+        #expect(fields.count >= 4, "\(first)")
+        #expect(fields.dropFirst().first == "unknown" || fields.dropFirst().first == "disconnected", "\(first)")
+        #expect(fields.dropFirst(3).first?.hasPrefix("#") == true, "\(first)")
+
+        try await daemon.stop()
+        let (status, _, stderr) = try await watch.finish(timeout: .seconds(10))
+        #expect(status == 3, "\(stderr)")
+        #expect(stderr.contains(daemon.endpoint))
+    }
+
+    @Test func watchFollowKeepsRetryingWhileReachdIsAway() async throws {
+        let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
+        let watch = try Child(reachctlBinary, ["--endpoint", daemon.endpoint, "watch", "--follow"])
+        defer { watch.killNow() }
+        _ = try await watch.waitForOutput(containing: "\n")
+        try await daemon.stop()
+        try await Task.sleep(for: .seconds(1))
+        #expect(watch.process.isRunning, "--follow keeps going while reachd is away")
+    }
+}
