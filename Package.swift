@@ -44,6 +44,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // A named POSIX thread and an eventfd doorbell, for adapters that block in poll (netlink, sd-bus).
+        .target(name: "CDedicatedThread"),
+        .target(name: "DedicatedThread", dependencies: ["CDedicatedThread"], swiftSettings: strict),
         // The Linux rtnetlink ABI (linux/netlink.h, linux/rtnetlink.h), which Glibc's module lacks.
         .target(name: "CNetlink"),
         // The rtnetlink link adapter: feeds the core complete link snapshots without polling.
@@ -52,6 +55,7 @@ let package = Package(
             dependencies: [
                 "ReachCore",
                 "CNetlink",
+                "DedicatedThread",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -92,7 +96,7 @@ let package = Package(
         // systemd and D-Bus integration: logind's sleep signal.
         .target(
             name: "ReachSystemd",
-            dependencies: ["ReachCore", "CSystemd", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachCore", "CSystemd", "DedicatedThread", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // The status API for programs and people: JSON status, Server-Sent Events, checks, liveness, Prometheus metrics.
@@ -106,6 +110,20 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             exclude: ["openapi.yaml"],
+            swiftSettings: strict
+        ),
+        // The gRPC face of the verdict: grpc.health.v1.Health (Check, Watch, List) over the unified state and each target.
+        .target(
+            name: "ReachGRPC",
+            dependencies: [
+                "ReachCore",
+                "GRPCHealth",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict
         ),
         // YAML configuration: parsing, validation, the embedded default.
@@ -124,6 +142,7 @@ let package = Package(
                 "ReachProbes",
                 "ReachSystemd",
                 "ReachServer",
+                "ReachGRPC",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -222,6 +241,23 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachGRPCTests",
+            dependencies: ["ReachGRPC", "ReachCore", "ReachTesting"],
+            swiftSettings: strict
+        ),
+        // Prints status-API throughput (wrk) and fan-out latency figures.
+        .executableTarget(
+            name: "api-benchmark",
+            dependencies: [
+                "ReachServer", "ReachCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Benchmarks/API",
             swiftSettings: strict
         ),
         .testTarget(

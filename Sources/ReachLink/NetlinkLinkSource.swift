@@ -1,3 +1,4 @@
+import DedicatedThread
 import Logging
 import ReachCore
 
@@ -53,7 +54,7 @@ public final class NetlinkLinkSource: LinkSource {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 do {
-                    try ReaderThread.start {
+                    try DedicatedThread.start(named: "reachd-netlink") {
                         continuation.resume(with: Result { try reader.run() })
                     }
                 } catch {

@@ -1,3 +1,4 @@
+import DedicatedThread
 import CNetlink
 import Glibc
 import Logging

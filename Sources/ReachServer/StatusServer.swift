@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ReachCore
 
@@ -74,6 +75,7 @@ public struct StatusServer: Sendable {
     private let bearerToken: Secret?
     private let heartbeatInterval: Duration
     private let checkWaitLimit: Duration
+    private let limits: Limits
     private let logger: Logger
 
     /// - Parameters:
@@ -82,9 +84,11 @@ public struct StatusServer: Sendable {
     ///   - heartbeatInterval: How often an idle event stream carries a `: heartbeat` comment.
     ///   - checkWaitLimit: The longest `POST /v1/check` waits for fresh results before answering
     ///     with what it has; see ``checkWaitLimit(for:)``.
+    ///   - limits: What one client may cost: header and body sizes, idle time, connections.
     public init(
         monitor: ConnectivityMonitor, metrics: ReachMetrics, address: Address, bearerToken: Secret? = nil,
-        heartbeatInterval: Duration = .seconds(15), checkWaitLimit: Duration = .seconds(3), logger: Logger
+        heartbeatInterval: Duration = .seconds(15), checkWaitLimit: Duration = .seconds(3), limits: Limits = Limits(),
+        logger: Logger
     ) {
         precondition(heartbeatInterval > .zero, "the heartbeat interval must be positive")
         self.monitor = monitor
@@ -93,6 +97,7 @@ public struct StatusServer: Sendable {
         self.bearerToken = bearerToken
         self.heartbeatInterval = heartbeatInterval
         self.checkWaitLimit = checkWaitLimit
+        self.limits = limits
         self.logger = logger
     }
 
@@ -108,7 +113,10 @@ public struct StatusServer: Sendable {
     public func makeApplication() -> some ApplicationProtocol {
         Application(
             router: makeRouter(),
-            configuration: ApplicationConfiguration(address: address.bindAddress),
+            server: .http1(configuration: limits.http1),
+            configuration: ApplicationConfiguration(
+                address: address.bindAddress,
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections)),
             logger: logger)
     }
 
@@ -116,6 +124,7 @@ public struct StatusServer: Sendable {
         let router = Router()
         // Middleware applies to routes added after it, and to unmatched requests.
         router.add(middleware: APIErrorMiddleware(allowedMethods: Self.routes))
+        router.add(middleware: BodyLimitMiddleware(maxBodyBytes: limits.maxBodyBytes))
         if let bearerToken {
             router.add(middleware: BearerAuthMiddleware(token: bearerToken.revealed, openPaths: ["/healthz"]))
         }

@@ -1,3 +1,4 @@
+import DedicatedThread
 import Logging
 
 /// Tells the monitor when the system is about to sleep and when it woke, from logind's
@@ -47,17 +48,17 @@ public final class LogindSleepWatcher: Sendable {
         do {
             doorbell = try ShutdownDoorbell()
         } catch {
-            warn(.init(.unavailable("cannot start watching"), error), onChange: onChange)
+            warn(.init(.unavailable("cannot start watching"), BusError(error.call, code: error.code)), onChange: onChange)
             return
         }
         let outcome: WatchOutcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<WatchOutcome, Never>) in
-                do throws(BusError) {
-                    try BusThread.start { [self] in
+                do throws(SystemCallError) {
+                    try DedicatedThread.start(named: "reachd-sd-bus") { [self] in
                         continuation.resume(returning: watch(doorbell: doorbell, onChange: onChange))
                     }
                 } catch {
-                    continuation.resume(returning: WatchOutcome(.unavailable("cannot start the bus thread"), error))
+                    continuation.resume(returning: WatchOutcome(.unavailable("cannot start the bus thread"), BusError(error.call, code: error.code)))
                 }
             }
         } onCancel: {

@@ -1,3 +1,4 @@
+import DedicatedThread
 import CSystemd
 import Glibc
 

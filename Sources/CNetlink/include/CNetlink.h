@@ -21,13 +21,7 @@ enum {
 };
 
 /// Moves the calling thread into the network namespace behind `fd` (a /run/netns/NAME file).
-/// `setns` and `eventfd` need _GNU_SOURCE or headers that Swift's Glibc module leaves out.
+/// `setns` needs _GNU_SOURCE, which Swift's Glibc module leaves out.
 int cnetlink_enter_network_namespace(int fd);
-
-/// A non-blocking, close-on-exec eventfd: the reader thread's shutdown doorbell.
-int cnetlink_eventfd(void);
-
-/// Names the calling thread (shown by `top -H`, gdb, /proc/PID/task/TID/comm); at most 15 bytes.
-int cnetlink_name_current_thread(const char *name);
 
 #endif

@@ -1,0 +1,32 @@
+import CDedicatedThread
+import Glibc
+
+/// An eventfd a dedicated thread polls beside its socket, so cancellation wakes it at once instead
+/// of waiting for the next message.
+public final class ShutdownDoorbell: Sendable {
+    /// Immutable after init and only passed to `poll`/`write`, which are thread-safe system calls.
+    public let descriptor: Int32
+
+    public init() throws(SystemCallError) {
+        let descriptor = dedicated_thread_eventfd()
+        guard descriptor >= 0 else { throw SystemCallError("eventfd", code: errno) }
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Wakes the thread; safe from any thread, any number of times. The eventfd is never read, so it
+    /// stays readable: a ring before the thread first polls is not lost.
+    public func ring() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// Whether ``ring()`` has been called; does not block.
+    public var hasRung: Bool {
+        var descriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
+    }
+}

@@ -1,0 +1,94 @@
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import Logging
+import ReachCore
+import ServiceLifecycle
+
+/// reachd's verdict over gRPC: a plaintext HTTP/2 server offering only the standard health
+/// service, `grpc.health.v1.Health` (`Check`, `Watch`, `List`).
+///
+/// gRPC infrastructure already knows how to ask this service (`grpc_health_probe`, Kubernetes
+/// gRPC probes, Envoy and other load balancers, grpcio's `HealthStub`), so exposing the verdict
+/// through it lets those tools gate on the machine's connectivity with no reachd-specific client.
+/// The service `""` is the unified verdict and each probe target's name is a service of its own;
+/// see the module's `HealthService` for the exact mapping (an `unknown` verdict is `UNKNOWN`).
+///
+/// Run it as a ServiceLifecycle service. On graceful shutdown it first ends every open `Watch`
+/// stream with status `OK` (a watch never ends on its own, so it would otherwise hold the
+/// shutdown forever) and then stops accepting calls; ``run()`` returns once the calls in flight
+/// have finished. Cancelling ``run()`` instead closes every connection at once.
+///
+/// ```swift
+/// let grpc = GRPCHealthServer(monitor: monitor, host: "127.0.0.1", port: 50051, logger: logger)
+/// let group = ServiceGroup(services: [monitorService, grpc], logger: logger)
+/// ```
+public final class GRPCHealthServer: Service, Sendable {
+    private let server: GRPCServer<HTTP2ServerTransport.Posix>
+    private let health: HealthService
+    private let logger: Logger
+
+    /// Builds the server; nothing listens until ``run()``.
+    ///
+    /// - Parameters:
+    ///   - monitor: Whose verdict to serve; the server only reads it.
+    ///   - host: The address to bind: an IPv4 literal (`127.0.0.1`, `0.0.0.0`) or, when it
+    ///     contains a colon, an IPv6 literal (`::1`, `::`). Literals only, because a server binds
+    ///     an address, not a name.
+    ///   - port: The TCP port; 0 lets the kernel choose one, which ``listeningPort`` then tells.
+    ///   - logger: Receives where the server listens and why it stopped.
+    public init(monitor: ConnectivityMonitor, host: String, port: Int, logger: Logger) {
+        let address: GRPCNIOTransportHTTP2.SocketAddress =
+            host.contains(":") ? .ipv6(host: host, port: port) : .ipv4(host: host, port: port)
+        health = HealthService(monitor: monitor)
+        server = GRPCServer(
+            transport: .http2NIOPosix(address: address, transportSecurity: .plaintext, config: .defaults),
+            services: [health]
+        )
+        self.logger = logger
+    }
+
+    /// The TCP port the server is bound to, so a caller that asked for port 0 can learn the one
+    /// the kernel chose.
+    ///
+    /// Waits until ``run()`` has bound the address; throws if binding failed or the server has
+    /// stopped.
+    public var listeningPort: Int {
+        get async throws {
+            let address = try await server.transport.listeningAddress
+            if let ipv4 = address.ipv4 { return ipv4.port }
+            if let ipv6 = address.ipv6 { return ipv6.port }
+            throw RPCError(code: .internalError, message: "the server is bound to a non-IP address: \(address)")
+        }
+    }
+
+    /// Serves until a graceful shutdown (or cancellation); see the type's documentation for how
+    /// shutdown treats open `Watch` streams. Call at most once.
+    ///
+    /// - Throws: When the address cannot be bound or the transport fails.
+    public func run() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await withGracefulShutdownHandler {
+                    try await self.server.serve()
+                } onGracefulShutdown: {
+                    self.logger.debug("gRPC health server shutting down: ending watches, refusing new calls")
+                    self.health.drain()
+                    self.server.beginGracefulShutdown()
+                }
+            }
+            group.addTask {
+                // Only to log the bound address: returns (or throws, ignored) once it is known.
+                if let port = try? await self.listeningPort {
+                    self.logger.info("gRPC health server listening", metadata: ["port": "\(port)"])
+                }
+            }
+            do {
+                try await group.waitForAll()
+            } catch {
+                logger.error("gRPC health server failed", metadata: ["error": "\(error)"])
+                throw error
+            }
+        }
+        logger.debug("gRPC health server stopped")
+    }
+}

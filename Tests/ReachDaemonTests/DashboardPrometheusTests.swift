@@ -1,0 +1,335 @@
+import Foundation
+import Testing
+
+/// `Dashboards/` at the root of the package.
+private let dashboardsDirectory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appending(path: "Dashboards")
+private let dashboardFile = dashboardsDirectory.appending(path: "reachd.json")
+private let alertsFile = dashboardsDirectory.appending(path: "reachd-alerts.yaml")
+
+/// The full path of `name` on `PATH`, if it is there.
+private func executableOnPath(_ name: String) -> String? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+    return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+private let prometheusPath = executableOnPath("prometheus")
+private let promtoolPath = executableOnPath("promtool")
+
+/// Every metric reachd exports (ReachMetrics), with the series names a histogram adds.
+private let reachdMetricNames: Set<String> = [
+    "reachd_connected", "reachd_state_changes_total", "reachd_link_usable", "reachd_link_up", "reachd_probe_success",
+    "reachd_probe_duration_seconds_bucket", "reachd_probe_duration_seconds_sum", "reachd_probe_duration_seconds_count",
+    "reachd_probes_total", "reachd_probe_skipped_total", "reachd_restoration_callbacks_total", "reachd_subscribers",
+    "reachd_netlink_overruns_total", "reachd_last_transition_timestamp_seconds", "reachd_build_info",
+]
+
+/// Grafana's variables, replaced by what Grafana would send for a short time range.
+private let grafanaSubstitutions: [(String, String)] = [
+    ("${__rate_interval}", "1m"), ("$__rate_interval", "1m"),
+    ("${__interval}", "15s"), ("$__interval", "15s"),
+    ("${__range}", "5m"), ("$__range", "5m"),
+    ("${job}", "reachd"), ("$job", "reachd"),
+    ("${instance}", ".+"), ("$instance", ".+"),
+]
+
+/// Every `expr` in the dashboard (panels, rows, annotations) with its panel title.
+private func dashboardExpressions() throws -> [(panel: String, expr: String)] {
+    let document = try JSONSerialization.jsonObject(with: Data(contentsOf: dashboardFile))
+    var found: [(String, String)] = []
+    func walk(_ node: Any, title: String) {
+        if let object = node as? [String: Any] {
+            let title = object["title"] as? String ?? title
+            if let expr = object["expr"] as? String { found.append((title, expr)) }
+            for (_, value) in object { walk(value, title: title) }
+        } else if let array = node as? [Any] {
+            for element in array { walk(element, title: title) }
+        }
+    }
+    walk(document, title: "dashboard")
+    return found
+}
+
+private func substitutingGrafanaVariables(_ expr: String) -> String {
+    grafanaSubstitutions.reduce(expr) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
+}
+
+/// A child process whose output goes to a file; killed with SIGKILL when done with.
+private final class LoggedChild: @unchecked Sendable {
+    let process = Process()
+    let log: URL
+
+    init(_ executable: String, _ arguments: [String], log: URL, directory: URL? = nil) throws {
+        self.log = log
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.executableURL = URL(filePath: executable)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try handle.close()
+    }
+
+    var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    func killNow() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}
+
+/// Runs a program to completion with `input` on its standard input; returns its status and output.
+private func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(filePath: executable)
+    process.arguments = arguments
+    let output = FileManager.default.temporaryDirectory.appending(path: "reachd-dashboard-run-\(UUID()).log")
+    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: output) }
+    let handle = try FileHandle(forWritingTo: output)
+    process.standardOutput = handle
+    process.standardError = handle
+    let stdin = Pipe()
+    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+    try process.run()
+    try handle.close()
+    if let input {
+        stdin.fileHandleForWriting.write(input)
+        try stdin.fileHandleForWriting.close()
+    }
+    process.waitUntilExit()
+    return (process.terminationStatus, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+}
+
+/// The HTTP API of a Prometheus on 127.0.0.1.
+private struct PrometheusAPI {
+    let port: Int
+
+    struct Answer {
+        var status: String
+        var results: Int
+        var error: String
+        var raw: String
+    }
+
+    /// An instant query: the status, how many results (a scalar counts as one), any error.
+    func query(_ promQL: String) throws -> Answer {
+        let (_, body) = try loopbackGet(port: port, path: "/api/v1/query?query=\(percentEncodedQueryValue(promQL))")
+        let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
+        let data = document["data"] as? [String: Any] ?? [:]
+        let results: Int
+        switch data["resultType"] as? String {
+        case "vector", "matrix": results = (data["result"] as? [Any])?.count ?? 0
+        case "scalar", "string": results = 1
+        default: results = 0
+        }
+        return Answer(status: document["status"] as? String ?? "none", results: results, error: document["error"] as? String ?? "", raw: body)
+    }
+
+    func hasData(_ promQL: String) -> Bool {
+        guard let answer = try? query(promQL) else { return false }
+        return answer.status == "success" && answer.results > 0
+    }
+
+    /// Every loaded rule: name, query, health ("ok", "err", "unknown") and last error.
+    func rules() throws -> [(name: String, query: String, health: String, lastError: String)] {
+        let (_, body) = try loopbackGet(port: port, path: "/api/v1/rules")
+        let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
+        let groups = (document["data"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []
+        return groups.flatMap { $0["rules"] as? [[String: Any]] ?? [] }.map {
+            ($0["name"] as? String ?? "", $0["query"] as? String ?? "", $0["health"] as? String ?? "", $0["lastError"] as? String ?? "")
+        }
+    }
+}
+
+/// Polls `condition` every half second until it holds or `timeout` passes; says whether it held.
+private func eventually(within timeout: Duration, _ condition: () throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while ContinuousClock.now < deadline {
+        if (try? condition()) == true { return true }
+        try await Task.sleep(for: .milliseconds(500))
+    }
+    return (try? condition()) == true
+}
+
+/// The tiny HTTP server reachd probes: 200 on /health, on a given port so that it can come back.
+private func startHealthServer(port: Int, log: URL) async throws -> LoggedChild {
+    let script = """
+        import http.server, sys
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = b'ok'
+                self.send_response(200 if self.path == '/health' else 404)
+                self.send_header('Content-Length', str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            def log_message(self, *args):
+                pass
+        http.server.ThreadingHTTPServer.allow_reuse_address = True
+        http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
+        """
+    let server = try LoggedChild("/usr/bin/env", ["python3", "-c", script, String(port)], log: log)
+    let up = try await eventually(within: .seconds(15)) { try loopbackGet(port: port, path: "/health").status == 200 }
+    if !up { Issue.record("the health server on \(port) never answered:\n\(server.output)") }
+    return server
+}
+
+@Suite("Dashboards and alerts against a real Prometheus", .serialized)
+struct DashboardPrometheusTests {
+    @Test func theDashboardIsImportableAndUsesTheDatasourceVariable() throws {
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dashboardFile)) as? [String: Any])
+        #expect((document["schemaVersion"] as? Int ?? 0) >= 36)
+        #expect(document["uid"] as? String == "reachd-overview")
+        let variables = (document["templating"] as? [String: Any])?["list"] as? [[String: Any]] ?? []
+        let datasource = variables.first { $0["name"] as? String == "datasource" }
+        #expect(datasource?["type"] as? String == "datasource")
+        #expect(datasource?["query"] as? String == "prometheus")
+
+        let panels = document["panels"] as? [[String: Any]] ?? []
+        let ids = panels.compactMap { $0["id"] as? Int }
+        #expect(ids.count == panels.count && Set(ids).count == ids.count, "every panel needs a unique id")
+        for panel in panels where panel["type"] as? String != "row" {
+            let title = panel["title"] as? String ?? "?"
+            #expect((panel["datasource"] as? [String: Any])?["uid"] as? String == "${datasource}", "\(title)")
+            let targets = panel["targets"] as? [[String: Any]] ?? []
+            #expect(!targets.isEmpty, "\(title) has no query")
+            for target in targets {
+                #expect((target["datasource"] as? [String: Any])?["uid"] as? String == "${datasource}", "\(title)")
+            }
+        }
+
+        let expressions = try dashboardExpressions()
+        #expect(expressions.count >= 11)
+        let metricPattern = /reachd_[a-z_]+/
+        for (panel, expr) in expressions {
+            let names = expr.matches(of: metricPattern).map { String($0.output) }
+            #expect(!names.isEmpty, "\(panel): \(expr) uses no reachd metric")
+            for name in names { #expect(reachdMetricNames.contains(name), "\(panel): \(name) is not a reachd metric") }
+            #expect(!substitutingGrafanaVariables(expr).contains("$"), "\(panel): \(expr) has an unknown variable")
+        }
+    }
+
+    @Test(.enabled(if: promtoolPath != nil, "promtool is not installed (Debian/Ubuntu package prometheus)"))
+    func theAlertRulesPassPromtool() throws {
+        let check = try run(try #require(promtoolPath), ["check", "rules", alertsFile.path])
+        #expect(check.status == 0, "\(check.output)")
+        #expect(check.output.contains("SUCCESS"), "\(check.output)")
+    }
+
+    @Test(
+        .enabled(if: prometheusPath != nil && promtoolPath != nil, "prometheus and promtool are not installed (Debian/Ubuntu package prometheus)"),
+        .timeLimit(.minutes(5)))
+    func everyPanelHasDataAndEveryRuleEvaluatesAfterADisconnection() async throws {
+        let prometheus = try #require(prometheusPath)
+        let promtool = try #require(promtoolPath)
+        let directory = FileManager.default.temporaryDirectory.appending(path: "reachd-dashboard-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var children: [LoggedChild] = []
+        var reachd: ReachdProcess?
+        defer {
+            for child in children { child.killNow() }
+            if let reachd, reachd.process.isRunning {
+                kill(reachd.process.processIdentifier, SIGKILL)
+                reachd.process.waitUntilExit()
+            }
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        // A target that answers 200, and reachd watching it.
+        let healthPort = try freeLoopbackPort()
+        children.append(try await startHealthServer(port: healthPort, log: directory.appending(path: "health-1.log")))
+        let targets = directory.appending(path: "targets.txt")
+        try "http://127.0.0.1:\(healthPort)/health\n".write(to: targets, atomically: true, encoding: .utf8)
+        let daemon = try ReachdProcess(["--targets-file", targets.path], environment: ["REACHD_CONFIG": ""])
+        reachd = daemon
+        let startup = try await daemon.waitForLog(containing: "Server started and listening on")
+        let marker = try #require(startup.range(of: "listening on 127.0.0.1:"), "\(startup)")
+        let reachdPort = try #require(Int(String(startup[marker.upperBound...].prefix { $0.isNumber })))
+
+        // Prometheus scraping it every second, with the alert rules loaded.
+        let prometheusPort = try freeLoopbackPort()
+        let config = directory.appending(path: "prometheus.yml")
+        try """
+            global:
+              scrape_interval: 1s
+              scrape_timeout: 1s
+              evaluation_interval: 1s
+            rule_files:
+              - \(alertsFile.path)
+            scrape_configs:
+              - job_name: reachd
+                static_configs:
+                  - targets: ['127.0.0.1:\(reachdPort)']
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let server = try LoggedChild(
+            prometheus,
+            [
+                "--config.file=\(config.path)", "--storage.tsdb.path=\(directory.appending(path: "data").path)",
+                "--web.listen-address=127.0.0.1:\(prometheusPort)", "--web.enable-lifecycle", "--log.level=warn",
+            ],
+            log: directory.appending(path: "prometheus.log"), directory: directory)
+        children.append(server)
+        let api = PrometheusAPI(port: prometheusPort)
+        let ready = try await eventually(within: .seconds(60)) { try loopbackGet(port: prometheusPort, path: "/-/ready").status == 200 }
+        try #require(ready, "Prometheus never got ready:\n\(server.output)")
+
+        // Connected, as scraped.
+        let connected = try await eventually(within: .seconds(60)) { api.hasData(#"reachd_connected{job="reachd"} == 1"#) }
+        try #require(connected, "Prometheus never saw reachd connected:\n\(server.output)")
+
+        // Disconnected once the target's server is gone.
+        children.removeFirst().killNow()
+        let disconnected = try await eventually(within: .seconds(60)) { api.hasData(#"reachd_connected{job="reachd"} == 0"#) }
+        try #require(disconnected, "Prometheus never saw reachd disconnected")
+        #expect(api.hasData(#"reachd_probes_total{job="reachd", result="connection_refused"} > 0"#))
+
+        // Connected again once it is back on the same port.
+        children.append(try await startHealthServer(port: healthPort, log: directory.appending(path: "health-2.log")))
+        let reconnected = try await eventually(within: .seconds(60)) {
+            api.hasData(#"reachd_connected{job="reachd"} == 1 and changes(reachd_connected{job="reachd"}[10m]) >= 2"#)
+        }
+        try #require(reconnected, "Prometheus never saw reachd connected again")
+
+        // (a) Every dashboard query returns data. Series born at the reconnection need a couple of
+        // scrapes before rate() and increase() see them, hence the wait.
+        let expressions = try dashboardExpressions().map { (panel: $0.panel, expr: substitutingGrafanaVariables($0.expr)) }
+        #expect(expressions.count >= 11)
+        _ = try await eventually(within: .seconds(30)) { expressions.allSatisfy { api.hasData($0.expr) } }
+        for (panel, expr) in expressions {
+            let answer = try api.query(expr)
+            #expect(answer.status == "success", "\(panel): \(expr): \(answer.error)")
+            #expect(answer.results > 0, "\(panel): \(expr) returned no data: \(answer.raw)")
+        }
+
+        // (b) Every rule loaded and evaluates without error, by Prometheus's rule manager and as a query.
+        let declared = try String(contentsOf: alertsFile, encoding: .utf8).split(separator: "\n")
+            .filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- alert:") }.count
+        let evaluated = try await eventually(within: .seconds(30)) {
+            let rules = try api.rules()
+            return rules.count == declared && rules.allSatisfy { $0.health != "unknown" }
+        }
+        let rules = try api.rules()
+        #expect(evaluated, "the rules were not all loaded and evaluated: \(rules.map { "\($0.name): \($0.health)" })")
+        #expect(rules.count == declared)
+        for expected in ["ReachdDisconnected", "ReachdFlapping", "ReachdProbeLatencyHigh", "ReachdDown"] {
+            #expect(rules.contains { $0.name == expected }, "no rule \(expected)")
+        }
+        for rule in rules {
+            #expect(rule.health == "ok", "\(rule.name): \(rule.lastError)")
+            let answer = try api.query(rule.query)
+            #expect(answer.status == "success", "\(rule.name): \(rule.query): \(answer.error)")
+        }
+
+        // (c) promtool is happy with the rules file and with what reachd serves.
+        let rulesCheck = try run(promtool, ["check", "rules", alertsFile.path])
+        #expect(rulesCheck.status == 0, "\(rulesCheck.output)")
+        let scrape = try loopbackGet(port: reachdPort, path: "/metrics")
+        #expect(scrape.status == 200)
+        #expect(scrape.body.contains("reachd_connected 1"), "\(scrape.body)")
+        let metricsCheck = try run(promtool, ["check", "metrics"], input: Data(scrape.body.utf8))
+        #expect(metricsCheck.status == 0, "\(metricsCheck.output)")
+    }
+}

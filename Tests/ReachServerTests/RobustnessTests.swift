@@ -1,0 +1,199 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import ReachCore
+import ReachServer
+import ReachTesting
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Malformed requests, huge headers, lying bodies and piles of idle connections, against a live
+/// server over raw sockets: each gets a clear 4xx or a closed connection, memory stays bounded,
+/// and the server keeps answering everyone else.
+@Suite("Status API: robustness", .serialized)
+struct RobustnessTests {
+    private func withLiveServer(
+        limits: StatusServer.Limits = StatusServer.Limits(), _ body: @Sendable (Int) async throws -> Void
+    ) async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let harness = MonitorHarness()
+        harness.connect()
+        let server = StatusServer(
+            monitor: harness.monitor, metrics: harness.metrics, address: .tcp(host: "127.0.0.1", port: 0),
+            limits: limits, logger: .quiet)
+        try await server.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            try await body(port)
+            // Whatever came before, the server still answers, on a fresh connection (the test
+            // client's own may have timed out).
+            let after = try RawSocket(port: port)
+            after.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            let (text, _) = after.readUntilClosed(timeout: .seconds(5))
+            #expect(statusLine(text) == "HTTP/1.1 200 OK")
+            #expect(text.hasSuffix(#"{"status":"ok"}"#))
+        }
+        await harness.stop()
+    }
+
+    private func statusLine(_ text: String) -> String {
+        // "\r\n" is one Character: split the scalars.
+        String(String.UnicodeScalarView(text.unicodeScalars.prefix { $0 != "\r" && $0 != "\n" }))
+    }
+
+    @Test func aMegabyteOfHeadersGets400AndAClosedConnection() async throws {
+        try await withLiveServer { port in
+            let socket = try RawSocket(port: port)
+            var request = "GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            let field = "X-Padding: " + String(repeating: "a", count: 1000) + "\r\n"
+            for _ in 0..<1024 { request += field }
+            request += "\r\n"
+            // Loopback socket buffers may take the whole megabyte; the server reads only up to its limit.
+            socket.send(Array(request.utf8))
+            let (text, closed) = socket.readUntilClosed(timeout: .seconds(5))
+            #expect(closed)
+            // The 400 may be lost to a reset when the client is still writing; if it arrives, it is a 400.
+            #expect(text.isEmpty || statusLine(text) == "HTTP/1.1 400 Bad Request", "\(statusLine(text))")
+        }
+    }
+
+    @Test func oneHugeHeaderFieldGets400() async throws {
+        try await withLiveServer { port in
+            let socket = try RawSocket(port: port)
+            socket.send("GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(String(repeating: "b", count: 20 * 1024))\r\n\r\n")
+            let (text, closed) = socket.readUntilClosed(timeout: .seconds(5))
+            #expect(statusLine(text) == "HTTP/1.1 400 Bad Request")
+            #expect(closed)
+        }
+    }
+
+    @Test func tooManyHeaderFieldsGet400() async throws {
+        try await withLiveServer { port in
+            let socket = try RawSocket(port: port)
+            let fields = (0..<200).map { "X-F\($0): v\r\n" }.joined()
+            socket.send("GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\(fields)\r\n")
+            let (text, closed) = socket.readUntilClosed(timeout: .seconds(5))
+            #expect(statusLine(text) == "HTTP/1.1 400 Bad Request")
+            #expect(closed)
+        }
+    }
+
+    @Test(arguments: [
+        "GARBAGE\r\n\r\n",
+        "GET /v1/status HTTP/9.9.9\r\n\r\n",
+        "GET  HTTP/1.1\r\nHost: x\r\n\r\n",
+        "\u{01}\u{02}\u{03} / HTTP/1.1\r\n\r\n",
+        "GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header Without Colon\r\n\r\n",
+    ])
+    func aMalformedRequestGets400AndAClosedConnection(_ request: String) async throws {
+        try await withLiveServer { port in
+            let socket = try RawSocket(port: port)
+            socket.send(request)
+            let (text, closed) = socket.readUntilClosed(timeout: .seconds(5))
+            #expect(statusLine(text) == "HTTP/1.1 400 Bad Request", "\(request.debugDescription)")
+            #expect(closed)
+        }
+    }
+
+    @Test func anAbsurdContentLengthOnCheckGets413AndNoBodyIsAwaited() async throws {
+        try await withLiveServer(limits: StatusServer.Limits(idleTimeout: .seconds(1))) { port in
+            let socket = try RawSocket(port: port)
+            socket.send("POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000000000\r\n\r\n")
+            let (text, closed) = socket.readUntilClosed(timeout: .seconds(5))
+            // NIO still calls 413 by its RFC 7231 name, "Payload Too Large".
+            #expect(statusLine(text).hasPrefix("HTTP/1.1 413 "))
+            #expect(text.lowercased().contains("connection: close"))
+            #expect(text.contains(#"{"error":"#))
+            // The client never sends the body it announced: the idle timeout ends the connection.
+            #expect(closed)
+        }
+    }
+
+    @Test func anOverflowingContentLengthGets400() async throws {
+        try await withLiveServer { port in
+            let socket = try RawSocket(port: port)
+            socket.send("POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999999999999999\r\n\r\n")
+            let (text, closed) = socket.readUntilClosed(timeout: .seconds(5))
+            #expect(statusLine(text) == "HTTP/1.1 400 Bad Request")
+            #expect(closed)
+        }
+    }
+
+    @Test func aChunkedBodyPastTheLimitClosesTheConnection() async throws {
+        try await withLiveServer(limits: StatusServer.Limits(maxBodyBytes: 1024)) { port in
+            let socket = try RawSocket(port: port)
+            socket.send("POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = Array("4000\r\n\(String(repeating: "z", count: 0x4000))\r\n".utf8)
+            var total = 0
+            for _ in 0..<256 where total < 4 << 20 {
+                let sent = socket.send(chunk)
+                total += sent
+                if sent < chunk.count { break }
+            }
+            #expect(total < 4 << 20, "the server kept reading a body it does not want")
+            #expect(socket.isClosedByServer(within: .seconds(5)))
+        }
+    }
+
+    @Test func idleConnectionsAreClosedAfterTheIdleTimeout() async throws {
+        try await withLiveServer(limits: StatusServer.Limits(idleTimeout: .seconds(1))) { port in
+            // One that never sends a byte, one that stalls mid-header, one idle after a request.
+            let silent = try RawSocket(port: port)
+            let stalled = try RawSocket(port: port)
+            stalled.send("GET /v1/status HTTP/1.1\r\nHost: 12")
+            let kept = try RawSocket(port: port)
+            kept.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            let start = ContinuousClock.now
+            #expect(silent.isClosedByServer(within: .seconds(5)))
+            #expect(stalled.isClosedByServer(within: .seconds(5)))
+            let (text, closed) = kept.readUntilClosed(timeout: .seconds(5))
+            #expect(statusLine(text) == "HTTP/1.1 200 OK")
+            #expect(closed)
+            #expect(ContinuousClock.now - start >= .milliseconds(900))
+        }
+    }
+
+    @Test func anEventStreamIsNotIdle() async throws {
+        try await withLiveServer(limits: StatusServer.Limits(idleTimeout: .milliseconds(500))) { port in
+            let socket = try RawSocket(port: port)
+            socket.send("GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            let (text, closed) = socket.readUntilClosed(timeout: .seconds(2))
+            #expect(statusLine(text) == "HTTP/1.1 200 OK")
+            #expect(text.contains("event: verdict"))
+            #expect(!closed, "the idle timeout must not cut a response in progress")
+        }
+    }
+
+    @Test func twoThousandIdleConnectionsCostBoundedMemoryAndAreClosed() async throws {
+        try await withLiveServer(limits: StatusServer.Limits(idleTimeout: .seconds(3))) { port in
+            let before = residentBytes()
+            var sockets: [RawSocket] = []
+            for index in 0..<2000 {
+                let socket = try RawSocket(port: port)
+                // Half send nothing, half a first request line and then stall.
+                if index % 2 == 1 { socket.send("GET /v1/status HTTP/1.1\r\n") }
+                sockets.append(socket)
+            }
+            // Everyone else is still served while they sit there.
+            let probe = try RawSocket(port: port)
+            probe.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            #expect(statusLine(probe.readUntilClosed(timeout: .seconds(5)).text) == "HTTP/1.1 200 OK")
+            try await Task.sleep(for: .milliseconds(500))
+            let during = residentBytes()
+            let growth = during - before
+            print("RSS before \(before / 1024) KiB, with 2,000 idle connections \(during / 1024) KiB, growth \(growth / 1024) KiB")
+            #expect(growth < 64 << 20)
+            // The server closes them all after the idle timeout. A connection the kernel held in a
+            // full accept queue is accepted (and its timeout starts) late: allow for that.
+            let waitStart = ContinuousClock.now
+            var open = sockets
+            while !open.isEmpty, ContinuousClock.now - waitStart < .seconds(30) {
+                try await Task.sleep(for: .milliseconds(250))
+                open = open.filter { !$0.isClosedByServer(within: .zero) }
+            }
+            print("all but \(open.count) of 2,000 closed by the server \(ContinuousClock.now - waitStart) after the check; RSS \(residentBytes() / 1024) KiB")
+            #expect(open.count == 0)
+        }
+    }
+}

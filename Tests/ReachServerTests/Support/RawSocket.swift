@@ -1,0 +1,80 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain TCP client to 127.0.0.1 for requests no HTTP client would send: it writes raw bytes
+/// (never raising SIGPIPE), stops writing once the server answers or closes, and reads until the
+/// server closes or a timeout passes.
+final class RawSocket: Sendable {
+    let descriptor: Int32
+
+    init(port: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        descriptor = fd
+    }
+
+    /// Writes `bytes` in chunks until all are sent, the server has something to say, or the
+    /// connection breaks; returns how many bytes went out.
+    @discardableResult
+    func send(_ bytes: [UInt8], chunk: Int = 16 * 1024) -> Int {
+        var sent = 0
+        while sent < bytes.count {
+            if isReadable(timeoutMilliseconds: 0) { break }
+            let end = min(bytes.count, sent + chunk)
+            let count = bytes[sent..<end].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { break }
+            sent += count
+        }
+        return sent
+    }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    func isReadable(timeoutMilliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, timeoutMilliseconds) > 0
+    }
+
+    /// Everything the server sends until it closes the connection or `timeout` passes, and whether it closed.
+    func readUntilClosed(timeout: Duration) -> (text: String, closed: Bool) {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        repeat {
+            guard isReadable(timeoutMilliseconds: timeout == .zero ? 0 : 50) else { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+            received.append(contentsOf: buffer[0..<count])
+        } while ContinuousClock.now < deadline
+        return (String(decoding: received, as: UTF8.self), false)
+    }
+
+    /// Whether the server has closed the connection (a read returns end-of-file or a reset) within `timeout`.
+    func isClosedByServer(within timeout: Duration) -> Bool {
+        readUntilClosed(timeout: timeout).closed
+    }
+
+    deinit { close(descriptor) }
+}
+
+/// This process's resident set size, from /proc/self/status.
+func residentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+        let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    else { return 0 }
+    return kib * 1024
+}
