@@ -241,11 +241,18 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            exclude: ["Clients"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReachGRPCTests",
-            dependencies: ["ReachGRPC", "ReachCore", "ReachTesting"],
+            dependencies: [
+                "ReachGRPC", "ReachCore", "ReachTesting", "GRPCHealth",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Clients"],
             swiftSettings: strict
         ),
         // Prints status-API throughput (wrk) and fan-out latency figures.

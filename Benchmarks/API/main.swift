@@ -92,10 +92,12 @@ func fanoutInProcess(clients: Int, reps: Int) async {
         return
     }
     var started: [UInt64: ContinuousClock.Instant] = [:]
+    var recordCost: [Duration] = []
     for rep in 0..<reps {
         let before = monitor.current.sequence
         let t0 = ContinuousClock.now
         monitor.record(flip(rep), epoch: monitor.probeEpoch)
+        recordCost.append(.now - t0)
         started[before + 1] = t0
         if !(await waitUntil(.seconds(30), { received.value.load(ordering: .relaxed) >= clients * (rep + 2) })) {
             print("fanout-inprocess: transition \(rep) did not reach every consumer")
@@ -110,6 +112,8 @@ func fanoutInProcess(clients: Int, reps: Int) async {
         }
     }
     report("fanout-inprocess clients=\(clients) reps=\(reps)", samples, expected: clients * reps)
+    // How much of that is the publish itself (monitor.record yielding to every subscription).
+    report("  monitor.record() call itself", recordCost, expected: reps)
     runner.cancel()
 }
 

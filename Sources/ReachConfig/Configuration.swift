@@ -13,12 +13,16 @@ public struct Configuration: Sendable, Equatable {
     public var listen: HostPort
     /// The token clients of the status endpoint must send; required when ``listen`` is not loopback.
     public var apiToken: Secret?
+    /// A unix socket the status endpoint also listens on; off when `nil`.
+    public var socket: String?
+    /// Where the `grpc.health.v1.Health` service listens; off when `nil`.
+    public var grpcHealthListen: HostPort?
     public var log: LogSettings
 
     public init(
         targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),
         linkSettleWindow: Duration = .milliseconds(100), listen: HostPort = HostPort(host: "127.0.0.1", port: 9780),
-        apiToken: Secret? = nil, log: LogSettings = LogSettings()
+        apiToken: Secret? = nil, socket: String? = nil, grpcHealthListen: HostPort? = nil, log: LogSettings = LogSettings()
     ) {
         self.targets = targets
         self.policy = policy
@@ -26,6 +30,8 @@ public struct Configuration: Sendable, Equatable {
         self.linkSettleWindow = linkSettleWindow
         self.listen = listen
         self.apiToken = apiToken
+        self.socket = socket
+        self.grpcHealthListen = grpcHealthListen
         self.log = log
     }
 

@@ -5,7 +5,7 @@ import Yams
 
 /// Maps a YAML document onto ``Configuration``, reporting every problem at once.
 struct ConfigurationParser {
-    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "api", "log"]
+    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "socket", "api", "grpc_health", "log"]
     static let httpKeys = ["expect", "headers", "bearer_token_file", "bearer_token_credential", "tls"]
     static let targetKeys = [
         "name", "kind", "url", "address", "service", "watch", "interval", "timeout",
@@ -89,10 +89,31 @@ struct ConfigurationParser {
                 "\(listen) is reachable from other machines: set api.bearer_token_file (or api.bearer_token_credential) so that only clients with the token are answered",
                 at: listenNode)
         }
+        var socket: String?
+        if let socketNode = entries["socket"], let path = reader.string(socketNode, expected: "the path of a unix socket, like /run/reachd/reachd.sock") {
+            if path.hasPrefix("/") && path.utf8.count < 108 {
+                socket = path
+            } else {
+                reader.report("expected an absolute path shorter than 108 bytes, like /run/reachd/reachd.sock", at: socketNode)
+            }
+        }
+        var grpcHealthListen: HostPort?
+        if let grpcNode = entries["grpc_health"], let grpc = reader.mapping(grpcNode, keys: ["listen"]) {
+            if let node = grpc["listen"], let address = hostPort(node, expected: "host:port for the gRPC health service, like 127.0.0.1:9781", ports: 0...65535) {
+                if IPAddress(address.host) == nil {
+                    reader.report("the gRPC health service listens on an IP address, found \"\(address.host)\"", at: node)
+                } else {
+                    grpcHealthListen = address
+                }
+            } else if grpc["listen"] == nil {
+                reader.report("missing listen: host:port for the gRPC health service", at: grpcNode)
+            }
+        }
         let log = entries["log"].flatMap { parseLog($0) } ?? LogSettings()
         return Configuration(
             targets: targets, policy: policy, interfaces: filter, linkSettleWindow: settle,
-            listen: listen ?? HostPort(host: "127.0.0.1", port: 9780), apiToken: apiToken, log: log)
+            listen: listen ?? HostPort(host: "127.0.0.1", port: 9780), apiToken: apiToken, socket: socket,
+            grpcHealthListen: grpcHealthListen, log: log)
     }
 
     private mutating func reportSyntax(_ error: YamlError) {

@@ -1,6 +1,7 @@
 import Logging
 import ReachConfig
 import ReachCore
+import ReachGRPC
 import ReachLink
 import ReachProbes
 import ReachServer
@@ -22,6 +23,8 @@ public struct Daemon: Sendable {
     private let sleepWatcher: LogindSleepWatcher
     private let metrics: ReachMetrics
     private let statusServer: StatusServer
+    private let socketServer: StatusServer?
+    private let grpcHealthServer: GRPCHealthServer?
     private let logger: Logger
 
     /// - Parameters:
@@ -48,6 +51,14 @@ public struct Daemon: Sendable {
         self.statusServer = StatusServer(
             monitor: monitor, metrics: metrics, address: .tcp(host: configuration.listen.host, port: configuration.listen.port),
             bearerToken: configuration.apiToken, checkWaitLimit: StatusServer.checkWaitLimit(for: configuration.targets), logger: logger)
+        self.socketServer = configuration.socket.map {
+            StatusServer(
+                monitor: monitor, metrics: metrics, address: .unixSocket($0), bearerToken: configuration.apiToken,
+                checkWaitLimit: StatusServer.checkWaitLimit(for: configuration.targets), logger: logger)
+        }
+        self.grpcHealthServer = configuration.grpcHealthListen.map {
+            GRPCHealthServer(monitor: monitor, host: $0.host, port: $0.port, logger: logger)
+        }
     }
 
     /// The services, in start order; they stop in reverse, so the monitor, first, ends last.
@@ -59,7 +70,8 @@ public struct Daemon: Sendable {
             .init(service: SleepService(watcher: sleepWatcher, monitor: monitor)),
             .init(service: ProbeService(scheduler: scheduler, http: http)),
             .init(service: statusServer.makeApplication()),
-        ]
+        ] + (socketServer.map { [.init(service: $0.makeApplication())] } ?? [])
+            + (grpcHealthServer.map { [.init(service: $0)] } ?? [])
     }
 
     /// Runs until SIGTERM or SIGINT (or until the calling task is cancelled), then stops within a second.

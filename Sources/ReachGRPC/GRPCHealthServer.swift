@@ -10,8 +10,18 @@ import ServiceLifecycle
 /// gRPC infrastructure already knows how to ask this service (`grpc_health_probe`, Kubernetes
 /// gRPC probes, Envoy and other load balancers, grpcio's `HealthStub`), so exposing the verdict
 /// through it lets those tools gate on the machine's connectivity with no reachd-specific client.
-/// The service `""` is the unified verdict and each probe target's name is a service of its own;
-/// see the module's `HealthService` for the exact mapping (an `unknown` verdict is `UNKNOWN`).
+///
+/// | Service            | `SERVING`              | `NOT_SERVING`             | `UNKNOWN`                  |
+/// |--------------------|------------------------|---------------------------|----------------------------|
+/// | `""` (the verdict) | state `connected`      | state `disconnected`      | state `unknown` (starting) |
+/// | a target's name    | health `healthy`       | health `unhealthy`        | health `unknown`           |
+///
+/// Any other name is unknown: `Check` fails with `NOT_FOUND`, `Watch` sends `SERVICE_UNKNOWN` and
+/// stays open. An `unknown` verdict is `UNKNOWN` rather than `NOT_SERVING`: every health client
+/// treats anything but `SERVING` as not ready, so gating is unaffected, and a watcher can tell a
+/// daemon that has not looked yet from a machine that lost its connection. `Watch` sends the
+/// current status at once and then only changes of that service's status; a slow client costs
+/// bounded memory (see the module's `HealthService`).
 ///
 /// Run it as a ServiceLifecycle service. On graceful shutdown it first ends every open `Watch`
 /// stream with status `OK` (a watch never ends on its own, so it would otherwise hold the

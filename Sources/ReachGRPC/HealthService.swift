@@ -23,10 +23,11 @@ import Synchronization
 ///
 /// ### Watch
 /// A watch sends the current status at once and then each change of that one service's status,
-/// derived from the monitor's event stream. The subscription's buffer is bounded and drops the
-/// oldest events when this writer falls behind (a slow client, HTTP/2 flow control); since every
-/// event carries the whole verdict, the status computed from the latest one is still right, so a
-/// slow client sees fewer intermediate changes, never a wrong status, and costs no more memory.
+/// derived from the monitor's event stream. Each write waits for HTTP/2 flow control, so a slow
+/// client holds up only its own watch; meanwhile the monitor's subscription buffer, which is
+/// bounded, drops the oldest events. Since every event carries the whole verdict, the status
+/// computed from the latest one is still right: a slow client sees fewer intermediate changes,
+/// never a wrong status, and costs no more memory.
 /// Watches end (status `OK`) when ``drain()`` is called or the monitor stops running.
 struct HealthService: Grpc_Health_V1_Health.SimpleServiceProtocol {
     typealias Status = Grpc_Health_V1_HealthCheckResponse.ServingStatus

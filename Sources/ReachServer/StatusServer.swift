@@ -1,5 +1,8 @@
 import Hummingbird
 import HummingbirdCore
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import ReachCore
 
@@ -110,15 +113,30 @@ public struct StatusServer: Sendable {
 
     /// The HTTP application: a `Service` to run in the daemon's `ServiceGroup`. Graceful shutdown
     /// stops accepting connections and ends every event stream.
+    ///
+    /// A Unix socket is created by the bind with the mode the umask leaves (0755 under the usual
+    /// 022, so only its owner can connect: connecting needs write permission); once the server runs
+    /// it is set to ``unixSocketMode`` (0660), so members of the daemon's group can connect too.
     public func makeApplication() -> some ApplicationProtocol {
-        Application(
+        let address = self.address
+        let logger = self.logger
+        return Application(
             router: makeRouter(),
             server: .http1(configuration: limits.http1),
             configuration: ApplicationConfiguration(
                 address: address.bindAddress,
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections)),
+            onServerRunning: { _ in
+                guard case .unixSocket(let path) = address else { return }
+                if chmod(path, Self.unixSocketMode) != 0 {
+                    logger.warning("could not set the status socket's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
+                }
+            },
             logger: logger)
     }
+
+    /// The mode of a Unix socket once the server runs: owner and group may connect.
+    public static let unixSocketMode: mode_t = 0o660
 
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()

@@ -18,7 +18,12 @@ struct ReachdEndpoint: Sendable {
         self.token = token
     }
 
-    func url(_ path: String) -> String { base + path }
+    /// `base` is an http(s) URL, or the path of reachd's unix socket (`/run/reachd/reachd.sock`).
+    func url(_ path: String) -> String {
+        guard base.hasPrefix("/") else { return base + path }
+        let socket = base.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? base
+        return "http+unix://\(socket)\(path)"
+    }
 }
 
 /// Why reachctl got no status document from reachd.

@@ -101,3 +101,14 @@ struct ListenConfigurationTests {
         #expect(try Configuration.parse("listen: \"[::1]:9780\"\n" + oneTarget, source: "t.yaml").apiToken == nil, "loopback needs none")
     }
 }
+
+@Suite("Configuration: the gRPC health service")
+struct GRPCHealthConfigurationTests {
+    @Test func itIsOffUnlessAnAddressIsGiven() throws {
+        #expect(try Configuration.parse(oneTarget, source: "t.yaml").grpcHealthListen == nil)
+        let configuration = try Configuration.parse("grpc_health: { listen: \"127.0.0.1:9781\" }\n" + oneTarget, source: "t.yaml")
+        #expect(configuration.grpcHealthListen == HostPort(host: "127.0.0.1", port: 9781))
+        expectProblem("grpc_health: { listen: \"localhost:9781\" }\n" + oneTarget, at: "grpc_health.listen", line: 1, saying: "listens on an IP address")
+        expectProblem("grpc_health: {}\n" + oneTarget, at: "grpc_health", line: 1, saying: "missing listen")
+    }
+}

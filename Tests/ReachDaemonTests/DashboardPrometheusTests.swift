@@ -221,7 +221,7 @@ struct DashboardPrometheusTests {
 
     @Test(
         .enabled(if: prometheusPath != nil && promtoolPath != nil, "prometheus and promtool are not installed (Debian/Ubuntu package prometheus)"),
-        .timeLimit(.minutes(5)))
+        .timeLimit(.minutes(8)))
     func everyPanelHasDataAndEveryRuleEvaluatesAfterADisconnection() async throws {
         let prometheus = try #require(prometheusPath)
         let promtool = try #require(promtoolPath)

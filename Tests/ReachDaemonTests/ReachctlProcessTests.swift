@@ -229,6 +229,23 @@ struct ReachctlProcessTests {
         _ = try await reachd.finish()
     }
 
+    @Test func theStatusAPIAnswersOnAUnixSocket() async throws {
+        // Short: a unix socket path must fit in 108 bytes.
+        let directory = URL(filePath: "/tmp/reachd-sock-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appending(path: "reachd.sock").path
+        let config = directory.appending(path: "reachd.yaml")
+        try "server:\n  base_url: http://127.0.0.1:1\nsocket: \(socket)\n".write(to: config, atomically: true, encoding: .utf8)
+        let reachd = try ReachdProcess(["--config", config.path])
+        _ = try await reachd.waitForLog(containing: "listening on socket path")
+        let run = try await reachctl(["--endpoint", socket, "status", "--json"])
+        #expect(run.status == 1, "disconnected: nothing listens on port 1; \(run.stderr)")
+        #expect(run.stdout.contains("\"connection_refused\""), "\(run.stdout)")
+        kill(reachd.process.processIdentifier, SIGKILL)
+        _ = try await reachd.finish()
+    }
+
     @Test func watchPrintsTheVerdictThenExits3WhenReachdDies() async throws {
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
         let watch = try Child(reachctlBinary, ["--endpoint", daemon.endpoint, "watch"])

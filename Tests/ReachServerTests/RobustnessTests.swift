@@ -29,8 +29,8 @@ struct RobustnessTests {
             // Whatever came before, the server still answers, on a fresh connection (the test
             // client's own may have timed out).
             let after = try RawSocket(port: port)
-            after.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            let (text, _) = after.readUntilClosed(timeout: .seconds(5))
+            await after.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            let (text, _) = await after.readUntilClosed(timeout: .seconds(5))
             #expect(statusLine(text) == "HTTP/1.1 200 OK")
             #expect(text.hasSuffix(#"{"status":"ok"}"#))
         }
@@ -50,8 +50,8 @@ struct RobustnessTests {
             for _ in 0..<1024 { request += field }
             request += "\r\n"
             // Loopback socket buffers may take the whole megabyte; the server reads only up to its limit.
-            socket.send(Array(request.utf8))
-            let (text, closed) = socket.readUntilClosed(timeout: .seconds(5))
+            await socket.send(Array(request.utf8))
+            let (text, closed) = await socket.readUntilClosed(timeout: .seconds(5))
             #expect(closed)
             // The 400 may be lost to a reset when the client is still writing; if it arrives, it is a 400.
             #expect(text.isEmpty || statusLine(text) == "HTTP/1.1 400 Bad Request", "\(statusLine(text))")
@@ -61,8 +61,8 @@ struct RobustnessTests {
     @Test func oneHugeHeaderFieldGets400() async throws {
         try await withLiveServer { port in
             let socket = try RawSocket(port: port)
-            socket.send("GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(String(repeating: "b", count: 20 * 1024))\r\n\r\n")
-            let (text, closed) = socket.readUntilClosed(timeout: .seconds(5))
+            await socket.send("GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(String(repeating: "b", count: 20 * 1024))\r\n\r\n")
+            let (text, closed) = await socket.readUntilClosed(timeout: .seconds(5))
             #expect(statusLine(text) == "HTTP/1.1 400 Bad Request")
             #expect(closed)
         }
@@ -72,8 +72,8 @@ struct RobustnessTests {
         try await withLiveServer { port in
             let socket = try RawSocket(port: port)
             let fields = (0..<200).map { "X-F\($0): v\r\n" }.joined()
-            socket.send("GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\(fields)\r\n")
-            let (text, closed) = socket.readUntilClosed(timeout: .seconds(5))
+            await socket.send("GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\(fields)\r\n")
+            let (text, closed) = await socket.readUntilClosed(timeout: .seconds(5))
             #expect(statusLine(text) == "HTTP/1.1 400 Bad Request")
             #expect(closed)
         }
@@ -89,8 +89,8 @@ struct RobustnessTests {
     func aMalformedRequestGets400AndAClosedConnection(_ request: String) async throws {
         try await withLiveServer { port in
             let socket = try RawSocket(port: port)
-            socket.send(request)
-            let (text, closed) = socket.readUntilClosed(timeout: .seconds(5))
+            await socket.send(request)
+            let (text, closed) = await socket.readUntilClosed(timeout: .seconds(5))
             #expect(statusLine(text) == "HTTP/1.1 400 Bad Request", "\(request.debugDescription)")
             #expect(closed)
         }
@@ -99,8 +99,8 @@ struct RobustnessTests {
     @Test func anAbsurdContentLengthOnCheckGets413AndNoBodyIsAwaited() async throws {
         try await withLiveServer(limits: StatusServer.Limits(idleTimeout: .seconds(1))) { port in
             let socket = try RawSocket(port: port)
-            socket.send("POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000000000\r\n\r\n")
-            let (text, closed) = socket.readUntilClosed(timeout: .seconds(5))
+            await socket.send("POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000000000\r\n\r\n")
+            let (text, closed) = await socket.readUntilClosed(timeout: .seconds(5))
             // NIO still calls 413 by its RFC 7231 name, "Payload Too Large".
             #expect(statusLine(text).hasPrefix("HTTP/1.1 413 "))
             #expect(text.lowercased().contains("connection: close"))
@@ -113,8 +113,8 @@ struct RobustnessTests {
     @Test func anOverflowingContentLengthGets400() async throws {
         try await withLiveServer { port in
             let socket = try RawSocket(port: port)
-            socket.send("POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999999999999999\r\n\r\n")
-            let (text, closed) = socket.readUntilClosed(timeout: .seconds(5))
+            await socket.send("POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999999999999999\r\n\r\n")
+            let (text, closed) = await socket.readUntilClosed(timeout: .seconds(5))
             #expect(statusLine(text) == "HTTP/1.1 400 Bad Request")
             #expect(closed)
         }
@@ -123,16 +123,16 @@ struct RobustnessTests {
     @Test func aChunkedBodyPastTheLimitClosesTheConnection() async throws {
         try await withLiveServer(limits: StatusServer.Limits(maxBodyBytes: 1024)) { port in
             let socket = try RawSocket(port: port)
-            socket.send("POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+            await socket.send("POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
             let chunk = Array("4000\r\n\(String(repeating: "z", count: 0x4000))\r\n".utf8)
             var total = 0
             for _ in 0..<256 where total < 4 << 20 {
-                let sent = socket.send(chunk)
+                let sent = await socket.send(chunk)
                 total += sent
                 if sent < chunk.count { break }
             }
             #expect(total < 4 << 20, "the server kept reading a body it does not want")
-            #expect(socket.isClosedByServer(within: .seconds(5)))
+            #expect(await socket.isClosedByServer(within: .seconds(5)))
         }
     }
 
@@ -141,13 +141,13 @@ struct RobustnessTests {
             // One that never sends a byte, one that stalls mid-header, one idle after a request.
             let silent = try RawSocket(port: port)
             let stalled = try RawSocket(port: port)
-            stalled.send("GET /v1/status HTTP/1.1\r\nHost: 12")
+            await stalled.send("GET /v1/status HTTP/1.1\r\nHost: 12")
             let kept = try RawSocket(port: port)
-            kept.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            await kept.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             let start = ContinuousClock.now
-            #expect(silent.isClosedByServer(within: .seconds(5)))
-            #expect(stalled.isClosedByServer(within: .seconds(5)))
-            let (text, closed) = kept.readUntilClosed(timeout: .seconds(5))
+            #expect(await silent.isClosedByServer(within: .seconds(5)))
+            #expect(await stalled.isClosedByServer(within: .seconds(5)))
+            let (text, closed) = await kept.readUntilClosed(timeout: .seconds(5))
             #expect(statusLine(text) == "HTTP/1.1 200 OK")
             #expect(closed)
             #expect(ContinuousClock.now - start >= .milliseconds(900))
@@ -157,8 +157,8 @@ struct RobustnessTests {
     @Test func anEventStreamIsNotIdle() async throws {
         try await withLiveServer(limits: StatusServer.Limits(idleTimeout: .milliseconds(500))) { port in
             let socket = try RawSocket(port: port)
-            socket.send("GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            let (text, closed) = socket.readUntilClosed(timeout: .seconds(2))
+            await socket.send("GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            let (text, closed) = await socket.readUntilClosed(timeout: .seconds(2))
             #expect(statusLine(text) == "HTTP/1.1 200 OK")
             #expect(text.contains("event: verdict"))
             #expect(!closed, "the idle timeout must not cut a response in progress")
@@ -172,13 +172,14 @@ struct RobustnessTests {
             for index in 0..<2000 {
                 let socket = try RawSocket(port: port)
                 // Half send nothing, half a first request line and then stall.
-                if index % 2 == 1 { socket.send("GET /v1/status HTTP/1.1\r\n") }
+                if index % 2 == 1 { await socket.send("GET /v1/status HTTP/1.1\r\n") }
                 sockets.append(socket)
             }
             // Everyone else is still served while they sit there.
             let probe = try RawSocket(port: port)
-            probe.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            #expect(statusLine(probe.readUntilClosed(timeout: .seconds(5)).text) == "HTTP/1.1 200 OK")
+            await probe.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            let probeAnswer = await probe.readUntilClosed(timeout: .seconds(5)).text
+            #expect(statusLine(probeAnswer) == "HTTP/1.1 200 OK")
             try await Task.sleep(for: .milliseconds(500))
             let during = residentBytes()
             let growth = during - before
@@ -190,10 +191,72 @@ struct RobustnessTests {
             var open = sockets
             while !open.isEmpty, ContinuousClock.now - waitStart < .seconds(30) {
                 try await Task.sleep(for: .milliseconds(250))
-                open = open.filter { !$0.isClosedByServer(within: .zero) }
+                open = open.filter { !$0.isClosedNow }
             }
             print("all but \(open.count) of 2,000 closed by the server \(ContinuousClock.now - waitStart) after the check; RSS \(residentBytes() / 1024) KiB")
             #expect(open.count == 0)
         }
+    }
+}
+
+@Suite("Status API: Unix socket")
+struct UnixSocketTests {
+    @Test func theServerAnswersOverAUnixSocketWithMode0660() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-sock-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("status.sock").path
+        let harness = MonitorHarness()
+        harness.connect()
+        let app = harness.server(address: .unixSocket(path)).makeApplication()
+        let running = Task { try await app.run() }
+        defer { running.cancel() }
+        var answer = ""
+        var mode: mode_t = 0
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while ContinuousClock.now < deadline {
+            var info = stat()
+            if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_mode & 0o777 == 0o660 {
+                mode = info.st_mode & 0o777
+                answer = await offPool { Self.request(path: path, "GET /v1/status HTTP/1.1\r\nHost: reachd\r\nConnection: close\r\n\r\n") }
+                if !answer.isEmpty { break }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(mode == 0o660, "socket mode \(String(mode, radix: 8))")
+        #expect(answer.hasPrefix("HTTP/1.1 200 OK"))
+        #expect(answer.contains(#""state":"connected""#))
+        running.cancel()
+        _ = await running.result
+        await harness.stop()
+    }
+
+    /// One request over AF_UNIX; everything the server answers before it closes.
+    static func request(path: String, _ text: String) -> String {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { return "" }
+        let request = Array(text.utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            received.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: received, as: UTF8.self)
     }
 }

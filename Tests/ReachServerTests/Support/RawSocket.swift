@@ -3,6 +3,15 @@ import Foundation
 import Glibc
 #endif
 
+/// Runs blocking work (socket reads, pipe reads) on a thread of its own, so that it never holds
+/// one of the few threads of Swift's cooperative pool, which the server under test needs too.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        let thread = Thread { continuation.resume(returning: body()) }
+        thread.start()
+    }
+}
+
 /// A plain TCP client to 127.0.0.1 for requests no HTTP client would send: it writes raw bytes
 /// (never raising SIGPIPE), stops writing once the server answers or closes, and reads until the
 /// server closes or a timeout passes.
@@ -29,7 +38,13 @@ final class RawSocket: Sendable {
     /// Writes `bytes` in chunks until all are sent, the server has something to say, or the
     /// connection breaks; returns how many bytes went out.
     @discardableResult
-    func send(_ bytes: [UInt8], chunk: Int = 16 * 1024) -> Int {
+    func send(_ bytes: [UInt8], chunk: Int = 16 * 1024) async -> Int {
+        await offPool { self.blockingSend(bytes, chunk: chunk) }
+    }
+
+    func send(_ text: String) async { await send(Array(text.utf8)) }
+
+    private func blockingSend(_ bytes: [UInt8], chunk: Int) -> Int {
         var sent = 0
         while sent < bytes.count {
             if isReadable(timeoutMilliseconds: 0) { break }
@@ -41,15 +56,17 @@ final class RawSocket: Sendable {
         return sent
     }
 
-    func send(_ text: String) { send(Array(text.utf8)) }
-
     func isReadable(timeoutMilliseconds: Int32) -> Bool {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, timeoutMilliseconds) > 0
     }
 
     /// Everything the server sends until it closes the connection or `timeout` passes, and whether it closed.
-    func readUntilClosed(timeout: Duration) -> (text: String, closed: Bool) {
+    func readUntilClosed(timeout: Duration) async -> (text: String, closed: Bool) {
+        await offPool { self.blockingRead(timeout: timeout) }
+    }
+
+    private func blockingRead(timeout: Duration) -> (text: String, closed: Bool) {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -63,9 +80,12 @@ final class RawSocket: Sendable {
     }
 
     /// Whether the server has closed the connection (a read returns end-of-file or a reset) within `timeout`.
-    func isClosedByServer(within timeout: Duration) -> Bool {
-        readUntilClosed(timeout: timeout).closed
+    func isClosedByServer(within timeout: Duration) async -> Bool {
+        await readUntilClosed(timeout: timeout).closed
     }
+
+    /// Whether the server has closed the connection already; does not wait.
+    var isClosedNow: Bool { blockingRead(timeout: .zero).closed }
 
     deinit { close(descriptor) }
 }
