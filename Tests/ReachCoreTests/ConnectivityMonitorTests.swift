@@ -4,35 +4,6 @@ import ReachTesting
 import Synchronization
 import Testing
 
-/// A monitor on a test clock, with `run()` going in the background for the test's lifetime.
-final class MonitorHarness: Sendable {
-    let clock = TestClock()
-    let monitor: ConnectivityMonitor
-    private let runner: Task<Void, Never>
-
-    init(targets: [ProbeTarget] = [.http("server")], _ configure: (inout ConnectivityMonitor.Configuration) -> Void = { _ in }) {
-        var configuration = ConnectivityMonitor.Configuration(targets: targets)
-        configure(&configuration)
-        monitor = ConnectivityMonitor(configuration: configuration, clock: clock.monitorClock, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        let monitor = self.monitor
-        runner = Task { await monitor.run() }
-    }
-
-    func record(_ result: ProbeResult) {
-        monitor.record(result, epoch: monitor.probeEpoch)
-    }
-
-    var state: ConnectivityState { monitor.current.verdict.state }
-    var reason: VerdictReason { monitor.current.verdict.reason }
-
-    func stop() async {
-        runner.cancel()
-        await runner.value
-    }
-
-    deinit { runner.cancel() }
-}
-
 /// Collects what callbacks saw, from any task.
 final class CallbackLog: Sendable {
     private let entries = Mutex<[(name: String, sequence: UInt64, direction: TransitionDirection)]>([])

@@ -43,7 +43,7 @@ struct GRPCHealthServerTests {
         #expect(try await HealthClientProcess.run(port: port, "check", "no-such-target") == ["error: NOT_FOUND"])
         #expect(try await HealthClientProcess.run(port: port, "list") == [#""" UNKNOWN"#, #""server" UNKNOWN"#])
 
-        try await running.harness.connect()
+        try await running.harness.connectAndWait()
         #expect(try await HealthClientProcess.run(port: port, "check", "") == ["SERVING"])
         #expect(try await HealthClientProcess.run(port: port, "check", "server") == ["SERVING"])
         #expect(try await HealthClientProcess.run(port: port, "list") == [#""" SERVING"#, #""server" SERVING"#])
@@ -62,7 +62,7 @@ struct GRPCHealthServerTests {
 
     @Test func watchSendsEveryChangeAndEndsOnGracefulShutdown() async throws {
         let running = try await Running.start()
-        try await running.harness.connect()
+        try await running.harness.connectAndWait()
 
         let overall = try HealthClientProcess(port: running.port, "watch", "")
         defer { overall.kill() }
@@ -107,7 +107,7 @@ struct GRPCHealthServerTests {
         let watch = try HealthClientProcess(port: running.port, "watch", "")
         defer { watch.kill() }
         #expect(try await watch.lines(atLeast: 2) == ["ready", "UNKNOWN"])
-        try await running.harness.connect()
+        try await running.harness.connectAndWait()
         #expect(try await watch.lines(atLeast: 3) == ["ready", "UNKNOWN", "SERVING"])
         await running.stop()
         // Cancellation (not a graceful shutdown) closes the connection: the client sees the call fail.

@@ -40,7 +40,7 @@ struct GeneratedClientTests {
                 }
             }
             try await waitUntil("the current status") { seen.withLock { $0 } == [.unknown] }
-            try await harness.connect()
+            try await harness.connectAndWait()
             try await waitUntil("serving") { seen.withLock { $0 }.last == .serving }
             try await harness.disconnect()
             try await waitUntil("not serving") { seen.withLock { $0 }.last == .notServing }

@@ -29,14 +29,14 @@ struct ImmediateCheckTests {
         harness.connect()
         let before = StatusDocument(event: harness.monitor.current, likelyConnected: true).targets[0].lastCheckedAt
         let prober = prober(harness, delay: .milliseconds(300), result: .ok("server", ms: 7))
-        try await harness.server().makeApplication().test(.live) { client in
+        try await harness.server(checkWaitLimit: .seconds(20)).makeApplication().test(.live) { client in
             let started = ContinuousClock.now
             try await client.execute(uri: "/v1/check", method: .post) { response in
                 let elapsed = ContinuousClock.now - started
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "application/json")
                 #expect(elapsed >= .milliseconds(300), "it waited for the probe")
-                #expect(elapsed < .seconds(3), "and not for the limit")
+                #expect(elapsed < .seconds(10), "and not for the limit")
                 let object = try jsonObject(response.body)
                 #expect(object["state"] as? String == "connected")
                 let target = try #require((object["targets"] as? [[String: Any]])?.first)
@@ -74,7 +74,7 @@ struct ImmediateCheckTests {
                 let elapsed = ContinuousClock.now - started
                 #expect(response.status == .ok)
                 #expect(elapsed >= .milliseconds(300))
-                #expect(elapsed < .seconds(2))
+                #expect(elapsed < .seconds(10), "it gives up at the limit rather than hang")
                 let value = try jsonObject(response.body)["state"] as? String
                 #expect(value == "connected")
             }
@@ -86,10 +86,10 @@ struct ImmediateCheckTests {
     @Test func whileProbingIsSuspendedItAnswersAtOnce() async throws {
         let harness = MonitorHarness()
         harness.monitor.update(links: .offline)
-        try await harness.server().makeApplication().test(.live) { client in
+        try await harness.server(checkWaitLimit: .seconds(20)).makeApplication().test(.live) { client in
             let started = ContinuousClock.now
             try await client.execute(uri: "/v1/check", method: .post) { response in
-                #expect(ContinuousClock.now - started < .seconds(1))
+                #expect(ContinuousClock.now - started < .seconds(10), "at once, not at the 20 s limit")
                 let value = try jsonObject(response.body)["reason"] as? String
                 #expect(value == "no_link")
             }

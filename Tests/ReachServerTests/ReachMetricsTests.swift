@@ -17,13 +17,14 @@ func sample(_ exposition: String, _ series: String) -> Double? {
 
 @Suite("ReachMetrics: Prometheus exposition")
 struct ReachMetricsTests {
-    private func scrape(_ harness: MonitorHarness) -> String {
-        String(decoding: harness.metrics.exposition(monitor: harness.monitor), as: UTF8.self)
+    private func scrape(_ metrics: ReachMetrics, _ harness: MonitorHarness) -> String {
+        String(decoding: metrics.exposition(monitor: harness.monitor), as: UTF8.self)
     }
 
     @Test func everySeriesExistsFromTheStart() async {
         let harness = MonitorHarness(targets: [.http("server"), .http("backup", host: "203.0.113.11")])
-        let text = scrape(harness)
+        let metrics = ReachMetrics(targets: harness.targets)
+        let text = scrape(metrics, harness)
         for series in [
             "reachd_connected", "reachd_link_usable", "reachd_subscribers", "reachd_netlink_overruns_total",
             "reachd_last_transition_timestamp_seconds", #"reachd_build_info{version="\#(ReachVersion.current)"}"#,
@@ -48,15 +49,16 @@ struct ReachMetricsTests {
 
     @Test func followingTheMonitorTracksTheVerdictAndStateChanges() async throws {
         let harness = MonitorHarness()
-        let follower = Task { await harness.metrics.follow(harness.monitor) }
+        let metrics = ReachMetrics(targets: harness.targets)
+        let follower = Task { await metrics.follow(harness.monitor) }
         try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
-        var text = scrape(harness)
+        var text = scrape(metrics, harness)
         #expect(sample(text, "reachd_connected") == 0)
         #expect(sample(text, "reachd_subscribers") == 1)
 
         harness.connect()
-        try await waitUntil("connected in metrics") { sample(self.scrape(harness), "reachd_connected") == 1 }
-        text = scrape(harness)
+        try await waitUntil("connected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }
+        text = scrape(metrics, harness)
         #expect(sample(text, "reachd_link_usable") == 1)
         #expect(sample(text, #"reachd_link_up{interface="eth0",kind="unknown"}"#) == 1, "from the verdict until links are reported")
         #expect(sample(text, #"reachd_state_changes_total{to="connected",reason="healthy"}"#) == 1)
@@ -64,14 +66,14 @@ struct ReachMetricsTests {
 
         harness.clock.advance(by: .seconds(2))
         harness.record(.refused("server"))
-        try await waitUntil("disconnected in metrics") { sample(self.scrape(harness), "reachd_connected") == 0 }
-        text = scrape(harness)
+        try await waitUntil("disconnected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 0 }
+        text = scrape(metrics, harness)
         #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused"}"#) == 1)
         #expect(sample(text, "reachd_last_transition_timestamp_seconds") == harness.clock.wallTimeAtStart.secondsSinceEpoch + 2)
 
         harness.monitor.update(links: .offline)
-        try await waitUntil("link loss in metrics") { sample(self.scrape(harness), "reachd_link_usable") == 0 }
-        text = scrape(harness)
+        try await waitUntil("link loss in metrics") { sample(self.scrape(metrics, harness), "reachd_link_usable") == 0 }
+        text = scrape(metrics, harness)
         #expect(sample(text, #"reachd_link_up{interface="eth0",kind="unknown"}"#) == 0)
         #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused"}"#) == 1, "no state change, no count")
 
@@ -82,11 +84,12 @@ struct ReachMetricsTests {
 
     @Test func probesAreCountedByResult() async {
         let harness = MonitorHarness()
+        let metrics = ReachMetrics(targets: harness.targets)
         let target = harness.targets[0]
-        harness.metrics.probeStarted(target, lateness: .zero)
-        harness.metrics.probeFinished(target, result: .ok("server", ms: 3))
-        harness.metrics.probeFinished(target, result: .ok("server", ms: 30))
-        var text = scrape(harness)
+        metrics.probeStarted(target, lateness: .zero)
+        metrics.probeFinished(target, result: .ok("server", ms: 3))
+        metrics.probeFinished(target, result: .ok("server", ms: 30))
+        var text = scrape(metrics, harness)
         #expect(sample(text, #"reachd_probe_success{target="server"}"#) == 1)
         #expect(sample(text, #"reachd_probes_total{target="server",result="success"}"#) == 2)
         #expect(sample(text, #"reachd_probe_duration_seconds_count{target="server"}"#) == 2)
@@ -94,10 +97,10 @@ struct ReachMetricsTests {
         #expect(sample(text, #"reachd_probe_duration_seconds_bucket{target="server",le="0.05"}"#) == 2)
         #expect(sample(text, #"reachd_probe_duration_seconds_sum{target="server"}"#) == 0.033)
 
-        harness.metrics.probeFinished(target, result: .refused("server"))
-        harness.metrics.probeFinished(target, result: .failure("server", .timeout, phase: .tls, latency: .seconds(2)))
-        harness.metrics.probeSkipped(target)
-        text = scrape(harness)
+        metrics.probeFinished(target, result: .refused("server"))
+        metrics.probeFinished(target, result: .failure("server", .timeout, phase: .tls, latency: .seconds(2)))
+        metrics.probeSkipped(target)
+        text = scrape(metrics, harness)
         #expect(sample(text, #"reachd_probe_success{target="server"}"#) == 0)
         #expect(sample(text, #"reachd_probes_total{target="server",result="connection_refused"}"#) == 1)
         #expect(sample(text, #"reachd_probes_total{target="server",result="timeout"}"#) == 1)
@@ -108,21 +111,22 @@ struct ReachMetricsTests {
 
     @Test func restorationCallbacksAreCountedByOutcome() async throws {
         let harness = MonitorHarness { $0.linkSettleWindow = .zero }
+        let metrics = ReachMetrics(targets: harness.targets)
         harness.monitor.onConnectivityRestored(named: "fine") { _ in }
         harness.monitor.onConnectivityRestored(named: "broken") { _ in throw CancellationError() }
         harness.monitor.onConnectivityLost(named: "not-counted") { _ in }
-        let follower = Task { await harness.metrics.follow(harness.monitor) }
+        let follower = Task { await metrics.follow(harness.monitor) }
         try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
         harness.connect()
         harness.monitor.update(links: .offline)
         harness.monitor.update(links: .of(.usable()))
         harness.record(.ok("server"))
         try await waitUntil("both callbacks counted") {
-            let text = self.scrape(harness)
+            let text = self.scrape(metrics, harness)
             return sample(text, #"reachd_restoration_callbacks_total{result="ok"}"#) == 1
                 && sample(text, #"reachd_restoration_callbacks_total{result="failed"}"#) == 1
         }
-        #expect(sample(scrape(harness), #"reachd_restoration_callbacks_total{result="timed_out"}"#) == 0)
+        #expect(sample(scrape(metrics, harness), #"reachd_restoration_callbacks_total{result="timed_out"}"#) == 0)
         follower.cancel()
         await follower.value
         await harness.stop()
@@ -130,13 +134,14 @@ struct ReachMetricsTests {
 
     @Test func linkSnapshotsCoverEveryInterfaceAndForgetVanishedOnes() async {
         let harness = MonitorHarness()
-        harness.metrics.update(links: .of(.usable(), InterfaceFacts.usable("wlan0", index: 3).withoutCarrier.with { $0.kind = .wifi }))
-        var text = scrape(harness)
+        let metrics = ReachMetrics(targets: harness.targets)
+        metrics.update(links: .of(.usable(), InterfaceFacts.usable("wlan0", index: 3).withoutCarrier.with { $0.kind = .wifi }))
+        var text = scrape(metrics, harness)
         #expect(sample(text, #"reachd_link_up{interface="eth0",kind="ethernet"}"#) == 1)
         #expect(sample(text, #"reachd_link_up{interface="wlan0",kind="wifi"}"#) == 0)
         #expect(!text.contains(#"interface="lo""#), "loopback is not a link")
-        harness.metrics.update(links: .of(.usable()))
-        text = scrape(harness)
+        metrics.update(links: .of(.usable()))
+        text = scrape(metrics, harness)
         #expect(sample(text, #"reachd_link_up{interface="eth0",kind="ethernet"}"#) == 1)
         #expect(!text.contains("wlan0"), "a vanished interface's series is dropped")
         await harness.stop()
@@ -144,28 +149,30 @@ struct ReachMetricsTests {
 
     @Test func netlinkOverrunsFollowTheRunningTotal() async {
         let harness = MonitorHarness()
-        harness.metrics.setNetlinkOverruns(2)
-        harness.metrics.setNetlinkOverruns(5)
-        #expect(sample(scrape(harness), "reachd_netlink_overruns_total") == 5)
-        harness.metrics.setNetlinkOverruns(1)
-        #expect(sample(scrape(harness), "reachd_netlink_overruns_total") == 5, "a restarted source never makes the counter go down")
-        harness.metrics.setNetlinkOverruns(3)
-        #expect(sample(scrape(harness), "reachd_netlink_overruns_total") == 7)
+        let metrics = ReachMetrics(targets: harness.targets)
+        metrics.setNetlinkOverruns(2)
+        metrics.setNetlinkOverruns(5)
+        #expect(sample(scrape(metrics, harness), "reachd_netlink_overruns_total") == 5)
+        metrics.setNetlinkOverruns(1)
+        #expect(sample(scrape(metrics, harness), "reachd_netlink_overruns_total") == 5, "a restarted source never makes the counter go down")
+        metrics.setNetlinkOverruns(3)
+        #expect(sample(scrape(metrics, harness), "reachd_netlink_overruns_total") == 7)
         await harness.stop()
     }
 
     @Test func metricsRouteServesTheExpositionAndChangesAfterATransition() async throws {
         let harness = MonitorHarness()
-        let follower = Task { await harness.metrics.follow(harness.monitor) }
+        let metrics = ReachMetrics(targets: harness.targets)
+        let follower = Task { await metrics.follow(harness.monitor) }
         try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
-        try await harness.server().makeApplication().test(.router) { client in
+        try await harness.server(metrics: metrics).makeApplication().test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8")
                 #expect(sample(String(buffer: response.body), "reachd_connected") == 0)
             }
             harness.connect()
-            try await waitUntil("connected in metrics") { sample(self.scrape(harness), "reachd_connected") == 1 }
+            try await waitUntil("connected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }
             try await client.execute(uri: "/metrics", method: .get) { response in
                 #expect(sample(String(buffer: response.body), "reachd_connected") == 1)
             }
@@ -178,19 +185,20 @@ struct ReachMetricsTests {
     @Test(.enabled(if: Promtool.path != nil, "promtool is not installed (Debian package `prometheus`); the CI script installs it"))
     func promtoolFindsNothingToComplainAbout() async throws {
         let harness = MonitorHarness(targets: [.http("server"), .http("backup", host: "203.0.113.11")])
-        let follower = Task { await harness.metrics.follow(harness.monitor) }
+        let metrics = ReachMetrics(targets: harness.targets)
+        let follower = Task { await metrics.follow(harness.monitor) }
         try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
         harness.monitor.onConnectivityRestored { _ in }
-        harness.metrics.update(links: .of(.usable()))
-        harness.metrics.setNetlinkOverruns(1)
+        metrics.update(links: .of(.usable()))
+        metrics.setNetlinkOverruns(1)
         harness.connect()
         harness.record(.ok("backup"))
         for result in [ProbeResult.ok("server"), .refused("backup"), .failure("server", .httpStatus(503), latency: .milliseconds(40))] {
-            harness.metrics.probeFinished(harness.targets.first { $0.name == result.target }!, result: result)
+            metrics.probeFinished(harness.targets.first { $0.name == result.target }!, result: result)
         }
-        harness.metrics.probeSkipped(harness.targets[1])
-        try await waitUntil("a state change counted") { self.scrape(harness).contains("reachd_state_changes_total{") }
-        try await harness.server().makeApplication().test(.router) { client in
+        metrics.probeSkipped(harness.targets[1])
+        try await waitUntil("a state change counted") { self.scrape(metrics, harness).contains("reachd_state_changes_total{") }
+        try await harness.server(metrics: metrics).makeApplication().test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
                 let exposition = String(buffer: response.body)
                 let (status, output) = try Promtool.checkMetrics(exposition)

@@ -21,7 +21,7 @@ struct RobustnessTests {
         let harness = MonitorHarness()
         harness.connect()
         let server = StatusServer(
-            monitor: harness.monitor, metrics: harness.metrics, address: .tcp(host: "127.0.0.1", port: 0),
+            monitor: harness.monitor, metrics: ReachMetrics(targets: harness.targets), address: .tcp(host: "127.0.0.1", port: 0),
             limits: limits, logger: .quiet)
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
