@@ -211,7 +211,8 @@ struct GRPCHealthProberTests {
         #expect(down != nil)
         if let down {
             print("SIGKILL reported as \(down.result.failure?.reason.code ?? "-") \(milliseconds(down.at - killed)) ms after the kill")
-            #expect(down.result.failure?.reason == .connectionRefused)
+            // Refused once the port is closed; reset when the Check raced the dying process's sockets.
+            #expect([.connectionRefused, .connectionReset].contains(down.result.failure?.reason))
             #expect(down.at - killed < .seconds(1))
         }
 
