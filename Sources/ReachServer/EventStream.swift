@@ -39,11 +39,6 @@ struct EventStream: Sendable {
         }
 
         func close() { pending.withLock { $0 = false } }
-
-        /// Set once the pump runs: heartbeats wait for it, so the current verdict always comes first.
-        private let pumpStarted = Mutex(false)
-        func markPumping() { pumpStarted.withLock { $0 = true } }
-        var isPumping: Bool { pumpStarted.withLock { $0 } }
     }
 
     static let heartbeat = ByteBuffer(string: ": heartbeat\n\n")
@@ -64,9 +59,7 @@ struct EventStream: Sendable {
                 group.addTask {
                     var permit = permits.makeAsyncIterator()
                     var events = subscription.cancelOnGracefulShutdown().makeAsyncIterator()
-                    let first = await events.next()
-                    gate.markPumping()
-                    var next = first
+                    var next = await events.next()
                     while let event = next {
                         sink.yield(.event(event))
                         guard await permit.next() != nil else { break }
@@ -75,13 +68,7 @@ struct EventStream: Sendable {
                     sink.finish()
                 }
                 group.addTask {
-                    var waitedForPump = false
                     while (try? await Task.sleep(for: heartbeatInterval)) != nil {
-                        // A resumed stream with nothing new never starts the pump: wait one beat at most.
-                        if !gate.isPumping, !waitedForPump {
-                            waitedForPump = true
-                            continue
-                        }
                         if gate.open() { sink.yield(.heartbeat) }
                     }
                 }
@@ -89,14 +76,18 @@ struct EventStream: Sendable {
                     grant.finish()
                     group.cancelAll()
                 }
+                // A fresh subscription always starts with the current verdict: no heartbeat goes
+                // before it. A resumed one may have nothing new, and beats at once.
+                var awaitingCurrent = lastSequence == nil
                 for await item in items {
                     switch item {
                     case .event(let event):
+                        awaitingCurrent = false
                         try await writer.write(Self.frame(event, likelyConnected: monitor.isLikelyConnected))
                         grant.yield()
                     case .heartbeat:
                         gate.close()
-                        try await writer.write(Self.heartbeat)
+                        if !awaitingCurrent { try await writer.write(Self.heartbeat) }
                     }
                 }
             }

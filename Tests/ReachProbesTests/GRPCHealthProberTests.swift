@@ -46,9 +46,8 @@ struct GRPCHealthProberTests {
     @Test func servingIsASuccess() async throws {
         let server = try GRPCHealthServerProcess()
         defer { server.stop() }
-        let result = await probe(target(port: server.port))
-        #expect(result.isSuccess)
-        #expect(result.latency < .seconds(5), "inside the deadline")
+        let result = await probe(target(port: server.port, timeout: .seconds(15)))
+        #expect(result.isSuccess, "a generous deadline: this pins the verdict, not the speed")
     }
 
     @Test func notServingIsReportedAsNotServing() async throws {
