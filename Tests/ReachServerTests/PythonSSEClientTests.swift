@@ -23,16 +23,21 @@ struct PythonSSEClientTests {
             try process.run()
         }
 
-        /// The lines printed so far, read without blocking the cooperative pool for long.
+        /// The complete lines printed so far, read off the cooperative pool.
         func lines(atLeast count: Int, timeout: Duration = .seconds(30)) async throws -> [String] {
             let deadline = ContinuousClock.now.advanced(by: timeout)
             let handle = output.fileHandleForReading
-            while text.split(separator: "\n").count < count, ContinuousClock.now < deadline {
+            while completeLines.count < count, ContinuousClock.now < deadline {
                 let chunk = await Task.detached { handle.availableData }.value
                 if chunk.isEmpty { break }
                 text += String(decoding: chunk, as: UTF8.self)
             }
-            return text.split(separator: "\n").map(String.init)
+            return completeLines
+        }
+
+        /// A read may end mid-line: only lines with their newline count.
+        private var completeLines: [String] {
+            text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
         }
 
         func stop() {
