@@ -154,7 +154,7 @@ final class Rig: Sendable {
         monitor = ConnectivityMonitor(configuration: .init(targets: targets, linkSettleWindow: .zero), clock: clock, logger: logger)
         http = HTTPProber(connectionPolicy: policy, logger: logger)
         let prober = ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))
-        scheduler = ProbeScheduler(targets: targets, prober: prober, monitor: monitor, clock: clock, logger: logger, observer: recorder)
+        scheduler = ProbeScheduler(targets: targets, prober: prober, monitor: monitor, clock: clock, observer: recorder)
     }
 
     func start() {

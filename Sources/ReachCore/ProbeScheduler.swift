@@ -1,5 +1,4 @@
 import HeapModule
-import Logging
 import Synchronization
 
 /// Probes every target at its own cadence and hands each result to the monitor.
@@ -19,20 +18,18 @@ public final class ProbeScheduler: Sendable {
     private let prober: any Prober
     private let monitor: ConnectivityMonitor
     private let clock: MonitorClock
-    private let logger: Logger
     private let observer: (any ProbeObserver)?
     private let state: Mutex<State>
     private let wakeup = Wakeup()
 
     public init(
-        targets: [ProbeTarget], prober: any Prober, monitor: ConnectivityMonitor, clock: MonitorClock, logger: Logger,
+        targets: [ProbeTarget], prober: any Prober, monitor: ConnectivityMonitor, clock: MonitorClock,
         observer: (any ProbeObserver)? = nil
     ) {
         self.targets = targets
         self.prober = prober
         self.monitor = monitor
         self.clock = clock
-        self.logger = logger
         self.observer = observer
         self.state = Mutex(State(count: targets.count))
     }
@@ -99,6 +96,8 @@ public final class ProbeScheduler: Sendable {
         var ticks = Heap<Tick>()
         var suspended = false
         var immediateRequestsSeen: UInt64 = 0
+        /// How many slots owe an immediate probe: the dispatcher looks through the slots only then.
+        var owedImmediates = 0
 
         init(count: Int) {
             slots = Array(repeating: Slot(), count: count)
@@ -118,16 +117,18 @@ public final class ProbeScheduler: Sendable {
             let spread = min(targets[index].interval / 2, .milliseconds(count))
             state.slots[index].immediateAt = now + spread * (Double(index) / Double(count))
         }
+        state.owedImmediates = count
     }
 
     /// Takes every probe that is due and says when to look again.
     private func dueProbes(_ state: inout State, now: Duration) -> (starts: [Start], nextWake: Duration?) {
         var starts: [Start] = []
         let epoch = monitor.probeEpoch
-        if !state.suspended {
+        if !state.suspended, state.owedImmediates > 0 {
             for index in state.slots.indices {
                 guard let at = state.slots[index].immediateAt, at <= now, !state.slots[index].inFlight else { continue }
                 state.slots[index].immediateAt = nil
+                state.owedImmediates -= 1
                 begin(&state, index, now: now)
                 starts.append(Start(index: index, lateness: .zero, epoch: epoch))
             }
@@ -156,7 +157,7 @@ public final class ProbeScheduler: Sendable {
             state.ticks.insert(next)
         }
         var nextWake = state.ticks.min?.due
-        if !state.suspended {
+        if !state.suspended, state.owedImmediates > 0 {
             for slot in state.slots where !slot.inFlight {
                 if let at = slot.immediateAt { nextWake = min(nextWake ?? at, at) }
             }

@@ -46,7 +46,7 @@ public struct Daemon: Sendable {
         self.http = HTTPProber(logger: logger)
         let prober = ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))
         self.scheduler = ProbeScheduler(
-            targets: configuration.targets, prober: prober, monitor: monitor, clock: clock, logger: logger, observer: metrics)
+            targets: configuration.targets, prober: prober, monitor: monitor, clock: clock, observer: metrics)
         self.sleepWatcher = LogindSleepWatcher(logger: logger, busAddress: systemBusAddress)
         self.statusServer = StatusServer(
             monitor: monitor, metrics: metrics, address: .tcp(host: configuration.listen.host, port: configuration.listen.port),

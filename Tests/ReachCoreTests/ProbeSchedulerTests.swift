@@ -102,7 +102,7 @@ final class SchedulerHarness: Sendable {
         if holding { prober.hold() }
         scheduler = ProbeScheduler(
             targets: targets, prober: prober, monitor: monitorHarness.monitor, clock: monitorHarness.clock.monitorClock,
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, observer: observer)
+            observer: observer)
         let scheduler = self.scheduler
         runner = Task { await scheduler.run() }
     }
