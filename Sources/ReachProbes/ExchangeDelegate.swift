@@ -8,12 +8,7 @@ import Synchronization
 struct Exchange: Sendable {
     var status: Int
     var body: ByteBuffer
-    var requestSent: Duration?
-    var firstByte: Duration?
-
-    func timings(total: Duration) -> ProbeTimings {
-        ProbeTimings(connect: requestSent, firstByte: firstByte, total: total)
-    }
+    var progress: ExchangeProgress
 }
 
 /// How far an exchange got, so that a failure or a timeout can name its phase.
@@ -92,7 +87,7 @@ final class ExchangeDelegate: HTTPClientResponseDelegate {
 
     func didFinishRequest(task: HTTPClient.Task<Exchange>) throws -> Exchange {
         state.withLock { state in
-            Exchange(status: state.status, body: state.body, requestSent: state.progress.requestSent, firstByte: state.progress.firstByte)
+            Exchange(status: state.status, body: state.body, progress: state.progress)
         }
     }
 }

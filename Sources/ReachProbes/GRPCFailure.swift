@@ -33,10 +33,9 @@ import Darwin
 /// | server SIGKILLed under an open Watch: the stream ends with `unavailable` "Stream unexpectedly closed." (no cause) | `.connectionReset` (the watch reports the Check it runs next instead: `ECONNREFUSED`) |
 /// | the calling task was cancelled | `.cancelled` |
 ///
-/// Not produced in the tests, mapped by meaning: `ENETUNREACH`/`EHOSTUNREACH`/`ENETDOWN` →
-/// `.networkUnreachable`; `ECONNRESET`/`EPIPE`/`ECONNABORTED`, NIO's `eof`/`ioOnClosedChannel` and
-/// any other `unavailable` (a connection dropped mid-call) → `.connectionReset`; `ETIMEDOUT`, NIO's
-/// `connectTimeout` and `deadlineExceeded` → `.timeout`; every other status code → `.protocolError`.
+/// Not produced in the tests, mapped by meaning: errnos and NIO channel errors as ``SocketFailure``
+/// says for every prober; any other `unavailable` (a connection dropped mid-call) →
+/// `.connectionReset`; `deadlineExceeded` → `.timeout`; every other status code → `.protocolError`.
 enum GRPCFailure {
     /// Classifies `error`, thrown while the probe was in `phase`.
     static func classify(_ error: any Error, phase: ProbePhase, taskCancelled: Bool) -> ProbeFailure {
@@ -82,38 +81,16 @@ enum GRPCFailure {
             return ProbeFailure(.dnsFailure, phase: .dns, detail: detail)
         }
         if let ioError = cause as? IOError {
-            return classify(errno: ioError.errnoCode, phase: phase, detail: detail)
+            return SocketFailure.classify(errno: ioError.errnoCode, phase: phase, detail: detail)
         }
         if let channelError = cause as? ChannelError {
-            switch channelError {
-            case .connectTimeout(_):
-                return ProbeFailure(.timeout, phase: .connect, detail: detail)
-            case .eof, .ioOnClosedChannel, .alreadyClosed, .inputClosed, .outputClosed:
-                return ProbeFailure(.connectionReset, phase: phase, detail: detail)
-            default:
-                return nil
-            }
+            return SocketFailure.classify(channelError, phase: phase, detail: detail)
         }
         if String(reflecting: type(of: cause)).hasPrefix("NIOHTTP2") {
             // The peer does not speak HTTP/2 (or broke its rules): not a gRPC server.
             return ProbeFailure(.protocolError, phase: phase, detail: detail)
         }
         return nil
-    }
-
-    private static func classify(errno code: CInt, phase: ProbePhase, detail: String) -> ProbeFailure? {
-        switch code {
-        case ECONNREFUSED:
-            return ProbeFailure(.connectionRefused, phase: .connect, detail: detail)
-        case ENETUNREACH, EHOSTUNREACH, ENETDOWN:
-            return ProbeFailure(.networkUnreachable, phase: .connect, detail: detail)
-        case ECONNRESET, EPIPE, ECONNABORTED:
-            return ProbeFailure(.connectionReset, phase: phase, detail: detail)
-        case ETIMEDOUT:
-            return ProbeFailure(.timeout, phase: phase, detail: detail)
-        default:
-            return nil
-        }
     }
 
     /// The error and its causes, outermost first.

@@ -14,9 +14,8 @@ import Glibc
 /// Each rule below was observed against a real server in `HTTPProberTests`:
 /// - the probe's own deadline → `timeout`, in the phase the exchange had reached;
 /// - `NIOConnectionError` with only DNS errors, or `SocketAddressError.unknown` → `dnsFailure`;
-/// - `IOError` ECONNREFUSED (alone or inside `NIOConnectionError`) → `connectionRefused`;
-///   ENETUNREACH / EHOSTUNREACH / EADDRNOTAVAIL / EAFNOSUPPORT → `networkUnreachable`;
-///   ECONNRESET / EPIPE → `connectionReset`;
+/// - `IOError` and `ChannelError` (alone or inside `NIOConnectionError`) → ``SocketFailure``, e.g.
+///   ECONNREFUSED → `connectionRefused`, EAFNOSUPPORT (wrong address family) → `networkUnreachable`;
 /// - `NIOSSLError` / `BoringSSLError` / `NIOSSLExtraError` → `tlsFailure` with the verifier's reason;
 /// - `HTTPParserError` (garbage instead of HTTP) → `protocolError`;
 /// - `HTTPClientError.remoteConnectionClosed` (closed before a whole answer) → `connectionReset`.
@@ -48,14 +47,10 @@ enum HTTPFailureClassifier {
         case let error as SocketAddressError:
             return ProbeFailure(.dnsFailure, phase: .dns, detail: "\(error)")
         case let error as IOError:
-            return classify(errno: error.errnoCode, phase: phase, detail: "\(error)")
+            return SocketFailure.classify(errno: error.errnoCode, phase: phase, detail: "\(error)")
+                ?? ProbeFailure(.protocolError, phase: phase, detail: "\(error)")
         case let error as ChannelError:
-            switch error {
-            case .connectTimeout: return ProbeFailure(.timeout, phase: .connect, detail: "connect timed out")
-            case .eof, .ioOnClosedChannel, .outputClosed, .inputClosed, .alreadyClosed:
-                return ProbeFailure(.connectionReset, phase: phase, detail: "\(error)")
-            default: return ProbeFailure(.protocolError, phase: phase, detail: "\(error)")
-            }
+            return SocketFailure.classify(error, phase: phase, detail: "\(error)") ?? ProbeFailure(.protocolError, phase: phase, detail: "\(error)")
         case let error as NIOSSLError:
             return ProbeFailure(.tlsFailure, phase: .tls, detail: "\(error)")
         case let error as BoringSSLError:
@@ -66,16 +61,6 @@ enum HTTPFailureClassifier {
             return ProbeFailure(.protocolError, phase: .head, detail: "not an HTTP answer: \(error)")
         default:
             return ProbeFailure(.protocolError, phase: phase, detail: String(describing: error))
-        }
-    }
-
-    static func classify(errno code: Int32, phase: ProbePhase, detail: String) -> ProbeFailure {
-        switch code {
-        case ECONNREFUSED: ProbeFailure(.connectionRefused, phase: .connect, detail: detail)
-        case ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL, EAFNOSUPPORT, EINVAL: ProbeFailure(.networkUnreachable, phase: .connect, detail: detail)
-        case ECONNRESET, EPIPE, ECONNABORTED: ProbeFailure(.connectionReset, phase: phase, detail: detail)
-        case ETIMEDOUT: ProbeFailure(.timeout, phase: phase, detail: detail)
-        default: ProbeFailure(.protocolError, phase: phase, detail: detail)
         }
     }
 }

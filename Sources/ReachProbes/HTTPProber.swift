@@ -30,7 +30,7 @@ public final class HTTPProber: Prober {
     /// Bodies are read to the end but kept only up to this size for `body_contains` and `json`.
     static let bodyLimit = 1 << 20
 
-    private let clients: Mutex<[String: HTTPClient]> = Mutex([:])
+    private let clients: Mutex<[ClientKey: HTTPClient]> = Mutex([:])
     /// Requests are built once per check: parsing the URL each second would cost more than the probe.
     private let requests: Mutex<[HTTPCheck: HTTPClient.Request]> = Mutex([:])
     private let eventLoopGroup: any EventLoopGroup
@@ -133,10 +133,10 @@ public final class HTTPProber: Prober {
     /// One client per address family and set of DNS overrides (targets with a `server_name`); most
     /// targets share one.
     private func client(for check: HTTPCheck, family: AddressFamily) -> HTTPClient {
-        let overrides = check.tls.serverName.map { [$0: check.endpoint.host] } ?? [:]
-        let key = "\(family.rawValue) " + overrides.map { "\($0.key)=\($0.value)" }.joined()
+        let key = ClientKey(family: family, serverName: check.tls.serverName, host: check.endpoint.host)
         return clients.withLock { clients in
             if let client = clients[key] { return client }
+            let overrides = key.serverName.map { [$0: check.endpoint.host] } ?? [:]
             var configuration = HTTPClient.Configuration(
                 redirectConfiguration: .disallow,
                 // Beyond any probe deadline: the probe's own timer decides, and names the phase.
@@ -161,8 +161,22 @@ public final class HTTPProber: Prober {
         }
     }
 
+    /// What sets clients apart: the family they bind to, and the DNS override a `server_name` needs.
+    private struct ClientKey: Hashable {
+        var family: AddressFamily
+        var serverName: String?
+        /// Only matters with a server name: the address it stands for.
+        var host: String?
+
+        init(family: AddressFamily, serverName: String?, host: String) {
+            self.family = family
+            self.serverName = serverName
+            self.host = serverName == nil ? nil : host
+        }
+    }
+
     private func judge(_ exchange: Exchange, of target: ProbeTarget, check: HTTPCheck, elapsed: Duration) -> ProbeResult {
-        let timings = exchange.timings(total: elapsed)
+        let timings = exchange.progress.timings(total: elapsed)
         let expectation = check.expectation
         guard expectation.accepts(status: exchange.status) else {
             return ProbeResult(
