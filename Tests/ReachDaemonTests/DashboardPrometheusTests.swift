@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Testing
 
 /// `Dashboards/` at the root of the package.

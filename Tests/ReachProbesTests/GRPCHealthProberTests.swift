@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ReachCore
 import ReachProbes
+import ReachTesting
 import Testing
 
 /// The gRPC health prober against a real grpc.health.v1 server (grpcio's, in Python) on 127.0.0.1,
@@ -106,7 +107,7 @@ struct GRPCHealthProberTests {
     }
 
     @Test func aClosedPortIsRefusedFast() async throws {
-        let port = GRPCHealthServerProcess.unusedPort()
+        let port = try freeLoopbackPort()
         let result = await probe(target(port: port))
         #expect(result.failure?.reason == .connectionRefused)
         #expect(result.failure?.phase == .connect)

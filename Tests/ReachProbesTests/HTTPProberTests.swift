@@ -1,6 +1,7 @@
 import Logging
 import ReachCore
 import ReachProbes
+import ReachTesting
 import Testing
 
 /// The HTTP prober against real servers on 127.0.0.1 that answer well, badly, slowly or not at all.
@@ -53,7 +54,7 @@ final class HTTPProberTests {
     }
 
     @Test func aClosedPortIsRefusedAtOnce() async throws {
-        let result = await probe(target("http://127.0.0.1:\(try closedPort())/api/v1/health"))
+        let result = await probe(target("http://127.0.0.1:\(try freeLoopbackPort())/api/v1/health"))
         #expect(result.failure?.reason == .connectionRefused)
         #expect(result.failure?.phase == .connect)
         #expect(result.latency < .seconds(1), "refused at once, not at the deadline")
@@ -164,6 +165,6 @@ final class HTTPProberTests {
     }
 
     private func connections() throws -> Int {
-        try #require(Int(httpGet(port: server.ports.http, path: "/connections")))
+        try #require(Int(loopbackGet(port: server.ports.http, path: "/connections").body))
     }
 }

@@ -104,24 +104,7 @@ final class HealthClientProcess: Sendable {
 
     /// Whether `python3` (pyenv's, from PATH) can import `grpc_health`; installs grpcio and
     /// grpcio-health-checking with pip the first time it cannot. Evaluated once per test run.
-    static let pythonReady: Bool = {
-        if python(["-c", "import grpc_health"]) == 0 { return true }
-        _ = python(["-m", "pip", "install", "--quiet", "grpcio", "grpcio-health-checking"])
-        return python(["-c", "import grpc_health"]) == 0
-    }()
-
-    private static func python(_ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        do {
-            try process.run()
-        } catch {
-            return -1
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
+    static let pythonReady = PythonModules.importable("grpc_health", installing: ["grpcio", "grpcio-health-checking"])
 }
 
 /// Bytes from a child's stdout, split into lines.

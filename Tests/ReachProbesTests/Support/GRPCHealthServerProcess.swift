@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import ReachCore
 import Synchronization
 
@@ -98,37 +99,7 @@ final class GRPCHealthServerProcess: Sendable {
 
     /// Whether `python3` (pyenv's, from PATH) can import `grpc_health`; installs grpcio and
     /// grpcio-health-checking with pip the first time it cannot. Evaluated once per test run.
-    static let pythonReady: Bool = {
-        if python(["-c", "import grpc_health"]) == 0 { return true }
-        _ = python(["-m", "pip", "install", "--quiet", "grpcio", "grpcio-health-checking"])
-        return python(["-c", "import grpc_health"]) == 0
-    }()
-
-    private static func python(_ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        do {
-            try process.run()
-        } catch {
-            return -1
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
-    /// A TCP port on 127.0.0.1 that nothing listens on (bound to port 0, read back, closed).
-    static func unusedPort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static let pythonReady = PythonModules.importable("grpc_health", installing: ["grpcio", "grpcio-health-checking"])
 
     static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()

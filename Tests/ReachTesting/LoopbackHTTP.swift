@@ -3,7 +3,7 @@ import Foundation
 /// A plain HTTP/1.0 GET to 127.0.0.1 over a raw socket (Foundation on Linux has no http client
 /// without FoundationNetworking): the status code and the body, de-chunked if need be.
 /// Throws when nothing listens on `port` or the answer is not HTTP.
-func loopbackGet(port: Int, path: String, timeout: Duration = .seconds(10)) throws -> (status: Int, body: String) {
+public func loopbackGet(port: Int, path: String, timeout: Duration = .seconds(10)) throws -> (status: Int, body: String) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EMFILE) }
     defer { close(fd) }
@@ -53,7 +53,7 @@ private func dechunk(_ body: String) -> String {
 }
 
 /// A loopback TCP port that was free a moment ago (bound to port 0, then released).
-func freeLoopbackPort() throws -> Int {
+public func freeLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EMFILE) }
     defer { close(fd) }
@@ -74,7 +74,7 @@ func freeLoopbackPort() throws -> Int {
 }
 
 /// `text` percent-encoded for a URL query value (everything but unreserved characters).
-func percentEncodedQueryValue(_ text: String) -> String {
+public func percentEncodedQueryValue(_ text: String) -> String {
     let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
 }
