@@ -1,87 +1,173 @@
 import DequeModule
 import Synchronization
 
-/// Latest-wins fan-out to any number of `AsyncStream` subscribers.
+/// Latest-wins fan-out to any number of subscribers, each reading at its own pace from one shared
+/// window of recent values.
 ///
-/// Each subscriber has its own buffer of at most `bufferLimit` undelivered values that drops its
-/// *oldest* entries when full, so the sender never waits and memory per subscriber stays bounded
-/// however slow, or stopped, a subscriber is. The broadcast remembers the latest value and the last
-/// `historyLimit` values, from which a new subscriber's backlog is chosen atomically with its
-/// registration: nothing is missed or doubled between the backlog and the live values.
+/// A subscriber is a position in that window, not a buffer of its own: a send appends one value
+/// and wakes only the subscribers that wait for it, so its cost does not grow with buffered copies,
+/// and a slow or stopped subscriber holds no memory. One that falls more than `bufferLimit` values
+/// behind skips to the newest `bufferLimit`; the sender never waits for it. The broadcast also
+/// keeps the last `historyLimit` values, from which a new subscriber's backlog is chosen atomically
+/// with its registration: nothing is missed or doubled between the backlog and the live values.
+///
+/// The subscriber's side is inlinable so that it is specialized where it is iterated: generic
+/// code would look up type metadata for every value delivered to every subscriber.
+@usableFromInline
 final class Broadcast<Value: Sendable>: Sendable {
-    private struct State {
-        var latest: Value?
-        var history: Deque<Value> = []
-        var subscribers = SubscriberList<Value>()
-        var isFinished = false
+    /// What a subscriber at some position finds.
+    @usableFromInline
+    enum Read {
+        /// The value to deliver, and the position after it.
+        case value(Value, next: UInt64)
+        /// Nothing newer yet.
+        case wait
+        /// Nothing newer, ever.
+        case finished
     }
 
-    private let state: Mutex<State>
-    private let bufferLimit: Int
+    @usableFromInline
+    typealias Waiter = UnsafeContinuation<(Value, next: UInt64)?, Never>
+
+    @usableFromInline
+    struct State {
+        /// The most recent values, oldest first; the latest is last.
+        @usableFromInline
+        var window: Deque<Value> = []
+        /// The position the next value will take: every value sent so far has a lower one.
+        @usableFromInline
+        var end: UInt64 = 0
+        /// Subscribers parked at `end`, waiting for the next value.
+        @usableFromInline
+        var waiters: [UInt64: Waiter] = [:]
+        var subscriptions = 0
+        @usableFromInline
+        var isFinished = false
+
+        @inlinable
+        func read(at position: UInt64, limit: Int) -> Read {
+            guard position < end else { return isFinished ? .finished : .wait }
+            let oldest = end - UInt64(window.count)
+            let from = max(position, end - UInt64(min(limit, window.count)))
+            return .value(window[Int(from - oldest)], next: from + 1)
+        }
+    }
+
+    @usableFromInline
+    let state: Mutex<State>
+    @usableFromInline
+    let waiterIDs = Atomic<UInt64>(0)
+    /// How many unread values a subscriber keeps before the oldest are skipped.
+    @usableFromInline
+    let bufferLimit: Int
     private let historyLimit: Int
+    private let windowLimit: Int
 
     init(initial: Value?, bufferLimit: Int, historyLimit: Int = 0) {
         precondition(bufferLimit >= 1, "a subscriber needs room for one value")
-        var state = State(latest: initial)
-        if let initial, historyLimit > 0 { state.history.append(initial) }
+        var state = State()
+        if let initial {
+            state.window.append(initial)
+            state.end = 1
+        }
         self.state = Mutex(state)
         self.bufferLimit = bufferLimit
         self.historyLimit = historyLimit
+        self.windowLimit = max(bufferLimit, historyLimit)
     }
 
-    var latest: Value? { state.withLock { $0.latest } }
+    var latest: Value? { state.withLock { $0.window.last } }
 
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    /// Live subscriptions: created and not yet ended or released.
+    var subscriberCount: Int { state.withLock { $0.isFinished ? 0 : $0.subscriptions } }
 
     /// Sends the value `make` builds from the latest one, atomically, and returns it.
     @discardableResult
     func send(_ make: (Value?) -> Value) -> Value {
-        state.withLock { state in
-            let value = make(state.latest)
-            state.latest = value
-            if historyLimit > 0 {
-                state.history.append(value)
-                if state.history.count > historyLimit { state.history.removeFirst() }
-            }
-            state.subscribers.yield(value)
-            return value
+        let (value, next, waiting) = state.withLock { state in
+            let value = make(state.window.last)
+            state.window.append(value)
+            if state.window.count > windowLimit { state.window.removeFirst() }
+            state.end += 1
+            // Subscribers that waited this time will likely wait next time too: keep room for them.
+            var waiting = [UInt64: Waiter](minimumCapacity: state.waiters.count)
+            swap(&waiting, &state.waiters)
+            return (value, state.end, waiting)
         }
+        // Outside the lock: waking thousands of tasks must not stall the next sender or subscriber.
+        for waiter in waiting.values { waiter.resume(returning: (value, next)) }
+        return value
     }
 
     func send(_ value: Value) {
         send { _ in value }
     }
 
-    /// Subscribes. The stream first yields what `backlog` picks from the history and the latest
-    /// value (by default the latest value alone), then every value sent. It ends when the broadcast
-    /// finishes; cancelling the consuming task unsubscribes.
+    /// Subscribes. The subscription first yields what `backlog` picks from the history and the
+    /// latest value (by default the latest value alone), then every value sent. It ends when the
+    /// broadcast finishes or the consuming task is cancelled.
     func subscribe(
         backlog: (_ history: Deque<Value>, _ latest: Value?) -> [Value] = { _, latest in latest.map { [$0] } ?? [] }
-    ) -> AsyncStream<Value> {
-        let (stream, continuation, id) = state.withLock { state in
-            let values = backlog(state.history, state.latest)
-            let (stream, continuation) = AsyncStream.makeStream(
-                of: Value.self, bufferingPolicy: .bufferingNewest(bufferLimit + values.count))
-            guard !state.isFinished else { return (stream, continuation, UInt64?.none) }
-            for value in values { continuation.yield(value) }
-            return (stream, continuation, state.subscribers.add(continuation))
+    ) -> Subscription<Value> {
+        state.withLock { state in
+            let history = state.window.count > historyLimit ? Deque(state.window.suffix(historyLimit)) : state.window
+            let values = state.isFinished ? [] : backlog(history, state.window.last)
+            state.subscriptions += 1
+            return Subscription(broadcast: self, backlog: values, start: state.end)
         }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { $0.subscribers.remove(id) }
-        }
-        return stream
     }
 
-    /// Ends every subscription, and every later one at once: used at shutdown.
-    func finish() {
-        let continuations = state.withLock { state in
-            state.isFinished = true
-            return state.subscribers.removeAll()
+    @usableFromInline
+    func unsubscribe() {
+        state.withLock { $0.subscriptions -= 1 }
+    }
+
+    /// How many values were sent at or after `position`.
+    @inlinable
+    func unread(from position: UInt64) -> Int {
+        state.withLock { Int($0.end - min(position, $0.end)) }
+    }
+
+    /// The value at `position` (or, for a subscriber more than `limit` values behind, the oldest of
+    /// the newest `limit`), waiting for it if it has not been sent yet; `nil` once finished or cancelled.
+    @inlinable
+    func next(from position: UInt64, limit: Int) async -> (Value, next: UInt64)? {
+        switch state.withLock({ $0.read(at: position, limit: limit) }) {
+        case .value(let value, let next): return (value, next)
+        case .finished: return nil
+        case .wait: break
         }
-        for continuation in continuations { continuation.finish() }
+        let id = waiterIDs.add(1, ordering: .relaxed).newValue
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { (waiter: Waiter) in
+                let read = state.withLock { state in
+                    let read = state.read(at: position, limit: limit)
+                    guard case .wait = read else { return read }
+                    // The cancellation handler may already have run and found no waiter to wake.
+                    guard !Task.isCancelled else { return .finished }
+                    state.waiters[id] = waiter
+                    return .wait
+                }
+                switch read {
+                case .value(let value, let next): waiter.resume(returning: (value, next))
+                case .finished: waiter.resume(returning: nil)
+                case .wait: break
+                }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
+        }
+    }
+
+    /// Ends every subscription, and every later one at once: used at shutdown. Subscribers still
+    /// get what was sent before.
+    func finish() {
+        let waiting = state.withLock { state in
+            state.isFinished = true
+            var waiting: [UInt64: Waiter] = [:]
+            swap(&waiting, &state.waiters)
+            return waiting
+        }
+        for waiter in waiting.values { waiter.resume(returning: nil) }
     }
 }

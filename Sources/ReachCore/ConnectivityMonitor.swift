@@ -181,7 +181,7 @@ public final class ConnectivityMonitor: Sendable {
     /// ``EventHub`` for what a lagging subscriber sees. Cancelling the consuming task unsubscribes.
     ///
     /// - Parameter lastSequence: Resume after this sequence number (an SSE `Last-Event-ID`).
-    public func subscribe(resumingAfter lastSequence: UInt64? = nil) -> AsyncStream<ConnectivityEvent> {
+    public func subscribe(resumingAfter lastSequence: UInt64? = nil) -> Subscription<ConnectivityEvent> {
         hub.subscribe(resumingAfter: lastSequence)
     }
 
@@ -193,12 +193,12 @@ public final class ConnectivityMonitor: Sendable {
     }
 
     /// What the probe scheduler should do: the current value first, then every change.
-    public func probeControl() -> AsyncStream<ProbeControl> {
+    public func probeControl() -> Subscription<ProbeControl> {
         control.subscribe()
     }
 
     /// Every callback run's outcome, from now on.
-    public func callbackReports() -> AsyncStream<CallbackReport> {
+    public func callbackReports() -> Subscription<CallbackReport> {
         reports.subscribe()
     }
 

@@ -47,7 +47,7 @@ final class EventHub: Sendable {
     /// - Parameter lastSequence: The last sequence number the subscriber saw, to resume after it.
     ///   Events still in the history are replayed; if it has left the history, or is newer than
     ///   anything published (an earlier run of reachd), the current verdict comes with `isReset` set.
-    func subscribe(resumingAfter lastSequence: UInt64? = nil) -> AsyncStream<ConnectivityEvent> {
+    func subscribe(resumingAfter lastSequence: UInt64? = nil) -> Subscription<ConnectivityEvent> {
         broadcast.subscribe { history, latest in
             guard let latest else { return [] }
             guard let lastSequence else { return [latest] }

@@ -188,7 +188,7 @@ public final class ProbeScheduler: Sendable {
     }
 
     /// Applies the monitor's suspensions and immediate-probe requests as they change.
-    private func follow(_ controls: AsyncStream<ProbeControl>) async {
+    private func follow(_ controls: Subscription<ProbeControl>) async {
         for await control in controls {
             let changed = state.withLock { state in
                 let wasSuspended = state.suspended

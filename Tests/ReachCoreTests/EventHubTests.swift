@@ -82,6 +82,16 @@ struct EventHubTests {
         #expect(events.allSatisfy { !$0.isReset })
     }
 
+    @Test func aResumedSubscriberThatLagsKeepsTheNewestOfItsReplayAndBuffer() async {
+        let hub = EventHub(initial: Self.verdict(.unknown), bufferLimit: 2, historyLimit: 256)
+        for n in 1...9 { hub.publish(Self.verdict(n.isMultiple(of: 2) ? .connected : .disconnected, n)) }
+        let resumed = hub.subscribe(resumingAfter: 5)  // replays 6...10
+        for n in 10...12 { hub.publish(Self.verdict(n.isMultiple(of: 2) ? .connected : .disconnected, n)) }
+        hub.finish()
+        let events = await Array(resumed)
+        #expect(events.map(\.sequence) == Array(7...13), "five replayed plus two buffered, the oldest dropped first")
+    }
+
     @Test func resumingAtTheLatestYieldsOnlyWhatComesNext() async {
         let hub = EventHub(initial: Self.verdict(.unknown), bufferLimit: 4, historyLimit: 8)
         hub.publish(Self.verdict(.connected, 1))
