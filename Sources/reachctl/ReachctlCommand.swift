@@ -17,7 +17,7 @@ struct ReachctlCommand: AsyncParsableCommand {
             2 reachd unreachable, 3 the event stream broke (watch without --follow).
 
             Shell completions: reachctl --generate-completion-script bash|zsh|fish. \
-            A man page, from the source tree: swift package generate-manual --product reachctl.
+            Man pages, from the source tree: swift package generate-manual (or scripts/install).
             """,
         version: ReachVersion.current,
         subcommands: [Status.self, Watch.self, WaitOnline.self, Check.self])
