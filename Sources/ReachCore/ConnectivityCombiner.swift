@@ -21,6 +21,9 @@ struct ConnectivityCombiner: Sendable {
     struct Change: Sendable, Equatable {
         /// The verdict differs in meaning: publish it.
         var isNews = false
+        /// Its state, reason or usable interfaces changed, not just a target's own status: what
+        /// the log reports at the verdict's level (with 1,000 targets, start-up alone is 1,000 target changes).
+        var isHeadline = false
         /// The state moved between `connected` and `disconnected`.
         var transition: TransitionDirection?
         var probeControlChanged = false
@@ -140,7 +143,8 @@ struct ConnectivityCombiner: Sendable {
                 change.transition = state == .connected ? .restored : .lost
             }
         }
-        change.isNews = state != previousState || reason != previousReason || interfacesChanged || targetsChanged
+        change.isHeadline = state != previousState || reason != previousReason || interfacesChanged
+        change.isNews = change.isHeadline || targetsChanged
         return change
     }
 

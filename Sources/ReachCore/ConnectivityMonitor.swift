@@ -103,7 +103,7 @@ public final class ConnectivityMonitor: Sendable {
 
     /// Takes a complete link snapshot from the link source.
     public func update(links snapshot: LinkSnapshot) {
-        let published: ConnectivityEvent? = state.withLock { state in
+        let published: Publication? = state.withLock { state in
             let isFirst = state.combiner.links == nil
             if isFirst || configuration.linkSettleWindow == .zero || state.combiner.wouldLoseLink(snapshot) {
                 state.pendingLinks = nil
@@ -282,7 +282,7 @@ public final class ConnectivityMonitor: Sendable {
     private func applySettledLinks() async {
         for await _ in settleRequests.stream {
             guard (try? await clock.sleep(for: configuration.linkSettleWindow)) != nil else { return }
-            let published: ConnectivityEvent? = state.withLock { state in
+            let published: Publication? = state.withLock { state in
                 guard let pending = state.pendingLinks else { return nil }
                 state.pendingLinks = nil
                 return apply(&state) { $0.apply(links: pending, at: clock.wallTime) }
@@ -295,7 +295,7 @@ public final class ConnectivityMonitor: Sendable {
     /// the probe control and the callback queue see changes in decision order.
     private func apply(
         _ state: inout State, _ step: (inout ConnectivityCombiner) -> ConnectivityCombiner.Change
-    ) -> ConnectivityEvent? {
+    ) -> Publication? {
         let change = step(&state.combiner)
         if change.probeControlChanged {
             control.send(state.combiner.probeControl)
@@ -309,16 +309,24 @@ public final class ConnectivityMonitor: Sendable {
                 jobs.continuation.yield(TransitionJob(transition: transition, callbacks: callbacks))
             }
         }
-        return event
+        return Publication(event: event, isHeadline: change.isHeadline)
+    }
+
+    /// A published event, and whether it is worth a log line at the verdict's level.
+    private struct Publication {
+        let event: ConnectivityEvent
+        let isHeadline: Bool
     }
 
     // MARK: Logging: the one place each event kind is logged
 
-    private func log(_ event: ConnectivityEvent?) {
-        guard let event else { return }
+    private func log(_ publication: Publication?) {
+        guard let publication else { return }
+        let event = publication.event
         let verdict = event.verdict
         let level: Logger.Level =
             switch verdict.state {
+            case _ where !publication.isHeadline: .debug
             case .disconnected: .warning
             case .connected: .notice
             case .unknown: .info

@@ -36,6 +36,19 @@ struct MonitorTimingTests {
         await harness.stop()
     }
 
+    @Test func theLogReportsVerdictChangesAndKeepsATargetsOwnChangesForDebug() async {
+        let logs = CapturedLogs()
+        let harness = MonitorHarness(targets: [.http("a"), .http("b")], logger: logs.logger) { $0.policy = .any }
+        harness.monitor.update(links: .of(.usable()))
+        harness.record(.ok("a"))
+        harness.record(.ok("b"))  // still connected: only b's own status changed
+        harness.record(.refused("b"))  // still connected through a
+        let verdictLines = logs.all.filter { $0.metadata["state"] != nil }
+        #expect(verdictLines.map(\.level) == [.info, .notice, .debug, .debug])
+        #expect(verdictLines.map(\.message) == ["unknown: awaiting_probe", "connected: healthy", "connected: healthy", "connected: healthy"])
+        await harness.stop()
+    }
+
     @Test func losingTheLinkIsPublishedAtOnceWithoutTheClockMoving() async throws {
         let harness = MonitorHarness()
         harness.monitor.update(links: .of(.usable()))

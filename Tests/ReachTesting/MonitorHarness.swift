@@ -10,12 +10,13 @@ public final class MonitorHarness: Sendable {
     private let runner: Task<Void, Never>
 
     public init(
-        targets: [ProbeTarget] = [.http("server")], _ configure: (inout ConnectivityMonitor.Configuration) -> Void = { _ in }
+        targets: [ProbeTarget] = [.http("server")], logger: Logger = .quiet,
+        _ configure: (inout ConnectivityMonitor.Configuration) -> Void = { _ in }
     ) {
         var configuration = ConnectivityMonitor.Configuration(targets: targets)
         configure(&configuration)
         self.targets = targets
-        monitor = ConnectivityMonitor(configuration: configuration, clock: clock.monitorClock, logger: .quiet)
+        monitor = ConnectivityMonitor(configuration: configuration, clock: clock.monitorClock, logger: logger)
         let monitor = self.monitor
         runner = Task { await monitor.run() }
     }

@@ -3,26 +3,28 @@ import Synchronization
 
 /// Collects what a logger logged, at every level, so a test can count warnings and wait for a
 /// debug note.
-final class CapturedLogs: Sendable {
-    struct Entry: Sendable, CustomStringConvertible {
-        var level: Logger.Level
-        var message: String
-        var metadata: Logger.Metadata
+public final class CapturedLogs: Sendable {
+    public struct Entry: Sendable, CustomStringConvertible {
+        public var level: Logger.Level
+        public var message: String
+        public var metadata: Logger.Metadata
 
-        var description: String { "\(level): \(message) \(metadata)" }
+        public var description: String { "\(level): \(message) \(metadata)" }
     }
 
     private let entries = Mutex<[Entry]>([])
 
+    public init() {}
+
     /// A logger that records here, down to `trace`.
-    var logger: Logger {
-        Logger(label: "reachd.systemd.test") { _ in Handler(logs: self) }
+    public var logger: Logger {
+        Logger(label: "reachd.test") { _ in Handler(logs: self) }
     }
 
-    var all: [Entry] { entries.withLock { $0 } }
-    var warnings: [Entry] { all.filter { $0.level >= .warning } }
+    public var all: [Entry] { entries.withLock { $0 } }
+    public var warnings: [Entry] { all.filter { $0.level >= .warning } }
 
-    func contains(_ text: String) -> Bool {
+    public func contains(_ text: String) -> Bool {
         entries.withLock { $0.contains { $0.message.contains(text) } }
     }
 
