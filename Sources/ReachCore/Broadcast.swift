@@ -117,7 +117,6 @@ final class Broadcast<Value: Sendable>: Sendable {
         }
     }
 
-    @usableFromInline
     func unsubscribe() {
         state.withLock { $0.subscriptions -= 1 }
     }

@@ -32,6 +32,7 @@ public struct Subscription<Element: Sendable>: AsyncSequence, Sendable {
         Iterator(registration: registration, backlog: backlog, position: start)
     }
 
+    /// Reads the subscription: one reader per iterator, each from where the subscription began.
     public struct Iterator: AsyncIteratorProtocol {
         @usableFromInline
         let registration: Registration
