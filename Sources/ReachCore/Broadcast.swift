@@ -44,6 +44,14 @@ final class Broadcast<Value: Sendable>: Sendable {
         @usableFromInline
         var isFinished = false
 
+        /// Hands over every parked subscriber, to be woken outside the lock. Room for as many is
+        /// kept: subscribers woken by a send will likely wait for the next one too.
+        mutating func takeWaiters() -> [UInt64: Waiter] {
+            var taken = [UInt64: Waiter](minimumCapacity: waiters.count)
+            swap(&taken, &waiters)
+            return taken
+        }
+
         @inlinable
         func read(at position: UInt64, limit: Int) -> Read {
             guard position < end else { return isFinished ? .finished : .wait }
@@ -89,10 +97,7 @@ final class Broadcast<Value: Sendable>: Sendable {
             state.window.append(value)
             if state.window.count > windowLimit { state.window.removeFirst() }
             state.end += 1
-            // Subscribers that waited this time will likely wait next time too: keep room for them.
-            var waiting = [UInt64: Waiter](minimumCapacity: state.waiters.count)
-            swap(&waiting, &state.waiters)
-            return (value, state.end, waiting)
+            return (value, state.end, state.takeWaiters())
         }
         // Outside the lock: waking thousands of tasks must not stall the next sender or subscriber.
         for waiter in waiting.values { waiter.resume(returning: (value, next)) }
@@ -163,9 +168,7 @@ final class Broadcast<Value: Sendable>: Sendable {
     func finish() {
         let waiting = state.withLock { state in
             state.isFinished = true
-            var waiting: [UInt64: Waiter] = [:]
-            swap(&waiting, &state.waiters)
-            return waiting
+            return state.takeWaiters()
         }
         for waiter in waiting.values { waiter.resume(returning: nil) }
     }
