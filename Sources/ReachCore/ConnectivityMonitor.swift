@@ -30,8 +30,8 @@ public final class ConnectivityMonitor: Sendable {
         public var likelyConnectedWindow: Duration
         /// The default timeout of a callback.
         public var callbackTimeout: Duration
-        /// Undelivered events kept per subscriber before the oldest are dropped (fewer with more
-        /// than 32 targets, see ``EventHub``).
+        /// How many events a subscriber may fall behind before the oldest it has not read are
+        /// dropped (fewer with more than 128 targets, see ``EventHub``).
         public var subscriberBufferLimit: Int
         /// Events kept for subscribers that resume (fewer with more than 64 targets, see ``EventHub``).
         public var historyLimit: Int
@@ -325,11 +325,14 @@ public final class ConnectivityMonitor: Sendable {
         let event = publication.event
         let verdict = event.verdict
         let level: Logger.Level =
-            switch verdict.state {
-            case _ where !publication.isHeadline: .debug
-            case .disconnected: .warning
-            case .connected: .notice
-            case .unknown: .info
+            if !publication.isHeadline {
+                .debug
+            } else {
+                switch verdict.state {
+                case .disconnected: .warning
+                case .connected: .notice
+                case .unknown: .info
+                }
             }
         logger.log(level: level, "\(verdict.state.rawValue): \(verdict.reason)", metadata: verdict.logMetadata(sequence: event.sequence))
     }

@@ -1,18 +1,19 @@
 /// Broadcasts verdicts: each subscriber gets the current verdict first, then every change, in order,
 /// numbered.
 ///
-/// **What a lagging subscriber sees.** Each subscriber buffers at most `bufferLimit` undelivered
-/// events. One that reads slower than verdicts change loses the *oldest* undelivered events, never
-/// the newest: it skips ahead, always ends at the latest verdict, and can tell it skipped from a gap
-/// in ``ConnectivityEvent/sequence``. The publisher never waits for it and its memory stays bounded.
+/// **What a lagging subscriber sees.** Each subscriber may fall at most `bufferLimit` events behind.
+/// One that reads slower than verdicts change loses the *oldest* undelivered events, never the
+/// newest: it skips ahead, always ends at the latest verdict, and can tell it skipped from a gap in
+/// ``ConnectivityEvent/sequence``. The publisher never waits for it, and subscribers share one
+/// window of events rather than holding copies.
 ///
 /// The last `historyLimit` events are kept so that a subscriber that reconnects (an SSE client
 /// sending `Last-Event-ID`) resumes without a gap.
 ///
 /// Every event carries every target's status, so with many targets both limits shrink to keep
 /// memory flat: the history holds at most ``targetEntryBudget`` target statuses in all (but at
-/// least 16 events), and a subscriber's buffer a quarter of that. With up to 64 targets the
-/// configured limits hold as they are.
+/// least 16 events), and how far a subscriber may fall behind a quarter of that (but at least 4
+/// events). With up to 64 targets the configured limits hold as they are.
 final class EventHub: Sendable {
     /// How many target statuses the history may hold across its events (about 4 MB).
     static let targetEntryBudget = 16_384
