@@ -10,13 +10,17 @@ import Glibc
 
 // api-benchmark: status-API fan-out latency and a server for wrk.
 //
-//   api-benchmark fanout-sse N REPS        N raw-socket SSE clients on a loopback StatusServer
-//   api-benchmark fanout-inprocess N REPS  N monitor.subscribe() consumers
-//   api-benchmark serve PORT               a StatusServer on 127.0.0.1:PORT with three targets
+//   api-benchmark fanout-sse N REPS          N raw-socket SSE clients on a loopback StatusServer
+//   api-benchmark fanout-inprocess N REPS    N monitor.subscribe() consumers
+//   api-benchmark fanout-asyncstream N REPS  the same consumers of one AsyncStream each: the textbook hub
+//   api-benchmark fanout-floor N REPS        the same consumers of bare continuations: the executor's floor
+//   api-benchmark fanout-floor-cancellable N REPS  the same, each wait with a cancellation record
+//   api-benchmark serve PORT                 a StatusServer on 127.0.0.1:PORT with three targets
 //
 // A transition is one `monitor.record` of a result that flips the only target's health (hysteresis
-// 1/1), on a monitor with the system clock. Latency is from just before `record` to the moment each
-// client (or consumer) has parsed the event; figures are over every client and every transition.
+// 1/1), on a monitor with the system clock. Latency is from just before `record` (or the comparison's
+// send) to the moment each client (or consumer) has parsed the event; figures are over every client
+// and every transition.
 
 let quiet = Logger(label: "api-benchmark") { _ in SwiftLogNoOpLogHandler() }
 
@@ -65,20 +69,126 @@ func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
 
 // MARK: in-process fan-out
 
+/// User and system CPU time of the whole process.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 final class Counter: Sendable {
     let value = Atomic<Int>(0)
+}
+
+/// What the fan-out consumers read: an event with its sequence number.
+protocol Sequenced: Sendable { var sequence: UInt64 { get } }
+extension ConnectivityEvent: Sequenced {}
+extension UInt64: Sequenced { var sequence: UInt64 { self } }
+
+/// The Swift executor's floor for the same fan-out: each consumer parks a bare continuation and
+/// the sender resumes them all, in the order they parked. No buffering, nothing a subscription
+/// needs: what is left is the cost of waking a task. `cancellable` adds the cancellation record
+/// that any subscription a task can cancel has to install for each wait (the handler does nothing).
+final class BareFanout: Sendable, AsyncSequence {
+    private let state = Mutex<(sequence: UInt64, parked: [UnsafeContinuation<UInt64, Never>])>((1, []))
+    let cancellable: Bool
+
+    init(cancellable: Bool) { self.cancellable = cancellable }
+
+    func send() -> UInt64 {
+        let (sequence, parked) = state.withLock { state in
+            state.sequence += 1
+            var parked: [UnsafeContinuation<UInt64, Never>] = []
+            parked.reserveCapacity(state.parked.count)
+            swap(&parked, &state.parked)
+            return (state.sequence, parked)
+        }
+        for waiter in parked { waiter.resume(returning: sequence) }
+        return sequence
+    }
+
+    func makeAsyncIterator() -> Iterator { Iterator(fanout: self) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let fanout: BareFanout
+        var isFirst = true
+
+        mutating func next() async -> UInt64? {
+            if isFirst {
+                isFirst = false
+                return fanout.state.withLock { $0.sequence }
+            }
+            guard fanout.cancellable else { return await park() }
+            return await withTaskCancellationHandler { await park() } onCancel: {}
+        }
+
+        private func park() async -> UInt64 {
+            await withUnsafeContinuation { waiter in fanout.state.withLock { $0.parked.append(waiter) } }
+        }
+    }
+}
+
+/// The textbook hub for comparison: one `AsyncStream` per subscriber, each yielded every event.
+final class StreamPerSubscriber: Sendable {
+    private let state = Mutex<(sequence: UInt64, continuations: [AsyncStream<UInt64>.Continuation])>((1, []))
+
+    func subscribe() -> AsyncStream<UInt64> {
+        let (stream, continuation) = AsyncStream.makeStream(of: UInt64.self, bufferingPolicy: .bufferingNewest(64))
+        state.withLock { state in
+            continuation.yield(state.sequence)
+            state.continuations.append(continuation)
+        }
+        return stream
+    }
+
+    func send() -> UInt64 {
+        let (sequence, continuations) = state.withLock { state in
+            state.sequence += 1
+            return (state.sequence, state.continuations)
+        }
+        for continuation in continuations { continuation.yield(sequence) }
+        return sequence
+    }
 }
 
 func fanoutInProcess(clients: Int, reps: Int) async {
     let (monitor, _, runner) = makeMonitor([loopbackTarget("bench", port: 9)])
     monitor.record(.success("bench", latency: .milliseconds(1)), epoch: monitor.probeEpoch)
+    await fanout(
+        "fanout-inprocess", clients: clients, reps: reps, subscribe: { monitor.subscribe() },
+        send: { rep in
+            let sequence = monitor.current.sequence + 1
+            monitor.record(flip(rep), epoch: monitor.probeEpoch)
+            return sequence
+        })
+    runner.cancel()
+}
+
+func fanoutFloor(clients: Int, reps: Int, cancellable: Bool) async {
+    let bare = BareFanout(cancellable: cancellable)
+    let label = cancellable ? "fanout-floor-cancellable" : "fanout-floor"
+    await fanout(label, clients: clients, reps: reps, subscribe: { bare }) { _ in bare.send() }
+}
+
+func fanoutAsyncStream(clients: Int, reps: Int) async {
+    let streams = StreamPerSubscriber()
+    await fanout("fanout-asyncstream", clients: clients, reps: reps, subscribe: { streams.subscribe() }) { _ in streams.send() }
+}
+
+/// Starts `clients` consumers of what `subscribe` returns, then sends `reps` events, one at a time,
+/// each once every consumer has the previous one. Latency is from just before each `send` to each
+/// consumer's receipt.
+func fanout<Events: AsyncSequence & Sendable>(
+    _ label: String, clients: Int, reps: Int, subscribe: () -> Events, send: (Int) -> UInt64
+) async where Events.Element: Sequenced, Events.Failure == Never {
     let received = Counter()
     let consumers = (0..<clients).map { _ in
-        let stream = monitor.subscribe()
+        let events = subscribe()
         return Task { () -> [(UInt64, ContinuousClock.Instant)] in
             var seen: [(UInt64, ContinuousClock.Instant)] = []
             seen.reserveCapacity(reps + 2)
-            for await event in stream {
+            for await event in events {
                 seen.append((event.sequence, .now))
                 received.value.add(1, ordering: .relaxed)
                 if seen.count == reps + 1 { break }
@@ -86,35 +196,36 @@ func fanoutInProcess(clients: Int, reps: Int) async {
             return seen
         }
     }
-    // The current verdict comes first on each subscription.
+    // The current event comes first on each subscription.
     guard await waitUntil(.seconds(60), { received.value.load(ordering: .relaxed) >= clients }) else {
-        print("fanout-inprocess: consumers did not start")
+        print("\(label): consumers did not start")
         return
     }
     var started: [UInt64: ContinuousClock.Instant] = [:]
-    var recordCost: [Duration] = []
+    var sendCost: [Duration] = []
+    let cpuBefore = cpuSeconds()
     for rep in 0..<reps {
-        let before = monitor.current.sequence
         let t0 = ContinuousClock.now
-        monitor.record(flip(rep), epoch: monitor.probeEpoch)
-        recordCost.append(.now - t0)
-        started[before + 1] = t0
+        let sequence = send(rep)
+        sendCost.append(.now - t0)
+        started[sequence] = t0
         if !(await waitUntil(.seconds(30), { received.value.load(ordering: .relaxed) >= clients * (rep + 2) })) {
-            print("fanout-inprocess: transition \(rep) did not reach every consumer")
+            print("\(label): transition \(rep) did not reach every consumer")
             break
         }
         try? await Task.sleep(for: .milliseconds(5))
     }
+    let cpuPerDelivery = (cpuSeconds() - cpuBefore) / Double(clients * reps)
     var samples: [Duration] = []
     for consumer in consumers {
         for (sequence, at) in await consumer.value {
             if let t0 = started[sequence] { samples.append(at - t0) }
         }
     }
-    report("fanout-inprocess clients=\(clients) reps=\(reps)", samples, expected: clients * reps)
-    // How much of that is the publish itself (monitor.record yielding to every subscription).
-    report("  monitor.record() call itself", recordCost, expected: reps)
-    runner.cancel()
+    report("\(label) clients=\(clients) reps=\(reps)", samples, expected: clients * reps)
+    // How much of that is the send itself (waking every consumer).
+    report("  send itself", sendCost, expected: reps)
+    print(String(format: "  CPU per delivery: %.2f µs (process CPU over the transitions, idle waits included)", cpuPerDelivery * 1e6))
 }
 
 // MARK: SSE fan-out over loopback
@@ -296,10 +407,16 @@ case ("fanout-sse", let numbers) where numbers.count == 2:
     try await fanoutSSE(clients: numbers[0], reps: numbers[1])
 case ("fanout-inprocess", let numbers) where numbers.count == 2:
     await fanoutInProcess(clients: numbers[0], reps: numbers[1])
+case ("fanout-floor", let numbers) where numbers.count == 2:
+    await fanoutFloor(clients: numbers[0], reps: numbers[1], cancellable: false)
+case ("fanout-floor-cancellable", let numbers) where numbers.count == 2:
+    await fanoutFloor(clients: numbers[0], reps: numbers[1], cancellable: true)
+case ("fanout-asyncstream", let numbers) where numbers.count == 2:
+    await fanoutAsyncStream(clients: numbers[0], reps: numbers[1])
 case ("serve", let numbers) where numbers.count == 1:
     try await serve(port: numbers[0])
 default:
-    print("usage: api-benchmark fanout-sse N REPS | fanout-inprocess N REPS | serve PORT")
+    print("usage: api-benchmark fanout-sse N REPS | fanout-inprocess N REPS | fanout-asyncstream N REPS | fanout-floor[-cancellable] N REPS | serve PORT")
     exit(2)
 }
 exit(0)

@@ -42,6 +42,8 @@ public struct Subscription<Element: Sendable>: AsyncSequence, Sendable {
         var position: UInt64
         @usableFromInline
         var isDone = false
+        @usableFromInline
+        let id: UInt64
         /// Unread values kept, backlog included, before the oldest are skipped.
         @usableFromInline
         let limit: Int
@@ -50,6 +52,7 @@ public struct Subscription<Element: Sendable>: AsyncSequence, Sendable {
             self.registration = registration
             self.backlog = backlog[...]
             self.position = position
+            self.id = registration.broadcast.makeReaderID()
             self.limit = registration.broadcast.bufferLimit + backlog.count
         }
 
@@ -60,7 +63,7 @@ public struct Subscription<Element: Sendable>: AsyncSequence, Sendable {
                 backlog.removeFirst(Swift.min(Swift.max(0, overflow), backlog.count))
                 if let first = backlog.popFirst() { return first }
             }
-            guard !isDone, let (value, next) = await registration.broadcast.next(from: position, limit: limit) else {
+            guard !isDone, let (value, next) = await registration.broadcast.next(from: position, limit: limit, reader: id) else {
                 isDone = true
                 return nil
             }
