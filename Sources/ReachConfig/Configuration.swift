@@ -13,6 +13,9 @@ public struct Configuration: Sendable, Equatable {
     public var listen: HostPort
     /// The token clients of the status endpoint must send; required when ``listen`` is not loopback.
     public var apiToken: Secret?
+    /// How long the status endpoint keeps a connection that sends nothing while no response is
+    /// being written (an event stream is never idle).
+    public var apiIdleTimeout: Duration
     /// A unix socket the status endpoint also listens on; off when `nil`.
     public var socket: String?
     /// Where the `grpc.health.v1.Health` service listens; off when `nil`.
@@ -22,7 +25,8 @@ public struct Configuration: Sendable, Equatable {
     public init(
         targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),
         linkSettleWindow: Duration = .milliseconds(100), listen: HostPort = HostPort(host: "127.0.0.1", port: 9780),
-        apiToken: Secret? = nil, socket: String? = nil, grpcHealthListen: HostPort? = nil, log: LogSettings = LogSettings()
+        apiToken: Secret? = nil, apiIdleTimeout: Duration = .seconds(60), socket: String? = nil, grpcHealthListen: HostPort? = nil,
+        log: LogSettings = LogSettings()
     ) {
         self.targets = targets
         self.policy = policy
@@ -30,6 +34,7 @@ public struct Configuration: Sendable, Equatable {
         self.linkSettleWindow = linkSettleWindow
         self.listen = listen
         self.apiToken = apiToken
+        self.apiIdleTimeout = apiIdleTimeout
         self.socket = socket
         self.grpcHealthListen = grpcHealthListen
         self.log = log

@@ -18,8 +18,7 @@ extension Configuration {
 
     /// Replaces the status endpoint's address with `host:port`; a non-loopback one needs ``apiToken``.
     public mutating func replaceListenAddress(with address: String) throws(ConfigurationError) {
-        let api = apiToken == nil ? "" : "api: {}\n"
-        let yaml = "listen: \"\(address)\"\n\(api)server: { base_url: \"http://127.0.0.1\" }\n"
-        listen = try Configuration.parse(yaml, source: "--listen", environment: [:]).listen
+        let yaml = "listen: \"\(address)\"\nserver: { base_url: \"http://127.0.0.1\" }\n"
+        listen = try ConfigurationParser.parse(yaml, source: "--listen", environment: [:], tokenIsSet: apiToken != nil).listen
     }
 }

@@ -16,6 +16,7 @@ struct ConfigurationParser {
     static let timeoutRange = Duration.milliseconds(10)...Duration.seconds(300)
     static let settleRange = Duration.zero...Duration.seconds(10)
     static let countRange = 1...100
+    static let idleTimeoutRange = Duration.seconds(1)...Duration.seconds(3600)
 
     /// Per-target defaults from the `probe` section.
     struct ProbeDefaults {
@@ -28,14 +29,19 @@ struct ConfigurationParser {
     private var reader: ConfigReader
     /// The process environment, for `$CREDENTIALS_DIRECTORY` (systemd's `LoadCredential=`).
     private let environment: [String: String]
+    /// Whether a token is already known, so that a non-loopback `listen` needs none in this document.
+    private let tokenIsSet: Bool
 
-    init(source: String, environment: [String: String]) {
+    init(source: String, environment: [String: String], tokenIsSet: Bool) {
         reader = ConfigReader(source: source)
         self.environment = environment
+        self.tokenIsSet = tokenIsSet
     }
 
-    static func parse(_ yaml: String, source: String, environment: [String: String]) throws(ConfigurationError) -> Configuration {
-        var parser = ConfigurationParser(source: source, environment: environment)
+    static func parse(
+        _ yaml: String, source: String, environment: [String: String], tokenIsSet: Bool = false
+    ) throws(ConfigurationError) -> Configuration {
+        var parser = ConfigurationParser(source: source, environment: environment, tokenIsSet: tokenIsSet)
         let configuration = parser.document(yaml)
         guard let configuration, parser.reader.problems.isEmpty else {
             // In reading order; problems without a position (cross-target checks) last.
@@ -79,11 +85,18 @@ struct ConfigurationParser {
             reader.report("listen host must be an IP address or localhost, found \"\(listen.host)\"", at: listenNode)
         }
         var apiToken: Secret?
-        if let apiNode = entries["api"], let api = reader.mapping(apiNode, keys: ["bearer_token_file", "bearer_token_credential"]) {
+        var tokenWasGiven = tokenIsSet
+        var idleTimeout = Duration.seconds(60)
+        if let apiNode = entries["api"], let api = reader.mapping(apiNode, keys: ["bearer_token_file", "bearer_token_credential", "idle_timeout"]) {
             apiToken = parseBearerToken(api)
+            // A token that was given but could not be read is reported there, once.
+            tokenWasGiven = tokenWasGiven || api["bearer_token_file"] != nil || api["bearer_token_credential"] != nil
+            if let node = api["idle_timeout"], let timeout = reader.duration(node, in: Self.idleTimeoutRange) {
+                idleTimeout = timeout
+            }
         }
         if let listenNode = entries["listen"], let listen, IPAddress(listen.host) != nil, !isLoopback(listen.host), apiToken == nil,
-            entries["api"] == nil
+            !tokenWasGiven
         {
             reader.report(
                 "\(listen) is reachable from other machines: set api.bearer_token_file (or api.bearer_token_credential) so that only clients with the token are answered",
@@ -112,7 +125,7 @@ struct ConfigurationParser {
         let log = entries["log"].flatMap { parseLog($0) } ?? LogSettings()
         return Configuration(
             targets: targets, policy: policy, interfaces: filter, linkSettleWindow: settle,
-            listen: listen ?? HostPort(host: "127.0.0.1", port: 9780), apiToken: apiToken, socket: socket,
+            listen: listen ?? HostPort(host: "127.0.0.1", port: 9780), apiToken: apiToken, apiIdleTimeout: idleTimeout, socket: socket,
             grpcHealthListen: grpcHealthListen, log: log)
     }
 

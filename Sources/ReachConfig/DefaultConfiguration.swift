@@ -76,6 +76,10 @@ interfaces:
 
 # Where the status endpoint listens. Loopback only by default.
 listen: 127.0.0.1:9780
+# api:
+#   bearer_token_file: /etc/reachd/api-token   # every request but /healthz must send it; required
+#                                              # when listen is not loopback
+#   idle_timeout: 60s                          # close a connection that sends nothing this long
 
 log:
   target: stderr            # one logfmt-style line per event on standard error

@@ -48,13 +48,15 @@ public struct Daemon: Sendable {
         self.scheduler = ProbeScheduler(
             targets: configuration.targets, prober: prober, monitor: monitor, clock: clock, observer: metrics)
         self.sleepWatcher = LogindSleepWatcher(logger: logger, busAddress: systemBusAddress)
+        let checkWaitLimit = StatusServer.checkWaitLimit(for: configuration.targets)
+        let limits = StatusServer.Limits(idleTimeout: configuration.apiIdleTimeout)
         self.statusServer = StatusServer(
             monitor: monitor, metrics: metrics, address: .tcp(host: configuration.listen.host, port: configuration.listen.port),
-            bearerToken: configuration.apiToken, checkWaitLimit: StatusServer.checkWaitLimit(for: configuration.targets), logger: logger)
+            bearerToken: configuration.apiToken, checkWaitLimit: checkWaitLimit, limits: limits, logger: logger)
         self.socketServer = configuration.socket.map {
             StatusServer(
                 monitor: monitor, metrics: metrics, address: .unixSocket($0), bearerToken: configuration.apiToken,
-                checkWaitLimit: StatusServer.checkWaitLimit(for: configuration.targets), logger: logger)
+                checkWaitLimit: checkWaitLimit, limits: limits, logger: logger)
         }
         self.grpcHealthServer = configuration.grpcHealthListen.map {
             GRPCHealthServer(monitor: monitor, host: $0.host, port: $0.port, logger: logger)

@@ -100,6 +100,33 @@ struct ListenConfigurationTests {
         #expect(configuration.apiToken?.revealed == "t0ken")
         #expect(try Configuration.parse("listen: \"[::1]:9780\"\n" + oneTarget, source: "t.yaml").apiToken == nil, "loopback needs none")
     }
+
+    @Test func anAPISectionWithoutATokenDoesNotOpenANonLoopbackListenAddress() {
+        expectProblem("listen: 0.0.0.0:9780\napi: {}\n" + oneTarget, at: "listen", line: 1, saying: "set api.bearer_token_file")
+        expectProblem("listen: 0.0.0.0:9780\napi: { idle_timeout: 5s }\n" + oneTarget, at: "listen", line: 1, saying: "set api.bearer_token_file")
+        // A token that was given but cannot be read is reported once, where it was given.
+        let unreadable = problems("listen: 0.0.0.0:9780\napi: { bearer_token_file: /nonexistent/token }\n" + oneTarget)
+        #expect(unreadable.map(\.keyPath) == ["api.bearer_token_file"], "\(unreadable)")
+    }
+
+    @Test func aListenOverrideKeepsTheTokenRule() throws {
+        var open = try Configuration.parse(oneTarget, source: "t.yaml")
+        #expect(throws: ConfigurationError.self) { try open.replaceListenAddress(with: "0.0.0.0:9780") }
+        try open.replaceListenAddress(with: "127.0.0.1:0")
+        #expect(open.listen == HostPort(host: "127.0.0.1", port: 0))
+        let file = NSTemporaryDirectory() + "reachd-api-token-\(UUID().uuidString)"
+        try "t0ken\n".write(toFile: file, atomically: true, encoding: .utf8)
+        var guarded = try Configuration.parse("api: { bearer_token_file: \(file) }\n" + oneTarget, source: "t.yaml")
+        try guarded.replaceListenAddress(with: "0.0.0.0:9780")
+        #expect(guarded.listen == HostPort(host: "0.0.0.0", port: 9780))
+    }
+
+    @Test func theIdleTimeoutIsOneMinuteUnlessSet() throws {
+        #expect(try Configuration.parse(oneTarget, source: "t.yaml").apiIdleTimeout == .seconds(60))
+        #expect(try Configuration.parse("api: { idle_timeout: 5s }\n" + oneTarget, source: "t.yaml").apiIdleTimeout == .seconds(5))
+        expectProblem("api: { idle_timeout: 100ms }\n" + oneTarget, at: "api.idle_timeout", line: 1, saying: "out of range")
+        expectProblem("api: { idle_timeout: 5 }\n" + oneTarget, at: "api.idle_timeout", line: 1, saying: "add a unit")
+    }
 }
 
 @Suite("Configuration: the gRPC health service")
