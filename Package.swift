@@ -275,6 +275,7 @@ let package = Package(
         .testTarget(
             name: "ReachDaemonTests",
             dependencies: ["ReachDaemon", "ReachConfig", "ReachCore", "ReachTesting", "reachd"],
+            exclude: ["Clients"],
             swiftSettings: strict
         ),
     ]

@@ -9,48 +9,33 @@ let reachdBinary: URL = {
 
 /// A `reachd` process with its output captured.
 struct ReachdProcess {
-    let process = Process()
-    private let output = Pipe()
-    private let errors = Pipe()
+    private let child: Child
+    var process: Process { child.process }
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = reachdBinary
         // Any free port, so that daemons of parallel tests do not collide on 9780.
-        process.arguments = arguments.contains("--check-config") ? arguments : arguments + ["--listen", "127.0.0.1:0"]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let arguments = arguments.contains("--check-config") ? arguments : arguments + ["--listen", "127.0.0.1:0"]
+        child = try Child(reachdBinary, arguments, environment: environment)
     }
 
     /// Waits for the process to exit (killing it after `timeout`) and returns what it printed.
     func finish(timeout: Duration = .seconds(10)) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                process.terminate()
-                Issue.record("reachd did not exit within \(timeout)")
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, stdout, stderr)
+        try await child.finish(timeout: timeout)
     }
 
-    /// Reads standard error until a line contains `text`.
+    /// Reads standard error until it contains `text`; returns all of it so far.
     func waitForLog(containing text: String, timeout: Duration = .seconds(20)) async throws -> String {
-        var seen = ""
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        let handle = errors.fileHandleForReading
-        while !seen.contains(text) {
-            guard ContinuousClock.now < deadline, process.isRunning else {
-                Issue.record("reachd never logged \"\(text)\"; it logged:\n\(seen)")
-                return seen
-            }
-            seen += String(decoding: handle.availableData, as: UTF8.self)
+        try await child.waitFor(text, on: .errors, timeout: timeout)
+    }
+
+    /// Waits for the status endpoint to listen and returns its TCP port.
+    func waitForPort() async throws -> Int? {
+        let log = try await waitForLog(containing: "Server started and listening on")
+        guard let range = log.range(of: "listening on 127.0.0.1:") else {
+            Issue.record("no listening line in:\n\(log)")
+            return nil
         }
-        return seen
+        return Int(log[range.upperBound...].prefix { $0.isNumber })
     }
 }
 

@@ -246,9 +246,7 @@ struct DashboardPrometheusTests {
         try "http://127.0.0.1:\(healthPort)/health\n".write(to: targets, atomically: true, encoding: .utf8)
         let daemon = try ReachdProcess(["--targets-file", targets.path], environment: ["REACHD_CONFIG": ""])
         reachd = daemon
-        let startup = try await daemon.waitForLog(containing: "Server started and listening on")
-        let marker = try #require(startup.range(of: "listening on 127.0.0.1:"), "\(startup)")
-        let reachdPort = try #require(Int(String(startup[marker.upperBound...].prefix { $0.isNumber })))
+        let reachdPort = try #require(try await daemon.waitForPort())
 
         // Prometheus scraping it every second, with the alert rules loaded.
         let prometheusPort = try freeLoopbackPort()

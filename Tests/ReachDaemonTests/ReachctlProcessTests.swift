@@ -4,59 +4,6 @@ import Testing
 /// The built `reachctl` binary, next to `reachd`.
 private let reachctlBinary = reachdBinary.deletingLastPathComponent().appending(path: "reachctl")
 
-/// A child process with both outputs captured; killed with SIGKILL when the test is done with it.
-private final class Child: @unchecked Sendable {
-    let process = Process()
-    private let output = Pipe()
-    private let errors = Pipe()
-    private var stdoutSeen = ""
-
-    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], discardStderr: Bool = false) throws {
-        process.executableURL = executable
-        process.arguments = arguments
-        var base = ProcessInfo.processInfo.environment
-        base["REACHD_ENDPOINT"] = nil
-        process.environment = base.merging(environment) { _, new in new }
-        process.standardOutput = output
-        process.standardError = discardStderr ? FileHandle.nullDevice : errors
-        try process.run()
-    }
-
-    /// Reads standard output until it contains `text`; returns all of it so far.
-    func waitForOutput(containing text: String, timeout: Duration = .seconds(20)) async throws -> String {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        let handle = output.fileHandleForReading
-        while !stdoutSeen.contains(text) {
-            guard ContinuousClock.now < deadline, process.isRunning else {
-                Issue.record("never printed \"\(text)\"; printed:\n\(stdoutSeen)")
-                return stdoutSeen
-            }
-            stdoutSeen += String(decoding: handle.availableData, as: UTF8.self)
-        }
-        return stdoutSeen
-    }
-
-    /// Waits for the exit (SIGKILL after `timeout`) and returns what it printed.
-    func finish(timeout: Duration = .seconds(15)) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                kill(process.processIdentifier, SIGKILL)
-                Issue.record("\(process.executableURL?.lastPathComponent ?? "?") \(process.arguments ?? []) did not exit within \(timeout)")
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        let stdout = stdoutSeen + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, stdout, stderr)
-    }
-
-    func killNow() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-}
-
 /// Runs reachctl to completion.
 private func reachctl(_ arguments: [String], timeout: Duration = .seconds(15)) async throws -> (status: Int32, stdout: String, stderr: String) {
     try await Child(reachctlBinary, arguments).finish(timeout: timeout)
@@ -72,15 +19,7 @@ private struct RunningReachd {
         targetsFile = FileManager.default.temporaryDirectory.appending(path: "reachctl-targets-\(UUID()).txt")
         try "\(url)\n".write(to: targetsFile, atomically: true, encoding: .utf8)
         reachd = try ReachdProcess(["--targets-file", targetsFile.path], environment: ["REACHD_CONFIG": ""])
-        let log = try await reachd.waitForLog(containing: "Server started and listening on")
-        let marker = "listening on 127.0.0.1:"
-        guard let range = log.range(of: marker) else {
-            Issue.record("no listening line in:\n\(log)")
-            endpoint = "http://127.0.0.1:1"
-            return
-        }
-        let port = log[range.upperBound...].prefix { $0.isNumber }
-        endpoint = "http://127.0.0.1:\(port)"
+        endpoint = "http://127.0.0.1:\(try await reachd.waitForPort() ?? 1)"
     }
 
     func stop() async throws {
@@ -113,7 +52,7 @@ private struct HealthServer {
             """
         let child = try Child(URL(filePath: "/usr/bin/env"), ["python3", "-c", script], discardStderr: true)
         self.child = child
-        let line = try await child.waitForOutput(containing: "\n", timeout: .seconds(10))
+        let line = try await child.waitFor("\n", on: .output, timeout: .seconds(10))
         let port = line.drop { !$0.isNumber }.prefix { $0.isNumber }
         url = "http://127.0.0.1:\(port)/api/v1/health"
     }
@@ -214,9 +153,7 @@ struct ReachctlProcessTests {
         let config = directory.appending(path: "reachd.yaml")
         try "server:\n  base_url: http://127.0.0.1:1\napi:\n  bearer_token_file: \(token.path)\n".write(to: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config.path])
-        let log = try await reachd.waitForLog(containing: "Server started and listening on")
-        let port = log[log.range(of: "listening on 127.0.0.1:")!.upperBound...].prefix { $0.isNumber }
-        let endpoint = "http://127.0.0.1:\(port)"
+        let endpoint = "http://127.0.0.1:\(try #require(try await reachd.waitForPort()))"
 
         let refused = try await reachctl(["--endpoint", endpoint, "status"])
         #expect(refused.status == 2)
@@ -250,7 +187,7 @@ struct ReachctlProcessTests {
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
         let watch = try Child(reachctlBinary, ["--endpoint", daemon.endpoint, "watch"])
         defer { watch.killNow() }
-        let first = try await watch.waitForOutput(containing: "\n")
+        let first = try await watch.waitFor("\n", on: .output)
         let fields = first.split(separator: "  ")
         #expect(fields.count >= 4, "\(first)")
         #expect(fields.dropFirst().first == "unknown" || fields.dropFirst().first == "disconnected", "\(first)")
@@ -266,7 +203,7 @@ struct ReachctlProcessTests {
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
         let watch = try Child(reachctlBinary, ["--endpoint", daemon.endpoint, "watch", "--follow"])
         defer { watch.killNow() }
-        _ = try await watch.waitForOutput(containing: "\n")
+        _ = try await watch.waitFor("\n", on: .output)
         try await daemon.stop()
         try await Task.sleep(for: .seconds(1))
         #expect(watch.process.isRunning, "--follow keeps going while reachd is away")

@@ -84,17 +84,5 @@ final class RawSocket: Sendable {
         await readUntilClosed(timeout: timeout).closed
     }
 
-    /// Whether the server has closed the connection already; does not wait.
-    var isClosedNow: Bool { blockingRead(timeout: .zero).closed }
-
     deinit { close(descriptor) }
-}
-
-/// This process's resident set size, from /proc/self/status.
-func residentBytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-        let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-    else { return 0 }
-    return kib * 1024
 }
