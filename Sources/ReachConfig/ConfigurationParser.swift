@@ -427,7 +427,8 @@ struct ConfigurationParser {
     private mutating func parseInterfaces(_ node: ConfigNode) -> (InterfaceFilter, Duration)? {
         guard let entries = reader.mapping(node, keys: ["include", "exclude", "settle_window"]) else { return nil }
         var filter = InterfaceFilter()
-        if let include = entries["include"].flatMap({ reader.strings($0) }) {
+        if let node = entries["include"], let include = reader.strings(node) {
+            checkGlobs(include, at: node)
             filter.include = include == ["*"] ? [] : include
         }
         if let exclude = entries["exclude"] {
@@ -435,11 +436,36 @@ struct ConfigurationParser {
             if case .sequence(let items) = exclude.node, items.isEmpty {
                 filter.exclude = []
             } else if let patterns = reader.strings(exclude) {
+                checkGlobs(patterns, at: exclude)
                 filter.exclude = patterns
             }
         }
         let settle = entries["settle_window"].flatMap { reader.duration($0, in: Self.settleRange) } ?? .milliseconds(100)
         return (filter, settle)
+    }
+
+    /// A bracket range like `[9-0]` would match nothing: almost certainly not what was meant.
+    private mutating func checkGlobs(_ patterns: [String], at node: ConfigNode) {
+        for pattern in patterns {
+            let p = Array(pattern.unicodeScalars)
+            var index = 0
+            while let open = p[index...].firstIndex(of: "["), let close = p[min(open + 2, p.count)...].firstIndex(of: "]") {
+                var body = p[(open + 1)..<close]
+                if body.first == "!" || body.first == "^" { body = body.dropFirst() }
+                var i = body.startIndex
+                while i < body.endIndex {
+                    if i + 2 < body.endIndex, body[i + 1] == "-" {
+                        if body[i] > body[i + 2] {
+                            reader.report("\"\(pattern)\" has the reversed range \(body[i])-\(body[i + 2]), which matches nothing", at: node)
+                        }
+                        i += 3
+                    } else {
+                        i += 1
+                    }
+                }
+                index = close + 1
+            }
+        }
     }
 
     private mutating func parseLog(_ node: ConfigNode) -> LogSettings? {

@@ -53,7 +53,8 @@ final class EventHub: Sendable {
             guard let latest else { return [] }
             guard let lastSequence else { return [latest] }
             if lastSequence == latest.sequence { return [] }
-            if let oldest = history.first, lastSequence + 1 >= oldest.sequence, lastSequence < latest.sequence {
+            // Any UInt64 may arrive from a client: compare without arithmetic that could overflow.
+            if let oldest = history.first, lastSequence < latest.sequence, lastSequence >= oldest.sequence - 1 {
                 return history.filter { $0.sequence > lastSequence }
             }
             var reset = latest

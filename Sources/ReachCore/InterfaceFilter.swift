@@ -66,7 +66,8 @@ enum Glob {
             var i = body.startIndex
             while i < body.endIndex {
                 if i + 2 < body.endIndex, body[i + 1] == "-" {
-                    matched = matched || (body[i]...body[i + 2]).contains(scalar)
+                    // A reversed range, like [9-0], matches nothing (as in fnmatch).
+                    matched = matched || (body[i] <= body[i + 2] && (body[i]...body[i + 2]).contains(scalar))
                     i += 3
                 } else {
                     matched = matched || body[i] == scalar

@@ -27,6 +27,13 @@ let oneTarget = "targets:\n  - name: a\n    url: http://h/\n"
 
 @Suite("Configuration: every class of problem")
 struct ConfigurationProblemTests {
+    @Test func aReversedBracketRangeInAnInterfaceGlobIsNamed() throws {
+        expectProblem("interfaces: { exclude: [\"eth[9-0]\"] }\n" + oneTarget, at: "interfaces.exclude", line: 1, saying: "reversed range 9-0")
+        expectProblem("interfaces: { include: [\"wl[!z-a]*\"] }\n" + oneTarget, at: "interfaces.include", line: 1, saying: "reversed range z-a")
+        let fine = try Configuration.parse("interfaces: { include: [\"br-*\", \"wl[a-z]n*\", \"x[-]\", \"[\"] }\n" + oneTarget, source: "t.yaml")
+        #expect(fine.interfaces.include == ["br-*", "wl[a-z]n*", "x[-]", "["])
+    }
+
     @Test func yamlSyntaxErrorsNameTheLine() {
         expectProblem("server:\n  base_url: [unclosed\nlog: {}\n", at: "", line: 3, saying: "YAML syntax error")
     }

@@ -129,7 +129,7 @@ struct EventHubTests {
         #expect(events.allSatisfy { !$0.isReset })
     }
 
-    @Test(arguments: [UInt64(2), 999])
+    @Test(arguments: [UInt64(2), 999, .max])
     func resumingFromOutsideTheHistoryResets(lastSequence: UInt64) async {
         let hub = EventHub(initial: Self.verdict(.unknown), bufferLimit: 4, historyLimit: 4)
         for n in 1...9 { hub.publish(Self.verdict(n.isMultiple(of: 2) ? .connected : .disconnected, n)) }

@@ -22,6 +22,8 @@ struct InterfaceFilterTests {
         ("a*b*c", "aXXbYY", false),
         ("", "", true),
         ("", "eth0", false),
+        ("eth[9-0]", "eth5", false),
+        ("eth[9-0]", "eth9", false),
     ])
     func globMatches(pattern: String, name: String, matches: Bool) {
         #expect(InterfaceFilter(include: [pattern], exclude: []).admits(name) == matches)
