@@ -78,6 +78,12 @@ public struct Daemon: Sendable {
 
     /// Runs until SIGTERM or SIGINT (or until the calling task is cancelled), then stops within a second.
     public func run() async throws {
+        // The configuration parser enforces this too; a Configuration built in code is checked here.
+        let address = StatusServer.Address.tcp(host: configuration.listen.host, port: configuration.listen.port)
+        guard address.isLocal || configuration.apiToken != nil else {
+            logger.critical("refusing to serve the status endpoint on \(configuration.listen) without a bearer token")
+            throw UnprotectedStatusEndpoint(listen: configuration.listen)
+        }
         logStartup()
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .milliseconds(750)
@@ -113,5 +119,14 @@ extension ProbeTarget {
         case .tcp(let endpoint): "tcp \(endpoint)"
         case .grpc(let grpc): "grpc health \(grpc.endpoint)\(grpc.service.isEmpty ? "" : " service \(grpc.service)")"
         }
+    }
+}
+
+/// The status endpoint would be reachable from other machines without a bearer token.
+public struct UnprotectedStatusEndpoint: Error, CustomStringConvertible {
+    public let listen: HostPort
+
+    public var description: String {
+        "\(listen) is reachable from other machines: set api.bearer_token_file so that only clients with the token are answered"
     }
 }

@@ -121,6 +121,14 @@ struct ListenConfigurationTests {
         #expect(guarded.listen == HostPort(host: "0.0.0.0", port: 9780))
     }
 
+    @Test func aListenOverrideCannotAddKeysOfItsOwn() throws {
+        var open = try Configuration.parse(oneTarget, source: "t.yaml")
+        let injected = "0.0.0.0:9780\"\napi: {bearer_token_file: /etc/hostname}\n#"
+        #expect(throws: ConfigurationError.self) { try open.replaceListenAddress(with: injected) }
+        #expect(open.listen == HostPort(host: "127.0.0.1", port: 9780))
+        #expect(open.apiToken == nil)
+    }
+
     @Test func theIdleTimeoutIsOneMinuteUnlessSet() throws {
         #expect(try Configuration.parse(oneTarget, source: "t.yaml").apiIdleTimeout == .seconds(60))
         #expect(try Configuration.parse("api: { idle_timeout: 5s }\n" + oneTarget, source: "t.yaml").apiIdleTimeout == .seconds(5))
@@ -137,5 +145,38 @@ struct GRPCHealthConfigurationTests {
         #expect(configuration.grpcHealthListen == HostPort(host: "127.0.0.1", port: 9781))
         expectProblem("grpc_health: { listen: \"localhost:9781\" }\n" + oneTarget, at: "grpc_health.listen", line: 1, saying: "listens on an IP address")
         expectProblem("grpc_health: {}\n" + oneTarget, at: "grpc_health", line: 1, saying: "missing listen")
+    }
+}
+
+@Suite("Configuration: a targets file")
+struct TargetsFileTests {
+    func file(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "reachd-targets-\(UUID().uuidString).txt"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func eachURLBecomesATargetInFileOrderTakenLiterally() throws {
+        var configuration = try Configuration.parse(oneTarget, source: "t.yaml")
+        try configuration.replaceTargets(withURLsIn: try file("# two health URLs\n\nhttp://10.0.0.1/health\n  http://[::1]:8080/a%2Fb  \n"))
+        #expect(configuration.targets.map(\.name) == ["target-1", "target-2"])
+        let urls = configuration.targets.map { target -> String? in
+            if case .http(let check) = target.check { check.url } else { nil }
+        }
+        #expect(urls == ["http://10.0.0.1/health", "http://[::1]:8080/a%2Fb"])
+    }
+
+    @Test func aProblemNamesTheFilesLine() throws {
+        var configuration = try Configuration.parse(oneTarget, source: "t.yaml")
+        let path = try file("http://10.0.0.1/health\n# comment\nnot a url\"\\x2f\n")
+        do {
+            try configuration.replaceTargets(withURLsIn: path)
+            Issue.record("a bad URL must be a problem")
+        } catch {
+            #expect(error.problems.map(\.line) == [3], "\(error.problems)")
+            #expect(error.problems.first?.source == path)
+        }
+        #expect(throws: ConfigurationError.self) { try configuration.replaceTargets(withURLsIn: try file("# nothing\n\n")) }
+        #expect(configuration.targets.map(\.name) == ["a"], "a failed replacement keeps the configured targets")
     }
 }

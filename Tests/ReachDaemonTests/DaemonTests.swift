@@ -49,4 +49,11 @@ struct DaemonTests {
         running.cancel()
         try await running.value
     }
+
+    @Test func aConfigurationBuiltInCodeCannotServeBeyondLoopbackWithoutAToken() async throws {
+        var configuration = try Self.configuration()
+        configuration.listen = HostPort(host: "0.0.0.0", port: 0)
+        let daemon = Daemon(configuration: configuration, source: .embeddedDefault, linkSource: InMemoryLinkSource(initial: .offline), logger: Self.logger)
+        await #expect(throws: UnprotectedStatusEndpoint.self) { try await daemon.run() }
+    }
 }
