@@ -174,6 +174,9 @@ struct ConfigurationParser {
         if URLComponents(string: base)?.query != nil {
             reader.report("base_url cannot have a query; put it in health_path", at: baseNode)
         }
+        if URLComponents(string: base)?.fragment != nil {
+            reader.report("base_url cannot have a fragment (#...): the health path would be appended to it", at: baseNode)
+        }
         var settings = defaults
         apply(entries, to: &settings)
         return ProbeTarget(
@@ -238,6 +241,11 @@ struct ConfigurationParser {
         }
     }
 
+    /// A header cannot carry these; the HTTP client would refuse it and quote it in its error.
+    static func hasControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
+    }
+
     private func isLoopback(_ host: String) -> Bool {
         host == "localhost" || IPAddress(host)?.isLoopback == true
     }
@@ -262,8 +270,9 @@ struct ConfigurationParser {
                 reader.report("put credentials in bearer_token_file or bearer_token_credential, where they stay out of the config file", at: valueNode)
                 continue
             }
-            guard let text = reader.scalar(valueNode, expected: "the header's value"), !text.contains("\r"), !text.contains("\n") else {
-                if case .scalar = value { reader.report("a header value cannot contain a line break", at: valueNode) }
+            guard let text = reader.scalar(valueNode, expected: "the header's value"), !Self.hasControlCharacter(text) else {
+                // The value is not quoted back: it may be a key.
+                if case .scalar = value { reader.report("a header value cannot contain a line break or another control character", at: valueNode) }
                 continue
             }
             fields.append(HTTPHeaderField(name: name, value: text))
@@ -298,8 +307,9 @@ struct ConfigurationParser {
             return nil
         }
         let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty, !token.contains("\n") else {
-            reader.report(token.isEmpty ? "\(path) is empty" : "\(path) holds more than one line", at: node)
+        guard !token.isEmpty, !Self.hasControlCharacter(token) else {
+            let problem = token.isEmpty ? "is empty" : token.contains("\n") ? "holds more than one line" : "holds a control character"
+            reader.report("\(path) \(problem)", at: node)
             return nil
         }
         return Secret(token)
@@ -372,6 +382,9 @@ struct ConfigurationParser {
     /// `200`, `"2xx"`, `"200-299"`, or a list of those.
     private mutating func parseStatuses(_ node: ConfigNode) -> [ClosedRange<Int>]? {
         let items: [ConfigNode] = if case .sequence = node.node { reader.sequence(node) ?? [] } else { [node] }
+        if items.isEmpty, case .sequence = node.node {
+            reader.report("expected at least one status, like 200, \"2xx\" or \"200-299\"", at: node)
+        }
         var ranges: [ClosedRange<Int>] = []
         for item in items {
             guard let text = reader.scalar(item, expected: "a status like 200, \"2xx\" or \"200-299\"") else { continue }
@@ -402,7 +415,12 @@ struct ConfigurationParser {
         switch node.tagName {
         case .null: return .null
         case .bool: return node.node.bool.map(JSONScalar.bool)
-        case .int, .float: return node.node.float.map(JSONScalar.number)
+        case .int, .float:
+            guard let number = node.node.float ?? node.node.int.map(Double.init) else {
+                reader.report("\"\(scalar.string)\" is not a number JSON can hold; quote it to compare a string", at: node)
+                return nil
+            }
+            return .number(number)
         default: return .string(scalar.string)
         }
     }

@@ -79,14 +79,25 @@ public struct ProbeTimings: Sendable, Hashable {
 /// A failed probe's reason, the phase it failed in, and a human-readable detail
 /// (the TLS verifier's complaint, the body that did not match).
 public struct ProbeFailure: Sendable, Hashable {
+    /// The longest detail kept, in characters. A detail can quote what the server sent, and it is
+    /// copied into every kept event, status answer, stream frame and log line: a hostile target
+    /// must not make those large.
+    public static let detailLimit = 256
+
     public var reason: FailureReason
     public var phase: ProbePhase?
-    public var detail: String?
+    public var detail: String? {
+        didSet { detail = detail.map(Self.bounded) }
+    }
 
     public init(_ reason: FailureReason, phase: ProbePhase? = nil, detail: String? = nil) {
         self.reason = reason
         self.phase = phase
-        self.detail = detail
+        self.detail = detail.map(Self.bounded)
+    }
+
+    private static func bounded(_ detail: String) -> String {
+        detail.count <= detailLimit ? detail : detail.prefix(detailLimit - 1) + "…"
     }
 }
 

@@ -40,7 +40,13 @@ struct ReachctlCommand: AsyncParsableCommand {
                 Output.error("reachctl: cannot read the token file \(tokenFile)")
                 throw ExitCode(ExitStatus.unreachable)
             }
-            token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            // Not quoted back in any message: it is a secret.
+            guard !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else {
+                Output.error("reachctl: the token file \(tokenFile) must hold one line with the token")
+                throw ExitCode(ExitStatus.unreachable)
+            }
+            token = trimmed
         }
         return ReachdEndpoint(base: url, token: token)
     }

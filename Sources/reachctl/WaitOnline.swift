@@ -3,17 +3,26 @@ import Foundation
 import ReachServer
 import Synchronization
 
-/// A duration on the command line: `30s`, `500ms`, `2m`, `1h`, `1m30s`, or a bare number of seconds.
+/// A duration on the command line: `30s`, `500ms`, `2m`, `1h`, `1m30s`, or a bare number of seconds,
+/// up to a year.
 struct DurationArgument: ExpressibleByArgument, Sendable, CustomStringConvertible {
     let duration: Duration
     let description: String
+    static let longest: Duration = .seconds(365 * 24 * 3600)
+
+    /// Whole milliseconds, or `nil` past ``longest`` (where converting could overflow).
+    private static func milliseconds(_ seconds: Double) -> Duration? {
+        let milliseconds = (seconds * 1000).rounded()
+        guard milliseconds.isFinite, milliseconds <= Double(longest / .milliseconds(1)) else { return nil }
+        return .milliseconds(Int64(milliseconds))
+    }
 
     init?(argument: String) {
         let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
         guard !text.isEmpty else { return nil }
         if let seconds = Double(text) {
-            guard seconds >= 0, seconds.isFinite else { return nil }
-            duration = .milliseconds(Int64((seconds * 1000).rounded()))
+            guard seconds >= 0, let milliseconds = Self.milliseconds(seconds) else { return nil }
+            duration = milliseconds
             description = argument
             return
         }
@@ -33,7 +42,9 @@ struct DurationArgument: ExpressibleByArgument, Sendable, CustomStringConvertibl
             case "h": scale = 3600
             default: return nil
             }
-            total += .milliseconds(Int64((value * scale * 1000).rounded()))
+            guard let part = Self.milliseconds(value * scale) else { return nil }
+            total += part
+            guard total <= Self.longest else { return nil }
         }
         duration = total
         description = argument

@@ -34,6 +34,11 @@ struct ConfigurationProblemTests {
         #expect(fine.interfaces.include == ["br-*", "wl[a-z]n*", "x[-]", "["])
     }
 
+    @Test func aBaseURLWithAFragmentAndAnEmptyStatusListAreNamed() {
+        expectProblem("server: { base_url: \"https://app.example.com/#/\" }\n", at: "server.base_url", line: 1, saying: "cannot have a fragment")
+        expectProblem(oneTarget + "    expect: { status: [] }\n", at: "targets[0].expect.status", line: 4, saying: "at least one status")
+    }
+
     @Test func yamlSyntaxErrorsNameTheLine() {
         expectProblem("server:\n  base_url: [unclosed\nlog: {}\n", at: "", line: 3, saying: "YAML syntax error")
     }

@@ -102,7 +102,7 @@ struct ConfigurationTests {
 
     @Test(arguments: [
         ("true", JSONScalar.bool(true)), ("\"true\"", .string("true")), ("42", .number(42)), ("1.5", .number(1.5)),
-        ("null", .null), ("~", .null), ("ok", .string("ok")), ("'3'", .string("3")),
+        ("null", .null), ("~", .null), ("ok", .string("ok")), ("'3'", .string("3")), ("0o17", .number(15)), ("0x1F", .number(31)),
     ])
     func jsonExpectationsKeepTheirYAMLType(yaml: String, expected: JSONScalar) throws {
         let configuration = try Configuration.parse(

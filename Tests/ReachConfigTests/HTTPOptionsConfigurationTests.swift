@@ -84,6 +84,14 @@ struct HTTPOptionsConfigurationTests {
         expectProblem("targets:\n  - { name: t, kind: tcp, address: \"h:1\", headers: { A: b } }\n", at: "targets[0].headers", line: 2, saying: "http targets only")
     }
 
+    @Test func controlCharactersInSecretsAreProblemsThatDoNotQuoteThem() throws {
+        expectProblem("server:\n  base_url: http://h\n  headers: { X-Api-Key: \"k3y\\u0001\" }\n", at: "server.headers.X-Api-Key", line: 3, saying: "control character")
+        let file = NSTemporaryDirectory() + "reachd-token-\(UUID().uuidString)"
+        try "s3cret\u{01}token\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let found = problems("server:\n  base_url: http://h\n  bearer_token_file: \(file)\n")
+        #expect(found.map(\.message) == ["\(file) holds a control character"])
+    }
+
     @Test func headerNamesAndValuesMustBeSendable() {
         expectProblem("server:\n  base_url: http://h\n  headers: { \"Bad Name\": x }\n", at: "server.headers.Bad Name", line: 3, saying: "not a header name")
         expectProblem("server:\n  base_url: http://h\n  headers: [a]\n", at: "server.headers", line: 3, saying: "expected a mapping of header names")

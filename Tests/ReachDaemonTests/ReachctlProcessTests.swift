@@ -60,6 +60,14 @@ private struct HealthServer {
 
 @Suite("reachctl against a real reachd", .serialized)
 struct ReachctlProcessTests {
+    @Test func anAbsurdTimeoutIsAUsageErrorNotACrash() async throws {
+        for timeout in ["1e16", "99999999999999h", "5 fortnights"] {
+            let run = try await reachctl(["--endpoint", "http://127.0.0.1:1", "wait-online", "--timeout", timeout])
+            #expect(run.status == 64, "EX_USAGE for \(timeout): \(run.stderr)")
+            #expect(run.stderr.contains("invalid for '--timeout"), "\(run.stderr)")
+        }
+    }
+
     @Test func aRefusedTargetReadsDisconnectedWithExit1() async throws {
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
 

@@ -176,5 +176,7 @@ struct StatusRouteTests {
         var slow = ProbeTarget.http("b")
         slow.timeout = .seconds(5)
         #expect(StatusServer.checkWaitLimit(for: [.http("a"), slow]) == .seconds(6))
+        slow.timeout = .seconds(300)
+        #expect(StatusServer.checkWaitLimit(for: [slow]) == .seconds(30), "an answer clients still wait for")
     }
 }
