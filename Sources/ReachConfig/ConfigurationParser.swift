@@ -115,6 +115,10 @@ struct ConfigurationParser {
             if let node = grpc["listen"], let address = hostPort(node, expected: "host:port for the gRPC health service, like 127.0.0.1:9781", ports: 0...65535) {
                 if IPAddress(address.host) == nil {
                     reader.report("the gRPC health service listens on an IP address, found \"\(address.host)\"", at: node)
+                } else if !isLoopback(address.host), apiToken == nil, !tokenWasGiven {
+                    reader.report(
+                        "\(address) is reachable from other machines: set api.bearer_token_file (or api.bearer_token_credential); callers then send authorization: Bearer <token> metadata",
+                        at: node)
                 } else {
                     grpcHealthListen = address
                 }

@@ -59,7 +59,7 @@ public struct Daemon: Sendable {
                 checkWaitLimit: checkWaitLimit, limits: limits, logger: logger)
         }
         self.grpcHealthServer = configuration.grpcHealthListen.map {
-            GRPCHealthServer(monitor: monitor, host: $0.host, port: $0.port, logger: logger)
+            GRPCHealthServer(monitor: monitor, host: $0.host, port: $0.port, bearerToken: configuration.apiToken, logger: logger)
         }
     }
 

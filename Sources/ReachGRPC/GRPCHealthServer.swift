@@ -45,14 +45,18 @@ public final class GRPCHealthServer: Service, Sendable {
     ///     contains a colon, an IPv6 literal (`::1`, `::`). Literals only, because a server binds
     ///     an address, not a name.
     ///   - port: The TCP port; 0 lets the kernel choose one, which ``listeningPort`` then tells.
+    ///   - bearerToken: When set, every call must carry `authorization: Bearer <token>` metadata
+    ///     and is refused with `UNAUTHENTICATED` otherwise; mandatory when `host` is not loopback
+    ///     (the configuration checks).
     ///   - logger: Receives where the server listens and why it stopped.
-    public init(monitor: ConnectivityMonitor, host: String, port: Int, logger: Logger) {
+    public init(monitor: ConnectivityMonitor, host: String, port: Int, bearerToken: Secret? = nil, logger: Logger) {
         let address: GRPCNIOTransportHTTP2.SocketAddress =
             host.contains(":") ? .ipv6(host: host, port: port) : .ipv4(host: host, port: port)
         health = HealthService(monitor: monitor)
         server = GRPCServer(
             transport: .http2NIOPosix(address: address, transportSecurity: .plaintext, config: .defaults),
-            services: [health]
+            services: [health],
+            interceptors: bearerToken.map { [BearerTokenInterceptor(token: $0)] } ?? []
         )
         self.logger = logger
     }

@@ -148,7 +148,7 @@ public struct StatusServer: Sendable {
         router.add(middleware: APIErrorMiddleware(allowedMethods: Self.routes))
         router.add(middleware: BodyLimitMiddleware(maxBodyBytes: limits.maxBodyBytes))
         if let bearerToken {
-            router.add(middleware: BearerAuthMiddleware(token: bearerToken.revealed, openPaths: ["/healthz"]))
+            router.add(middleware: BearerAuthMiddleware(token: bearerToken, openPaths: ["/healthz"]))
         }
         let handlers = StatusRoutes(
             monitor: monitor, metrics: metrics,

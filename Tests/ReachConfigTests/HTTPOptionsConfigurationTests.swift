@@ -154,6 +154,15 @@ struct GRPCHealthConfigurationTests {
         expectProblem("grpc_health: { listen: \"localhost:9781\" }\n" + oneTarget, at: "grpc_health.listen", line: 1, saying: "listens on an IP address")
         expectProblem("grpc_health: {}\n" + oneTarget, at: "grpc_health", line: 1, saying: "missing listen")
     }
+
+    @Test func aNonLoopbackAddressNeedsTheAPIToken() throws {
+        expectProblem("grpc_health: { listen: \"0.0.0.0:9781\" }\n" + oneTarget, at: "grpc_health.listen", line: 1, saying: "set api.bearer_token_file")
+        let file = NSTemporaryDirectory() + "reachd-api-token-\(UUID().uuidString)"
+        try "t0ken\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let configuration = try Configuration.parse(
+            "grpc_health: { listen: \"0.0.0.0:9781\" }\napi: { bearer_token_file: \(file) }\n" + oneTarget, source: "t.yaml")
+        #expect(configuration.grpcHealthListen == HostPort(host: "0.0.0.0", port: 9781))
+    }
 }
 
 @Suite("Configuration: a targets file")

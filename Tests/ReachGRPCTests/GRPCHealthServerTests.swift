@@ -16,9 +16,9 @@ struct GRPCHealthServerTests {
         let runner: Task<Void, any Error>
         let port: Int
 
-        static func start() async throws -> Running {
+        static func start(token: Secret? = nil) async throws -> Running {
             let harness = MonitorHarness()
-            let server = GRPCHealthServer(monitor: harness.monitor, host: "127.0.0.1", port: 0, logger: .quiet)
+            let server = GRPCHealthServer(monitor: harness.monitor, host: "127.0.0.1", port: 0, bearerToken: token, logger: .quiet)
             let group = ServiceGroup(services: [server], gracefulShutdownSignals: [], cancellationSignals: [], logger: .quiet)
             let runner = Task { try await group.run() }
             let port = try await server.listeningPort
@@ -31,6 +31,19 @@ struct GRPCHealthServerTests {
             _ = await runner.result
             await harness.stop()
         }
+    }
+
+    @Test func withATokenEveryCallMustCarryIt() async throws {
+        let running = try await Running.start(token: Secret("s3cret"))
+        let port = running.port
+        try await running.harness.connectAndWait()
+        #expect(try await HealthClientProcess.run(port: port, token: "s3cret", "check", "") == ["SERVING"])
+        #expect(try await HealthClientProcess.run(port: port, token: "s3cret", "list") == [#""" SERVING"#, #""server" SERVING"#])
+        #expect(try await HealthClientProcess.run(port: port, "check", "") == ["error: UNAUTHENTICATED"])
+        #expect(try await HealthClientProcess.run(port: port, token: "guess", "check", "") == ["error: UNAUTHENTICATED"])
+        #expect(try await HealthClientProcess.run(port: port, token: "guess", "list") == ["error: UNAUTHENTICATED"])
+        #expect(try await HealthClientProcess.run(port: port, "watch", "") == ["ready", "end: UNAUTHENTICATED"])
+        await running.stop()
     }
 
     @Test func checkAndListFollowTheVerdict() async throws {

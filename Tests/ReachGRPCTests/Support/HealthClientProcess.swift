@@ -32,7 +32,8 @@ final class HealthClientProcess: Sendable {
         try self.init(port: port, arguments: arguments)
     }
 
-    init(port: Int, arguments: [String]) throws {
+    /// - Parameter token: Sent as `authorization: Bearer <token>` metadata on every call.
+    init(port: Int, arguments: [String], token: String? = nil) throws {
         guard Self.pythonReady else { throw Failure.pythonPackagesMissing }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Clients/health_client.py")
@@ -41,6 +42,7 @@ final class HealthClientProcess: Sendable {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, String(port)] + arguments
+        if let token { process.environment = ProcessInfo.processInfo.environment.merging(["HEALTH_TOKEN": token]) { $1 } }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = stdout
         stdout.fileHandleForReading.readabilityHandler = { handle in
@@ -96,8 +98,8 @@ final class HealthClientProcess: Sendable {
     deinit { kill() }
 
     /// Runs one command to completion and returns its lines, killing the client on failure.
-    static func run(port: Int, _ arguments: String...) async throws -> [String] {
-        let client = try HealthClientProcess(port: port, arguments: arguments)
+    static func run(port: Int, token: String? = nil, _ arguments: String...) async throws -> [String] {
+        let client = try HealthClientProcess(port: port, arguments: arguments, token: token)
         defer { client.kill() }
         return try await client.allLines()
     }
