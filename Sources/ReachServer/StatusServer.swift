@@ -149,6 +149,8 @@ public struct StatusServer: Sendable {
         router.add(middleware: BodyLimitMiddleware(maxBodyBytes: limits.maxBodyBytes))
         if let bearerToken {
             router.add(middleware: BearerAuthMiddleware(token: bearerToken, openPaths: ["/healthz"]))
+        } else if case .tcp = address {
+            router.add(middleware: LoopbackHostMiddleware(openPaths: ["/healthz"]))
         }
         let handlers = StatusRoutes(
             monitor: monitor, metrics: metrics,

@@ -146,6 +146,32 @@ struct StatusRouteTests {
         await harness.stop()
     }
 
+    /// What a page using DNS rebinding sends is refused; what local clients send is answered.
+    @Test(arguments: [nil, "s3cret-token"])
+    func withoutATokenOnlyLoopbackHostsAreAnswered(token: String?) async throws {
+        let harness = MonitorHarness()
+        harness.connect()
+        try await harness.server(token: token).makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            func statusCode(_ path: String, host: String) async throws -> String {
+                let socket = try RawSocket(port: port)
+                let authorization = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
+                await socket.send("GET \(path) HTTP/1.1\r\nHost: \(host)\r\n\(authorization)Connection: close\r\n\r\n")
+                let text = await socket.readUntilClosed(timeout: .seconds(5)).text
+                return String(text.split(separator: " ").dropFirst().first ?? "")
+            }
+            for host in ["localhost", "localhost:\(port)", "LOCALHOST.", "app.localhost:\(port)", "127.0.0.1:\(port)", "127.1.2.3", "[::1]:\(port)"] {
+                #expect(try await statusCode("/v1/status", host: host) == "200", "\(host)")
+            }
+            for host in ["evil.example", "evil.example:\(port)", "192.168.1.5:\(port)", "localhost.evil.example", "[::2]:\(port)"] {
+                let expected = token == nil ? "421" : "200"
+                #expect(try await statusCode("/v1/status", host: host) == expected, "\(host), token \(token ?? "none")")
+                #expect(try await statusCode("/healthz", host: host) == "200", "liveness answers any host")
+            }
+        }
+        await harness.stop()
+    }
+
     @Test func theTokenIsNeverInAnAnswer() async throws {
         let harness = MonitorHarness()
         harness.connect()

@@ -1,0 +1,35 @@
+import Hummingbird
+import ReachCore
+
+/// On a loopback listener without a token, answers only requests addressed to a loopback name.
+///
+/// A web page cannot read another origin's answers, but with DNS rebinding its own name can come
+/// to point at 127.0.0.1; the browser then sends that name as `Host`. Refusing every `Host` that
+/// is not `localhost`, a `*.localhost` name or a loopback address keeps such a page from reading
+/// which servers this machine checks and when it is offline. A request without `Host` (HTTP/1.0)
+/// passes: browsers always send one. `/healthz` stays open, as it does under a token.
+struct LoopbackHostMiddleware<Context: RequestContext>: RouterMiddleware {
+    let openPaths: Set<String>
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if openPaths.contains(request.uri.path) { return try await next(request, context) }
+        guard let host = request.head.authority, !Self.namesLoopback(host) else {
+            return try await next(request, context)
+        }
+        throw APIError(
+            .misdirectedRequest,
+            "this endpoint answers requests for localhost, 127.0.0.1 or [::1] only; set api.bearer_token_file to serve other names")
+    }
+
+    /// Whether a `Host` value (`name`, `name:port`, `[v6]:port`) names this machine's loopback.
+    static func namesLoopback(_ host: String) -> Bool {
+        var name = Substring(host.lowercased())
+        if name.hasPrefix("["), let close = name.firstIndex(of: "]") {
+            name = name[name.index(after: name.startIndex)..<close]
+        } else if let colon = name.lastIndex(of: ":"), !name[..<colon].contains(":") {
+            name = name[..<colon]
+        }
+        if name.hasSuffix(".") { name = name.dropLast() }
+        return name == "localhost" || name.hasSuffix(".localhost") || IPAddress(String(name))?.isLoopback == true
+    }
+}
