@@ -113,7 +113,7 @@ struct ReachdClient: Sendable {
         var parser = EventStreamParser()
         do {
             for try await chunk in response.body {
-                for event in parser.feed(chunk.readableBytesView) {
+                for event in try parser.feed(chunk.readableBytesView) {
                     guard try await onEvent(event) else { return }
                 }
             }
@@ -154,19 +154,30 @@ struct ReachdClient: Sendable {
 }
 
 /// Splits a `text/event-stream` body into events (the WHATWG algorithm, minus `retry`).
+///
+/// An event (or a line) over ``eventLimit`` is an error: reachd's are a few KiB, and an endpoint
+/// that is not reachd must not grow reachctl's memory without end.
 struct EventStreamParser {
+    static let eventLimit = 1 << 20
+
+    struct OversizedEvent: Error, CustomStringConvertible {
+        var description: String { "an event over \(EventStreamParser.eventLimit / 1024) KiB: not reachd's event stream" }
+    }
+
     private var pending: [UInt8] = []
     private var current = ServerSentEvent(data: "")
     private var dataLines: [String] = []
+    private var dataBytes = 0
 
-    mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
+    mutating func feed(_ bytes: some Sequence<UInt8>) throws(OversizedEvent) -> [ServerSentEvent] {
         pending.append(contentsOf: bytes)
         var events: [ServerSentEvent] = []
-        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-            var line = pending[..<newline]
+        var start = pending.startIndex
+        while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            var line = pending[start..<newline]
+            start = newline + 1
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             let text = String(decoding: line, as: UTF8.self)
-            pending.removeSubrange(...newline)
             if text.isEmpty {
                 if !dataLines.isEmpty {
                     current.data = dataLines.joined(separator: "\n")
@@ -174,6 +185,7 @@ struct EventStreamParser {
                 }
                 current = ServerSentEvent(data: "")
                 dataLines = []
+                dataBytes = 0
                 continue
             }
             if text.hasPrefix(":") { continue }
@@ -190,10 +202,14 @@ struct EventStreamParser {
             switch field {
             case "id": current.id = String(value)
             case "event": current.event = String(value)
-            case "data": dataLines.append(String(value))
+            case "data":
+                dataLines.append(String(value))
+                dataBytes += value.utf8.count
             default: break
             }
         }
+        pending.removeSubrange(..<start)
+        guard pending.count + dataBytes <= Self.eventLimit else { throw OversizedEvent() }
         return events
     }
 }

@@ -207,6 +207,34 @@ struct ReachctlProcessTests {
         #expect(stderr.contains(daemon.endpoint))
     }
 
+    @Test func watchGivesUpOnAnEndpointThatStreamsOneEndlessLine() async throws {
+        let script = """
+            import http.server
+            class H(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    self.send_response(200)
+                    self.send_header('Content-Type', 'text/event-stream')
+                    self.end_headers()
+                    try:
+                        while True:
+                            self.wfile.write(b'data: ' + b'a' * 65536)
+                    except OSError:
+                        pass
+                def log_message(self, *args):
+                    pass
+            s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
+            print('port', s.server_address[1], flush=True)
+            s.serve_forever()
+            """
+        let server = try Child(URL(filePath: "/usr/bin/env"), ["python3", "-c", script], discardStderr: true)
+        defer { server.killNow() }
+        let line = try await server.waitFor("\n", on: .output, timeout: .seconds(10))
+        let port = line.drop { !$0.isNumber }.prefix { $0.isNumber }
+        let run = try await reachctl(["--endpoint", "http://127.0.0.1:\(port)", "watch"], timeout: .seconds(20))
+        #expect(run.status == 2, "no event ever came: as unreachable; \(run.stderr)")
+        #expect(run.stderr.contains("not reachd's event stream"), "\(run.stderr)")
+    }
+
     @Test func watchFollowKeepsRetryingWhileReachdIsAway() async throws {
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
         let watch = try Child(reachctlBinary, ["--endpoint", daemon.endpoint, "watch", "--follow"])
