@@ -267,7 +267,7 @@ struct ConfigurationParser {
             let valueNode = ConfigNode(node: value, path: node.child(name))
             let isToken = !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_".unicodeScalars.contains($0)) }
             guard isToken else {
-                reader.report("\"\(name)\" is not a header name (letters, digits, \"-\")", path: node.child(name), mark: key.mark)
+                reader.report("\"\(name)\" is not a header name (letters, digits, \"-\", \"_\")", path: node.child(name), mark: key.mark)
                 continue
             }
             if name.lowercased() == "authorization" {
@@ -323,7 +323,10 @@ struct ConfigurationParser {
         guard let entries = reader.mapping(node, keys: ["ca_file", "server_name"]) else { return nil }
         var settings = TLSSettings()
         if let caNode = entries["ca_file"], let path = reader.string(caNode, expected: "the path of a PEM CA bundle") {
-            if FileManager.default.isReadableFile(atPath: path) {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                reader.report("\(path) is a directory: name the PEM bundle file", at: caNode)
+            } else if FileManager.default.isReadableFile(atPath: path) {
                 settings.caFile = path
             } else {
                 reader.report("cannot read the CA bundle \(path)", at: caNode)

@@ -81,7 +81,7 @@ public struct ProbeTimings: Sendable, Hashable {
 public struct ProbeFailure: Sendable, Hashable {
     /// The longest detail kept, in characters. A detail can quote what the server sent, and it is
     /// copied into every kept event, status answer, stream frame and log line: a hostile target
-    /// must not make those large.
+    /// must not make those large, nor put terminal escapes in them (control characters become �).
     public static let detailLimit = 256
 
     public var reason: FailureReason
@@ -97,7 +97,12 @@ public struct ProbeFailure: Sendable, Hashable {
     }
 
     private static func bounded(_ detail: String) -> String {
-        detail.count <= detailLimit ? detail : detail.prefix(detailLimit - 1) + "…"
+        var scalars = String.UnicodeScalarView()
+        for scalar in detail.prefix(detailLimit).unicodeScalars {
+            scalars.append(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) ? "\u{FFFD}" : scalar)
+        }
+        let clean = String(scalars)
+        return detail.count <= detailLimit ? clean : clean.prefix(detailLimit - 1) + "…"
     }
 }
 

@@ -191,10 +191,12 @@ public final class HTTPProber: Prober {
 }
 
 extension String {
-    /// The URL with its authority's host replaced (first occurrence after the scheme).
+    /// The URL with its authority's host replaced (first occurrence after the scheme); an IPv6
+    /// literal's brackets go with it, since the replacement is a name.
     func replacingHost(_ host: String, with replacement: String) -> String {
         guard let schemeEnd = range(of: "://") else { return self }
-        guard let hostRange = range(of: host, range: schemeEnd.upperBound..<endIndex) else { return self }
+        let authority = schemeEnd.upperBound..<endIndex
+        guard let hostRange = range(of: "[\(host)]", range: authority) ?? range(of: host, range: authority) else { return self }
         return replacingCharacters(in: hostRange, with: replacement)
     }
 }

@@ -55,6 +55,7 @@ struct HTTPOptionsConfigurationTests {
 
     @Test func tlsOptionsAreChecked() {
         expectProblem("server:\n  base_url: https://h\n  tls: { ca_file: /nonexistent.pem }\n", at: "server.tls.ca_file", line: 3, saying: "cannot read the CA bundle")
+        expectProblem("server:\n  base_url: https://h\n  tls: { ca_file: /tmp }\n", at: "server.tls.ca_file", line: 3, saying: "is a directory")
         expectProblem("server:\n  base_url: http://h\n  tls: { server_name: x }\n", at: "server.tls", line: 3, saying: "https URLs only")
         expectProblem("server:\n  base_url: https://h\n  tls: { verify: false }\n", at: "server.tls.verify", line: 3, saying: "unknown key")
     }
