@@ -29,11 +29,14 @@ extension StatusServer {
         /// The largest request body accepted; no route reads one.
         public var maxBodyBytes: Int
         /// The most connections open at once; past it the server stops accepting until one closes.
+        /// The default, 2,048, lets the TCP and Unix-socket listeners together hold at most half of
+        /// the unit's 8,192 descriptors: a flood of clients must not leave probes without sockets,
+        /// which would read as "disconnected".
         public var maxConnections: Int
 
         public init(
             idleTimeout: Duration? = .seconds(60), maxHeaderBytes: Int = 16 * 1024, maxHeaderCount: Int = 100,
-            maxBodyBytes: Int = 64 * 1024, maxConnections: Int = 4096
+            maxBodyBytes: Int = 64 * 1024, maxConnections: Int = 2048
         ) {
             precondition(maxHeaderBytes > 0 && maxHeaderCount > 0 && maxBodyBytes >= 0 && maxConnections > 0, "limits must be positive")
             self.idleTimeout = idleTimeout

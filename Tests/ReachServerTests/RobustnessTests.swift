@@ -58,6 +58,32 @@ struct RobustnessTests {
         }
     }
 
+    /// Run as the daemon runs it, not under HummingbirdTesting: its live mode rebuilds the
+    /// configuration without the connection limit.
+    @Test func pastTheConnectionLimitANewClientWaitsUntilOneCloses() async throws {
+        let harness = MonitorHarness()
+        harness.connect()
+        let port = try freeLoopbackPort()
+        let server = StatusServer(
+            monitor: harness.monitor, metrics: ReachMetrics(targets: harness.targets), address: .tcp(host: "127.0.0.1", port: port),
+            limits: StatusServer.Limits(maxConnections: 4), logger: .quiet)
+        let running = Task { try await server.makeApplication().run() }
+        defer { running.cancel() }
+        var held: [RawSocket] = []
+        try await waitUntil("the server listens") { (try? RawSocket(port: port)).map { held.append($0) } != nil }
+        for _ in 1..<4 { held.append(try RawSocket(port: port)) }
+        try await Task.sleep(for: .milliseconds(300))
+        let waiting = try RawSocket(port: port)
+        await waiting.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        let answeredEarly = await offPool { waiting.isReadable(timeoutMilliseconds: 1000) }
+        #expect(!answeredEarly, "no answer while four connections are open")
+        held.removeFirst()
+        let (text, _) = await waiting.readUntilClosed(timeout: .seconds(5))
+        #expect(statusLine(text) == "HTTP/1.1 200 OK", "answered once one closed")
+        held.removeAll()
+        await harness.stop()
+    }
+
     @Test func oneHugeHeaderFieldGets400() async throws {
         try await withLiveServer { port in
             let socket = try RawSocket(port: port)
