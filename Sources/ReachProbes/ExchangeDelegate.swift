@@ -7,7 +7,10 @@ import Synchronization
 /// What a finished HTTP exchange produced: the status, the body (up to a limit) and phase times.
 struct Exchange: Sendable {
     var status: Int
+    /// The first ``HTTPProber/bodyLimit`` bytes of the body.
     var body: ByteBuffer
+    /// Whether the body went on past what ``body`` kept.
+    var bodyIsCut: Bool
     var progress: ExchangeProgress
 }
 
@@ -40,6 +43,7 @@ final class ExchangeDelegate: HTTPClientResponseDelegate {
         var progress = ExchangeProgress()
         var status = 0
         var body = ByteBuffer()
+        var bodyIsCut = false
     }
 
     private let started: ContinuousClock.Instant
@@ -80,6 +84,7 @@ final class ExchangeDelegate: HTTPClientResponseDelegate {
                 if room > 0, let slice = part.readSlice(length: min(room, part.readableBytes)) {
                     state.body.writeImmutableBuffer(slice)
                 }
+                if part.readableBytes > 0 { state.bodyIsCut = true }
             }
         }
         return task.eventLoop.makeSucceededVoidFuture()
@@ -87,7 +92,7 @@ final class ExchangeDelegate: HTTPClientResponseDelegate {
 
     func didFinishRequest(task: HTTPClient.Task<Exchange>) throws -> Exchange {
         state.withLock { state in
-            Exchange(status: state.status, body: state.body, progress: state.progress)
+            Exchange(status: state.status, body: state.body, bodyIsCut: state.bodyIsCut, progress: state.progress)
         }
     }
 }

@@ -184,7 +184,8 @@ public final class HTTPProber: Prober {
                 timings: timings)
         }
         if let mismatch = expectation.mismatch(in: exchange.body) {
-            return ProbeResult(target: target.name, failure: ProbeFailure(.unexpectedBody, phase: .body, detail: mismatch), timings: timings)
+            let detail = exchange.bodyIsCut ? "\(mismatch) (only the first \(HTTPProber.bodyLimit >> 20) MiB of the body is read)" : mismatch
+            return ProbeResult(target: target.name, failure: ProbeFailure(.unexpectedBody, phase: .body, detail: detail), timings: timings)
         }
         return ProbeResult(target: target.name, timings: timings)
     }

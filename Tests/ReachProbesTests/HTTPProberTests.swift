@@ -139,6 +139,17 @@ final class HTTPProberTests {
         await prober.shutdown()
     }
 
+    @Test func aHugeBodyIsReadUpToAMebibyteAndQuotedShortly() async {
+        let pointer = JSONExpectation(pointer: "/status", equals: .string("ok"))
+        let large = await probe(target(server.url("/big/512"), expect: HTTPExpectation(json: pointer)))
+        #expect(large.failure?.reason == .unexpectedBody)
+        #expect(large.failure?.detail?.count == ProbeFailure.detailLimit, "the 512 KiB value is not quoted whole")
+        let huge = await probe(target(server.url("/big/2048"), expect: HTTPExpectation(json: pointer)))
+        #expect(huge.failure?.reason == .unexpectedBody)
+        #expect(huge.failure?.detail == "body is not JSON (only the first 1 MiB of the body is read)")
+        await prober.shutdown()
+    }
+
     @Test func headersAndTheBearerTokenAreSentAndTheTokenIsNeverShown() async {
         let anonymous = await probe(target(server.url("/auth")))
         #expect(anonymous.failure?.reason == .httpStatus(401))

@@ -72,6 +72,10 @@ async def handle(reader, writer):
         elif path.startswith("/json/"):
             value = path.split("/")[2]
             writer.write(response(200, json.dumps({"status": value, "checks": {"db": True}}).encode(), "OK"))
+        elif path.startswith("/big/"):
+            # A JSON document of N KiB whose /status is a long string: ok only past the first MiB.
+            size = int(path.split("/")[2]) * 1024
+            writer.write(response(200, b'{"status":"' + b"x" * size + b'"}', "OK"))
         elif path == "/auth":
             ok = headers.get("authorization") == "Bearer s3cret" and headers.get("x-probe") == "yes"
             writer.write(response(200 if ok else 401, b"{}"))
