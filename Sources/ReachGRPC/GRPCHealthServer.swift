@@ -48,13 +48,26 @@ public final class GRPCHealthServer: Service, Sendable {
     ///   - bearerToken: When set, every call must carry `authorization: Bearer <token>` metadata
     ///     and is refused with `UNAUTHENTICATED` otherwise; mandatory when `host` is not loopback
     ///     (the configuration checks).
+    ///   - maxConnections: The most connections open at once; a connection past it is closed as
+    ///     soon as it is accepted. Health checkers hold one each.
     ///   - logger: Receives where the server listens and why it stopped.
-    public init(monitor: ConnectivityMonitor, host: String, port: Int, bearerToken: Secret? = nil, logger: Logger) {
+    public init(
+        monitor: ConnectivityMonitor, host: String, port: Int, bearerToken: Secret? = nil, maxConnections: Int = 256, logger: Logger
+    ) {
         let address: GRPCNIOTransportHTTP2.SocketAddress =
             host.contains(":") ? .ipv6(host: host, port: port) : .ipv4(host: host, port: port)
+        let connections = ConnectionBudget(limit: maxConnections)
+        // What one client may cost: a bounded number of connections, streams and request bytes
+        // (a health request is a service name), and no connection kept idle without a call.
+        let config = HTTP2ServerTransport.Posix.Config.defaults { config in
+            config.connection.maxIdleTime = .seconds(60)
+            config.http2.maxConcurrentStreams = 100
+            config.rpc.maxRequestPayloadSize = 4096
+            config.channelDebuggingCallbacks.onAcceptTCPConnection = { connections.admit($0) }
+        }
         health = HealthService(monitor: monitor)
         server = GRPCServer(
-            transport: .http2NIOPosix(address: address, transportSecurity: .plaintext, config: .defaults),
+            transport: .http2NIOPosix(address: address, transportSecurity: .plaintext, config: config),
             services: [health],
             interceptors: bearerToken.map { [BearerTokenInterceptor(token: $0)] } ?? []
         )

@@ -16,9 +16,10 @@ struct GRPCHealthServerTests {
         let runner: Task<Void, any Error>
         let port: Int
 
-        static func start(token: Secret? = nil) async throws -> Running {
+        static func start(token: Secret? = nil, maxConnections: Int = 256) async throws -> Running {
             let harness = MonitorHarness()
-            let server = GRPCHealthServer(monitor: harness.monitor, host: "127.0.0.1", port: 0, bearerToken: token, logger: .quiet)
+            let server = GRPCHealthServer(
+                monitor: harness.monitor, host: "127.0.0.1", port: 0, bearerToken: token, maxConnections: maxConnections, logger: .quiet)
             let group = ServiceGroup(services: [server], gracefulShutdownSignals: [], cancellationSignals: [], logger: .quiet)
             let runner = Task { try await group.run() }
             let port = try await server.listeningPort
@@ -31,6 +32,19 @@ struct GRPCHealthServerTests {
             _ = await runner.result
             await harness.stop()
         }
+    }
+
+    @Test func aConnectionPastTheLimitIsClosedAndTheOthersAreServed() async throws {
+        let running = try await Running.start(maxConnections: 3)
+        var held = try (0..<3).map { _ in try PlainConnection(port: running.port) }
+        try await Task.sleep(for: .milliseconds(300))
+        let extra = try PlainConnection(port: running.port)
+        #expect(await extra.isClosedByPeer(within: .seconds(5)), "the fourth connection is closed at once")
+        #expect(await held[0].isClosedByPeer(within: .milliseconds(200)) == false, "the first three stay open")
+        held.removeAll()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await HealthClientProcess.run(port: running.port, "check", "") == ["UNKNOWN"], "served once they closed")
+        await running.stop()
     }
 
     @Test func withATokenEveryCallMustCarryIt() async throws {
