@@ -93,7 +93,10 @@ struct ConnectivityCombiner: Sendable {
     }
 
     mutating func record(_ result: ProbeResult, epoch resultEpoch: ProbeEpoch, at now: WallTime) -> Change {
-        guard resultEpoch == epoch, isLinkUsable, !isSleeping, let index = indexByName[result.target] else {
+        // A cancelled probe (reachd stopping, a link change abandoning it) learned nothing about the network.
+        guard resultEpoch == epoch, isLinkUsable, !isSleeping, let index = indexByName[result.target],
+            result.failure?.reason != .cancelled
+        else {
             return Change(accepted: false)
         }
         let before = verdict.targets[index].health
@@ -111,8 +114,13 @@ struct ConnectivityCombiner: Sendable {
         isSleeping = sleeping
         epoch = epoch.next()
         var control = probeControl
-        if !sleeping { control.immediateProbeRequests += 1 }
-        return settle(control: control, at: now)
+        var targetsChanged = false
+        if !sleeping {
+            // Hours may have passed: what the targets said before the sleep is no evidence now.
+            targetsChanged = resetTargets()
+            control.immediateProbeRequests += 1
+        }
+        return settle(control: control, at: now, targetsChanged: targetsChanged)
     }
 
     mutating func requestImmediateProbe(at now: WallTime) -> Change {

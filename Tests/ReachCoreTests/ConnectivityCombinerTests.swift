@@ -219,8 +219,21 @@ struct CombinerTransitionTests {
         let requests = driver.combiner.probeControl.immediateProbeRequests
         driver.sleeping(false)
         #expect(driver.combiner.probeControl == ProbeControl(suspension: nil, immediateProbeRequests: requests + 1))
+        #expect(driver.reason == .awaitingProbe, "what the server said before the sleep is no evidence after it")
+        #expect(driver.state != .connected)
+        driver.result(.ok("server"))
+        #expect(driver.state == .connected)
         driver.sleeping(false)
         #expect(!driver.lastChange.accepted, "a repeated wake is not news")
+    }
+
+    @Test func aCancelledProbeIsNoEvidence() {
+        var driver = CombinerDriver()
+        driver.links(.of(.usable()))
+        driver.result(.ok("server"))
+        driver.result(.failure("server", .cancelled, phase: .connect, latency: .milliseconds(3)))
+        #expect(!driver.lastChange.accepted)
+        #expect(driver.state == .connected, "stopping reachd mid-probe is not a disconnection")
     }
 
     @Test func sleepOutranksALinkLossAsTheSuspensionReason() {
