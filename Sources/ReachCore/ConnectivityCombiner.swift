@@ -92,6 +92,22 @@ struct ConnectivityCombiner: Sendable {
         return settle(control: control, at: now, targetsChanged: targetsChanged)
     }
 
+    /// The link source is gone for good: judge by probes alone, as before the first snapshot,
+    /// rather than keep the last one (which may say "no link" forever).
+    mutating func forgetLinks(at now: WallTime) -> Change {
+        guard links != nil else { return Change(accepted: false) }
+        let wasUsable = isLinkUsable
+        (links, assessment) = (nil, nil)
+        var control = probeControl
+        var targetsChanged = false
+        if wasUsable != isLinkUsable {
+            epoch = epoch.next()
+            targetsChanged = resetTargets()
+            control.immediateProbeRequests += 1
+        }
+        return settle(control: control, at: now, targetsChanged: targetsChanged)
+    }
+
     mutating func record(_ result: ProbeResult, epoch resultEpoch: ProbeEpoch, at now: WallTime) -> Change {
         // A cancelled probe (reachd stopping, a link change abandoning it) learned nothing about the network.
         guard resultEpoch == epoch, isLinkUsable, !isSleeping, let index = indexByName[result.target],

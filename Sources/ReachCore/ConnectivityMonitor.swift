@@ -101,6 +101,16 @@ public final class ConnectivityMonitor: Sendable {
 
     // MARK: Inputs
 
+    /// The link source has failed for good: from now on the verdict rests on probes alone, as
+    /// before the first snapshot, instead of on the last snapshot it sent.
+    public func forgetLinks() {
+        let published: Publication? = state.withLock { state in
+            state.pendingLinks = nil
+            return apply(&state) { $0.forgetLinks(at: clock.wallTime) }
+        }
+        log(published)
+    }
+
     /// Takes a complete link snapshot from the link source.
     public func update(links snapshot: LinkSnapshot) {
         let published: Publication? = state.withLock { state in

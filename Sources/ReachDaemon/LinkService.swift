@@ -30,6 +30,7 @@ struct LinkService: Service {
             return
         } catch {
             logger.error("link source failed: carrying on without link facts, on probes alone", metadata: ["error": "\(error)"])
+            monitor.forgetLinks()
         }
         try? await gracefulShutdown()
     }

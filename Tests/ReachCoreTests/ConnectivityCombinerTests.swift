@@ -227,6 +227,20 @@ struct CombinerTransitionTests {
         #expect(!driver.lastChange.accepted, "a repeated wake is not news")
     }
 
+    @Test func whenTheLinkSourceDiesProbesAloneDecide() {
+        var driver = CombinerDriver()
+        driver.links(.offline)
+        #expect(driver.reason == .noLink)
+        let requests = driver.combiner.probeControl.immediateProbeRequests
+        driver.lastChange = driver.combiner.forgetLinks(at: WallTime(sinceEpoch: .seconds(1)))
+        #expect(driver.combiner.probeControl == ProbeControl(suspension: nil, immediateProbeRequests: requests + 1))
+        #expect(driver.reason == .awaitingProbe)
+        driver.result(.ok("server"))
+        #expect(driver.state == .connected)
+        driver.result(.refused("server"))
+        #expect(driver.state == .disconnected)
+    }
+
     @Test func aCancelledProbeIsNoEvidence() {
         var driver = CombinerDriver()
         driver.links(.of(.usable()))

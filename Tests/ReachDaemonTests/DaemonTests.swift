@@ -50,6 +50,28 @@ struct DaemonTests {
         try await running.value
     }
 
+    /// Reports no link, then fails, as a netlink socket whose dumps keep failing would.
+    struct OfflineThenFailingLinkSource: LinkSource {
+        struct Broken: Error {}
+        func run(report: @escaping @Sendable (LinkSnapshot) -> Void) async throws {
+            report(.offline)
+            try await Task.sleep(for: .milliseconds(200))
+            throw Broken()
+        }
+    }
+
+    @Test func aLinkSourceThatDiesLeavesTheVerdictToProbes() async throws {
+        var configuration = try Self.configuration()
+        // Off this machine (TEST-NET-1), so that the verdict needs a link.
+        configuration.targets = [ProbeTarget(name: "server", check: .tcp(HostPort(host: "192.0.2.1", port: 9)), timeout: .milliseconds(300))]
+        let daemon = Daemon(configuration: configuration, source: .embeddedDefault, linkSource: OfflineThenFailingLinkSource(), logger: Self.logger)
+        let running = Task { try await daemon.run() }
+        try await waitUntil("no link") { daemon.monitor.current.verdict.reason == .noLink }
+        try await waitUntil("probes decide", timeout: .seconds(10)) { daemon.monitor.current.verdict.reason.target == "server" }
+        running.cancel()
+        try await running.value
+    }
+
     @Test func aConfigurationBuiltInCodeCannotServeBeyondLoopbackWithoutAToken() async throws {
         var configuration = try Self.configuration()
         configuration.listen = HostPort(host: "0.0.0.0", port: 0)
