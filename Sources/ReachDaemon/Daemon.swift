@@ -41,7 +41,7 @@ public struct Daemon: Sendable {
         self.linkSource = linkSource ?? NetlinkLinkSource(logger: logger)
         let monitor = ConnectivityMonitor(configuration: configuration.monitor, clock: clock, logger: logger)
         self.monitor = monitor
-        let metrics = ReachMetrics(targets: configuration.targets)
+        let metrics = ReachMetrics(targets: configuration.targets, interfaces: configuration.interfaces)
         self.metrics = metrics
         self.http = HTTPProber(logger: logger)
         let prober = ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))

@@ -17,6 +17,7 @@ import Synchronization
 public final class ReachMetrics: ProbeObserver, Sendable {
     /// The registry every metric is registered on; ``exposition(monitor:)`` renders it.
     public let registry: PrometheusCollectorRegistry
+    private let interfaces: InterfaceFilter
 
     private let connected: Gauge
     private let linkUsable: Gauge
@@ -58,8 +59,15 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     /// - Parameters:
     ///   - targets: The configured targets: each gets its series now.
     ///   - version: Reported as `reachd_build_info{version}`.
-    public init(targets: [ProbeTarget], version: String = ReachVersion.current, registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+    /// - Parameter interfaces: Which interfaces get a `reachd_link_up` series: the same filter
+    ///   the verdict uses, so that a container host's stream of `veth…` names does not become an
+    ///   unbounded stream of series.
+    public init(
+        targets: [ProbeTarget], interfaces: InterfaceFilter = InterfaceFilter(), version: String = ReachVersion.current,
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+    ) {
         self.registry = registry
+        self.interfaces = interfaces
         connected = registry.makeGauge(descriptor: Self.connectedName)
         linkUsable = registry.makeGauge(descriptor: Self.linkUsableName)
         subscribers = registry.makeGauge(descriptor: Self.subscribersName)
@@ -103,7 +111,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         state.withLock { state in
             state.linksReported = true
             var up: [String: (kind: String, value: Double)] = [:]
-            for interface in snapshot.interfaces where interface.kind != .loopback {
+            for interface in snapshot.interfaces where interface.kind != .loopback && interfaces.admits(interface.name) {
                 up[interface.name] = (interface.kind.rawValue, interface.isAdminUp && interface.hasCarrier ? 1 : 0)
             }
             setLinks(up, removingOthers: true, in: &state)

@@ -147,6 +147,16 @@ struct ReachMetricsTests {
         await harness.stop()
     }
 
+    @Test func excludedInterfacesGetNoSeries() async {
+        let harness = MonitorHarness()
+        let metrics = ReachMetrics(targets: harness.targets, interfaces: InterfaceFilter())
+        metrics.update(links: .of(.usable(), InterfaceFacts.usable("veth3f2a1b", index: 7), InterfaceFacts.usable("docker0", index: 8)))
+        let text = scrape(metrics, harness)
+        #expect(sample(text, #"reachd_link_up{interface="eth0",kind="ethernet"}"#) == 1)
+        #expect(!text.contains("veth3f2a1b") && !text.contains("docker0"), "container plumbing is excluded by default, and gets no series")
+        await harness.stop()
+    }
+
     @Test func netlinkOverrunsFollowTheRunningTotal() async {
         let harness = MonitorHarness()
         let metrics = ReachMetrics(targets: harness.targets)
