@@ -35,6 +35,10 @@ public final class ConnectivityMonitor: Sendable {
         public var subscriberBufferLimit: Int
         /// Events kept for subscribers that resume (fewer with more than 64 targets, see ``EventHub``).
         public var historyLimit: Int
+        /// The sequence number of this run's first event. Starting each run somewhere new (the
+        /// daemon uses the wall clock in microseconds) means an id a client kept from an earlier
+        /// run is never mistaken for one of this run's: resuming with it gets a reset, not silence.
+        public var firstSequence: UInt64 = 1
 
         public init(
             targets: [ProbeTarget],
@@ -91,7 +95,8 @@ public final class ConnectivityMonitor: Sendable {
         self.logger = logger
         self.state = Mutex(State(combiner: combiner))
         self.hub = EventHub(
-            initial: combiner.verdict, bufferLimit: configuration.subscriberBufferLimit, historyLimit: configuration.historyLimit)
+            initial: combiner.verdict, firstSequence: configuration.firstSequence, bufferLimit: configuration.subscriberBufferLimit,
+            historyLimit: configuration.historyLimit)
         self.control = Broadcast(initial: combiner.probeControl, bufferLimit: 1)
         self.reports = Broadcast(initial: nil, bufferLimit: 64)
         // Unbounded, yet bounded in practice: one small job per transition, taken at once by `run()`.

@@ -20,11 +20,11 @@ final class EventHub: Sendable {
 
     private let broadcast: Broadcast<ConnectivityEvent>
 
-    init(initial: Verdict, bufferLimit: Int, historyLimit: Int) {
+    init(initial: Verdict, firstSequence: UInt64 = 1, bufferLimit: Int, historyLimit: Int) {
         precondition(historyLimit >= 1, "the history holds at least the current event")
         let targets = max(1, initial.targets.count)
         broadcast = Broadcast(
-            initial: ConnectivityEvent(sequence: 1, verdict: initial),
+            initial: ConnectivityEvent(sequence: max(1, firstSequence), verdict: initial),
             bufferLimit: min(bufferLimit, max(4, Self.targetEntryBudget / 4 / targets)),
             historyLimit: min(historyLimit, max(16, Self.targetEntryBudget / targets)))
     }

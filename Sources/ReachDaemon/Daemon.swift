@@ -39,7 +39,12 @@ public struct Daemon: Sendable {
         self.source = source
         self.logger = logger
         self.linkSource = linkSource ?? NetlinkLinkSource(logger: logger)
-        let monitor = ConnectivityMonitor(configuration: configuration.monitor, clock: clock, logger: logger)
+        var monitorConfiguration = configuration.monitor
+        // This run's event ids start at the wall clock in microseconds (below 2^53 until 2255, so
+        // JavaScript clients read them exactly): a client resuming with an id from an earlier run
+        // gets a reset instead of silence.
+        monitorConfiguration.firstSequence = UInt64(max(1, clock.wallTime.sinceEpoch / .microseconds(1)))
+        let monitor = ConnectivityMonitor(configuration: monitorConfiguration, clock: clock, logger: logger)
         self.monitor = monitor
         let metrics = ReachMetrics(targets: configuration.targets, interfaces: configuration.interfaces)
         self.metrics = metrics

@@ -88,6 +88,18 @@ struct EventHubTests {
         #expect(await survivor.value == [0, 1])
     }
 
+    @Test func anIdFromAnEarlierRunGetsAResetNotSilence() async {
+        // The earlier run ended at #3; this one starts its numbering elsewhere, as the daemon does.
+        let hub = EventHub(initial: Self.verdict(.unknown), firstSequence: 1_000_000, bufferLimit: 4, historyLimit: 16)
+        hub.publish(Self.verdict(.disconnected, 1))
+        hub.publish(Self.verdict(.connected, 2))
+        let resumed = hub.subscribe(resumingAfter: 3)
+        hub.finish()
+        let events = await Array(resumed)
+        #expect(events.map(\.sequence) == [1_000_002])
+        #expect(events.first?.isReset == true)
+    }
+
     @Test func resumingReplaysTheMissedEventsFromTheHistory() async {
         let hub = EventHub(initial: Self.verdict(.unknown), bufferLimit: 2, historyLimit: 256)
         for n in 1...9 { hub.publish(Self.verdict(n.isMultiple(of: 2) ? .connected : .disconnected, n)) }
