@@ -18,12 +18,12 @@ struct LinkService: Service {
     func run() async {
         let (source, monitor, metrics) = (source, monitor, metrics)
         let netlink = source as? NetlinkLinkSource
+        if let netlink { metrics.sampleNetlinkOverruns { netlink.overrunCount } }
         do {
             try await cancelWhenGracefulShutdown {
                 try await source.run { snapshot in
                     monitor.update(links: snapshot)
                     metrics.update(links: snapshot)
-                    if let netlink { metrics.setNetlinkOverruns(netlink.overrunCount) }
                 }
             }
         } catch is CancellationError {

@@ -43,6 +43,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     private struct State {
         var lastState: ConnectivityState?
         var netlinkOverrunsSeen = 0
+        var netlinkOverrunSource: (@Sendable () -> Int)?
         /// Set once the daemon reports complete link snapshots: they replace the verdict's list.
         var linksReported = false
         var links: [String: LinkSeries] = [:]
@@ -132,7 +133,14 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     /// are only sampled at scrape time.
     public func exposition(monitor: ConnectivityMonitor) -> [UInt8] {
         subscribers.set(to: Double(monitor.subscriberCount))
+        if let overruns = state.withLock({ $0.netlinkOverrunSource }) { setNetlinkOverruns(overruns()) }
         return registry.emitToBuffer()
+    }
+
+    /// Reads the netlink socket's running overrun count at every scrape: an overrun burst that
+    /// ends where it began changes no snapshot, so counting only with snapshots would miss it.
+    public func sampleNetlinkOverruns(from total: @escaping @Sendable () -> Int) {
+        state.withLock { $0.netlinkOverrunSource = total }
     }
 
     func record(_ event: ConnectivityEvent) {

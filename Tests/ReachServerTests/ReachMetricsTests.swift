@@ -4,6 +4,7 @@ import HummingbirdTesting
 import ReachCore
 import ReachServer
 import ReachTesting
+import Synchronization
 import Testing
 
 /// The value of the sample `series` (name and labels exactly as exposed) in a scrape, if present.
@@ -167,6 +168,18 @@ struct ReachMetricsTests {
         #expect(sample(scrape(metrics, harness), "reachd_netlink_overruns_total") == 5, "a restarted source never makes the counter go down")
         metrics.setNetlinkOverruns(3)
         #expect(sample(scrape(metrics, harness), "reachd_netlink_overruns_total") == 7)
+        await harness.stop()
+    }
+
+    @Test func netlinkOverrunsAreReadAtEveryScrape() async {
+        let harness = MonitorHarness()
+        let metrics = ReachMetrics(targets: harness.targets)
+        let socketTotal = Atomic<Int>(0)
+        metrics.sampleNetlinkOverruns { socketTotal.load(ordering: .relaxed) }
+        #expect(sample(scrape(metrics, harness), "reachd_netlink_overruns_total") == 0)
+        // A burst that changes no snapshot: only the scrape can see it.
+        socketTotal.store(4, ordering: .relaxed)
+        #expect(sample(scrape(metrics, harness), "reachd_netlink_overruns_total") == 4)
         await harness.stop()
     }
 
