@@ -22,5 +22,12 @@ public protocol WatchingProber: Prober {
     /// Whether `target` asks to be watched as well as polled.
     func watches(_ target: ProbeTarget) -> Bool
     /// Reports every pushed result until the calling task is cancelled.
-    func watch(_ target: ProbeTarget, report: @escaping @Sendable (ProbeResult) -> Void) async
+    ///
+    /// Each result goes with the ``ProbeEpoch`` that `epoch` gave when its observation began (the
+    /// stream opened, a Check started), not when it arrived: a result that began before a link
+    /// change is then dropped, as a polled one is, and cannot vouch for the new link.
+    func watch(
+        _ target: ProbeTarget, epoch: @escaping @Sendable () -> ProbeEpoch,
+        report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
+    ) async
 }

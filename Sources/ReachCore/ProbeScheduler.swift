@@ -60,7 +60,11 @@ public final class ProbeScheduler: Sendable {
             group.addTask { await self.follow(controls) }
             if let watcher = prober as? any WatchingProber {
                 for target in targets where watcher.watches(target) {
-                    group.addTask { await watcher.watch(target) { result in self.deliver(result, of: target, epoch: self.monitor.probeEpoch) } }
+                    group.addTask {
+                        await watcher.watch(target, epoch: { self.monitor.probeEpoch }) { result, epoch in
+                            self.deliver(result, of: target, epoch: epoch)
+                        }
+                    }
                 }
             }
             while !Task.isCancelled {

@@ -115,15 +115,19 @@ public struct GRPCHealthProber: Prober {
     ///
     /// `report` is called from this task, one result at a time; it should return quickly. Nothing
     /// is reported after cancellation. Returns at once for a target that is not a gRPC target.
-    public func watch(_ target: ProbeTarget, report: @escaping @Sendable (ProbeResult) -> Void) async {
+    public func watch(
+        _ target: ProbeTarget, epoch: @escaping @Sendable () -> ProbeEpoch, report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
+    ) async {
         guard case .grpc(let check) = target.check else { return }
         var pause = Self.watchReopenStart
         while !Task.isCancelled {
-            let sawStatus = await holdWatchStream(target, check: check, report: report)
+            let streamEpoch = epoch()
+            let sawStatus = await holdWatchStream(target, check: check) { report($0, streamEpoch) }
             if Task.isCancelled { return }
+            let checkEpoch = epoch()
             let result = await probe(target)
             if Task.isCancelled { return }
-            report(result)
+            report(result, checkEpoch)
             if sawStatus { pause = Self.watchReopenStart }
             do {
                 try await Task.sleep(for: pause)

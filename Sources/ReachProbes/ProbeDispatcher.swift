@@ -26,7 +26,9 @@ public struct ProbeDispatcher: WatchingProber {
         return false
     }
 
-    public func watch(_ target: ProbeTarget, report: @escaping @Sendable (ProbeResult) -> Void) async {
-        await grpc.watch(target, report: report)
+    public func watch(
+        _ target: ProbeTarget, epoch: @escaping @Sendable () -> ProbeEpoch, report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
+    ) async {
+        await grpc.watch(target, epoch: epoch, report: report)
     }
 }

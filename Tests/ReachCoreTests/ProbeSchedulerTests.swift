@@ -17,7 +17,7 @@ final class ScriptedProber: WatchingProber {
         var holding = false
         var held: [String: CheckedContinuation<ProbeResult, Never>] = [:]
         var answer: @Sendable (String) -> ProbeResult = { .ok($0) }
-        var watchers: [String: @Sendable (ProbeResult) -> Void] = [:]
+        var watchers: [String: (epoch: ProbeEpoch, report: @Sendable (ProbeResult, ProbeEpoch) -> Void)] = [:]
     }
 
     private let state = Mutex(State())
@@ -61,14 +61,18 @@ final class ScriptedProber: WatchingProber {
 
     func watches(_ target: ProbeTarget) -> Bool { watched.contains(target.name) }
 
-    func watch(_ target: ProbeTarget, report: @escaping @Sendable (ProbeResult) -> Void) async {
-        state.withLock { $0.watchers[target.name] = report }
+    func watch(
+        _ target: ProbeTarget, epoch: @escaping @Sendable () -> ProbeEpoch, report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
+    ) async {
+        let opened = epoch()
+        state.withLock { $0.watchers[target.name] = (opened, report) }
         try? await Task.sleep(for: .seconds(3600))
     }
 
-    /// Pushes a result as a watch stream would.
+    /// Pushes a result as a watch stream would: with the epoch the stream opened in.
     func push(_ result: ProbeResult) {
-        state.withLock { $0.watchers[result.target] }?(result)
+        guard let watcher = state.withLock({ $0.watchers[result.target] }) else { return }
+        watcher.report(result, watcher.epoch)
     }
 
     var watcherCount: Int { state.withLock { $0.watchers.count } }
@@ -256,6 +260,17 @@ struct ProbeSchedulerTests {
         harness.prober.push(.failure("server", .notServing, phase: .body, latency: .zero))
         #expect(harness.monitor.current.verdict.reason == .targetFailed(target: "server", reason: .notServing))
         #expect(harness.prober.calls.count == 1, "no poll was needed")
+        await harness.stop()
+    }
+
+    @Test func aWatchStreamOpenedBeforeALinkChangeCannotVouchForTheNewLink() async throws {
+        let harness = SchedulerHarness(targets: [.http("server")], watched: ["server"], holding: true)
+        try await waitUntil("the watch stream is open") { harness.prober.watcherCount == 1 }
+        harness.monitor.update(links: .offline)
+        harness.monitor.update(links: .of(.usable()))
+        harness.prober.push(.ok("server"))
+        #expect(harness.monitor.current.verdict.reason == .awaitingProbe, "a status from the stream opened before the loss is dropped")
+        harness.prober.release("server")
         await harness.stop()
     }
 }

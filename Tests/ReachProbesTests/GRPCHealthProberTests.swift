@@ -167,7 +167,7 @@ struct GRPCHealthProberTests {
         let recorder = WatchRecorder()
         let prober = self.prober
         let watchTarget = target(port: server.port)
-        let watching = Task { await prober.watch(watchTarget) { recorder.record($0) } }
+        let watching = Task { await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) } }
         defer { watching.cancel() }
 
         let first = await recorder.first(from: 0, within: .seconds(5)) { _ in true }
@@ -189,6 +189,7 @@ struct GRPCHealthProberTests {
         let up = await recorder.first(from: mark, within: .seconds(2)) { $0.isSuccess }
         #expect(up != nil)
         if let up { #expect(up.at - sent < .milliseconds(500)) }
+        #expect(Set(recorder.all.map(\.epoch)).count == 1, "one stream: every status carries the epoch it opened in")
     }
 
     @Test func watchReportsAKilledServerAtOnceAndItsReturn() async throws {
@@ -198,7 +199,7 @@ struct GRPCHealthProberTests {
         let recorder = WatchRecorder()
         let prober = self.prober
         let watchTarget = target(port: port)
-        let watching = Task { await prober.watch(watchTarget) { recorder.record($0) } }
+        let watching = Task { await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) } }
         defer { watching.cancel() }
 
         let first = await recorder.first(from: 0, within: .seconds(5)) { _ in true }
@@ -214,6 +215,8 @@ struct GRPCHealthProberTests {
             // Refused once the port is closed; reset when the Check raced the dying process's sockets.
             #expect([.connectionRefused, .connectionReset].contains(down.result.failure?.reason))
             #expect(down.at - killed < .seconds(1))
+            // The Check after the broken stream is its own observation, begun after the stream's.
+            if let first { #expect(down.epoch > first.epoch, "the Check reports the epoch read when it began") }
         }
 
         // The server comes back on the same port: the watch re-opens (backoff capped at 1 s).
@@ -235,7 +238,7 @@ struct GRPCHealthProberTests {
         let recorder = WatchRecorder()
         let prober = self.prober
         let watchTarget = target(port: server.port)
-        let watching = Task { await prober.watch(watchTarget) { recorder.record($0) } }
+        let watching = Task { await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) } }
         try await Task.sleep(for: .milliseconds(1600))
         watching.cancel()
         await watching.value
@@ -251,7 +254,7 @@ struct GRPCHealthProberTests {
         let recorder = WatchRecorder()
         let prober = self.prober
         let watchTarget = target(port: listener.port, timeout: .milliseconds(300))
-        let watching = Task { await prober.watch(watchTarget) { recorder.record($0) } }
+        let watching = Task { await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) } }
 
         // No status within the timeout: the watch gives up on the stream and runs a Check, which times out.
         let report = await recorder.first(from: 0, within: .seconds(3)) { _ in true }

@@ -138,13 +138,21 @@ final class SilentTCPListener: Sendable {
 final class WatchRecorder: Sendable {
     struct Entry: Sendable {
         let result: ProbeResult
+        /// The epoch the prober read when this result's observation began.
+        let epoch: ProbeEpoch
         let at: ContinuousClock.Instant
     }
 
     private let entries = Mutex<[Entry]>([])
+    private let epochsRead = Atomic<UInt64>(0)
 
-    func record(_ result: ProbeResult) {
-        let entry = Entry(result: result, at: .now)
+    /// A new epoch at every read, so each result shows which observation it came from.
+    @Sendable func nextEpoch() -> ProbeEpoch {
+        ProbeEpoch(rawValue: epochsRead.add(1, ordering: .relaxed).newValue)
+    }
+
+    func record(_ result: ProbeResult, epoch: ProbeEpoch) {
+        let entry = Entry(result: result, epoch: epoch, at: .now)
         entries.withLock { $0.append(entry) }
         print("watch reported \(result.failure.map { "\($0.reason) (\($0.detail ?? ""))" } ?? "success") after \(result.latency)")
     }
