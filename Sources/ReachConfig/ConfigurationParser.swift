@@ -245,11 +245,6 @@ struct ConfigurationParser {
         }
     }
 
-    /// A header cannot carry these; the HTTP client would refuse it and quote it in its error.
-    static func hasControlCharacter(_ text: String) -> Bool {
-        text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
-    }
-
     private func isLoopback(_ host: String) -> Bool {
         host == "localhost" || IPAddress(host)?.isLoopback == true
     }
@@ -274,7 +269,7 @@ struct ConfigurationParser {
                 reader.report("put credentials in bearer_token_file or bearer_token_credential, where they stay out of the config file", at: valueNode)
                 continue
             }
-            guard let text = reader.scalar(valueNode, expected: "the header's value"), !Self.hasControlCharacter(text) else {
+            guard let text = reader.scalar(valueNode, expected: "the header's value"), !text.hasHeaderControlCharacter else {
                 // The value is not quoted back: it may be a key.
                 if case .scalar = value { reader.report("a header value cannot contain a line break or another control character", at: valueNode) }
                 continue
@@ -311,7 +306,7 @@ struct ConfigurationParser {
             return nil
         }
         let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty, !Self.hasControlCharacter(token) else {
+        guard !token.isEmpty, !token.hasHeaderControlCharacter else {
             let problem = token.isEmpty ? "is empty" : token.contains("\n") ? "holds more than one line" : "holds a control character"
             reader.report("\(path) \(problem)", at: node)
             return nil

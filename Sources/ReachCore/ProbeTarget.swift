@@ -116,6 +116,14 @@ public struct TLSSettings: Sendable, Hashable {
     }
 }
 
+extension String {
+    /// Whether this has a character no HTTP header value may carry (a C0 control other than tab,
+    /// or DEL): a token or header value with one is refused where it is read, never sent.
+    public var hasHeaderControlCharacter: Bool {
+        unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
+    }
+}
+
 /// A request header a health endpoint needs, e.g. `X-Api-Key`.
 public struct HTTPHeaderField: Sendable, Hashable {
     public var name: String

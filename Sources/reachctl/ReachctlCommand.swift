@@ -42,7 +42,7 @@ struct ReachctlCommand: AsyncParsableCommand {
             }
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             // Not quoted back in any message: it is a secret.
-            guard !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else {
+            guard !trimmed.isEmpty, !trimmed.hasHeaderControlCharacter else {
                 Output.error("reachctl: the token file \(tokenFile) must hold one line with the token")
                 throw ExitCode(ExitStatus.unreachable)
             }
