@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,20 +20,7 @@ final class RawSocket: Sendable {
     let descriptor: Int32
 
     init(port: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw POSIXError(.ECONNREFUSED)
-        }
-        descriptor = fd
+        descriptor = try connectLoopback(port: port)
     }
 
     /// Writes `bytes` in chunks until all are sent, the server has something to say, or the
