@@ -32,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
     ],
     targets: [
         // The pure core: state model, combiner, hub, callbacks. No I/O.
@@ -127,6 +130,23 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Hook scripts and webhooks: restoration work for the programs that own it.
+        .target(
+            name: "ReachHooks",
+            dependencies: [
+                "ReachCore",
+                "ReachServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         // YAML configuration: parsing, validation, the embedded default.
         .target(
             name: "ReachConfig",
@@ -144,8 +164,10 @@ let package = Package(
                 "ReachSystemd",
                 "ReachServer",
                 "ReachGRPC",
+                "ReachHooks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -154,6 +176,7 @@ let package = Package(
             dependencies: [
                 "ReachDaemon",
                 "ReachConfig",
+                "ReachSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -162,6 +185,7 @@ let package = Package(
             name: "reachctl",
             dependencies: [
                 "ReachCore", "ReachServer", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                "ReachSystemd", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -269,13 +293,26 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "ReachHooksTests",
+            dependencies: ["ReachHooks", "ReachCore", "ReachServer", "ReachTesting", .product(name: "Logging", package: "swift-log")],
+            exclude: ["Servers"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ReachConfigTests",
             dependencies: ["ReachConfig", "ReachCore"],
             swiftSettings: strict
         ),
+        // Logs its input through reachd's log output, for the tests that stop journald around it.
+        .executableTarget(
+            name: "journal-log-helper",
+            dependencies: ["ReachDaemon", "ReachConfig", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/JournalLogHelper",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ReachDaemonTests",
-            dependencies: ["ReachDaemon", "ReachConfig", "ReachCore", "ReachTesting", "reachd"],
+            dependencies: ["ReachDaemon", "ReachConfig", "ReachCore", "ReachSystemd", "ReachTesting", "reachd", "journal-log-helper"],
             exclude: ["Clients"],
             swiftSettings: strict
         ),

@@ -1,2 +1,4 @@
 #include <sys/uio.h>
 #include <systemd/sd-bus.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-journal.h>

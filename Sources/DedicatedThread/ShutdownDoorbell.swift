@@ -2,7 +2,8 @@ import CDedicatedThread
 import Glibc
 
 /// An eventfd a dedicated thread polls beside its socket, so cancellation wakes it at once instead
-/// of waiting for the next message.
+/// of waiting for the next message. A thread that also takes work queued by other threads rings it
+/// for that too, and ``drain()``s it before taking the work.
 public final class ShutdownDoorbell: Sendable {
     /// Immutable after init and only passed to `poll`/`write`, which are thread-safe system calls.
     public let descriptor: Int32
@@ -17,14 +18,21 @@ public final class ShutdownDoorbell: Sendable {
         close(descriptor)
     }
 
-    /// Wakes the thread; safe from any thread, any number of times. The eventfd is never read, so it
-    /// stays readable: a ring before the thread first polls is not lost.
+    /// Wakes the thread; safe from any thread, any number of times. Until drained the eventfd stays
+    /// readable: a ring before the thread first polls is not lost.
     public func ring() {
         var one: UInt64 = 1
         _ = withUnsafeBytes(of: &one) { write(descriptor, $0.baseAddress, $0.count) }
     }
 
-    /// Whether ``ring()`` has been called; does not block.
+    /// Resets it (non-blocking), so the next poll waits for the next ring: for a thread woken for
+    /// queued work. Drain before taking the work, so a ring that comes after is never lost.
+    public func drain() {
+        var count: UInt64 = 0
+        _ = withUnsafeMutableBytes(of: &count) { read(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// Whether ``ring()`` has been called since the last ``drain()``; does not block.
     public var hasRung: Bool {
         var descriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         return poll(&descriptor, 1, 0) > 0

@@ -21,6 +21,10 @@ public struct Configuration: Sendable, Equatable {
     /// Where the `grpc.health.v1.Health` service listens; off when `nil`.
     public var grpcHealthListen: HostPort?
     public var log: LogSettings
+    /// Hook directories and their timeouts (the `hooks` section).
+    public var hooks = HookSettings()
+    /// Where transitions are POSTed (the `webhooks` section).
+    public var webhooks: [WebhookSettings] = []
 
     public init(
         targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),
@@ -52,12 +56,16 @@ public struct LogSettings: Sendable, Equatable {
     public enum Target: String, Sendable, CaseIterable {
         /// One logfmt-style line per event on standard error.
         case stderr
+        /// Structured entries in the systemd journal (`REACHD_*` fields, `MESSAGE_ID`s for `journalctl -x`).
+        case journald
+        /// The journal when standard error is the journal's stream or journald answers; else standard error.
+        case auto
     }
 
     public var target: Target
     public var level: Logger.Level
 
-    public init(target: Target = .stderr, level: Logger.Level = .info) {
+    public init(target: Target = .auto, level: Logger.Level = .info) {
         self.target = target
         self.level = level
     }

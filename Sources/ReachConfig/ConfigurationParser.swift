@@ -5,7 +5,7 @@ import Yams
 
 /// Maps a YAML document onto ``Configuration``, reporting every problem at once.
 struct ConfigurationParser {
-    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "socket", "api", "grpc_health", "log"]
+    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "socket", "api", "grpc_health", "log"] + reactionKeys
     static let httpKeys = ["expect", "headers", "bearer_token_file", "bearer_token_credential", "tls"]
     static let targetKeys = [
         "name", "kind", "url", "address", "service", "watch", "interval", "timeout",
@@ -26,11 +26,11 @@ struct ConfigurationParser {
         var addressFamily = AddressFamily.auto
     }
 
-    private var reader: ConfigReader
+    var reader: ConfigReader
     /// The process environment, for `$CREDENTIALS_DIRECTORY` (systemd's `LoadCredential=`).
-    private let environment: [String: String]
+    let environment: [String: String]
     /// Whether a token is already known, so that a non-loopback `listen` needs none in this document.
-    private let tokenIsSet: Bool
+    let tokenIsSet: Bool
 
     init(source: String, environment: [String: String], tokenIsSet: Bool) {
         reader = ConfigReader(source: source)
@@ -55,7 +55,7 @@ struct ConfigurationParser {
         return configuration
     }
 
-    private mutating func document(_ yaml: String) -> Configuration? {
+    mutating func document(_ yaml: String) -> Configuration? {
         let root: Node
         do {
             root = try Yams.compose(yaml: yaml) ?? Node([(Node, Node)]())
@@ -127,13 +127,15 @@ struct ConfigurationParser {
             }
         }
         let log = entries["log"].flatMap { parseLog($0) } ?? LogSettings()
+        let reactions = parseReactions(entries)
         return Configuration(
             targets: targets, policy: policy, interfaces: filter, linkSettleWindow: settle,
             listen: listen ?? HostPort(host: "127.0.0.1", port: 9780), apiToken: apiToken, apiIdleTimeout: idleTimeout, socket: socket,
-            grpcHealthListen: grpcHealthListen, log: log)
+            grpcHealthListen: grpcHealthListen, log: log
+        ).with(reactions)
     }
 
-    private mutating func reportSyntax(_ error: YamlError) {
+    mutating func reportSyntax(_ error: YamlError) {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
@@ -149,7 +151,7 @@ struct ConfigurationParser {
 
     // MARK: Sections
 
-    private mutating func parseProbeDefaults(_ node: ConfigNode) -> ProbeDefaults? {
+    mutating func parseProbeDefaults(_ node: ConfigNode) -> ProbeDefaults? {
         guard let entries = reader.mapping(node, keys: ["interval", "timeout", "failures_before_down", "successes_before_up", "address_family"]) else {
             return nil
         }
@@ -158,7 +160,7 @@ struct ConfigurationParser {
         return defaults
     }
 
-    private mutating func parseServer(_ node: ConfigNode, defaults: ProbeDefaults) -> ProbeTarget? {
+    mutating func parseServer(_ node: ConfigNode, defaults: ProbeDefaults) -> ProbeTarget? {
         guard let entries = reader.mapping(node, keys: Self.serverKeys) else { return nil }
         guard let baseNode = entries["base_url"] else {
             reader.report("missing base_url: the server's URL, like https://api.example.com", at: node)
@@ -188,7 +190,7 @@ struct ConfigurationParser {
             addressFamily: settings.addressFamily)
     }
 
-    private mutating func parseTarget(_ node: ConfigNode, defaults: ProbeDefaults) -> ProbeTarget? {
+    mutating func parseTarget(_ node: ConfigNode, defaults: ProbeDefaults) -> ProbeTarget? {
         guard let entries = reader.mapping(node, keys: Self.targetKeys) else { return nil }
         let name = entries["name"].flatMap { parseTargetName($0) }
         if entries["name"] == nil { reader.report("missing name: every target needs a unique name", at: node) }
@@ -231,7 +233,7 @@ struct ConfigurationParser {
             addressFamily: settings.addressFamily)
     }
 
-    private mutating func apply(_ entries: [String: ConfigNode], to settings: inout ProbeDefaults) {
+    mutating func apply(_ entries: [String: ConfigNode], to settings: inout ProbeDefaults) {
         if let node = entries["interval"], let value = reader.duration(node, in: Self.intervalRange) { settings.interval = value }
         if let node = entries["timeout"], let value = reader.duration(node, in: Self.timeoutRange) { settings.timeout = value }
         if let node = entries["failures_before_down"], let value = reader.integer(node, in: Self.countRange) {
@@ -245,189 +247,11 @@ struct ConfigurationParser {
         }
     }
 
-    private func isLoopback(_ host: String) -> Bool {
+    func isLoopback(_ host: String) -> Bool {
         host == "localhost" || IPAddress(host)?.isLoopback == true
     }
 
-    // MARK: HTTP options
-
-    private mutating func parseHeaders(_ node: ConfigNode) -> [HTTPHeaderField] {
-        guard case .mapping(let mapping) = node.node else {
-            reader.report("expected a mapping of header names to values, like { X-Api-Key: abc }, found \(node.summary)", at: node)
-            return []
-        }
-        var fields: [HTTPHeaderField] = []
-        for (key, value) in mapping {
-            let name = key.string ?? ""
-            let valueNode = ConfigNode(node: value, path: node.child(name))
-            let isToken = !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_".unicodeScalars.contains($0)) }
-            guard isToken else {
-                reader.report("\"\(name)\" is not a header name (letters, digits, \"-\", \"_\")", path: node.child(name), mark: key.mark)
-                continue
-            }
-            if name.lowercased() == "authorization" {
-                reader.report("put credentials in bearer_token_file or bearer_token_credential, where they stay out of the config file", at: valueNode)
-                continue
-            }
-            guard let text = reader.scalar(valueNode, expected: "the header's value"), !text.hasHeaderControlCharacter else {
-                // The value is not quoted back: it may be a key.
-                if case .scalar = value { reader.report("a header value cannot contain a line break or another control character", at: valueNode) }
-                continue
-            }
-            fields.append(HTTPHeaderField(name: name, value: text))
-        }
-        return fields
-    }
-
-    /// The bearer token, read now so that a missing or unreadable file is a configuration problem
-    /// at start, not a stream of 401s later.
-    private mutating func parseBearerToken(_ entries: [String: ConfigNode]) -> Secret? {
-        if let fileNode = entries["bearer_token_file"], entries["bearer_token_credential"] != nil {
-            reader.report("use bearer_token_file or bearer_token_credential, not both", at: fileNode)
-            return nil
-        }
-        let path: String
-        let node: ConfigNode
-        if let fileNode = entries["bearer_token_file"] {
-            guard let file = reader.string(fileNode, expected: "the path of a file holding the token") else { return nil }
-            (path, node) = (file, fileNode)
-        } else if let credentialNode = entries["bearer_token_credential"] {
-            guard let name = reader.string(credentialNode, expected: "a credential name from LoadCredential=") else { return nil }
-            guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else {
-                reader.report("$CREDENTIALS_DIRECTORY is not set: run under systemd with LoadCredential=\(name):/path/to/token", at: credentialNode)
-                return nil
-            }
-            (path, node) = ("\(directory)/\(name)", credentialNode)
-        } else {
-            return nil
-        }
-        guard let contents = FileManager.default.contents(atPath: path), let text = String(data: contents, encoding: .utf8) else {
-            reader.report("cannot read the token from \(path)", at: node)
-            return nil
-        }
-        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty, !token.hasHeaderControlCharacter else {
-            let problem = token.isEmpty ? "is empty" : token.contains("\n") ? "holds more than one line" : "holds a control character"
-            reader.report("\(path) \(problem)", at: node)
-            return nil
-        }
-        return Secret(token)
-    }
-
-    private mutating func parseTLS(_ node: ConfigNode) -> TLSSettings? {
-        guard let entries = reader.mapping(node, keys: ["ca_file", "server_name"]) else { return nil }
-        var settings = TLSSettings()
-        if let caNode = entries["ca_file"], let path = reader.string(caNode, expected: "the path of a PEM CA bundle") {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                reader.report("\(path) is a directory: name the PEM bundle file", at: caNode)
-            } else if FileManager.default.isReadableFile(atPath: path) {
-                settings.caFile = path
-            } else {
-                reader.report("cannot read the CA bundle \(path)", at: caNode)
-            }
-        }
-        if let nameNode = entries["server_name"] {
-            settings.serverName = reader.string(nameNode, expected: "the host name the certificate is for")
-        }
-        return settings
-    }
-
-    private mutating func forbid(_ keys: [String], in entries: [String: ConfigNode], because reason: String) {
-        for key in keys {
-            if let node = entries[key] { reader.report("not allowed here: \(reason)", at: node) }
-        }
-    }
-
-    private mutating func parseTargetName(_ node: ConfigNode) -> String? {
-        guard let name = reader.string(node, expected: "a name") else { return nil }
-        let allowed = name.count <= 64 && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
-        guard allowed else {
-            reader.report("\"\(name)\" is not a valid name: use up to 64 letters, digits, \"-\", \"_\" or \".\"", at: node)
-            return nil
-        }
-        return name
-    }
-
-    private mutating func checkNames(of targets: [ProbeTarget], entries: [String: ConfigNode]) {
-        var seen: Set<String> = []
-        for target in targets where !seen.insert(target.name).inserted {
-            let note = target.name == "server" && entries["server"] != nil ? " (the server shorthand already defines a target named \"server\")" : ""
-            reader.report("duplicate target name \"\(target.name)\"\(note)", path: "targets")
-        }
-        if targets.isEmpty, reader.problems.isEmpty {
-            reader.report("nothing to watch: set server.base_url, or add entries to targets", path: "")
-        }
-    }
-
-    private mutating func parseExpectation(_ node: ConfigNode) -> HTTPExpectation? {
-        guard let entries = reader.mapping(node, keys: ["status", "body_contains", "json"]) else { return nil }
-        var expectation = HTTPExpectation()
-        if let statusNode = entries["status"], let statuses = parseStatuses(statusNode) { expectation.statuses = statuses }
-        if let bodyNode = entries["body_contains"] { expectation.bodyContains = reader.string(bodyNode, expected: "text the body must contain") }
-        if let jsonNode = entries["json"], let json = reader.mapping(jsonNode, keys: ["pointer", "equals"]) {
-            let pointer = json["pointer"].flatMap { reader.scalar($0, expected: "a JSON pointer like /status") }
-            if let pointer, !pointer.isEmpty, !pointer.hasPrefix("/"), let pointerNode = json["pointer"] {
-                reader.report("a JSON pointer starts with \"/\", like /status", at: pointerNode)
-            }
-            if json["pointer"] == nil { reader.report("missing pointer: where in the body to look, like /status", at: jsonNode) }
-            if json["equals"] == nil { reader.report("missing equals: the value expected there", at: jsonNode) }
-            let expected = json["equals"].flatMap { parseJSONScalar($0) }
-            if let pointer, let expected { expectation.json = JSONExpectation(pointer: pointer, equals: expected) }
-        }
-        if expectation.bodyContains != nil, expectation.json != nil {
-            reader.report("use body_contains or json, not both", at: node)
-        }
-        return expectation
-    }
-
-    /// `200`, `"2xx"`, `"200-299"`, or a list of those.
-    private mutating func parseStatuses(_ node: ConfigNode) -> [ClosedRange<Int>]? {
-        let items: [ConfigNode] = if case .sequence = node.node { reader.sequence(node) ?? [] } else { [node] }
-        if items.isEmpty, case .sequence = node.node {
-            reader.report("expected at least one status, like 200, \"2xx\" or \"200-299\"", at: node)
-        }
-        var ranges: [ClosedRange<Int>] = []
-        for item in items {
-            guard let text = reader.scalar(item, expected: "a status like 200, \"2xx\" or \"200-299\"") else { continue }
-            let bounds: (Int, Int)? =
-                if text.count == 3, text.hasSuffix("xx"), let digit = Int(text.prefix(1)) {
-                    (digit * 100, digit * 100 + 99)
-                } else if let dash = text.firstIndex(of: "-"), let low = Int(text[..<dash]), let high = Int(text[text.index(after: dash)...]) {
-                    (low, high)
-                } else if let code = Int(text) {
-                    (code, code)
-                } else {
-                    nil
-                }
-            guard let (low, high) = bounds, low <= high, (100...599).contains(low), (100...599).contains(high) else {
-                reader.report("\"\(text)\" is not an HTTP status or range from 100 to 599, like 200, \"2xx\" or \"200-299\"", at: item)
-                continue
-            }
-            ranges.append(low...high)
-        }
-        return ranges.count == items.count && !ranges.isEmpty ? ranges : nil
-    }
-
-    private mutating func parseJSONScalar(_ node: ConfigNode) -> JSONScalar? {
-        guard case .scalar(let scalar) = node.node else {
-            reader.report("expected a string, number, boolean or null, found \(node.summary)", at: node)
-            return nil
-        }
-        switch node.tagName {
-        case .null: return .null
-        case .bool: return node.node.bool.map(JSONScalar.bool)
-        case .int, .float:
-            guard let number = node.node.float ?? node.node.int.map(Double.init) else {
-                reader.report("\"\(scalar.string)\" is not a number JSON can hold; quote it to compare a string", at: node)
-                return nil
-            }
-            return .number(number)
-        default: return .string(scalar.string)
-        }
-    }
-
-    private mutating func parsePolicy(_ node: ConfigNode, targetCount: Int) -> TargetPolicy? {
+    mutating func parsePolicy(_ node: ConfigNode, targetCount: Int) -> TargetPolicy? {
         if case .mapping(let mapping) = node.node {
             guard let quorumNode = reader.mapping(node, keys: ["quorum"])?["quorum"] else {
                 // A mapping with other keys has had them reported as unknown already.
@@ -444,7 +268,7 @@ struct ConfigurationParser {
         }
     }
 
-    private mutating func parseInterfaces(_ node: ConfigNode) -> (InterfaceFilter, Duration)? {
+    mutating func parseInterfaces(_ node: ConfigNode) -> (InterfaceFilter, Duration)? {
         guard let entries = reader.mapping(node, keys: ["include", "exclude", "settle_window"]) else { return nil }
         var filter = InterfaceFilter()
         if let node = entries["include"], let include = reader.strings(node) {
@@ -465,7 +289,7 @@ struct ConfigurationParser {
     }
 
     /// A bracket range like `[9-0]` would match nothing: almost certainly not what was meant.
-    private mutating func checkGlobs(_ patterns: [String], at node: ConfigNode) {
+    mutating func checkGlobs(_ patterns: [String], at node: ConfigNode) {
         for pattern in patterns {
             let p = Array(pattern.unicodeScalars)
             var index = 0
@@ -488,7 +312,7 @@ struct ConfigurationParser {
         }
     }
 
-    private mutating func parseLog(_ node: ConfigNode) -> LogSettings? {
+    mutating func parseLog(_ node: ConfigNode) -> LogSettings? {
         guard let entries = reader.mapping(node, keys: ["target", "level"]) else { return nil }
         var settings = LogSettings()
         if let target = entries["target"].flatMap({ reader.choice($0, of: LogSettings.Target.allCases.map(\.rawValue)) }) {
@@ -503,7 +327,7 @@ struct ConfigurationParser {
     // MARK: Addresses
 
     /// An HTTP check from a URL and the target's (or server shorthand's) HTTP options.
-    private mutating func httpCheck(url text: String, node: ConfigNode, entries: [String: ConfigNode]) -> HTTPCheck? {
+    mutating func httpCheck(url text: String, node: ConfigNode, entries: [String: ConfigNode]) -> HTTPCheck? {
         let expectation = entries["expect"].flatMap { parseExpectation($0) } ?? HTTPExpectation()
         let headers = entries["headers"].map { parseHeaders($0) } ?? []
         let token = parseBearerToken(entries)
@@ -518,7 +342,7 @@ struct ConfigurationParser {
         return check
     }
 
-    private mutating func httpCheck(url text: String, node: ConfigNode, expectation: HTTPExpectation) -> HTTPCheck? {
+    mutating func httpCheck(url text: String, node: ConfigNode, expectation: HTTPExpectation) -> HTTPCheck? {
         guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased() else {
             reader.report("\"\(text)\" is not a URL like https://api.example.com/healthz", at: node)
             return nil
@@ -546,7 +370,7 @@ struct ConfigurationParser {
 
 
     /// `host:port`, or `[v6]:port`. Port 0 (any free port) suits only a listening address.
-    private mutating func hostPort(_ node: ConfigNode, expected: String, ports: ClosedRange<Int> = 1...65535) -> HostPort? {
+    mutating func hostPort(_ node: ConfigNode, expected: String, ports: ClosedRange<Int> = 1...65535) -> HostPort? {
         guard let text = reader.string(node, expected: expected) else { return nil }
         let host: Substring
         let portText: Substring

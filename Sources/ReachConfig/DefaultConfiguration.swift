@@ -74,6 +74,30 @@ interfaces:
   exclude: [docker*, br-*, veth*, virbr*, vnet*, lxcbr*, lxdbr*, cni*, flannel*, cali*, podman*, kube-*]
   settle_window: 100ms      # link gains and route churn settle this long; a lost link counts at once
 
+# Hooks: executables run on every transition, one after another in lexical
+# order, like NetworkManager's dispatcher scripts. The directories are read
+# again for each transition (no restart needed). A hook must be a regular
+# executable file owned by root, not writable by group or others, and not
+# setuid; any other file is refused with a log line. Each gets PATH and
+# REACHD_STATE, REACHD_PREVIOUS_STATE, REACHD_REASON, REACHD_INTERFACE,
+# REACHD_SEQUENCE, REACHD_SINCE; its output lines go to reachd's log.
+# hooks:
+#   restored_dir: /etc/reachd/restored.d   # run on disconnected -> connected (the default)
+#   lost_dir: /etc/reachd/lost.d           # run on connected -> disconnected (the default)
+#   timeout: 30s                           # then SIGTERM to the hook's process group,
+#   kill_grace: 5s                         #   and SIGKILL this long after
+
+# Webhooks: each transition's JSON (the document /v1/events sends) is POSTed,
+# retried with backoff until a 2xx answer, or given up after give_up_after.
+# webhooks:
+#   - name: ops
+#     url: https://ops.example.com/hooks/reachd
+#     events: [restored, lost]                    # the default: both
+#     secret_file: /etc/reachd/ops-webhook.secret  # signs the body: X-Reachd-Signature: sha256=<hex>
+#     # secret_credential: ops-webhook            # or $CREDENTIALS_DIRECTORY/ops-webhook (LoadCredential=)
+#     timeout: 10s                                # one attempt, connect to answer
+#     give_up_after: 5m                           # then the event is given up, logged and counted
+
 # Where the status endpoint listens. Loopback only by default.
 listen: 127.0.0.1:9780
 # api:
@@ -82,7 +106,7 @@ listen: 127.0.0.1:9780
 #   idle_timeout: 60s                          # close a connection that sends nothing this long
 
 log:
-  target: stderr            # one logfmt-style line per event on standard error
+  target: auto              # journald (under systemd, or when it answers), else logfmt on stderr
   level: info               # trace, debug, info, notice, warning, error, critical
 """#
 }

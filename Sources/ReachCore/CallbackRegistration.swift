@@ -1,40 +1,83 @@
-/// A callback registered with the monitor for one direction of transition.
+/// A reaction registered with the monitor: a callback for one direction of transition, or (hooks,
+/// webhooks) a body for either.
 struct CallbackRegistration: Sendable {
     let id: CallbackID
     let name: String
-    let direction: TransitionDirection
-    let timeout: Duration
+    let directions: Set<TransitionDirection>
+    /// `nil`: no deadline, the body bounds its own running time.
+    let timeout: Duration?
     let body: @Sendable (ConnectivityTransition) async throws -> Void
 
-    /// Runs the callback once for `transition` and reports how it went, returning by the deadline
-    /// even when the callback ignores cancellation.
+    /// How a run ended.
+    enum Ending: Sendable, Equatable {
+        /// The body returned (or threw) before any timeout.
+        case ended
+        /// The body returned this long after its run started, having been reported as timed out.
+        case endedLate(after: Duration)
+        /// The calling task was cancelled (reachd is stopping); the body was cancelled and not waited for.
+        case abandoned
+    }
+
+    /// Runs the body once for `transition`, calls `settled` with the outcome as soon as it is known
+    /// (at the deadline for a body that outlives its timeout), and returns only when the body has
+    /// really returned, or when the calling task is cancelled.
     ///
-    /// The callback runs in a task of its own, not a child task, for exactly that reason: a child
-    /// that never returns would hold its parent, and with it the next transition or shutdown. Such a
-    /// callback is cancelled, reported as timed out, and left to finish on its own.
-    func run(for transition: ConnectivityTransition, clock: MonitorClock) async -> CallbackReport {
+    /// The body runs in a task of its own, not a child task: a child that ignores cancellation
+    /// would hold its parent past shutdown. Waiting for it to end instead of returning at the
+    /// deadline is what keeps its reaction busy, so that a stuck body costs one task, not one per
+    /// transition.
+    func run(
+        for transition: ConnectivityTransition, coalesced: Int, clock: MonitorClock, settled: @Sendable (CallbackReport) -> Void
+    ) async -> Ending {
         let started = clock.uptime
-        let (outcomes, settle) = AsyncStream.makeStream(of: CallbackReport.Outcome.self, bufferingPolicy: .bufferingOldest(1))
+        let (signals, signal) = AsyncStream.makeStream(of: Signal.self)
         let work = Task {
             do {
                 try await body(transition)
-                settle.yield(.succeeded)
+                signal.yield(.returned(.succeeded))
             } catch {
-                settle.yield(.failed(String(describing: error)))
+                signal.yield(.returned(.failed(String(describing: error))))
             }
         }
-        let deadline = Task {
-            guard (try? await clock.sleep(for: timeout)) != nil else { return }
-            settle.yield(.timedOut)
+        let deadline = timeout.map { timeout in
+            Task {
+                guard (try? await clock.sleep(for: timeout)) != nil else { return }
+                signal.yield(.deadline)
+            }
         }
-        var iterator = outcomes.makeAsyncIterator()
-        // `next()` returns nil when this task is cancelled: reachd is shutting down.
-        let outcome = await iterator.next() ?? .cancelled
-        deadline.cancel()
+        defer {
+            deadline?.cancel()
+            signal.finish()
+        }
+        func report(_ outcome: CallbackReport.Outcome) {
+            settled(
+                CallbackReport(
+                    callback: id, name: name, direction: transition.direction, sequence: transition.sequence, outcome: outcome,
+                    duration: clock.uptime - started, coalesced: coalesced))
+        }
+        var timedOut = false
+        // The loop ends early (`next()` gives nil) when this task is cancelled: reachd is stopping.
+        for await event in signals {
+            switch event {
+            case .returned(let outcome):
+                guard timedOut else {
+                    report(outcome)
+                    return .ended
+                }
+                return .endedLate(after: clock.uptime - started)
+            case .deadline:
+                timedOut = true
+                report(.timedOut)
+                work.cancel()
+            }
+        }
         work.cancel()
-        settle.finish()
-        return CallbackReport(
-            callback: id, name: name, direction: direction, sequence: transition.sequence,
-            outcome: outcome, duration: clock.uptime - started)
+        if !timedOut { report(.cancelled) }
+        return .abandoned
+    }
+
+    private enum Signal: Sendable {
+        case returned(CallbackReport.Outcome)
+        case deadline
     }
 }

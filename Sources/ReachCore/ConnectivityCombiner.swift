@@ -29,15 +29,24 @@ struct ConnectivityCombiner: Sendable {
         var probeControlChanged = false
         /// The input was used (a stale or unknown probe result is not).
         var accepted = true
+        /// A probe result moved its target between `healthy` and `unhealthy` (leaving `unknown` is
+        /// not such a move: it is a first finding, not news of a change).
+        var targetMove: TargetMove?
     }
 
-    private let hystereses: [Hysteresis]
-    private let indexByName: [String: Int]
-    let policy: TargetPolicy
-    let filter: InterfaceFilter
-    private let targetAddresses: [IPAddress]
+    /// A target that went down or came back.
+    struct TargetMove: Sendable, Equatable {
+        var target: String
+        var health: TargetHealth
+    }
+
+    private var hystereses: [Hysteresis]
+    private var indexByName: [String: Int]
+    private(set) var policy: TargetPolicy
+    private(set) var filter: InterfaceFilter
+    private var targetAddresses: [IPAddress]
     /// False when every target is on loopback, where no network link is involved.
-    let requiresLink: Bool
+    private(set) var requiresLink: Bool
 
     private(set) var verdict: Verdict
     private(set) var links: LinkSnapshot?
@@ -122,7 +131,48 @@ struct ConnectivityCombiner: Sendable {
         let after = verdict.targets[index].health
         if after != before { count(index, from: before, to: after) }
         let changed = after != before || verdict.targets[index].unhealthyReason != beforeReason
-        return settle(control: probeControl, at: now, targetsChanged: changed)
+        var change = settle(control: probeControl, at: now, targetsChanged: changed)
+        if after != before, before != .unknown, after != .unknown {
+            change.targetMove = TargetMove(target: result.target, health: after)
+        }
+        return change
+    }
+
+    /// Takes a reloaded configuration. A target whose name is in `unchanged` keeps its status and
+    /// hysteresis counts; a new or changed one starts from `unknown`; a removed one is forgotten.
+    /// When the target list changed, the epoch moves on, so a probe that started under the old
+    /// definition (an old URL, say) cannot vouch for the new one.
+    mutating func reconfigure(
+        targets: [ProbeTarget], unchanged: Set<String>, policy: TargetPolicy, filter: InterfaceFilter, at now: WallTime
+    ) -> Change {
+        let wasUsable = isLinkUsable
+        let previous = Dictionary(verdict.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let statuses = targets.map { target in
+            unchanged.contains(target.name) ? previous[target.name] ?? TargetStatus(name: target.name, kind: target.kind)
+                : TargetStatus(name: target.name, kind: target.kind)
+        }
+        // A new or changed target that starts from `unknown` may look like a fresh status: count it by name.
+        let targetsChanged = statuses != verdict.targets || unchanged.count != targets.count
+        hystereses = targets.map(\.hysteresis)
+        indexByName = Dictionary(targets.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.policy = policy
+        self.filter = filter
+        targetAddresses = targets.compactMap(\.endpoint.literalAddress)
+        requiresLink = !targets.allSatisfy(\.endpoint.isLoopback)
+        assessment = links.map { LinkAssessment($0, filter: filter, targetAddresses: targetAddresses) }
+        verdict.targets = statuses
+        (healthyCount, unknownCount, unhealthyIndices) = (0, 0, [])
+        for (index, status) in statuses.enumerated() {
+            switch status.health {
+            case .healthy: healthyCount += 1
+            case .unknown: unknownCount += 1
+            case .unhealthy: unhealthyIndices.insert(index)
+            }
+        }
+        var control = probeControl
+        if targetsChanged || wasUsable != isLinkUsable { epoch = epoch.next() }
+        if isLinkUsable, !wasUsable || targetsChanged { control.immediateProbeRequests += 1 }
+        return settle(control: control, at: now, targetsChanged: targetsChanged)
     }
 
     mutating func setSleeping(_ sleeping: Bool, at now: WallTime) -> Change {

@@ -61,29 +61,26 @@ public final class ConnectivityMonitor: Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         var combiner: ConnectivityCombiner
         /// A link snapshot waiting out the settle window.
         var pendingLinks: LinkSnapshot?
         /// Uptime of the last accepted probe result.
         var lastEvidence: Duration?
-        var callbacks: [CallbackID: CallbackRegistration] = [:]
-        var lastCallbackID: UInt64 = 0
+        var reactions = ReactionTable()
+        /// The targets as configured now (a reload replaces them).
+        var targets: [ProbeTarget]
+        var linkSettleWindow: Duration
     }
 
-    private struct TransitionJob: Sendable {
-        let transition: ConnectivityTransition
-        let callbacks: [CallbackRegistration]
-    }
-
-    private let configuration: Configuration
-    private let clock: MonitorClock
-    private let logger: Logger
-    private let state: Mutex<State>
+    let configuration: Configuration
+    let clock: MonitorClock
+    let logger: Logger
+    let state: Mutex<State>
     private let hub: EventHub
     private let control: Broadcast<ProbeControl>
-    private let reports: Broadcast<CallbackReport>
-    private let jobs: (stream: AsyncStream<TransitionJob>, continuation: AsyncStream<TransitionJob>.Continuation)
+    let reports: Broadcast<CallbackReport>
+    let arrivals: (stream: AsyncStream<ReactionTable.Arrival>, continuation: AsyncStream<ReactionTable.Arrival>.Continuation)
     private let settleRequests: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
 
     public init(configuration: Configuration, clock: MonitorClock, logger: Logger) {
@@ -93,14 +90,14 @@ public final class ConnectivityMonitor: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
-        self.state = Mutex(State(combiner: combiner))
+        self.state = Mutex(State(combiner: combiner, targets: configuration.targets, linkSettleWindow: configuration.linkSettleWindow))
         self.hub = EventHub(
             initial: combiner.verdict, firstSequence: configuration.firstSequence, bufferLimit: configuration.subscriberBufferLimit,
             historyLimit: configuration.historyLimit)
         self.control = Broadcast(initial: combiner.probeControl, bufferLimit: 1)
         self.reports = Broadcast(initial: nil, bufferLimit: 64)
-        // Unbounded, yet bounded in practice: one small job per transition, taken at once by `run()`.
-        self.jobs = AsyncStream.makeStream(of: TransitionJob.self)
+        // Unbounded, yet bounded in practice: one small item per transition, taken at once by `run()`.
+        self.arrivals = AsyncStream.makeStream(of: ReactionTable.Arrival.self)
         self.settleRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -120,7 +117,7 @@ public final class ConnectivityMonitor: Sendable {
     public func update(links snapshot: LinkSnapshot) {
         let published: Publication? = state.withLock { state in
             let isFirst = state.combiner.links == nil
-            if isFirst || configuration.linkSettleWindow == .zero || state.combiner.wouldLoseLink(snapshot) {
+            if isFirst || state.linkSettleWindow == .zero || state.combiner.wouldLoseLink(snapshot) {
                 state.pendingLinks = nil
                 return apply(&state) { $0.apply(links: snapshot, at: clock.wallTime) }
             }
@@ -170,6 +167,31 @@ public final class ConnectivityMonitor: Sendable {
         log(published)
     }
 
+    /// Takes a reloaded configuration's targets, policy, interface filter and settle window without
+    /// ending any subscription. A target whose definition is unchanged keeps its status; a new or
+    /// changed one starts from `unknown` and is probed at once; a removed one is forgotten. The
+    /// verdict is decided again, and a transition that follows runs callbacks as any other does.
+    ///
+    /// The probe scheduler is not told: the caller replaces it when the target list changed (see
+    /// ``targets``). The other settings (callback timeout, hub sizes) are fixed at start.
+    public func reconfigure(_ configuration: Configuration) {
+        let published: Publication? = state.withLock { state in
+            let before = Dictionary(state.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            let unchanged = Set(configuration.targets.filter { before[$0.name] == $0 }.map(\.name))
+            state.targets = configuration.targets
+            state.linkSettleWindow = configuration.linkSettleWindow
+            return apply(&state) {
+                $0.reconfigure(
+                    targets: configuration.targets, unchanged: unchanged, policy: configuration.policy,
+                    filter: configuration.interfaceFilter, at: clock.wallTime)
+            }
+        }
+        log(published)
+    }
+
+    /// The targets as configured now: those given at start, or by the last ``reconfigure(_:)``.
+    public var targets: [ProbeTarget] { state.withLock { $0.targets } }
+
     /// Asks the scheduler to probe every target now (`POST /v1/check`, `reachctl check`).
     public func requestImmediateProbe() {
         let published = state.withLock { state in apply(&state) { $0.requestImmediateProbe(at: clock.wallTime) } }
@@ -217,53 +239,6 @@ public final class ConnectivityMonitor: Sendable {
         reports.subscribe()
     }
 
-    // MARK: Callbacks
-
-    /// Registers `body` to run once on every `disconnected` → `connected` transition: warm a cache,
-    /// resume pending uploads, reconnect a session.
-    ///
-    /// Callbacks run concurrently; each gets `timeout` (default 30 s), after which it is cancelled
-    /// and reported as timed out. A failing or hanging callback delays neither the others nor the
-    /// next transition.
-    @discardableResult
-    public func onConnectivityRestored(
-        named name: String? = nil, timeout: Duration? = nil,
-        _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
-    ) -> CallbackID {
-        register(.restored, name: name, timeout: timeout, body)
-    }
-
-    /// Registers `body` to run once on every `connected` → `disconnected` transition: pause a queue,
-    /// switch to offline mode. Same guarantees as ``onConnectivityRestored(named:timeout:_:)``.
-    @discardableResult
-    public func onConnectivityLost(
-        named name: String? = nil, timeout: Duration? = nil,
-        _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
-    ) -> CallbackID {
-        register(.lost, name: name, timeout: timeout, body)
-    }
-
-    /// Removes a callback from future transitions; a run already under way continues. Returns
-    /// whether the callback was registered.
-    @discardableResult
-    public func removeCallback(_ id: CallbackID) -> Bool {
-        state.withLock { $0.callbacks.removeValue(forKey: id) != nil }
-    }
-
-    private func register(
-        _ direction: TransitionDirection, name: String?, timeout: Duration?,
-        _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
-    ) -> CallbackID {
-        state.withLock { state in
-            state.lastCallbackID += 1
-            let id = CallbackID(rawValue: state.lastCallbackID)
-            state.callbacks[id] = CallbackRegistration(
-                id: id, name: name ?? id.description, direction: direction,
-                timeout: timeout ?? configuration.callbackTimeout, body: body)
-            return id
-        }
-    }
-
     // MARK: Running
 
     /// Applies coalesced link changes and runs callbacks until the task is cancelled; then ends
@@ -276,27 +251,13 @@ public final class ConnectivityMonitor: Sendable {
         hub.finish()
         control.finish()
         reports.finish()
-        jobs.continuation.finish()
+        arrivals.continuation.finish()
         settleRequests.continuation.finish()
-    }
-
-    private func runCallbacks() async {
-        await withDiscardingTaskGroup { group in
-            for await job in jobs.stream {
-                for callback in job.callbacks {
-                    group.addTask {
-                        let report = await callback.run(for: job.transition, clock: self.clock)
-                        self.log(report)
-                        self.reports.send(report)
-                    }
-                }
-            }
-        }
     }
 
     private func applySettledLinks() async {
         for await _ in settleRequests.stream {
-            guard (try? await clock.sleep(for: configuration.linkSettleWindow)) != nil else { return }
+            guard (try? await clock.sleep(for: state.withLock { $0.linkSettleWindow })) != nil else { return }
             let published: Publication? = state.withLock { state in
                 guard let pending = state.pendingLinks else { return nil }
                 state.pendingLinks = nil
@@ -311,6 +272,7 @@ public final class ConnectivityMonitor: Sendable {
     private func apply(
         _ state: inout State, _ step: (inout ConnectivityCombiner) -> ConnectivityCombiner.Change
     ) -> Publication? {
+        let previous = state.combiner.verdict
         let change = step(&state.combiner)
         if change.probeControlChanged {
             control.send(state.combiner.probeControl)
@@ -318,29 +280,37 @@ public final class ConnectivityMonitor: Sendable {
         guard change.isNews else { return nil }
         let event = hub.publish(state.combiner.verdict)
         if let direction = change.transition {
-            let callbacks = state.callbacks.values.filter { $0.direction == direction }.sorted { $0.id.rawValue < $1.id.rawValue }
-            if !callbacks.isEmpty {
-                let transition = ConnectivityTransition(direction: direction, sequence: event.sequence, verdict: event.verdict)
-                jobs.continuation.yield(TransitionJob(transition: transition, callbacks: callbacks))
-            }
+            let transition = ConnectivityTransition(direction: direction, sequence: event.sequence, verdict: event.verdict)
+            arrivals.continuation.yield(state.reactions.arrive(transition))
         }
-        return Publication(event: event, isHeadline: change.isHeadline)
+        return Publication(event: event, change: change, previous: previous)
     }
 
-    /// A published event, and whether it is worth a log line at the verdict's level.
+    /// A published event, what changed, and the verdict before it, for the log.
     private struct Publication {
         let event: ConnectivityEvent
-        let isHeadline: Bool
+        let change: ConnectivityCombiner.Change
+        let previous: Verdict
     }
 
     // MARK: Logging: the one place each event kind is logged
 
     private func log(_ publication: Publication?) {
         guard let publication else { return }
-        let event = publication.event
+        let (event, change, previous) = (publication.event, publication.change, publication.previous)
         let verdict = event.verdict
+        if let move = change.targetMove {
+            let down = move.health == .unhealthy
+            let status = verdict.targets.first { $0.name == move.target }
+            var metadata = (down ? ReachLogEvent.targetDown : .targetUp).metadata
+            metadata["target"] = "\(move.target)"
+            if down, let reason = status?.unhealthyReason { metadata["reason"] = "\(reason.code)" }
+            if let latency = status?.lastResult?.latency { metadata["latency_ms"] = "\(latency.milliseconds)" }
+            let detail = down ? ": \(status?.lastFailure.map { "\($0.reason)" } ?? "failed")" : ""
+            logger.log(level: down ? .warning : .notice, "target \(move.target) \(down ? "down" : "up")\(detail)", metadata: metadata)
+        }
         let level: Logger.Level =
-            if !publication.isHeadline {
+            if !change.isHeadline {
                 .debug
             } else {
                 switch verdict.state {
@@ -349,20 +319,17 @@ public final class ConnectivityMonitor: Sendable {
                 case .unknown: .info
                 }
             }
-        logger.log(level: level, "\(verdict.state.rawValue): \(verdict.reason)", metadata: verdict.logMetadata(sequence: event.sequence))
-    }
-
-    private func log(_ report: CallbackReport) {
-        let level: Logger.Level = report.outcome == .succeeded ? .info : .warning
-        var metadata: Logger.Metadata = [
-            "callback": "\(report.name)",
-            "direction": "\(report.direction.rawValue)",
-            "outcome": "\(report.outcome.code)",
-            "duration_ms": "\(report.duration.milliseconds)",
-            "sequence": "\(report.sequence)",
-        ]
-        if case .failed(let error) = report.outcome { metadata["error"] = "\(error)" }
-        logger.log(level: level, "\(report.direction.rawValue) callback \(report.name): \(report.outcome.code)", metadata: metadata)
+        var metadata = verdict.logMetadata(sequence: event.sequence)
+        metadata["previous_state"] = "\(previous.state.rawValue)"
+        let kind: ReachLogEvent? =
+            switch change.transition {
+            case .restored: .connectivityRestored
+            case .lost: .connectivityLost
+            // The first link snapshot at start-up is a finding, not a change.
+            case nil: previous.state != .unknown && verdict.usableInterfaces != previous.usableInterfaces ? .linkChanged : nil
+            }
+        if let kind { metadata.merge(kind.metadata) { _, new in new } }
+        logger.log(level: level, "\(verdict.state.rawValue): \(verdict.reason)", metadata: metadata)
     }
 }
 

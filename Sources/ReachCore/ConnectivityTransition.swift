@@ -31,7 +31,9 @@ public struct CallbackID: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "callback-\(rawValue)" }
 }
 
-/// How one run of one callback went: reported as an event and logged.
+/// How one run of one callback went, or that transitions owed to it were skipped: reported as an
+/// event and logged, so that what the reaction rule (see ``ConnectivityMonitor``) coalesced or
+/// skipped is never silent.
 public struct CallbackReport: Sendable, Hashable {
     public enum Outcome: Sendable, Hashable {
         case succeeded
@@ -41,6 +43,11 @@ public struct CallbackReport: Sendable, Hashable {
         case timedOut
         /// reachd shut down while the callback ran.
         case cancelled
+        /// Nothing ran: ``CallbackReport/coalesced`` transitions of the callback's direction arrived
+        /// while its previous run was still going, and by the time that run ended connectivity had
+        /// moved back (or the callback was removed, or reachd was stopping). The report's
+        /// ``CallbackReport/sequence`` is the last of them.
+        case skipped
 
         /// A stable snake_case name for metrics labels and log fields.
         public var code: String {
@@ -49,6 +56,7 @@ public struct CallbackReport: Sendable, Hashable {
             case .failed: "failed"
             case .timedOut: "timed_out"
             case .cancelled: "cancelled"
+            case .skipped: "skipped"
             }
         }
     }
@@ -60,13 +68,21 @@ public struct CallbackReport: Sendable, Hashable {
     public var sequence: UInt64
     public var outcome: Outcome
     public var duration: Duration
+    /// Transitions of the callback's direction that arrived while its previous run was still going
+    /// and were folded into this run (which got the latest of them), or, for ``Outcome/skipped``,
+    /// that were skipped. 0 when nothing waited.
+    public var coalesced: Int
 
-    public init(callback: CallbackID, name: String, direction: TransitionDirection, sequence: UInt64, outcome: Outcome, duration: Duration) {
+    public init(
+        callback: CallbackID, name: String, direction: TransitionDirection, sequence: UInt64, outcome: Outcome, duration: Duration,
+        coalesced: Int = 0
+    ) {
         self.callback = callback
         self.name = name
         self.direction = direction
         self.sequence = sequence
         self.outcome = outcome
         self.duration = duration
+        self.coalesced = coalesced
     }
 }

@@ -41,6 +41,24 @@ public final class ProbeScheduler: Sendable {
         }
     }
 
+    /// Whether the scheduler is keeping time: its dispatcher woke when it meant to, give or take
+    /// `grace`, and no probe has outlived its deadline by more than `grace`.
+    ///
+    /// The daemon asks this before telling systemd's watchdog that all is well, so that a wedged
+    /// dispatcher or a prober that ignores its deadline gets reachd restarted instead of leaving a
+    /// verdict that no longer moves. (A dispatcher wedged while holding its lock never answers at
+    /// all, which the watchdog treats the same way.)
+    public func isMakingProgress(grace: Duration) -> Bool {
+        let now = clock.uptime
+        return state.withLock { state in
+            if let due = state.dispatcherDue, now - due > grace { return false }
+            for index in state.slots.indices where state.slots[index].inFlight {
+                if let started = state.slots[index].lastStart, now - started > targets[index].timeout + grace { return false }
+            }
+            return true
+        }
+    }
+
     /// Probes until the calling task is cancelled.
     public func run() async {
         guard !targets.isEmpty else { return }
@@ -68,7 +86,11 @@ public final class ProbeScheduler: Sendable {
                 }
             }
             while !Task.isCancelled {
-                let (starts, nextWake) = state.withLock { dueProbes(&$0, now: clock.uptime) }
+                let (starts, nextWake) = state.withLock { state in
+                    let (starts, nextWake) = dueProbes(&state, now: clock.uptime)
+                    state.dispatcherDue = nextWake
+                    return (starts, nextWake)
+                }
                 for start in starts {
                     group.addTask { await self.probe(start) }
                 }
@@ -102,6 +124,8 @@ public final class ProbeScheduler: Sendable {
         var immediateRequestsSeen: UInt64 = 0
         /// How many slots owe an immediate probe: the dispatcher looks through the slots only then.
         var owedImmediates = 0
+        /// When the dispatcher, now waiting, means to wake next.
+        var dispatcherDue: Duration?
 
         init(count: Int) {
             slots = Array(repeating: Slot(), count: count)

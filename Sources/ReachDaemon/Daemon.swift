@@ -2,6 +2,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachGRPC
+import ReachHooks
 import ReachLink
 import ReachProbes
 import ReachServer
@@ -18,26 +19,37 @@ public struct Daemon: Sendable {
     public let monitor: ConnectivityMonitor
     private let source: Configuration.Source
     private let linkSource: any LinkSource
-    private let http: HTTPProber
-    private let scheduler: ProbeScheduler
+    private let probes: ProbeService
+    private let reloads: ReloadService
+    private let notifier: SystemdNotifier
+    private let clock: MonitorClock
     private let sleepWatcher: LogindSleepWatcher
     private let metrics: ReachMetrics
     private let statusServer: StatusServer
     private let socketServer: StatusServer?
     private let grpcHealthServer: GRPCHealthServer?
+    private let reactions: Reactions
     private let logger: Logger
 
     /// - Parameters:
     ///   - linkSource: Where link facts come from; rtnetlink when `nil`.
     ///   - systemBusAddress: The D-Bus system bus to hear logind's sleep signal on; the standard
     ///     one (or `$DBUS_SYSTEM_BUS_ADDRESS`) when `nil`.
+    ///   - prober: What probes the targets; the HTTP, TCP and gRPC probers when `nil`.
+    ///   - notifier: The service manager to keep informed (`sd_notify`); none by default.
+    ///   - reload: Loads the configuration again on SIGHUP, as it was loaded at start; without it
+    ///     a reload re-applies the configuration reachd started with.
     public init(
         configuration: Configuration, source: Configuration.Source, clock: MonitorClock = .system(),
-        linkSource: (any LinkSource)? = nil, systemBusAddress: String? = nil, logger: Logger
+        linkSource: (any LinkSource)? = nil, systemBusAddress: String? = nil, prober: (any Prober)? = nil,
+        notifier: SystemdNotifier = SystemdNotifier(socket: nil, watchdogInterval: nil),
+        reload: (@Sendable () throws(ConfigurationError) -> Configuration)? = nil, logger: Logger
     ) {
         self.configuration = configuration
         self.source = source
         self.logger = logger
+        self.notifier = notifier
+        self.clock = clock
         self.linkSource = linkSource ?? NetlinkLinkSource(logger: logger)
         var monitorConfiguration = configuration.monitor
         // This run's event ids start at the wall clock in microseconds (below 2^53 until 2255, so
@@ -48,10 +60,16 @@ public struct Daemon: Sendable {
         self.monitor = monitor
         let metrics = ReachMetrics(targets: configuration.targets, interfaces: configuration.interfaces)
         self.metrics = metrics
-        self.http = HTTPProber(logger: logger)
-        let prober = ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))
-        self.scheduler = ProbeScheduler(
-            targets: configuration.targets, prober: prober, monitor: monitor, clock: clock, observer: metrics)
+        let http = HTTPProber(logger: logger)
+        let probes = ProbeService(
+            targets: configuration.targets, prober: prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger)),
+            monitor: monitor, clock: clock, observer: metrics, shutdown: { await http.shutdown() })
+        self.probes = probes
+        let reactions = Reactions(monitor: monitor, hooks: configuration.hooks, webhooks: configuration.webhooks, observer: metrics, logger: logger)
+        self.reactions = reactions
+        self.reloads = ReloadService(
+            configuration: configuration, load: reload ?? { configuration }, monitor: monitor, probes: probes, metrics: metrics,
+            reactions: reactions, notifier: notifier, logger: logger)
         self.sleepWatcher = LogindSleepWatcher(logger: logger, busAddress: systemBusAddress)
         let checkWaitLimit = StatusServer.checkWaitLimit(for: configuration.targets)
         let limits = StatusServer.Limits(idleTimeout: configuration.apiIdleTimeout)
@@ -73,12 +91,27 @@ public struct Daemon: Sendable {
         [
             .init(service: MonitorService(monitor: monitor, logger: logger)),
             .init(service: MetricsService(metrics: metrics, monitor: monitor)),
+            .init(service: reactions),
             .init(service: LinkService(source: linkSource, monitor: monitor, metrics: metrics, logger: logger)),
             .init(service: SleepService(watcher: sleepWatcher, monitor: monitor)),
-            .init(service: ProbeService(scheduler: scheduler, http: http)),
+            .init(service: probes),
             .init(service: statusServer.makeApplication()),
         ] + (socketServer.map { [.init(service: $0.makeApplication())] } ?? [])
             + (grpcHealthServer.map { [.init(service: $0)] } ?? [])
+            + [
+                .init(service: reloads),
+                // Last, so that they are the first to hear of a graceful stop (STOPPING=1, the "stopping" line).
+                .init(service: ServiceManagerService(
+                    notifier: notifier, monitor: monitor, probes: probes,
+                    readyTimeout: StatusServer.checkWaitLimit(for: configuration.targets), clock: clock, logger: logger)),
+                .init(service: StoppingAnnouncement(logger: logger)),
+            ]
+    }
+
+    /// Applies the configuration again, as on SIGHUP; returns what changed, or nil when it was rejected.
+    @discardableResult
+    public func reload() async -> ConfigurationChange? {
+        await reloads.reload()
     }
 
     /// Runs until SIGTERM or SIGINT (or until the calling task is cancelled), then stops within a second.
@@ -104,6 +137,7 @@ public struct Daemon: Sendable {
             "config": "\(source)",
             "targets": "\(configuration.targets.count)",
             "policy": "\(configuration.policy)",
+            ReachLogEvent.metadataKey: "\(ReachLogEvent.started.rawValue)",
         ])
         for target in configuration.targets.prefix(10) {
             logger.info("watching \(target.name): \(target.summary) every \(target.interval.configText), timeout \(target.timeout.configText)", metadata: [

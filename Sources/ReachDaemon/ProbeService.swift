@@ -2,14 +2,80 @@ import Logging
 import ReachCore
 import ReachProbes
 import ServiceLifecycle
+import Synchronization
 
-/// Runs the probe scheduler as a service, and closes the probers' connections when it stops.
-struct ProbeService: Service {
-    let scheduler: ProbeScheduler
-    let http: HTTPProber
+/// Runs the probe scheduler as a service, replaces it when a reload changes the targets, and
+/// closes the probers' connections when it stops.
+///
+/// A new target list gets a new ``ProbeScheduler``: its grid, its watch streams and its first
+/// round of immediate probes are those of the new list. The old scheduler is stopped first (its
+/// probes in flight cancelled, which is no evidence), and only then is the monitor told of the new
+/// targets, so that no probe of an old definition can start in the new epoch and vouch for it.
+final class ProbeService: Service, Sendable {
+    private let prober: any Prober
+    private let monitor: ConnectivityMonitor
+    private let clock: MonitorClock
+    private let observer: (any ProbeObserver)?
+    private let shutdown: @Sendable () async -> Void
+    private let targets: [ProbeTarget]
+    private let state = Mutex(State())
+
+    private struct State {
+        var scheduler: ProbeScheduler?
+        var running: Task<Void, Never>?
+        var stopped = false
+    }
+
+    /// - Parameter shutdown: Closes the probers' pooled resources once probing has stopped.
+    init(
+        targets: [ProbeTarget], prober: any Prober, monitor: ConnectivityMonitor, clock: MonitorClock,
+        observer: (any ProbeObserver)?, shutdown: @escaping @Sendable () async -> Void
+    ) {
+        self.targets = targets
+        self.prober = prober
+        self.monitor = monitor
+        self.clock = clock
+        self.observer = observer
+        self.shutdown = shutdown
+    }
+
+    /// Stops probing the old targets, runs `reconfigure` (which tells the monitor), then probes
+    /// `targets` from now on. Reloads call it one at a time.
+    func replaceTargets(with targets: [ProbeTarget], reconfigure: () -> Void) async {
+        await stopScheduler()
+        reconfigure()
+        start(targets)
+    }
+
+    /// Whether the scheduler keeps time (see ``ProbeScheduler/isMakingProgress(grace:)``); true
+    /// while none runs.
+    func isMakingProgress(grace: Duration) -> Bool {
+        state.withLock { $0.scheduler }?.isMakingProgress(grace: grace) ?? true
+    }
 
     func run() async {
-        await cancelWhenGracefulShutdown { await scheduler.run() }
-        await http.shutdown()
+        start(targets)
+        try? await gracefulShutdown()
+        state.withLock { $0.stopped = true }
+        await stopScheduler()
+        await shutdown()
+    }
+
+    private func start(_ targets: [ProbeTarget]) {
+        let scheduler = ProbeScheduler(targets: targets, prober: prober, monitor: monitor, clock: clock, observer: observer)
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.scheduler = scheduler
+            state.running = Task { await scheduler.run() }
+        }
+    }
+
+    private func stopScheduler() async {
+        let running = state.withLock { state in
+            defer { (state.scheduler, state.running) = (nil, nil) }
+            return state.running
+        }
+        running?.cancel()
+        await running?.value
     }
 }

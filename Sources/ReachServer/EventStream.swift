@@ -102,7 +102,7 @@ struct EventStream: Sendable {
     /// One event: `id`, `event: verdict`, and the status document as a single `data` line.
     static func frame(_ event: ConnectivityEvent, likelyConnected: Bool) -> ByteBuffer {
         var buffer = ByteBuffer(string: "id: \(event.sequence)\nevent: verdict\ndata: ")
-        var json = JSONBody.encode(StatusDocument(event: event, likelyConnected: likelyConnected))
+        var json = StatusDocument.eventData(event, likelyConnected: likelyConnected)
         buffer.writeBuffer(&json)
         buffer.writeString("\n\n")
         return buffer

@@ -17,14 +17,12 @@ import Synchronization
 public final class ReachMetrics: ProbeObserver, Sendable {
     /// The registry every metric is registered on; ``exposition(monitor:)`` renders it.
     public let registry: PrometheusCollectorRegistry
-    private let interfaces: InterfaceFilter
 
     private let connected: Gauge
     private let linkUsable: Gauge
     private let subscribers: Gauge
     private let lastTransition: Gauge
     private let netlinkOverruns: Counter
-    private let targets: [String: TargetSeries]
     private let state = Mutex(State())
 
     /// The per-target series made at startup.
@@ -47,8 +45,10 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         /// Set once the daemon reports complete link snapshots: they replace the verdict's list.
         var linksReported = false
         var links: [String: LinkSeries] = [:]
-        /// Series for targets not known at startup (a result for a renamed target, say).
-        var lateTargets: [String: TargetSeries] = [:]
+        /// Per-target series, one for each configured target.
+        var targets: [String: TargetSeries] = [:]
+        /// Which interfaces get a `reachd_link_up` series.
+        var interfaces = InterfaceFilter()
     }
 
     /// The upper bounds of `reachd_probe_duration_seconds`: a loopback probe to a slow TLS handshake.
@@ -68,21 +68,16 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
     ) {
         self.registry = registry
-        self.interfaces = interfaces
         connected = registry.makeGauge(descriptor: Self.connectedName)
         linkUsable = registry.makeGauge(descriptor: Self.linkUsableName)
         subscribers = registry.makeGauge(descriptor: Self.subscribersName)
         lastTransition = registry.makeGauge(descriptor: Self.lastTransitionName)
         netlinkOverruns = registry.makeCounter(descriptor: Self.netlinkOverrunsName)
         registry.makeGauge(descriptor: Self.buildInfoName, labels: [("version", version)]).set(to: 1)
-        for outcome in [CallbackReport.Outcome.succeeded, .failed(""), .timedOut, .cancelled] {
+        for outcome in [CallbackReport.Outcome.succeeded, .failed(""), .timedOut, .cancelled, .skipped] {
             _ = registry.makeCounter(descriptor: Self.restorationCallbacksName, labels: [("result", outcome.code)])
         }
-        var series: [String: TargetSeries] = [:]
-        for target in targets where series[target.name] == nil {
-            series[target.name] = Self.makeSeries(target.name, in: registry)
-        }
-        self.targets = series
+        reconfigure(targets: targets, interfaces: interfaces)
     }
 
     // MARK: Feeding
@@ -112,7 +107,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         state.withLock { state in
             state.linksReported = true
             var up: [String: (kind: String, value: Double)] = [:]
-            for interface in snapshot.interfaces where interface.kind != .loopback && interfaces.admits(interface.name) {
+            for interface in snapshot.interfaces where interface.kind != .loopback && state.interfaces.admits(interface.name) {
                 up[interface.name] = (interface.kind.rawValue, interface.isAdminUp && interface.hasCarrier ? 1 : 0)
             }
             setLinks(up, removingOthers: true, in: &state)
@@ -171,9 +166,11 @@ public final class ReachMetrics: ProbeObserver, Sendable {
 
     // MARK: ProbeObserver
 
-    /// Counts the result, times the probe and sets the target's success gauge.
+    /// Counts the result, times the probe and sets the target's success gauge. A cancelled probe
+    /// (reachd stopping, or a reload replacing the schedule) learned nothing and is not counted,
+    /// nor is a result for a target a reload removed.
     public func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
-        let series = series(for: target.name)
+        guard result.failure?.reason != .cancelled, let series = series(for: target.name) else { return }
         series.success.set(to: result.isSuccess ? 1 : 0)
         series.duration.record(result.latency)
         if let failure = result.failure {
@@ -186,19 +183,34 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     /// Counts a tick skipped because the previous probe was still running: a sign the interval is
     /// shorter than the target's response time.
     public func probeSkipped(_ target: ProbeTarget) {
-        series(for: target.name).skipped.increment()
+        series(for: target.name)?.skipped.increment()
+    }
+
+    /// Takes a reloaded target list and interface filter: new targets get their series now, and the
+    /// series of removed ones go, so that no alert keeps firing on a `reachd_probe_success` nobody
+    /// updates any more. The filter applies from the next link snapshot.
+    public func reconfigure(targets: [ProbeTarget], interfaces: InterfaceFilter) {
+        let names = Set(targets.map(\.name))
+        state.withLock { state in
+            state.interfaces = interfaces
+            for (name, series) in state.targets where !names.contains(name) {
+                registry.unregisterGauge(series.success)
+                registry.unregisterDurationHistogram(series.duration)
+                registry.unregisterCounter(series.succeeded)
+                registry.unregisterCounter(series.skipped)
+                state.targets[name] = nil
+            }
+            for name in names where state.targets[name] == nil {
+                state.targets[name] = Self.makeSeries(name, in: registry)
+            }
+        }
     }
 
     // MARK: Series
 
-    private func series(for name: String) -> TargetSeries {
-        if let series = targets[name] { return series }
-        return state.withLock { state in
-            if let series = state.lateTargets[name] { return series }
-            let series = Self.makeSeries(name, in: registry)
-            state.lateTargets[name] = series
-            return series
-        }
+    /// The series of a configured target; nil for any other name.
+    private func series(for name: String) -> TargetSeries? {
+        state.withLock { $0.targets[name] }
     }
 
     private static func makeSeries(_ name: String, in registry: PrometheusCollectorRegistry) -> TargetSeries {
@@ -261,7 +273,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         name("reachd_probe_skipped", unit: "total", "Probe ticks skipped because the target's previous probe was still running.")
     }
     private static var restorationCallbacksName: MetricNameDescriptor {
-        name("reachd_restoration_callbacks", unit: "total", "Runs of connectivity-restored callbacks by outcome: ok, failed, timed_out, cancelled.")
+        name("reachd_restoration_callbacks", unit: "total", "Runs of connectivity-restored callbacks by outcome: ok, failed, timed_out, cancelled, skipped (coalesced away).")
     }
     private static var subscribersName: MetricNameDescriptor {
         name("reachd_subscribers", "Current subscribers to the verdict stream: event-stream clients and internal followers such as metrics.")

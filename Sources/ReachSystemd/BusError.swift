@@ -1,3 +1,4 @@
+import CSystemd
 import Glibc
 
 /// A failed sd-bus or system call: the errno that explains it and, when the bus answered with a
@@ -31,4 +32,15 @@ struct BusError: Error, CustomStringConvertible, Sendable, Hashable {
 func checkBus(_ operation: String, _ result: Int32) throws(BusError) -> Int32 {
     guard result >= 0 else { throw BusError(operation, code: result) }
     return result
+}
+
+extension BusError {
+    /// `org.freedesktop.DBus.Error.ServiceUnknown: The name is not activatable`, or nil when
+    /// `error` holds no D-Bus error.
+    static func text(of error: sd_bus_error) -> String? {
+        guard let name = error.name else { return nil }
+        var text = String(cString: name)
+        if let message = error.message { text += ": " + String(cString: message) }
+        return text
+    }
 }

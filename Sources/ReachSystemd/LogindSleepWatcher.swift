@@ -107,9 +107,9 @@ public final class LogindSleepWatcher: Sendable {
     /// the bus fails. Every sd-bus handle is created, used and released here.
     private func watch(doorbell: ShutdownDoorbell, onChange: @escaping @Sendable (Bool) -> Void) -> WatchOutcome {
         if doorbell.hasRung { return WatchOutcome() }
-        let bus: SystemBus
+        let bus: BusConnection
         do {
-            bus = try SystemBus(address: busAddress)
+            bus = try BusConnection(busAddress.map(BusConnection.Bus.address) ?? .system)
         } catch {
             return WatchOutcome(.unavailable("cannot connect to the system bus"), error)
         }

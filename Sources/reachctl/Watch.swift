@@ -24,33 +24,25 @@ extension ReachctlCommand {
             let endpoint = try root.resolvedEndpoint()
             let follow = self.follow
             let status: Int32 = try await ReachdClient.with(endpoint) { client in
-                var lastEventID: String?
                 var receivedAny = false
-                var backoff: Duration = .milliseconds(250)
-                while true {
-                    do {
-                        try await client.events(after: lastEventID) { event in
-                            if let id = event.id { lastEventID = id }
-                            receivedAny = true
-                            backoff = .milliseconds(250)
-                            guard event.event == nil || event.event == "verdict" else { return true }
-                            guard let document = try? JSONDecoder().decode(StatusDocument.self, from: Data(event.data.utf8)) else {
-                                Output.error("reachctl: an event that is not a status document: \(event.data.prefix(200))")
-                                return true
-                            }
-                            Output.line(Self.line(document))
-                            return true
+                do {
+                    try await client.follow(backoff: ReconnectBackoff(first: .milliseconds(250), longest: .seconds(5))) { event in
+                        receivedAny = true
+                        guard event.event == nil || event.event == "verdict" else { return }
+                        guard let document = try? JSONDecoder().decode(StatusDocument.self, from: Data(event.data.utf8)) else {
+                            Output.error("reachctl: an event that is not a status document: \(event.data.prefix(200))")
+                            return
                         }
-                    } catch let error as ReachdUnreachable {
-                        guard follow else {
-                            Output.error("reachctl: \(error.description)")
-                            return receivedAny ? ExitStatus.streamBroke : ExitStatus.unreachable
-                        }
-                        Output.error("reachctl: \(error.description); reconnecting in \(Self.text(backoff))")
-                        try await Task.sleep(for: backoff)
-                        backoff = min(backoff * 2, .seconds(5))
+                        Output.line(Self.line(document))
+                    } onBroken: { error, wait in
+                        guard follow else { throw error }
+                        Output.error("reachctl: \(error.description); reconnecting in \(Self.text(wait))")
                     }
+                } catch let error as ReachdUnreachable {
+                    Output.error("reachctl: \(error.description)")
+                    return receivedAny ? ExitStatus.streamBroke : ExitStatus.unreachable
                 }
+                return ExitStatus.connected
             }
             throw ExitCode(status)
         }

@@ -4,6 +4,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachDaemon
+import ReachSystemd
 
 /// `reachd`: the connectivity monitor daemon.
 @main
@@ -35,6 +36,9 @@ struct ReachdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Serve the status endpoint on this address instead of the configured one.", valueName: "host:port"))
     var listen: String?
 
+    @Option(name: .customLong("log-target"), help: ArgumentHelp("Where log lines go, instead of the configured log.target.", valueName: "target"))
+    var logTarget: LogSettings.Target?
+
     func run() async throws {
         if let checkConfig {
             do {
@@ -47,18 +51,33 @@ struct ReachdCommand: AsyncParsableCommand {
             }
         }
 
-        let source = Configuration.Source.resolve(commandLine: config, environment: ProcessInfo.processInfo.environment)
-        var configuration: Configuration
-        do {
-            configuration = try Configuration.load(from: source)
+        let environment = ProcessInfo.processInfo.environment
+        let source = Configuration.Source.resolve(commandLine: config, environment: environment)
+        let (targetsFile, listen, logTarget) = (targetsFile, listen, logTarget)
+        // A reload (SIGHUP) loads the configuration exactly as start-up does, overrides included.
+        let load: @Sendable () throws(ConfigurationError) -> Configuration = { () throws(ConfigurationError) in
+            var configuration = try Configuration.load(from: source, environment: environment)
             if let targetsFile { try configuration.replaceTargets(withURLsIn: targetsFile) }
             if let listen { try configuration.replaceListenAddress(with: listen) }
+            if let logTarget { configuration.log.target = logTarget }
+            return configuration
+        }
+        let configuration: Configuration
+        do {
+            configuration = try load()
         } catch {
             FileHandle.standardError.write(Data("reachd: configuration problems:\n\(error.description)\n".utf8))
             throw ExitCode(Self.configurationErrorExitCode)
         }
-        let level = configuration.log.level
-        let logger = Logger(label: "reachd") { LogfmtLogHandler(label: $0, level: level) }
-        try await Daemon(configuration: configuration, source: source, logger: logger).run()
+        let output = LogOutput(settings: configuration.log, environment: environment)
+        defer { output.finish() }
+        let logger = output.logger(label: "reachd")
+        // SIGHUP means "reload" from the start: one that arrives before the reload service listens
+        // is ignored rather than ending reachd (its default action).
+        signal(SIGHUP, SIG_IGN)
+        try await Daemon(
+            configuration: configuration, source: source, notifier: SystemdNotifier(environment: environment), reload: load,
+            logger: logger
+        ).run()
     }
 }

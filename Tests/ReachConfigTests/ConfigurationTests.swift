@@ -21,7 +21,7 @@ struct ConfigurationTests {
         #expect(configuration.interfaces == InterfaceFilter())
         #expect(configuration.linkSettleWindow == .milliseconds(100))
         #expect(configuration.listen == HostPort(host: "127.0.0.1", port: 9780))
-        #expect(configuration.log == LogSettings(target: .stderr, level: .info))
+        #expect(configuration.log == LogSettings(target: .auto, level: .info))
     }
 
     @Test func theEmbeddedDefaultIsTheShippedFile() throws {
@@ -156,5 +156,29 @@ struct DurationTextTests {
         #expect(Suggestion.closest(to: "failures_before_dwon", in: keys) == "failures_before_down")
         #expect(Suggestion.closest(to: "colour", in: keys) == nil)
         #expect(Suggestion.closest(to: "x", in: keys) == nil)
+    }
+}
+
+@Suite("What a reload changes")
+struct ConfigurationChangeTests {
+    @Test func targetsAreComparedByNameAndDefinitionAndRestartOnlySettingsAreNamed() throws {
+        let old = try Configuration.load(from: .embeddedDefault)
+        var new = old
+        new.targets[0].interval = .seconds(5)
+        new.targets.append(ProbeTarget(name: "extra", check: .tcp(HostPort(host: "127.0.0.1", port: 22))))
+        new.listen.port = 9999
+        new.policy = .any
+        let change = ConfigurationChange(from: old, to: new)
+        #expect(change.addedTargets == ["extra"])
+        #expect(change.changedTargets == ["server"])
+        #expect(change.removedTargets == [])
+        #expect(change.needsRestart == ["listen"])
+        #expect(change.targetsChanged && change.appliesLive)
+        #expect(change.summary == "targets +1 -0 ~1 (added: extra; changed: server); restart needed for: listen")
+
+        let none = ConfigurationChange(from: old, to: old)
+        #expect(!none.targetsChanged && !none.appliesLive && none.needsRestart.isEmpty)
+        #expect(none.summary == "targets +0 -0 ~0")
+        #expect(ConfigurationChange(from: new, to: old).removedTargets == ["extra"])
     }
 }

@@ -1,4 +1,5 @@
 import Logging
+import ReachTesting
 import Testing
 @testable import ReachLink
 

@@ -36,11 +36,12 @@ final class HTTPProberTests {
     }
 
     @Test func aHealthyEndpointPassesWithItsTimings() async {
-        let result = await probe(target(server.url("/ok")))
+        // A deadline no loaded machine reaches on loopback, so that the test pins the timings, not the load.
+        let result = await probe(target(server.url("/ok"), timeout: .seconds(10)))
         #expect(result.isSuccess)
         #expect(result.timings.firstByte != nil)
         #expect(result.timings.connect != nil)
-        #expect(result.latency < .seconds(2), "inside the deadline")
+        #expect(result.latency < .seconds(10), "inside the deadline")
         await prober.shutdown()
     }
 

@@ -224,7 +224,7 @@ struct ReachMetricsTests {
         try await harness.server(metrics: metrics).makeApplication().test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
                 let exposition = String(buffer: response.body)
-                let (status, output) = try Promtool.checkMetrics(exposition)
+                let (status, output) = try await Promtool.checkMetrics(exposition)
                 #expect(status == 0, "promtool exit status")
                 #expect(output.isEmpty, "promtool says:\n\(output)\nabout:\n\(exposition)")
             }

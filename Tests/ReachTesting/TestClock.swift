@@ -86,9 +86,9 @@ public struct TimedOutWaiting: Error, CustomStringConvertible {
 }
 
 /// Polls `condition` in real time until it holds, or throws after `timeout`.
-public func waitUntil(_ condition: String, timeout: Duration = .seconds(10), _ check: () -> Bool) async throws {
+public func waitUntil(_ condition: String, timeout: Duration = .seconds(10), _ check: () async -> Bool) async throws {
     let deadline = ContinuousClock.now.advanced(by: timeout)
-    while !check() {
+    while await !check() {
         guard ContinuousClock.now < deadline else { throw TimedOutWaiting(condition: condition) }
         try await Task.sleep(for: .milliseconds(1))
     }

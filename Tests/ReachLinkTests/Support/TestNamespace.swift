@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Synchronization
 import Testing
 
@@ -61,12 +62,7 @@ final class TestNamespace: Sendable {
 
     @discardableResult
     static func runOffPool(_ command: [String], input: String? = nil) async throws -> String {
-        // A thread of its own: blocking Dispatch's global queues can starve the cooperative pool too.
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try run(command, input: input) })
-            }.start()
-        }
+        try checked(command, await runProgram(command[0], Array(command.dropFirst()), input: input))
     }
 
     /// The standard rig: veth rd0 (ours) / rd1 (peer) in this namespace, both up, rd0 with
@@ -88,28 +84,14 @@ final class TestNamespace: Sendable {
     }
 
     @discardableResult
-    static func run(_ command: [String], input: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let inputPipe = input.map { _ in Pipe() }
-        if let inputPipe { process.standardInput = inputPipe }
-        try process.run()
-        if let inputPipe, let input {
-            inputPipe.fileHandleForWriting.write(Data(input.utf8))
-            try inputPipe.fileHandleForWriting.close()
+    static func run(_ command: [String]) throws -> String {
+        try checked(command, runProgramBlocking(command[0], Array(command.dropFirst())))
+    }
+
+    private static func checked(_ command: [String], _ result: ProgramResult) throws -> String {
+        guard result.status == 0 else {
+            throw CommandFailed(command: command, status: result.status, output: result.errors + result.output)
         }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CommandFailed(command: command, status: process.terminationStatus,
-                                output: String(decoding: errorData + outputData, as: UTF8.self))
-        }
-        return String(decoding: outputData, as: UTF8.self)
+        return result.output
     }
 }

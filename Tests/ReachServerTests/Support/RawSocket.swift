@@ -4,15 +4,6 @@ import ReachTesting
 import Glibc
 #endif
 
-/// Runs blocking work (socket reads, pipe reads) on a thread of its own, so that it never holds
-/// one of the few threads of Swift's cooperative pool, which the server under test needs too.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        let thread = Thread { continuation.resume(returning: body()) }
-        thread.start()
-    }
-}
-
 /// A plain TCP client to 127.0.0.1 for requests no HTTP client would send: it writes raw bytes
 /// (never raising SIGPIPE), stops writing once the server answers or closes, and reads until the
 /// server closes or a timeout passes.

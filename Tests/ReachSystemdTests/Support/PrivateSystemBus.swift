@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Testing
 
 /// A private, system-like `dbus-daemon` (configured by `bus.conf`) listening on a unix socket in a

@@ -3,9 +3,10 @@ import Synchronization
 
 /// A child process whose stdout is collected line by line on a thread of its own, and whose
 /// stdin a test can write lines to. Waiting never blocks the cooperative pool.
-final class ChildProcess: Sendable {
-    struct Failed: Error, CustomStringConvertible {
-        var description: String
+public final class ChildProcess: Sendable {
+    public struct Failed: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
     }
 
     private let process: Process
@@ -17,15 +18,16 @@ final class ChildProcess: Sendable {
     }
 
     private let collected = Output()
-    let name: String
+    public let name: String
 
     /// Starts `executable` with `arguments`; stderr goes to `errorLog` (a file path) if given,
     /// else to the test's stderr.
-    init(_ name: String, executable: String, arguments: [String], errorLog: String? = nil) throws {
+    public init(_ name: String, executable: String, arguments: [String], errorLog: String? = nil, environment: [String: String]? = nil) throws {
         self.name = name
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let stdin = Pipe()
         let stdout = Pipe()
         process.standardInput = stdin
@@ -53,13 +55,15 @@ final class ChildProcess: Sendable {
         }.start()
     }
 
-    var processIdentifier: Int32 { process.processIdentifier }
-    var isRunning: Bool { process.isRunning }
-    var output: [String] { collected.lines.withLock { $0 } }
+    public var processIdentifier: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+    /// The exit status, once it has exited.
+    public var terminationStatus: Int32 { process.terminationStatus }
+    public var output: [String] { collected.lines.withLock { $0 } }
 
     /// Waits until a line of stdout satisfies `predicate`, and returns it.
     @discardableResult
-    func waitForLine(timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async throws -> String {
+    public func waitForLine(timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let line = collected.lines.withLock({ $0.first(where: predicate) }) { return line }
@@ -73,22 +77,22 @@ final class ChildProcess: Sendable {
         }
     }
 
-    func writeLine(_ line: String) throws {
+    public func writeLine(_ line: String) throws {
         try input.write(contentsOf: Data((line + "\n").utf8))
     }
 
     /// Closes stdin: a child that reads to the end then exits.
-    func closeInput() {
+    public func closeInput() {
         try? input.close()
     }
 
-    func signal(_ signal: Int32) {
+    public func signal(_ signal: Int32) {
         if process.isRunning { kill(process.processIdentifier, signal) }
     }
 
     /// Waits for the child to exit, off the cooperative pool; sends SIGKILL if it takes longer
     /// than `timeout`.
-    func waitForExit(timeout: Duration = .seconds(5)) async {
+    public func waitForExit(timeout: Duration = .seconds(5)) async {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now >= deadline {

@@ -9,61 +9,80 @@ struct SignalName: Sendable, Hashable {
     var path: String
     var interface: String
     var member: String
-}
+    /// When set, only signals whose first argument is this string (such as the name a
+    /// `NameOwnerChanged` is about) are delivered: the bus filters, so others never wake us.
+    var argument0: String? = nil
 
-/// A received message, valid only for the duration of the callback it is handed to.
-struct BusMessage {
-    fileprivate let pointer: OpaquePointer
+    /// The match rule the bus filters with.
+    var matchRule: String {
+        var rule = "type='signal',sender='\(Self.quoted(sender))',path='\(Self.quoted(path))'"
+        rule += ",interface='\(Self.quoted(interface))',member='\(Self.quoted(member))'"
+        if let argument0 { rule += ",arg0='\(Self.quoted(argument0))'" }
+        return rule
+    }
 
-    /// Reads the next argument as a D-Bus boolean (`b`).
-    func readBool() throws(BusError) -> Bool {
-        // sd-bus stores `b` as a C int.
-        var value: Int32 = 0
-        let result = try checkBus("sd_bus_message_read_basic(b)", sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "b")), &value))
-        guard result > 0 else { throw BusError("sd_bus_message_read_basic(b)", code: ENXIO) }
-        return value != 0
+    /// A value for inside single quotes: a quote closes the quoting, is escaped, and reopens it.
+    private static func quoted(_ value: String) -> String {
+        value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''")
     }
 }
 
-/// A tiny sd-bus connection for a client that only listens to signals.
+/// A tiny sd-bus client connection: signal subscriptions and blocking method calls.
 ///
 /// sd-bus handles are not thread-safe: the thread that opens the connection is the only one that
 /// may use it, from opening to the end (`deinit` closes it). Not `Sendable` on purpose. Nothing
-/// here blocks except ``wait(orUntil:)``; the AddMatch call goes out asynchronously.
-final class SystemBus {
+/// here blocks except ``wait(orUntil:)`` and ``call(_:timeout:)``; the AddMatch calls go out
+/// asynchronously.
+final class BusConnection {
+    /// Which bus to connect to.
+    enum Bus: Sendable, Hashable {
+        /// The system bus (`sd_bus_open_system`, which honours `DBUS_SYSTEM_BUS_ADDRESS`).
+        case system
+        /// The user's session bus (`sd_bus_open_user`: `DBUS_SESSION_BUS_ADDRESS`, else
+        /// `$XDG_RUNTIME_DIR/bus`).
+        case session
+        /// The bus at a D-Bus address such as `unix:path=/tmp/bus`.
+        case address(String)
+    }
+
     /// What ``wait(orUntil:)`` woke up for.
     enum Wakeup {
         /// The bus has something to do: call ``process()``.
         case bus
-        /// The doorbell rang: stop.
+        /// The doorbell rang: stop (or look at what was queued).
         case doorbell
     }
 
     private let bus: OpaquePointer
     private var subscriptions: [SignalSubscription] = []
 
-    /// Connects as a bus client: to the system bus when `address` is nil (`sd_bus_open_system`,
-    /// which honours `DBUS_SYSTEM_BUS_ADDRESS`), else to the bus at `address`.
+    /// Connects as a bus client.
     ///
-    /// The socket connects here, so a missing or refusing bus throws now; authentication and
-    /// `Hello` complete later, in ``process()``, which throws if they fail.
-    init(address: String?) throws(BusError) {
+    /// The socket connects here, so a missing or refusing bus throws now (for the session bus,
+    /// sd-bus may defer that to the first ``process()``); authentication and `Hello` complete
+    /// later, in ``process()``, which throws if they fail.
+    init(_ which: Bus) throws(BusError) {
         var handle: OpaquePointer?
-        guard let address else {
+        switch which {
+        case .system:
             try checkBus("sd_bus_open_system", sd_bus_open_system(&handle))
             guard let handle else { throw BusError("sd_bus_open_system", code: ENOMEM) }
             bus = handle
-            return
+        case .session:
+            try checkBus("sd_bus_open_user", sd_bus_open_user(&handle))
+            guard let handle else { throw BusError("sd_bus_open_user", code: ENOMEM) }
+            bus = handle
+        case .address(let address):
+            try checkBus("sd_bus_new", sd_bus_new(&handle))
+            guard let handle else { throw BusError("sd_bus_new", code: ENOMEM) }
+            var started = false
+            defer { if !started { sd_bus_unref(handle) } }
+            try checkBus("sd_bus_set_address", sd_bus_set_address(handle, address))
+            try checkBus("sd_bus_set_bus_client", sd_bus_set_bus_client(handle, 1))
+            try checkBus("sd_bus_start", sd_bus_start(handle))
+            started = true
+            bus = handle
         }
-        try checkBus("sd_bus_new", sd_bus_new(&handle))
-        guard let handle else { throw BusError("sd_bus_new", code: ENOMEM) }
-        var started = false
-        defer { if !started { sd_bus_unref(handle) } }
-        try checkBus("sd_bus_set_address", sd_bus_set_address(handle, address))
-        try checkBus("sd_bus_set_bus_client", sd_bus_set_bus_client(handle, 1))
-        try checkBus("sd_bus_start", sd_bus_start(handle))
-        started = true
-        bus = handle
     }
 
     deinit {
@@ -73,7 +92,7 @@ final class SystemBus {
         sd_bus_close_unref(bus)
     }
 
-    /// Subscribes to `signal` (`sd_bus_match_signal_async`).
+    /// Subscribes to `signal` (`sd_bus_add_match_async` with its match rule).
     ///
     /// - Parameters:
     ///   - installed: Called from ``process()`` once the bus has answered the AddMatch call: with
@@ -90,9 +109,9 @@ final class SystemBus {
         let userdata = Unmanaged.passUnretained(subscription).toOpaque()
         var slot: OpaquePointer?
         try checkBus(
-            "sd_bus_match_signal_async",
-            sd_bus_match_signal_async(
-                bus, &slot, signal.sender, signal.path, signal.interface, signal.member,
+            "sd_bus_add_match_async",
+            sd_bus_add_match_async(
+                bus, &slot, signal.matchRule,
                 { message, userdata, _ in
                     guard let message, let userdata else { return 0 }
                     Unmanaged<SignalSubscription>.fromOpaque(userdata).takeUnretainedValue().received(BusMessage(pointer: message))
@@ -108,6 +127,30 @@ final class SystemBus {
         subscriptions.append(subscription)
     }
 
+    /// Calls a method and blocks for its reply, at most `timeout`. Signals that arrive meanwhile
+    /// wait for the next ``process()``.
+    ///
+    /// Throws when the call cannot be sent, times out (`ETIMEDOUT`), or is answered with a D-Bus
+    /// error (its name and message in ``BusError/busError``).
+    func call(_ method: MethodCall, timeout: Duration, arguments: (BusMessageWriter) throws(BusError) -> Void) throws(BusError) -> BusReply {
+        var message: OpaquePointer?
+        try checkBus(
+            "sd_bus_message_new_method_call",
+            sd_bus_message_new_method_call(bus, &message, method.destination, method.path, method.interface, method.member))
+        guard let message else { throw BusError("sd_bus_message_new_method_call", code: ENOMEM) }
+        defer { sd_bus_message_unref(message) }
+        try arguments(BusMessageWriter(pointer: message))
+        var error = sd_bus_error()
+        defer { sd_bus_error_free(&error) }
+        var reply: OpaquePointer?
+        let microseconds = UInt64(max(1, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000))
+        let result = sd_bus_call(bus, message, microseconds, &error, &reply)
+        guard result >= 0, let reply else {
+            throw BusError("\(method.interface).\(method.member)", code: result < 0 ? result : EIO, busError: BusError.text(of: error))
+        }
+        return BusReply(pointer: reply)
+    }
+
     /// Does one round of pending work: connecting, authenticating, reading, dispatching callbacks.
     /// Returns true when it did something (call again before waiting), false when idle.
     ///
@@ -120,13 +163,18 @@ final class SystemBus {
     /// Blocks until the bus needs ``process()`` (input, output possible, or an sd-bus timeout
     /// due) or `doorbell` rings.
     func wait(orUntil doorbell: ShutdownDoorbell) throws(BusError) -> Wakeup {
+        try wait(orUntilReadable: doorbell.descriptor)
+    }
+
+    /// Blocks until the bus needs ``process()`` or `descriptor` (a doorbell's eventfd) is readable.
+    func wait(orUntilReadable doorbell: Int32) throws(BusError) -> Wakeup {
         let descriptor = try checkBus("sd_bus_get_fd", sd_bus_get_fd(bus))
         let events = try checkBus("sd_bus_get_events", sd_bus_get_events(bus))
         var deadline: UInt64 = 0
         try checkBus("sd_bus_get_timeout", sd_bus_get_timeout(bus, &deadline))
         var descriptors = [
             pollfd(fd: descriptor, events: Int16(truncatingIfNeeded: events), revents: 0),
-            pollfd(fd: doorbell.descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: doorbell, events: Int16(POLLIN), revents: 0),
         ]
         let ready = poll(&descriptors, nfds_t(descriptors.count), Self.pollTimeout(until: deadline))
         if ready < 0 {
@@ -147,6 +195,14 @@ final class SystemBus {
         guard deadline > nowMicroseconds else { return 0 }
         return Int32(clamping: (deadline - nowMicroseconds + 999) / 1_000)
     }
+}
+
+/// Names a method to call: the destination (a well-known or unique bus name), object and member.
+struct MethodCall: Sendable, Hashable {
+    var destination: String
+    var path: String
+    var interface: String
+    var member: String
 }
 
 /// One signal subscription: its slot and callbacks, reached from C through the slot's userdata.
@@ -171,13 +227,8 @@ private final class SignalSubscription {
         // sd-bus also answers with an error when the connection closes before the bus did;
         // that is a lost connection, which `process()` reports.
         guard sd_bus_is_open(bus) > 0 else { return }
-        var busError: String?
-        if let error = sd_bus_message_get_error(reply), let name = error.pointee.name {
-            busError = String(cString: name)
-            if let message = error.pointee.message { busError! += ": " + String(cString: message) }
-        }
         let code = sd_bus_message_get_errno(reply)
-        installed(BusError("AddMatch", code: code > 0 ? code : EIO, busError: busError))
+        installed(BusError("AddMatch", code: code > 0 ? code : EIO, busError: sd_bus_message_get_error(reply).flatMap { BusError.text(of: $0.pointee) }))
     }
 
     func cancel() {

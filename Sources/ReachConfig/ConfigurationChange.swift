@@ -1,0 +1,54 @@
+import ReachCore
+
+/// What a reload changes, and what of it takes effect only at the next start.
+///
+/// reachd applies targets, the policy, the interface filter and the settle window while it runs,
+/// without ending a subscription. Listening sockets, the API token and logging are set up once at
+/// start: a change there is reported, so that the log says a restart is needed rather than
+/// pretending it happened.
+public struct ConfigurationChange: Sendable, Equatable {
+    public var addedTargets: [String] = []
+    public var removedTargets: [String] = []
+    /// Targets whose definition (URL, interval, expectations, …) changed; they start again from `unknown`.
+    public var changedTargets: [String] = []
+    /// Keys whose new value takes effect only when reachd restarts.
+    public var needsRestart: [String] = []
+    /// Whether the probe scheduler must be rebuilt: the target list or order changed.
+    public var targetsChanged: Bool
+    /// Whether anything that is applied live changed.
+    public var appliesLive: Bool
+
+    public init(from old: Configuration, to new: Configuration) {
+        let before = Dictionary(old.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let after = Set(new.targets.map(\.name))
+        for target in new.targets {
+            switch before[target.name] {
+            case nil: addedTargets.append(target.name)
+            case let previous? where previous != target: changedTargets.append(target.name)
+            default: break
+            }
+        }
+        removedTargets = old.targets.map(\.name).filter { !after.contains($0) }
+        targetsChanged = old.targets != new.targets
+        appliesLive = targetsChanged || old.policy != new.policy || old.interfaces != new.interfaces
+            || old.linkSettleWindow != new.linkSettleWindow
+        if old.listen != new.listen { needsRestart.append("listen") }
+        if old.socket != new.socket { needsRestart.append("socket") }
+        if old.apiToken != new.apiToken { needsRestart.append("api.bearer_token_file") }
+        if old.apiIdleTimeout != new.apiIdleTimeout { needsRestart.append("api.idle_timeout") }
+        if old.grpcHealthListen != new.grpcHealthListen { needsRestart.append("grpc_health.listen") }
+        if old.log != new.log { needsRestart.append("log") }
+    }
+
+    /// `targets +1 -0 ~2 (added: b; changed: a, c)`, for the reload's log line.
+    public var summary: String {
+        var parts = ["targets +\(addedTargets.count) -\(removedTargets.count) ~\(changedTargets.count)"]
+        var names: [String] = []
+        if !addedTargets.isEmpty { names.append("added: \(addedTargets.joined(separator: ", "))") }
+        if !removedTargets.isEmpty { names.append("removed: \(removedTargets.joined(separator: ", "))") }
+        if !changedTargets.isEmpty { names.append("changed: \(changedTargets.joined(separator: ", "))") }
+        if !names.isEmpty { parts[0] += " (\(names.joined(separator: "; ")))" }
+        if !needsRestart.isEmpty { parts.append("restart needed for: \(needsRestart.joined(separator: ", "))") }
+        return parts.joined(separator: "; ")
+    }
+}

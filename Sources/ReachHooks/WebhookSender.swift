@@ -1,0 +1,128 @@
+import AsyncHTTPClient
+import Logging
+import NIOCore
+import NIOHTTP1
+import ReachCore
+import ReachServer
+
+/// Delivers transitions to one webhook: a `POST` of the event's JSON (the document `/v1/events`
+/// sends as `data:`), signed when a secret is set, retried until a 2xx answer or the retry budget
+/// runs out.
+///
+/// Retries wait a random time between zero and a ceiling that starts at `firstRetryDelay` and
+/// doubles up to `maximumRetryDelay` ("full jitter"), so that many reachd instances whose network
+/// came back at once do not hammer the receiver in step. No attempt starts after `giveUpAfter`
+/// from the first; the event is then given up, logged and counted.
+struct WebhookSender: Sendable {
+    let settings: WebhookSettings
+    let client: HTTPClient
+    let observer: (any ReactionObserver)?
+    let logger: Logger
+    /// Picks a retry delay in `0...ceiling`; random, except in tests that need it fixed.
+    var jitter: @Sendable (Duration) -> Duration = { ceiling in
+        .nanoseconds(Int64.random(in: 0...max(0, Int64(ceiling / .nanoseconds(1)))))
+    }
+
+    /// The webhook was not delivered within its budget.
+    struct GaveUp: Error, CustomStringConvertible {
+        let attempts: Int
+        let lastError: String
+        var description: String { "gave up after \(attempts) attempt(s): \(lastError)" }
+    }
+
+    /// One attempt's failure, in words for the log.
+    private struct AttemptFailed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Delivers `transition`; throws ``GaveUp`` when the budget ran out, `CancellationError` when
+    /// reachd is stopping.
+    func deliver(_ transition: ConnectivityTransition, likelyConnected: Bool) async throws {
+        let body = StatusDocument.eventData(ConnectivityEvent(sequence: transition.sequence, verdict: transition.verdict), likelyConnected: likelyConnected)
+        let request = makeRequest(body: body, transition: transition)
+        let clock = ContinuousClock()
+        let giveUpAt = clock.now.advanced(by: settings.giveUpAfter)
+        var metadata: Logger.Metadata = ["webhook": "\(settings.name)", "sequence": "\(transition.sequence)", "direction": "\(transition.direction.rawValue)"]
+        var ceiling = settings.firstRetryDelay
+        var attempts = 0
+        var lastError = ""
+        while true {
+            attempts += 1
+            let remaining = clock.now.duration(to: giveUpAt)
+            do {
+                let status = try await attempt(request, timeout: min(settings.timeout, max(remaining, .milliseconds(1))))
+                metadata["attempts"] = "\(attempts)"
+                metadata["http_status"] = "\(status)"
+                logger.info("webhook \(settings.name) delivered #\(transition.sequence) (HTTP \(status), attempt \(attempts))", metadata: metadata)
+                observer?.webhookFinished(settings.name, outcome: .delivered)
+                return
+            } catch is CancellationError {
+                try stopped(transition, metadata)
+            } catch {
+                lastError = "\(error)"
+            }
+            if Task.isCancelled { try stopped(transition, metadata) }
+            let delay = jitter(ceiling)
+            ceiling = min(ceiling * 2, settings.maximumRetryDelay)
+            guard clock.now.advanced(by: delay) < giveUpAt else { break }
+            logger.info(
+                "webhook \(settings.name) attempt \(attempts) for #\(transition.sequence) failed: \(lastError); retrying in \(Int(delay / .milliseconds(1))) ms",
+                metadata: metadata)
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                try stopped(transition, metadata)
+            }
+        }
+        metadata["attempts"] = "\(attempts)"
+        metadata["error"] = "\(lastError)"
+        logger.error(
+            "webhook \(settings.name) gave up on #\(transition.sequence) after \(attempts) attempt(s) within \(settings.giveUpAfter): \(lastError)",
+            metadata: metadata.merging(ReachLogEvent.webhookGaveUp.metadata) { $1 })
+        observer?.webhookFinished(settings.name, outcome: .gaveUp)
+        throw GaveUp(attempts: attempts, lastError: lastError)
+    }
+
+    private func stopped(_ transition: ConnectivityTransition, _ metadata: Logger.Metadata) throws -> Never {
+        logger.warning("webhook \(settings.name): delivery of #\(transition.sequence) abandoned, reachd is stopping", metadata: metadata)
+        observer?.webhookFinished(settings.name, outcome: .cancelled)
+        throw CancellationError()
+    }
+
+    private func makeRequest(body: ByteBuffer, transition: ConnectivityTransition) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: settings.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "reachd/\(ReachVersion.current)")
+        request.headers.add(name: "X-Reachd-Event", value: transition.direction.rawValue)
+        request.headers.add(name: "X-Reachd-Sequence", value: "\(transition.sequence)")
+        if let secret = settings.secret {
+            request.headers.add(name: WebhookSignature.header, value: WebhookSignature.value(for: body.readableBytesView, secret: secret))
+        }
+        request.body = .bytes(body)
+        return request
+    }
+
+    /// One POST, bounded as a whole (connect to the last byte of the answer) by `timeout`; the
+    /// answer's status, or an error when it is not 2xx.
+    private func attempt(_ request: HTTPClientRequest, timeout: Duration) async throws -> Int {
+        try await withThrowingTaskGroup(of: Int?.self) { group in
+            group.addTask {
+                let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout / .nanoseconds(1))))
+                // Read and drop what the receiver says, up to the deadline: the status is the answer.
+                for try await _ in response.body {}
+                return Int(response.status.code)
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let status = try await group.next() ?? nil else {
+                throw AttemptFailed(description: "no answer within \(timeout)")
+            }
+            guard (200..<300).contains(status) else { throw AttemptFailed(description: "HTTP \(status)") }
+            return status
+        }
+    }
+}

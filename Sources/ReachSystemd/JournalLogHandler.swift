@@ -1,0 +1,36 @@
+import Logging
+
+/// A swift-log handler that writes to the systemd journal with structured fields, so that
+/// `journalctl` can filter by state, target or interface and `journalctl -x` explains events.
+///
+/// Each line becomes `MESSAGE`, `PRIORITY` (from the level), `SYSLOG_IDENTIFIER`,
+/// `CODE_FILE`/`CODE_LINE`/`CODE_FUNC`, the metadata as `REACHD_*` fields (see
+/// ``JournalFieldName``), and a `MESSAGE_ID` when the line names a ``ReachCore/ReachLogEvent``.
+/// Sending happens on the ``JournalWriter``'s thread; this handler never blocks.
+public struct JournalLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    public var logLevel: Logger.Level
+
+    private let writer: JournalWriter
+
+    /// - Parameter writer: Shared by every handler of the process, so lines keep their order.
+    public init(level: Logger.Level, writer: JournalWriter) {
+        self.logLevel = level
+        self.writer = writer
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var complete = event
+        var fields = metadata
+        if let provided = metadataProvider?.get() { fields.merge(provided) { _, new in new } }
+        if let own = event.metadata { fields.merge(own) { _, new in new } }
+        complete.metadata = fields
+        writer.submit(complete)
+    }
+}

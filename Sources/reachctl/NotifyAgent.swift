@@ -1,0 +1,42 @@
+import ArgumentParser
+import Logging
+import ReachSystemd
+
+extension ReachctlCommand {
+    struct NotifyAgent: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "notify-agent",
+            abstract: "Show reachd's verdict as a desktop notification (run by the reachd-notify user unit).",
+            discussion: """
+                Follows reachd's event stream and keeps one notification on the desktop: a \
+                persistent "Waiting for connectivity…" with the reason and a "Check now" action \
+                while disconnected, replaced by a brief "Connected" when restored. At most one \
+                post per --min-interval; the final state is always shown. Survives reachd, the \
+                session bus and the notification server going away and coming back. Logs to \
+                standard error.
+                """)
+
+        @ParentCommand var root: ReachctlCommand
+
+        @Option(name: .customLong("min-interval"), help: ArgumentHelp("Post at most once per this long: 10s, 500ms, 1m.", valueName: "duration"))
+        var minInterval = DurationArgument(argument: "10s")!
+
+        @Option(name: .customLong("connected-for"), help: ArgumentHelp("How long \"Connected\" stays.", valueName: "duration"))
+        var connectedFor = DurationArgument(argument: "5s")!
+
+        @Flag(help: "Log every bus event and reconnect attempt.")
+        var verbose = false
+
+        func run() async throws {
+            let endpoint = try root.resolvedEndpoint()
+            var logger = Logger(label: "reachctl.notify-agent") { StreamLogHandler.standardError(label: $0) }
+            logger.logLevel = verbose ? .debug : .info
+            let settings = NotificationPolicy<ContinuousClock.Instant>.Settings(
+                minInterval: minInterval.duration, connectedFor: max(connectedFor.duration, .milliseconds(1)))
+            logger.info("following reachd at \(endpoint.base); at most one notification per \(minInterval)")
+            try await ReachdClient.with(endpoint) { client in
+                await NotificationAgent(client: client, settings: settings, logger: logger).run()
+            }
+        }
+    }
+}

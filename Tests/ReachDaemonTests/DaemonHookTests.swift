@@ -1,0 +1,125 @@
+import Foundation
+import ReachTesting
+import Testing
+
+/// A TCP listener on loopback that a test stops and starts again on the same port.
+private final class Listener {
+    let port: Int
+    private var fd: Int32 = -1
+
+    init() throws {
+        port = try freeLoopbackPort()
+        try start()
+    }
+
+    func start() throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
+    }
+
+    func stop() {
+        close(fd)
+        fd = -1
+    }
+}
+
+/// Hooks through a real reachd: a target that goes away and comes back runs the lost and restored
+/// hooks, whose output lands in reachd's log under their names, and is counted in /metrics.
+@Suite("reachd runs hooks", .serialized)
+struct DaemonHookTests {
+    @Test func aTargetThatGoesAwayAndComesBackRunsTheLostAndRestoredHooks() async throws {
+        let directory = NSTemporaryDirectory() + "reachd-daemon-hooks-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (folder, line) in [("lost.d", "lost: $REACHD_REASON was $REACHD_PREVIOUS_STATE"), ("restored.d", "restored: #$REACHD_SEQUENCE")] {
+            try FileManager.default.createDirectory(atPath: "\(directory)/\(folder)", withIntermediateDirectories: true)
+            let hook = "\(directory)/\(folder)/10-note"
+            try "#!/bin/sh\necho \"\(line)\"\n".write(toFile: hook, atomically: false, encoding: .utf8)
+            chmod(hook, 0o755)
+        }
+        let listener = try Listener()
+        let config = "\(directory)/reachd.yaml"
+        try """
+            targets:
+              - { name: local, kind: tcp, address: "127.0.0.1:\(listener.port)", interval: 200ms, timeout: 1s }
+            hooks: { restored_dir: \(directory)/restored.d, lost_dir: \(directory)/lost.d, timeout: 5s }
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let reachd = try ReachdProcess(["--config", config])
+        defer { if reachd.process.isRunning { kill(reachd.process.processIdentifier, SIGKILL) } }
+        let port = try #require(try await reachd.waitForPort())
+        _ = try await reachd.waitForLog(containing: "msg=\"connected: healthy\"")
+        let atStart = try loopbackGet(port: port, path: "/metrics").body
+        #expect(atStart.contains(#"reachd_hook_runs_total{hook="10-note",result="ok"} 0"#), "the hooks' series exist before any run")
+
+        listener.stop()
+        let afterLoss = try await reachd.waitForLog(containing: "10-note: lost: connection_refused was connected")
+        #expect(afterLoss.contains("hook=10-note"))
+        #expect(afterLoss.contains("stream=stdout"))
+        try listener.start()
+        let afterRestore = try await reachd.waitForLog(containing: "10-note: restored: #")
+        #expect(afterRestore.contains("msg=\"hook 10-note exited 0\""))
+
+        // The log line comes just before the count: wait for the count.
+        try await waitUntil("both runs counted") {
+            let metrics = (try? loopbackGet(port: port, path: "/metrics").body) ?? ""
+            return metrics.contains(#"reachd_hook_runs_total{hook="10-note",result="ok"} 2"#)
+                && metrics.contains(#"reachd_hook_duration_seconds_count{hook="10-note"} 2"#)
+        }
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool") {
+            let exposition = try loopbackGet(port: port, path: "/metrics").body
+            let check = try await promtoolCheck(exposition)
+            #expect(check.status == 0, "promtool check metrics: \(check.output)")
+        }
+        kill(reachd.process.processIdentifier, SIGTERM)
+        let (status, _, _) = try await reachd.finish()
+        #expect(status == 0)
+        listener.stop()
+    }
+
+    @Test func aReloadSwitchesToTheNewHookDirectoryAtTheNextTransition() async throws {
+        let directory = NSTemporaryDirectory() + "reachd-daemon-hooks-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for folder in ["old.d", "new.d"] {
+            try FileManager.default.createDirectory(atPath: "\(directory)/\(folder)", withIntermediateDirectories: true)
+            let hook = "\(directory)/\(folder)/10-say"
+            try "#!/bin/sh\necho \"from \(folder)\"\n".write(toFile: hook, atomically: false, encoding: .utf8)
+            chmod(hook, 0o755)
+        }
+        let listener = try Listener()
+        let config = "\(directory)/reachd.yaml"
+        func write(lostDir: String) throws {
+            try """
+                targets:
+                  - { name: local, kind: tcp, address: "127.0.0.1:\(listener.port)", interval: 200ms, timeout: 1s }
+                hooks: { lost_dir: \(directory)/\(lostDir) }
+                """.write(toFile: config, atomically: true, encoding: .utf8)
+        }
+        try write(lostDir: "old.d")
+        let reachd = try ReachdProcess(["--config", config])
+        defer { if reachd.process.isRunning { kill(reachd.process.processIdentifier, SIGKILL) } }
+        _ = try await reachd.waitForLog(containing: "msg=\"connected: healthy\"")
+        try write(lostDir: "new.d")
+        kill(reachd.process.processIdentifier, SIGHUP)
+        _ = try await reachd.waitForLog(containing: "configuration reloaded")
+        listener.stop()
+        let log = try await reachd.waitForLog(containing: "10-say: from new.d")
+        #expect(!log.contains("10-say: from old.d"))
+        kill(reachd.process.processIdentifier, SIGTERM)
+        #expect(try await reachd.finish().status == 0)
+    }
+}
+
+
+/// `promtool check metrics` on `exposition`: 0 when clean (3 for lint problems, 1 for parse errors).
+private func promtoolCheck(_ exposition: String) async throws -> (status: Int32, output: String) {
+    let result = try await runProgram("/usr/bin/promtool", ["check", "metrics"], input: exposition)
+    return (result.status, result.output + result.errors)
+}

@@ -1,0 +1,98 @@
+import Foundation
+import ReachTesting
+import Testing
+
+private let sseClient = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appending(path: "ReachServerTests/Clients/sse_client.py").path
+
+@Suite("Reloading reachd's configuration on SIGHUP", .serialized)
+struct ReloadProcessTests {
+    private static func config(_ targets: [(name: String, url: String)], policy: String = "all") -> String {
+        "policy: \(policy)\ntargets:\n" + targets.map { "  - name: \($0.name)\n    url: \($0.url)\n" }.joined()
+    }
+
+    @Test(.enabled(if: PythonModules.importable("httpx_sse", installing: ["httpx", "httpx-sse"]), "needs httpx-sse (scripts/test installs it)"))
+    func targetsAreAddedRemovedAndChangedUnderALiveSubscriber() async throws {
+        let server = try await HealthServer()
+        defer { server.child.killNow() }
+        let refused = "http://127.0.0.1:1/api/v1/health"
+        let file = FileManager.default.temporaryDirectory.appending(path: "reload-\(UUID()).yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Self.config([("a", server.url), ("b", refused)]).write(to: file, atomically: true, encoding: .utf8)
+        let reachd = try ReachdProcess(["--config", file.path])
+        defer { reachd.process.terminate() }
+        let port = try await reachd.waitForPort() ?? 1
+        _ = try await reachd.waitForLog(containing: "disconnected: connection_refused (target b)")
+
+        let subscriber = try Child(URL(filePath: "/usr/bin/env"), ["python3", sseClient, "http://127.0.0.1:\(port)/v1/events", "5"])
+        _ = try await subscriber.waitFor("disconnected connection_refused", on: .output)
+
+        // b removed, c added, a untouched: awaiting c's first answer, then connected; a kept its status throughout.
+        try Self.config([("a", server.url), ("c", server.url)]).write(to: file, atomically: true, encoding: .utf8)
+        kill(reachd.process.processIdentifier, SIGHUP)
+        _ = try await reachd.waitForLog(containing: "configuration reloaded: targets +1 -1 ~0 (added: c; removed: b)")
+        _ = try await subscriber.waitFor("connected healthy", on: .output)
+        let status = try loopbackGet(port: port, path: "/v1/status")
+        let document = try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [String: Any]
+        let targets = (document?["targets"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        #expect(targets == ["a", "c"])
+
+        // a's URL changes: it starts over from unknown, and its refusal is seen on the same stream.
+        try Self.config([("a", refused), ("c", server.url)]).write(to: file, atomically: true, encoding: .utf8)
+        kill(reachd.process.processIdentifier, SIGHUP)
+        _ = try await reachd.waitForLog(containing: "configuration reloaded: targets +0 -0 ~1 (changed: a)")
+        let (exit, output, _) = try await subscriber.finish(timeout: .seconds(20))
+        #expect(exit == 0)
+        let lines = output.split(separator: "\n").dropFirst()
+        #expect(lines.map { $0.split(separator: " ").dropFirst(2).prefix(2).joined(separator: " ") }
+            == [
+                "disconnected connection_refused", "disconnected awaiting_probe", "connected healthy",
+                "disconnected awaiting_probe", "disconnected connection_refused",
+            ], "\(output)")
+        #expect(lines.allSatisfy { $0.hasSuffix("False") }, "one stream, never reset: \(output)")
+    }
+
+    @Test func anInvalidConfigurationIsRejectedWithTheCheckConfigMessagesAndTheOldOneKeepsRunning() async throws {
+        let file = FileManager.default.temporaryDirectory.appending(path: "reload-bad-\(UUID()).yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Self.config([("a", "http://127.0.0.1:1/health")]).write(to: file, atomically: true, encoding: .utf8)
+        let reachd = try ReachdProcess(["--config", file.path])
+        defer { reachd.process.terminate() }
+        let port = try await reachd.waitForPort() ?? 1
+        _ = try await reachd.waitForLog(containing: "(target a)")
+
+        try "targets:\n  - name: a\n    url: http://127.0.0.1:1/health\n    timout: 3s\npolicy: most\n".write(to: file, atomically: true, encoding: .utf8)
+        let (_, checkOutput, _) = try await ReachdProcess(["--check-config", file.path]).finish()
+        kill(reachd.process.processIdentifier, SIGHUP)
+        let log = try await reachd.waitForLog(containing: "configuration reload rejected")
+        let rejected = log.split(separator: "\n").first { $0.contains("configuration reload rejected") } ?? ""
+        #expect(rejected.contains("event=reload_rejected"), "\(rejected)")
+        for problem in checkOutput.split(separator: "\n") {
+            #expect(rejected.contains(String(problem).replacingOccurrences(of: "\"", with: "\\\"")), "\(problem) in \(rejected)")
+        }
+        #expect(reachd.process.isRunning)
+        let status = try loopbackGet(port: port, path: "/v1/status")
+        #expect(status.body.contains("\"name\":\"a\""), "the old configuration is still in force")
+    }
+}
+
+@Suite("reachctl reload")
+struct ReachctlReloadTests {
+    private let reachctl = reachdBinary.deletingLastPathComponent().appending(path: "reachctl")
+
+    @Test func itSendsSIGHUPToTheReachdItNames() async throws {
+        let reachd = try ReachdProcess(["--config", shippedConfig])
+        defer { reachd.process.terminate() }
+        _ = try await reachd.waitForLog(containing: "reachd running")
+        let (status, stdout, stderr) = try await Child(reachctl, ["reload", "--pid", "\(reachd.process.processIdentifier)"]).finish()
+        #expect(status == 0, "\(stderr)")
+        #expect(stdout.contains("reload requested (SIGHUP to reachd, pid \(reachd.process.processIdentifier))"))
+        _ = try await reachd.waitForLog(containing: "configuration reloaded: targets +0 -0 ~0")
+    }
+
+    @Test func itRefusesToSignalAProcessThatIsNotReachd() async throws {
+        let (status, _, stderr) = try await Child(reachctl, ["reload", "--pid", "\(getpid())"]).finish()
+        #expect(status == 2)
+        #expect(stderr.contains("process \(getpid()) is not reachd"), "\(stderr)")
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import ReachTesting
+import Testing
+
+/// The units in systemd/, installed by scripts/install into a staging directory, pass
+/// `systemd-analyze verify`, and the sandbox scores at most 1.3 on `systemd-analyze security`.
+@Suite("systemd units")
+struct SystemdUnitTests {
+    /// The highest exposure `systemd-analyze security` may give a system unit.
+    static let exposureLimit = 1.3
+
+    private static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+        let result = try await runProgram(
+            executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new })
+        return (result.status, result.output + result.errors)
+    }
+
+    /// A staged install (`DESTDIR=stage scripts/install /usr`) with the test build's binaries.
+    private static func stagedInstall() async throws -> URL {
+        let stage = FileManager.default.temporaryDirectory.appending(path: "reachd-install-\(UUID().uuidString)")
+        let install = try await run(
+            "/bin/bash", [repositoryRoot.appending(path: "scripts/install").path, "/usr"],
+            environment: ["DESTDIR": stage.path, "REACHD_BINARIES": reachdBinary.deletingLastPathComponent().path])
+        #expect(install.status == 0, "\(install.output)")
+        return stage
+    }
+
+    private static var shippedUnits: [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appending(path: "systemd").path))?
+            .filter { $0.hasSuffix(".service") }.sorted() ?? []
+    }
+
+    /// The installed unit with its programs pointing into the stage, so verify finds them.
+    private static func stagedCopy(of unit: String, in stage: URL) throws -> (url: URL, user: Bool)? {
+        for kind in ["system", "user"] {
+            let installed = stage.appending(path: "usr/lib/systemd/\(kind)/\(unit)")
+            guard let text = try? String(contentsOf: installed, encoding: .utf8) else { continue }
+            let directory = stage.appending(path: "verify-\(kind)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let copy = directory.appending(path: unit)
+            try text.replacingOccurrences(of: "=/usr/bin/", with: "=\(stage.path)/usr/bin/")
+                .replacingOccurrences(of: "=-/usr/bin/", with: "=-\(stage.path)/usr/bin/")
+                .write(to: copy, atomically: true, encoding: .utf8)
+            return (copy, kind == "user")
+        }
+        return nil
+    }
+
+    @Test func installPutsEverythingInItsPlace() async throws {
+        let stage = try await Self.stagedInstall()
+        defer { try? FileManager.default.removeItem(at: stage) }
+        for path in ["usr/bin/reachd", "usr/bin/reachctl"] {
+            #expect(FileManager.default.isExecutableFile(atPath: stage.appending(path: path).path), "\(path)")
+        }
+        #expect(FileManager.default.fileExists(atPath: stage.appending(path: "usr/lib/systemd/catalog/reachd.catalog").path))
+        #expect(FileManager.default.fileExists(atPath: stage.appending(path: "etc/reachd/reachd.yaml").path))
+        #expect(FileManager.default.fileExists(atPath: stage.appending(path: "usr/lib/systemd/system/reachd.service").path))
+        let unit = try String(contentsOf: stage.appending(path: "usr/lib/systemd/system/reachd.service"), encoding: .utf8)
+        #expect(unit.contains("ExecStart=/usr/bin/reachd --config /etc/reachd/reachd.yaml"), "the prefix is written into the unit")
+    }
+
+    @Test func everyUnitVerifies() async throws {
+        let stage = try await Self.stagedInstall()
+        defer { try? FileManager.default.removeItem(at: stage) }
+        let units = Self.shippedUnits
+        #expect(units.contains("reachd.service") && units.contains("reachd-wait-online.service"))
+        // All copies first: a unit's dependencies (Requires=reachd.service) resolve beside it.
+        var copies: [String: (url: URL, user: Bool)] = [:]
+        for unit in units {
+            let copy = try Self.stagedCopy(of: unit, in: stage)
+            #expect(copy != nil, "scripts/install did not install \(unit)")
+            copies[unit] = copy
+        }
+        for unit in units {
+            guard let copy = copies[unit] else { continue }
+            // --man=no: a staged install has no man pages (scripts/install makes them only when it
+            // builds); the pages the units name are checked below.
+            // A user manager needs a runtime directory, even one that verify only looks at.
+            let runtime = stage.appending(path: "runtime")
+            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let verify = try await Self.run(
+                "/usr/bin/systemd-analyze", (copy.user ? ["--user"] : []) + ["verify", "--man=no", copy.url.path],
+                environment: copy.user ? ["XDG_RUNTIME_DIR": runtime.path] : [:])
+            #expect(verify.status == 0 && verify.output.isEmpty, "\(unit):\n\(verify.output)")
+        }
+    }
+
+    @Test func unitsNameOnlyTheManPagesInstallMakes() throws {
+        let script = try String(contentsOf: repositoryRoot.appending(path: "scripts/install"), encoding: .utf8)
+        for unit in Self.shippedUnits {
+            let text = try String(contentsOf: repositoryRoot.appending(path: "systemd/\(unit)"), encoding: .utf8)
+            for line in text.split(separator: "\n") where line.hasPrefix("Documentation=man:") {
+                let page = line.dropFirst("Documentation=man:".count).replacingOccurrences(of: "(1)", with: ".1")
+                #expect(script.contains(page), "\(unit) names \(page), which scripts/install does not install")
+            }
+        }
+    }
+
+    @Test func sandboxExposureIsAtMostTheLimit() async throws {
+        let stage = try await Self.stagedInstall()
+        defer { try? FileManager.default.removeItem(at: stage) }
+        for unit in Self.shippedUnits {
+            guard let copy = try Self.stagedCopy(of: unit, in: stage), !copy.user else { continue }
+            let security = try await Self.run("/usr/bin/systemd-analyze", ["security", "--offline=yes", "--no-pager", copy.url.path])
+            let line = security.output.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
+            let score = line.split(separator: " ").compactMap { Double($0) }.first
+            print("\(unit): \(line)")
+            #expect(score.map { $0 <= Self.exposureLimit } == true, "\(unit): \(security.output.suffix(2000))")
+        }
+    }
+}

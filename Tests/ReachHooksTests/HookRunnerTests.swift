@@ -1,0 +1,238 @@
+import Foundation
+import Logging
+@testable import ReachHooks
+import ReachCore
+import ReachTesting
+import Testing
+
+/// Hook scripts run as real processes: order, environment, output, exit status, timeouts that
+/// kill the whole process group, floods, forks, and the dispatcher's refusal rules.
+@Suite("Hooks: running a directory", .serialized)
+struct HookRunnerTests {
+    let folder: HookFolder
+    let logs = CapturedLogs()
+    let observer = RecordingObserver()
+
+    init() throws {
+        folder = try HookFolder()
+    }
+
+    func runner(timeout: Duration = .seconds(10), killGrace: Duration = .seconds(1)) -> HookRunner {
+        HookRunner(
+            direction: .restored, settings: HookSettings(restoredDirectory: folder.path, timeout: timeout, killGrace: killGrace),
+            observer: observer, names: HookNames(), logger: logs.logger)
+    }
+
+    func hookLines(_ hook: String) -> [CapturedLogs.Entry] {
+        logs.all.filter { $0.metadata["hook"] == "\(hook)" && $0.metadata["stream"] != nil }
+    }
+
+    @Test func hooksRunOneAfterAnotherInLexicalOrderWithACleanEnvironment() async throws {
+        defer { folder.remove() }
+        for name in ["20-second", "9-last", "10-first"] {
+            try folder.script(name, "echo \(name) >> \(folder.path)/order\ntr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env-\(name)")
+        }
+        try await runner().run(for: transition(.restored, sequence: 77))
+        #expect(folder.lines("order") == ["10-first", "20-second", "9-last"], "byte order, like ls under LC_ALL=C")
+        let environment = Set(folder.lines("env-10-first"))
+        #expect(
+            environment == [
+                "PATH=\(HookRunner.path)", "REACHD_STATE=connected", "REACHD_PREVIOUS_STATE=disconnected", "REACHD_REASON=healthy",
+                "REACHD_INTERFACE=eth0", "REACHD_SEQUENCE=77", "REACHD_SINCE=2027-01-15T08:00:00.000Z",
+            ], "PATH and the REACHD_ variables, nothing of the daemon's own environment")
+        #expect(observer.hooks.map(\.outcome) == [.ok, .ok, .ok])
+        #expect(Set(folder.lines("env-20-second")) == environment)
+    }
+
+    @Test func outputIsLoggedLineByLineUnderTheHooksNameAndAFailureIsLoggedAndCounted() async throws {
+        defer { folder.remove() }
+        try folder.script("50-fails", "echo 'syncing spool'\necho 'spool server refused' >&2\nprintf 'no newline at the end'\nexit 3")
+        await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
+        let lines = hookLines("50-fails")
+        #expect(lines.filter { $0.metadata["stream"] == "stdout" }.map(\.message) == ["50-fails: syncing spool", "50-fails: no newline at the end"])
+        #expect(lines.filter { $0.metadata["stream"] == "stderr" }.map(\.message) == ["50-fails: spool server refused"])
+        #expect(lines.filter { $0.metadata["stream"] == "stdout" }.allSatisfy { $0.level == .info })
+        let failure = try #require(logs.warnings.first { $0.metadata["exit_status"] == "3" })
+        #expect(failure.metadata[ReachLogEvent.metadataKey] == "\(ReachLogEvent.hookFailed.rawValue)")
+        #expect(failure.message.contains("50-fails exited 3"))
+        #expect(observer.hooks.map(\.outcome) == [.failed])
+    }
+
+    @Test func aHookPastItsTimeoutIsKilledWithEverythingItForked() async throws {
+        defer { folder.remove() }
+        // Both ignore SIGTERM (an ignored signal stays ignored across fork and exec): only the
+        // SIGKILL to the whole group after the grace period ends them.
+        try folder.script("30-hangs", """
+            trap '' TERM
+            sleep 300 &
+            echo $! > \(folder.path)/grandchild.pid
+            echo $$ > \(folder.path)/hook.pid
+            sleep 300
+            """)
+        let started = ContinuousClock.now
+        await #expect(throws: HookRunner.HooksFailed.self) {
+            try await runner(timeout: .seconds(1), killGrace: .milliseconds(500)).run(for: transition(.restored))
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(1500), "the timeout, then the grace period")
+        #expect(elapsed < .seconds(5), "took \(elapsed)")
+        let hook = try #require(Int32(folder.lines("hook.pid").first ?? ""))
+        let grandchild = try #require(Int32(folder.lines("grandchild.pid").first ?? ""))
+        try await waitUntil("the hook and its forked child are gone", timeout: .seconds(5)) { processIsGone(hook) && processIsGone(grandchild) }
+        #expect(observer.hooks.map(\.outcome) == [.timedOut])
+        #expect(logs.warnings.contains { $0.message.contains("30-hangs timed out") && $0.metadata["event"] == "hook_failed" })
+    }
+
+    @Test func aHookPastItsTimeoutGetsSIGTERMFirstAndMayCleanUp() async throws {
+        defer { folder.remove() }
+        // The hook starts with default signal dispositions even when reachd ignores SIGTERM
+        // (service-lifecycle does, to handle it itself).
+        try folder.script("35-cleans-up", "trap 'echo cleaning up; exit 0' TERM\nsleep 300 &\nwait")
+        let started = ContinuousClock.now
+        await #expect(throws: HookRunner.HooksFailed.self) {
+            try await runner(timeout: .milliseconds(500), killGrace: .seconds(3)).run(for: transition(.restored))
+        }
+        #expect(hookLines("35-cleans-up").map(\.message) == ["35-cleans-up: cleaning up"])
+        #expect(ContinuousClock.now - started < .seconds(3), "the whole group exited at SIGTERM: no waiting out the grace period")
+        #expect(observer.hooks.map(\.outcome) == [.timedOut])
+    }
+
+    @Test func whenReachdStopsARunningHookAndWhatItForkedAreTornDown() async throws {
+        defer { folder.remove() }
+        try folder.script("30-hangs", """
+            trap '' TERM
+            sleep 300 &
+            echo $! > \(folder.path)/grandchild.pid
+            echo $$ > \(folder.path)/hook.pid
+            sleep 300
+            """)
+        let runner = self.runner(timeout: .seconds(60), killGrace: .milliseconds(500))
+        let run = Task { try await runner.run(for: transition(.restored)) }
+        try await waitUntil("the hook started its child") { folder.lines("grandchild.pid").count == 1 }
+        let stopped = ContinuousClock.now
+        run.cancel()
+        _ = try? await run.value
+        #expect(ContinuousClock.now - stopped < .seconds(5), "torn down in \(ContinuousClock.now - stopped)")
+        let hook = try #require(Int32(folder.lines("hook.pid").first ?? ""))
+        let grandchild = try #require(Int32(folder.lines("grandchild.pid").first ?? ""))
+        try await waitUntil("the hook and its forked child are gone", timeout: .seconds(5)) { processIsGone(hook) && processIsGone(grandchild) }
+        #expect(observer.hooks.map(\.outcome) == [.cancelled])
+    }
+
+    @Test func aHookThatForksAndExitsEndsItsRunAtOnce() async throws {
+        defer { folder.remove() }
+        try folder.script("40-forks", "sleep 300 &\necho $! > \(folder.path)/child.pid\necho started")
+        let started = ContinuousClock.now
+        try await runner(timeout: .seconds(30)).run(for: transition(.restored))
+        #expect(ContinuousClock.now - started < .seconds(5), "the child still holds the output pipe, yet the run ends with the hook")
+        let child = try #require(Int32(folder.lines("child.pid").first ?? ""))
+        #expect(!processIsGone(child), "a hook that exits on its own keeps what it started (document: detach long-lived work)")
+        kill(child, SIGKILL)
+        #expect(hookLines("40-forks").map(\.message) == ["40-forks: started"])
+        #expect(observer.hooks.map(\.outcome) == [.ok])
+    }
+
+    @Test func aFloodOfOutputIsBoundedInLinesAndMemoryAndTheHookIsNeverBlocked() async throws {
+        defer { folder.remove() }
+        let floodLines = 100_000
+        let bytesWithoutNewline = 64 * 1024 * 1024
+        try folder.script("60-floods", "seq 1 \(floodLines)\nhead -c \(bytesWithoutNewline) /dev/zero | tr '\\0' x\necho\necho done >&2")
+        let before = residentBytes()
+        try await runner(timeout: .seconds(60)).run(for: transition(.restored))
+        let grown = residentBytes() - before
+        #expect(grown < 32 * 1024 * 1024, "64 MiB in one line went through \(grown) bytes of growth")
+        let lines = hookLines("60-floods")
+        #expect(lines.count == OutputBudget.defaultLines)
+        #expect(lines.first?.message == "60-floods: 1")
+        let total = floodLines + 2
+        #expect(logs.contains("\(total - OutputBudget.defaultLines) more output lines not logged"))
+        #expect(observer.hooks.map(\.outcome) == [.ok], "the hook finished: reading never stopped")
+    }
+
+    @Test func aLongLineIsCutAndTheNextLineStillArrives() async throws {
+        defer { folder.remove() }
+        let length = OutputLines.maximumLength + 1000
+        try folder.script("70-long", "head -c \(length) /dev/zero | tr '\\0' y\necho\necho after")
+        try await runner().run(for: transition(.restored))
+        let lines = hookLines("70-long").map(\.message)
+        #expect(lines.count == 2)
+        #expect(lines.first == "70-long: " + String(repeating: "y", count: OutputLines.maximumLength) + " […1000 more bytes not logged]")
+        #expect(lines.last == "70-long: after")
+    }
+
+    @Test func filesBreakingTheDispatcherRulesAreRefusedEachWithItsReason() async throws {
+        defer { folder.remove() }
+        let nobody: uid_t = 65534
+        try folder.script("10-not-executable", "exit 0", mode: 0o644)
+        try folder.script("20-world-writable", "exit 0", mode: 0o757)
+        try folder.script("30-group-writable", "exit 0", mode: 0o775)
+        try folder.script("40-not-roots", "exit 0", owner: nobody)
+        try folder.script("50-setuid", "exit 0", mode: 0o4755)
+        try FileManager.default.createDirectory(atPath: "\(folder.path)/60-a-directory", withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: "\(folder.path)/70-masked", withDestinationPath: "/dev/null")
+        try folder.script("80-fine", "echo ran")
+        try folder.script(".hidden", "echo should-not-run")
+        try folder.script("80-fine~", "echo should-not-run")
+        await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
+        let reasons = [
+            "10-not-executable": "not executable", "20-world-writable": "writable by others", "30-group-writable": "writable by its group",
+            "40-not-roots": "owned by uid 65534", "50-setuid": "setuid", "60-a-directory": "not a regular file", "70-masked": "not a regular file",
+        ]
+        for (name, reason) in reasons {
+            let line = logs.warnings.first { $0.metadata["hook"] == "\(name)" }
+            #expect(line?.message.contains("refused: it is") == true && line?.message.contains(reason) == true, "\(name): \(String(describing: line))")
+            #expect(line?.metadata["event"] == "hook_failed")
+        }
+        #expect(hookLines("80-fine").map(\.message) == ["80-fine: ran"])
+        #expect(observer.hooks.filter { $0.outcome == .refused }.count == reasons.count)
+        #expect(!logs.contains("should-not-run"))
+    }
+
+    @Test func aHookThatCannotStartIsReportedAndTheNextStillRuns() async throws {
+        defer { folder.remove() }
+        let hook = "\(folder.path)/10-bad-interpreter"
+        try "#!/nonexistent/interpreter\n".write(toFile: hook, atomically: false, encoding: .utf8)
+        chmod(hook, 0o755)
+        try folder.script("20-fine", "echo ran")
+        await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
+        #expect(observer.hooks.map(\.outcome) == [.notStarted, .ok])
+        #expect(logs.warnings.contains { $0.message.contains("10-bad-interpreter could not start") && $0.metadata["event"] == "hook_failed" })
+        #expect(hookLines("20-fine").map(\.message) == ["20-fine: ran"])
+    }
+
+    @Test func linesAreSplitOnNewlinesWithCarriageReturnsDroppedAndBadUTF8Replaced() {
+        var lines = OutputLines()
+        var seen: [String] = []
+        let chunks: [[UInt8]] = [Array("dos line\r\nsplit ".utf8), Array("across reads\n".utf8), [0x62, 0x61, 0x64, 0xFF, 0x0A], Array("tail".utf8)]
+        for chunk in chunks {
+            chunk.withUnsafeBytes { lines.feed($0) { seen.append($0) } }
+        }
+        lines.finish { seen.append($0) }
+        #expect(seen == ["dos line", "split across reads", "bad\u{FFFD}", "tail"])
+    }
+
+    @Test func aDirectoryOthersCanWriteRunsNothing() async throws {
+        defer { folder.remove() }
+        try folder.script("10-would-run", "echo ran")
+        chmod(folder.path, 0o777)
+        await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
+        #expect(hookLines("10-would-run").isEmpty)
+        #expect(logs.warnings.contains { $0.message.contains("writable by others than root") && $0.metadata["event"] == "hook_failed" })
+    }
+
+    @Test func theDirectoryIsReadAgainForEachTransition() async throws {
+        defer { folder.remove() }
+        let runner = self.runner()
+        try await runner.run(for: transition(.restored, sequence: 1))
+        try folder.script("10-added-later", "echo $REACHD_SEQUENCE >> \(folder.path)/runs")
+        try await runner.run(for: transition(.restored, sequence: 2))
+        #expect(folder.lines("runs") == ["2"])
+    }
+
+    @Test func aMissingDirectoryMeansNoHooks() async throws {
+        folder.remove()
+        try await runner().run(for: transition(.restored))
+        #expect(observer.hooks.isEmpty)
+        #expect(logs.warnings.isEmpty)
+    }
+}

@@ -1,0 +1,197 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+@testable import ReachHooks
+import ReachCore
+import ReachServer
+import ReachTesting
+import Testing
+
+/// A real HTTP receiver (Python's http.server) on loopback, verifying the signature itself.
+final class WebhookReceiver: Sendable {
+    let port: Int
+    let logPath: String
+    private let process: Process
+
+    init(_ options: [String]) async throws {
+        logPath = NSTemporaryDirectory() + "reachd-webhook-\(UUID().uuidString).jsonl"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Servers/webhook_receiver.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, logPath] + options
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        self.process = process
+        let reader = output.fileHandleForReading
+        let line = await offPool { reader.availableData }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw POSIXError(.EPROTO)
+        }
+        self.port = port
+    }
+
+    var url: String { "http://127.0.0.1:\(port)/reachd" }
+
+    /// Every request the receiver got, in order.
+    var requests: [[String: Any]] {
+        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    func stop() {
+        // SIGKILL: the test process may ignore SIGTERM (service-lifecycle's signal handling), and children inherit that.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: logPath)
+    }
+}
+
+@Suite("Webhooks: delivery, signature, retries, giving up", .serialized)
+struct WebhookTests {
+    let logs = CapturedLogs()
+    let observer = RecordingObserver()
+    let secretFile: String
+
+    init() throws {
+        secretFile = NSTemporaryDirectory() + "reachd-webhook-secret-\(UUID().uuidString)"
+        try "correct horse battery staple\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
+    }
+
+    func withClient(_ body: (HTTPClient) async throws -> Void) async throws {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            try await body(client)
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+
+    @Test func aReceiverThatFailsTwiceGetsTheSameSignedEventThreeTimesAndAcceptsIt() async throws {
+        let receiver = try await WebhookReceiver(["--fail-first", "2", "--secret-file", secretFile])
+        defer { receiver.stop() }
+        let settings = WebhookSettings(
+            name: "ops", url: receiver.url, secret: Secret("correct horse battery staple"), timeout: .seconds(5), giveUpAfter: .seconds(30),
+            firstRetryDelay: .milliseconds(200))
+        let event = transition(.restored, sequence: 1_800_000_000_000_007)
+        try await withClient { client in
+            try await WebhookSender(settings: settings, client: client, observer: observer, logger: logs.logger).deliver(event, likelyConnected: true)
+        }
+        let requests = receiver.requests
+        #expect(requests.map { $0["status"] as? Int } == [503, 503, 204])
+        #expect(requests.allSatisfy { $0["signature_ok"] as? Bool == true }, "the receiver verified every signature with the shared secret")
+        #expect(requests.allSatisfy { $0["event"] as? String == "restored" && $0["content_type"] as? String == "application/json" })
+        let body = try #require(requests.last?["body"] as? [String: Any])
+        #expect(body["state"] as? String == "connected")
+        #expect(body["sequence"] as? UInt64 == event.sequence)
+        #expect(body["since"] as? String == "2027-01-15T08:00:00.000Z")
+        #expect(body["usable_interfaces"] as? [String] == ["eth0"])
+        #expect(observer.webhooks.map(\.outcome) == [.delivered])
+        #expect(logs.all.filter { $0.message.contains("retrying in") }.count == 2, "each failed attempt is logged")
+        #expect(logs.all.contains { $0.message.contains("delivered #\(event.sequence)") && $0.metadata["attempts"] == "3" })
+    }
+
+    @Test func theBodyIsTheEventStreamsDataByteForByte() async throws {
+        let event = transition(.lost, sequence: 9)
+        let data = StatusDocument.eventData(ConnectivityEvent(sequence: event.sequence, verdict: event.verdict), likelyConnected: false)
+        let receiver = try await WebhookReceiver([])
+        defer { receiver.stop() }
+        try await withClient { client in
+            try await WebhookSender(settings: WebhookSettings(name: "x", url: receiver.url), client: client, observer: nil, logger: logs.logger)
+                .deliver(event, likelyConnected: false)
+        }
+        let received = try #require(receiver.requests.first?["raw"] as? String)
+        #expect(received == String(decoding: data.readableBytesView, as: UTF8.self))
+        #expect(receiver.requests.first?["signature_ok"] is NSNull, "no secret, no signature")
+    }
+
+    @Test func aReceiverThatNeverAcceptsIsGivenUpWithinTheBoundLoggedAndCounted() async throws {
+        let receiver = try await WebhookReceiver(["--never-accept"])
+        defer { receiver.stop() }
+        let giveUpAfter = Duration.seconds(2)
+        let settings = WebhookSettings(
+            name: "flaky", url: receiver.url, timeout: .seconds(1), giveUpAfter: giveUpAfter, firstRetryDelay: .milliseconds(100),
+            maximumRetryDelay: .milliseconds(400))
+        let metrics = ReachMetrics(targets: [])
+        metrics.reactionsConfigured(hooks: [], webhooks: ["flaky"])
+        let started = ContinuousClock.now
+        try await withClient { client in
+            await #expect(throws: WebhookSender.GaveUp.self) {
+                try await WebhookSender(settings: settings, client: client, observer: metrics, logger: logs.logger).deliver(transition(.lost), likelyConnected: false)
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed <= giveUpAfter + settings.timeout, "took \(elapsed)")
+        #expect(receiver.requests.count >= 3, "retried: \(receiver.requests.count) attempts")
+        let gaveUp = try #require(logs.all.first { $0.metadata["event"] == "\(ReachLogEvent.webhookGaveUp.rawValue)" })
+        #expect(gaveUp.level == .error)
+        #expect(gaveUp.metadata["attempts"] == "\(receiver.requests.count)")
+        let exposition = String(decoding: metrics.registry.emitToBuffer(), as: UTF8.self)
+        #expect(exposition.contains(#"reachd_webhook_deliveries_total{webhook="flaky",result="gave_up"} 1"#))
+        #expect(exposition.contains(#"reachd_webhook_deliveries_total{webhook="flaky",result="delivered"} 0"#), "series exist from the start")
+    }
+
+    @Test func retryDelaysDoubleFromTheFirstCeilingUpToTheMaximum() async throws {
+        let receiver = try await WebhookReceiver(["--never-accept"])
+        defer { receiver.stop() }
+        let (first, maximum) = (Duration.milliseconds(100), Duration.milliseconds(400))
+        var sender = WebhookSender(
+            settings: WebhookSettings(
+                name: "paced", url: receiver.url, timeout: .seconds(1), giveUpAfter: .milliseconds(1600), firstRetryDelay: first,
+                maximumRetryDelay: maximum),
+            client: HTTPClient(eventLoopGroupProvider: .singleton), observer: nil, logger: logs.logger)
+        sender.jitter = { $0 }  // always the ceiling, so the schedule is exact
+        await #expect(throws: WebhookSender.GaveUp.self) { try await sender.deliver(transition(.lost), likelyConnected: false) }
+        try await sender.client.shutdown()
+        let times = receiver.requests.compactMap { $0["time"] as? Double }
+        let gaps = zip(times.dropFirst(), times).map { Duration.milliseconds(Int(($0 - $1) * 1000)) }
+        let ceilings = gaps.indices.map { min(first * (1 << $0), maximum) }
+        #expect(gaps.count >= 4, "\(gaps)")
+        for (gap, ceiling) in zip(gaps, ceilings) {
+            #expect(gap >= ceiling - .milliseconds(5) && gap < ceiling + .milliseconds(300), "gap \(gap), ceiling \(ceiling)")
+        }
+    }
+
+    @Test func fullJitterPicksAnywhereBetweenZeroAndTheCeiling() {
+        let sender = WebhookSender(
+            settings: WebhookSettings(name: "x", url: "http://127.0.0.1:9/"), client: HTTPClient(eventLoopGroupProvider: .singleton), observer: nil,
+            logger: logs.logger)
+        defer { try? sender.client.syncShutdown() }
+        let ceiling = Duration.seconds(8)
+        let picks = (0..<1000).map { _ in sender.jitter(ceiling) }
+        #expect(picks.allSatisfy { $0 >= .zero && $0 <= ceiling })
+        #expect(picks.contains { $0 < ceiling / 4 } && picks.contains { $0 > ceiling * 3 / 4 }, "spread over the whole range")
+    }
+
+    @Test func aReceiverThatNeverAnswersCostsOneTimeoutPerAttempt() async throws {
+        // A listening socket that never accepts: connect succeeds (backlog), no answer ever comes.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        listen(fd, 16)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let settings = WebhookSettings(
+            name: "silent", url: "http://127.0.0.1:\(port)/", timeout: .milliseconds(300), giveUpAfter: .seconds(1),
+            firstRetryDelay: .milliseconds(50), maximumRetryDelay: .milliseconds(100))
+        let started = ContinuousClock.now
+        try await withClient { client in
+            await #expect(throws: WebhookSender.GaveUp.self) {
+                try await WebhookSender(settings: settings, client: client, observer: observer, logger: logs.logger).deliver(transition(.lost), likelyConnected: false)
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < settings.giveUpAfter + settings.timeout, "took \(elapsed)")
+        let gaveUp = try #require(logs.all.first { $0.metadata["event"] == "\(ReachLogEvent.webhookGaveUp.rawValue)" })
+        let attempts = Int("\(gaveUp.metadata["attempts"] ?? "0")") ?? 0
+        #expect(attempts >= 2, "each attempt ended at its own deadline, leaving time to retry: \(attempts) attempts")
+        #expect(observer.webhooks.map(\.outcome) == [.gaveUp])
+    }
+}
