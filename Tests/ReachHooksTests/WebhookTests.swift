@@ -140,7 +140,7 @@ struct WebhookTests {
         let (first, maximum) = (Duration.milliseconds(100), Duration.milliseconds(400))
         var sender = WebhookSender(
             settings: WebhookSettings(
-                name: "paced", url: receiver.url, timeout: .seconds(1), giveUpAfter: .milliseconds(1600), firstRetryDelay: first,
+                name: "paced", url: receiver.url, timeout: .seconds(1), giveUpAfter: .seconds(3), firstRetryDelay: first,
                 maximumRetryDelay: maximum),
             client: HTTPClient(eventLoopGroupProvider: .singleton), observer: nil, logger: logs.logger)
         sender.jitter = { $0 }  // always the ceiling, so the schedule is exact
