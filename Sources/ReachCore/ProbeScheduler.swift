@@ -78,11 +78,7 @@ public final class ProbeScheduler: Sendable {
             group.addTask { await self.follow(controls) }
             if let watcher = prober as? any WatchingProber {
                 for target in targets where watcher.watches(target) {
-                    group.addTask {
-                        await watcher.watch(target, epoch: { self.monitor.probeEpoch }) { result, epoch in
-                            self.deliver(result, of: target, epoch: epoch)
-                        }
-                    }
+                    group.addTask { await self.keepWatching(target, with: watcher) }
                 }
             }
             while !Task.isCancelled {
@@ -213,6 +209,36 @@ public final class ProbeScheduler: Sendable {
     private func deliver(_ result: ProbeResult, of target: ProbeTarget, epoch: ProbeEpoch) {
         observer?.probeFinished(target, result: result)
         monitor.record(result, epoch: epoch)
+    }
+
+    /// Holds `target`'s watch stream open while probing runs, one stream per epoch.
+    ///
+    /// While probing is suspended the stream is closed and stays closed: a watcher re-opening it
+    /// (and checking once a second) through a link that is gone could only fail, and it would
+    /// keep connecting while the system sleeps. When the epoch moves on (the link came back, the
+    /// system woke) the stream is opened again even if the old one survived the flap, because
+    /// what it pushes carries the epoch it opened in and would be dropped as stale.
+    private func keepWatching(_ target: ProbeTarget, with watcher: any WatchingProber) async {
+        var current: (epoch: ProbeEpoch, stream: Task<Void, Never>)?
+        for await control in monitor.probeControl() {
+            let wanted = control.isSuspended ? nil : monitor.probeEpoch
+            guard wanted != current?.epoch else { continue }
+            if let stream = current?.stream {
+                stream.cancel()
+                await stream.value
+            }
+            current = wanted.map { epoch in
+                (epoch, Task {
+                    await watcher.watch(target, epoch: { self.monitor.probeEpoch }) { result, epoch in
+                        self.deliver(result, of: target, epoch: epoch)
+                    }
+                })
+            }
+        }
+        if let stream = current?.stream {
+            stream.cancel()
+            await stream.value
+        }
     }
 
     /// Applies the monitor's suspensions and immediate-probe requests as they change.

@@ -113,6 +113,10 @@ public struct GRPCHealthProber: Prober {
     /// 5 minutes by default and answer with `GOAWAY`, and the scheduler's regular probes already
     /// catch a path that dies silently. The server's own FIN or RST is what this watch catches.
     ///
+    /// The caller decides when a stream is worth holding: the probe scheduler cancels this while
+    /// probing is suspended (no usable link, the system asleep), so no re-opening goes on then, and
+    /// calls it afresh when the epoch moves on, so a stream that outlived a link flap is replaced.
+    ///
     /// `report` is called from this task, one result at a time; it should return quickly. Nothing
     /// is reported after cancellation. Returns at once for a target that is not a gRPC target.
     public func watch(

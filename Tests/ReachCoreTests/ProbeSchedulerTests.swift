@@ -17,7 +17,7 @@ final class ScriptedProber: WatchingProber {
         var holding = false
         var held: [String: CheckedContinuation<ProbeResult, Never>] = [:]
         var answer: @Sendable (String) -> ProbeResult = { .ok($0) }
-        var watchers: [String: (epoch: ProbeEpoch, report: @Sendable (ProbeResult, ProbeEpoch) -> Void)] = [:]
+        var streams: [WatchStream] = []
     }
 
     private let state = Mutex(State())
@@ -61,21 +61,38 @@ final class ScriptedProber: WatchingProber {
 
     func watches(_ target: ProbeTarget) -> Bool { watched.contains(target.name) }
 
+    /// One `watch` call: open until the scheduler cancels it.
+    struct WatchStream: Sendable {
+        var target: String
+        var epoch: ProbeEpoch
+        var report: @Sendable (ProbeResult, ProbeEpoch) -> Void
+        var isOpen = true
+    }
+
     func watch(
         _ target: ProbeTarget, epoch: @escaping @Sendable () -> ProbeEpoch, report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
     ) async {
-        let opened = epoch()
-        state.withLock { $0.watchers[target.name] = (opened, report) }
+        let index = state.withLock { state in
+            state.streams.append(WatchStream(target: target.name, epoch: epoch(), report: report))
+            return state.streams.count - 1
+        }
         try? await Task.sleep(for: .seconds(3600))
+        state.withLock { $0.streams[index].isOpen = false }
     }
 
-    /// Pushes a result as a watch stream would: with the epoch the stream opened in.
-    func push(_ result: ProbeResult) {
-        guard let watcher = state.withLock({ $0.watchers[result.target] }) else { return }
+    /// Pushes a result as a watch stream would, with the epoch the stream opened in: through the
+    /// stream opened `stream`-th (by default the latest), even if it has since been closed.
+    func push(_ result: ProbeResult, stream: Int? = nil) {
+        let watcher = state.withLock { state in
+            stream.map { state.streams[$0] } ?? state.streams.last { $0.target == result.target }
+        }
+        guard let watcher else { return }
         watcher.report(result, watcher.epoch)
     }
 
-    var watcherCount: Int { state.withLock { $0.watchers.count } }
+    /// Every stream ever opened, in order.
+    var streams: [WatchStream] { state.withLock { $0.streams } }
+    var openStreamCount: Int { streams.filter(\.isOpen).count }
 }
 
 /// Counts what the scheduler tells its observer.
@@ -256,7 +273,7 @@ struct ProbeSchedulerTests {
     @Test func watchedTargetsReportWhatTheServerPushesBetweenTicks() async throws {
         let harness = SchedulerHarness(targets: [.http("server")], watched: ["server"])
         try await harness.waitUntilConnected()
-        try await waitUntil("the watch stream is open") { harness.prober.watcherCount == 1 }
+        try await waitUntil("the watch stream is open") { harness.prober.openStreamCount == 1 }
         harness.prober.push(.failure("server", .notServing, phase: .body, latency: .zero))
         #expect(harness.monitor.current.verdict.reason == .targetFailed(target: "server", reason: .notServing))
         #expect(harness.prober.calls.count == 1, "no poll was needed")
@@ -265,12 +282,43 @@ struct ProbeSchedulerTests {
 
     @Test func aWatchStreamOpenedBeforeALinkChangeCannotVouchForTheNewLink() async throws {
         let harness = SchedulerHarness(targets: [.http("server")], watched: ["server"], holding: true)
-        try await waitUntil("the watch stream is open") { harness.prober.watcherCount == 1 }
+        try await waitUntil("the watch stream is open") { harness.prober.openStreamCount == 1 }
         harness.monitor.update(links: .offline)
         harness.monitor.update(links: .of(.usable()))
-        harness.prober.push(.ok("server"))
+        harness.prober.push(.ok("server"), stream: 0)
         #expect(harness.monitor.current.verdict.reason == .awaitingProbe, "a status from the stream opened before the loss is dropped")
         harness.prober.release("server")
+        await harness.stop()
+    }
+
+    @Test func aWatchStreamStaysClosedWhileProbingIsSuspended() async throws {
+        let harness = SchedulerHarness(targets: [.http("server")], watched: ["server"])
+        try await waitUntil("the watch stream is open") { harness.prober.openStreamCount == 1 }
+        harness.monitor.update(links: .offline)
+        try await waitUntil("the stream is closed while there is no link") { harness.prober.openStreamCount == 0 }
+        harness.monitor.setSystemSleeping(true)
+        harness.monitor.update(links: .of(.usable()))
+        try await harness.advance(by: .milliseconds(3_000), step: .milliseconds(50))
+        #expect(harness.prober.streams.count == 1, "no stream is opened while the link is gone or the system sleeps")
+        harness.monitor.setSystemSleeping(false)
+        try await waitUntil("probing resumed: the stream is open again") { harness.prober.openStreamCount == 1 }
+        #expect(harness.prober.streams.count == 2)
+        await harness.stop()
+    }
+
+    @Test func aLinkFlapReopensTheWatchStreamSoWhatItPushesCountsAgain() async throws {
+        let harness = SchedulerHarness(targets: [.http("server")], watched: ["server"])
+        try await harness.waitUntilConnected()
+        try await waitUntil("the watch stream is open") { harness.prober.openStreamCount == 1 }
+        // A flap the scheduler may see only as its end: the control goes straight to "usable again".
+        harness.monitor.update(links: .offline)
+        harness.monitor.update(links: .of(.usable()))
+        try await waitUntil("a stream opened in the new epoch") {
+            harness.prober.streams.last?.epoch == harness.monitor.probeEpoch && harness.prober.openStreamCount == 1
+        }
+        try await harness.waitUntilConnected()
+        harness.prober.push(.failure("server", .notServing, phase: .body, latency: .zero))
+        #expect(harness.monitor.current.verdict.reason == .targetFailed(target: "server", reason: .notServing))
         await harness.stop()
     }
 }
