@@ -12,8 +12,11 @@ import Synchronization
 /// - the probe scheduler, as its ``ReachCore/ProbeObserver`` — every probe's result and duration;
 /// - the daemon, through ``update(links:)`` and ``setNetlinkOverruns(_:)``.
 ///
-/// Every per-target series exists from the start (value 0), so a target that has never been probed
-/// shows up as such rather than as a missing series that alerts cannot see.
+/// Every series with a bounded label set exists from the start (value 0): each target's success,
+/// duration and every result of `reachd_probes_total`, and every `{to, reason}` pair of
+/// `reachd_state_changes_total`. A target that has never been probed shows up as such rather than
+/// as a missing series that alerts cannot see, and `increase()` counts the first failure too (a
+/// counter series born at 1 has no earlier sample, so its first increment is invisible to it).
 public final class ReachMetrics: ProbeObserver, Sendable {
     /// The registry every metric is registered on; ``exposition(monitor:)`` renders it.
     public let registry: PrometheusCollectorRegistry
@@ -31,6 +34,8 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         let duration: DurationHistogram
         let succeeded: Counter
         let skipped: Counter
+        /// `reachd_probes_total{result=…}` for every failure reason code.
+        let failed: [String: Counter]
     }
 
     private struct LinkSeries {
@@ -77,8 +82,26 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         for outcome in [CallbackReport.Outcome.succeeded, .failed(""), .timedOut, .cancelled, .skipped] {
             _ = registry.makeCounter(descriptor: Self.restorationCallbacksName, labels: [("result", outcome.code)])
         }
+        for (to, reason) in Self.stateChangeLabels {
+            _ = registry.makeCounter(descriptor: Self.stateChangesName, labels: [("to", to), ("reason", reason)])
+        }
         reconfigure(targets: targets, interfaces: interfaces)
     }
+
+    /// Every failure reason a probe result can count under (a cancelled probe is never counted).
+    static let failureCodes: [String] = [
+        FailureReason.dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(0), .unexpectedBody,
+        .networkUnreachable, .connectionReset, .protocolError, .notServing,
+    ].map(\.code)
+
+    /// Every `{to, reason}` a state change can carry: `connected` is always `healthy`; a
+    /// disconnection names the link's blocker, `awaiting_probe` or a failure reason. The verdict
+    /// never returns to `unknown`, so no change goes there.
+    static let stateChangeLabels: [(to: String, reason: String)] =
+        [(ConnectivityState.connected.rawValue, VerdictReason.healthy.code)]
+        + ([VerdictReason.noLink, .noAddress, .noRoute, .awaitingProbe].map(\.code) + failureCodes).map {
+            (ConnectivityState.disconnected.rawValue, $0)
+        }
 
     // MARK: Feeding
 
@@ -174,7 +197,9 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         series.success.set(to: result.isSuccess ? 1 : 0)
         series.duration.record(result.latency)
         if let failure = result.failure {
-            registry.makeCounter(descriptor: Self.probesName, labels: [("target", target.name), ("result", failure.reason.code)]).increment()
+            let code = failure.reason.code
+            (series.failed[code] ?? registry.makeCounter(descriptor: Self.probesName, labels: [("target", target.name), ("result", code)]))
+                .increment()
         } else {
             series.succeeded.increment()
         }
@@ -198,6 +223,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
                 registry.unregisterDurationHistogram(series.duration)
                 registry.unregisterCounter(series.succeeded)
                 registry.unregisterCounter(series.skipped)
+                for counter in series.failed.values { registry.unregisterCounter(counter) }
                 state.targets[name] = nil
             }
             for name in names where state.targets[name] == nil {
@@ -219,7 +245,11 @@ public final class ReachMetrics: ProbeObserver, Sendable {
             success: registry.makeGauge(descriptor: probeSuccessName, labels: target),
             duration: registry.makeDurationHistogram(descriptor: probeDurationName, labels: target, buckets: probeDurationBuckets),
             succeeded: registry.makeCounter(descriptor: probesName, labels: target + [("result", "success")]),
-            skipped: registry.makeCounter(descriptor: probeSkippedName, labels: target))
+            skipped: registry.makeCounter(descriptor: probeSkippedName, labels: target),
+            failed: Dictionary(
+                uniqueKeysWithValues: failureCodes.map { code in
+                    (code, registry.makeCounter(descriptor: probesName, labels: target + [("result", code)]))
+                }))
     }
 
     /// Sets `reachd_link_up` for `up`; with `removingOthers`, drops the series of interfaces that

@@ -48,6 +48,27 @@ struct ReachMetricsTests {
         await harness.stop()
     }
 
+    @Test func failureAndStateChangeSeriesStartAtZeroSoIncreaseSeesTheFirstOne() async {
+        let harness = MonitorHarness(targets: [.http("server")])
+        let metrics = ReachMetrics(targets: harness.targets)
+        let text = scrape(metrics, harness)
+        for result in ["connection_refused", "timeout", "dns_failure", "http_status", "tls_failure", "not_serving", "protocol_error"] {
+            #expect(sample(text, #"reachd_probes_total{target="server",result="\#(result)"}"#) == 0, "\(result)")
+        }
+        #expect(sample(text, #"reachd_probes_total{target="server",result="cancelled"}"#) == nil, "a cancelled probe is never counted")
+        for (to, reason) in [
+            ("connected", "healthy"), ("disconnected", "no_link"), ("disconnected", "no_route"), ("disconnected", "awaiting_probe"),
+            ("disconnected", "connection_refused"), ("disconnected", "timeout"),
+        ] {
+            #expect(sample(text, #"reachd_state_changes_total{to="\#(to)",reason="\#(reason)"}"#) == 0, "\(to) \(reason)")
+        }
+        #expect(!text.contains(#"to="unknown""#), "the verdict never returns to unknown")
+        let stateChangeSeries = text.split(separator: "\n").filter { $0.hasPrefix("reachd_state_changes_total{") }
+        // connected/healthy; disconnected with no_link, no_address, no_route, awaiting_probe or one of ten failure reasons.
+        #expect(stateChangeSeries.count == 15, "a bounded set: \(stateChangeSeries)")
+        await harness.stop()
+    }
+
     @Test func followingTheMonitorTracksTheVerdictAndStateChanges() async throws {
         let harness = MonitorHarness()
         let metrics = ReachMetrics(targets: harness.targets)
