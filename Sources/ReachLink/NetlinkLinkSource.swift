@@ -23,6 +23,10 @@ public final class NetlinkLinkSource: LinkSource {
     /// re-dump), for a metric. Readable from any thread.
     public var overrunCount: Int { counters.overruns.load(ordering: .relaxed) }
 
+    /// How many datagrams were dropped because a process rather than the kernel sent them (a
+    /// forged link notification). Readable from any thread.
+    public var foreignDatagramCount: Int { counters.foreignDatagrams.load(ordering: .relaxed) }
+
     /// - Parameters:
     ///   - logger: Receives overrun warnings (once per burst), dump retries and malformed-data notices.
     ///   - networkNamespacePath: Watch another network namespace, such as `/run/netns/NAME`, instead of

@@ -8,6 +8,7 @@ import Synchronization
 /// Counters the reader thread updates and any thread may read.
 final class NetlinkCounters: Sendable {
     let overruns = Atomic<Int>(0)
+    let foreignDatagrams = Atomic<Int>(0)
 }
 
 /// The body of the reader thread: enters the namespace, opens the socket, and loops on `poll` until
@@ -70,7 +71,13 @@ struct NetlinkReader {
             let actions = session.overrun()
             counters.overruns.store(session.overrunCount, ordering: .relaxed)
             return actions
-        case .datagram(let count, let truncated):
+        case .datagram(let count, let truncated, let sender):
+            guard sender == 0 else {
+                // Not the kernel: not parsed at all, only counted.
+                let actions = try session.receive(NetlinkBatch(), from: sender)
+                counters.foreignDatagrams.store(session.foreignDatagramCount, ordering: .relaxed)
+                return actions
+            }
             let batch = NetlinkMessageParser.parse(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             var actions = try session.receive(batch)
             if truncated { actions += session.overrun(truncatedDatagram: true) }

@@ -35,6 +35,8 @@ struct NetlinkSession {
     /// Every `ENOBUFS` the kernel reported, for the metric.
     private(set) var overrunCount = 0
     private var parseProblemCount = 0
+    /// Datagrams dropped because a process, not the kernel, sent them.
+    private(set) var foreignDatagramCount = 0
     /// Datagram parts skipped as malformed plus messages rejected as impossible.
     var malformedCount: Int { parseProblemCount + table.rejectedCount }
 
@@ -54,7 +56,22 @@ struct NetlinkSession {
     }
 
     /// Applies one datagram's messages, then reports once if anything changed, then asks for the next dump.
-    mutating func receive(_ batch: NetlinkBatch) throws(NetlinkDumpFailure) -> [Action] {
+    ///
+    /// - Parameter sender: The port id the datagram came from (`nl_pid` of its source address).
+    ///   Only the kernel (port 0) speaks for the link table: any local process may unicast a
+    ///   forged "link up" to our port, so a datagram from anyone else is dropped, counted and
+    ///   logged (a warning for the first, then at debug level, so a flood cannot flood the log).
+    mutating func receive(_ batch: NetlinkBatch, from sender: UInt32 = 0) throws(NetlinkDumpFailure) -> [Action] {
+        guard sender == 0 else {
+            foreignDatagramCount += 1
+            let metadata: Logger.Metadata = ["sender": "\(sender)", "dropped": "\(foreignDatagramCount)"]
+            if foreignDatagramCount == 1 {
+                logger.warning("Dropped a netlink datagram not sent by the kernel", metadata: metadata)
+            } else {
+                logger.debug("Dropped a netlink datagram not sent by the kernel", metadata: metadata)
+            }
+            return []
+        }
         if !batch.problems.isEmpty {
             parseProblemCount += batch.problems.count
             logger.warning("Skipped malformed netlink data", metadata: ["problems": "\(batch.problems)"])

@@ -20,8 +20,9 @@ struct NetlinkSystemError: Error, CustomStringConvertible, Sendable, Hashable {
 final class NetlinkSocket {
     /// What one `recv` produced.
     enum Reception {
-        /// `count` bytes of one datagram; `truncated` when the datagram did not fit the buffer.
-        case datagram(count: Int, truncated: Bool)
+        /// `count` bytes of one datagram from port `sender` (0: the kernel); `truncated` when the
+        /// datagram did not fit the buffer.
+        case datagram(count: Int, truncated: Bool, sender: UInt32)
         /// `ENOBUFS`: the receive queue overflowed and notifications were lost.
         case overrun
         /// The receive queue is empty (`EAGAIN`).
@@ -118,12 +119,18 @@ final class NetlinkSocket {
         }
     }
 
-    /// Reads one datagram without blocking.
+    /// Reads one datagram without blocking, with the port id of its sender.
     func receive(into buffer: UnsafeMutableRawBufferPointer) throws(NetlinkSystemError) -> Reception {
+        var source = sockaddr_nl()
+        var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
         // MSG_TRUNC makes recv return the datagram's real length, so truncation is visible.
-        let count = recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT) | Int32(MSG_TRUNC))
+        let count = withUnsafeMutablePointer(to: &source) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                recvfrom(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT) | Int32(MSG_TRUNC), $0, &length)
+            }
+        }
         if count >= 0 {
-            return .datagram(count: min(count, buffer.count), truncated: count > buffer.count)
+            return .datagram(count: min(count, buffer.count), truncated: count > buffer.count, sender: source.nl_pid)
         }
         switch errno {
         case ENOBUFS: return .overrun

@@ -104,6 +104,19 @@ import ReachCore
         #expect(dumpRequests(afterDump) == [.requestDump(.routes, sequence: sequence + 1)])
     }
 
+    @Test func aDatagramNotSentByTheKernelIsDroppedCountedAndLoggedOnce() throws {
+        let logs = InMemoryLogHandler()
+        var (session, _) = try startedSession(logger: Logger(label: "test") { _ in logs })
+        let forged = CapturedState.batches(CapturedNetlink.linkDown)[0] // rd0's RTM_NEWLINK, down
+        for _ in 0..<3 {
+            #expect(try session.receive(forged, from: 31337).isEmpty, "a process's word changes nothing")
+        }
+        #expect(session.foreignDatagramCount == 3)
+        #expect(logs.entries.filter { $0.level == .warning }.map(\.metadata["sender"]) == ["31337"])
+        let fromKernel = try session.receive(forged, from: 0)
+        #expect(reports(fromKernel).count == 1, "the same message from the kernel is applied")
+    }
+
     @Test func unchangedSnapshotsAreNotReportedAgain() throws {
         var (session, _) = try startedSession()
         let noop = NetlinkBytes.message(type: 1, body: [])
