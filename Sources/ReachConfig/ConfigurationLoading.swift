@@ -39,19 +39,13 @@ extension Configuration {
         case .embeddedDefault:
             return try parse(DefaultConfiguration.yaml, source: source.description, environment: environment)
         case .file(let path):
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw ConfigurationError(problems: [ConfigurationProblem(source: path, keyPath: "", message: "cannot read the file: \(unreadableReason(path))")])
+            let text: String
+            switch BoundedFile.readText(path, limit: BoundedFile.textLimit) {
+            case .success(let read): text = read
+            case .failure(let failure):
+                throw ConfigurationError(problems: [ConfigurationProblem(source: path, keyPath: "", message: "cannot read the file: \(failure)")])
             }
             return try parse(text, source: path, environment: environment)
         }
     }
-}
-
-/// Why a file that could not be read as UTF-8 text was unreadable.
-private func unreadableReason(_ path: String) -> String {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "no such file" }
-    if isDirectory.boolValue { return "it is a directory" }
-    guard FileManager.default.isReadableFile(atPath: path) else { return "permission denied" }
-    return "it is not UTF-8 text"
 }

@@ -8,8 +8,11 @@ extension Configuration {
     /// cadence and deadline. For benchmarks and quick checks that watch many URLs. A problem names
     /// the file's line.
     public mutating func replaceTargets(withURLsIn path: String) throws(ConfigurationError) {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ConfigurationError(problems: [ConfigurationProblem(source: path, keyPath: "", message: "cannot read the targets file")])
+        let text: String
+        switch BoundedFile.readText(path, limit: BoundedFile.textLimit) {
+        case .success(let read): text = read
+        case .failure(let failure):
+            throw ConfigurationError(problems: [ConfigurationProblem(source: path, keyPath: "", message: "cannot read the targets file: \(failure)")])
         }
         var urls: [(line: Int, url: String)] = []
         for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {

@@ -114,8 +114,11 @@ extension ConfigurationParser {
         } else {
             return nil
         }
-        guard let contents = FileManager.default.contents(atPath: path), let text = String(data: contents, encoding: .utf8) else {
-            reader.report("cannot read the secret from \(path)", at: node)
+        let text: String
+        switch BoundedFile.readText(path, limit: BoundedFile.secretLimit) {
+        case .success(let read): text = read
+        case .failure(let failure):
+            reader.report("cannot read the secret from \(path): \(failure)", at: node)
             return nil
         }
         let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)

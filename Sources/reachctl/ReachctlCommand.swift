@@ -36,8 +36,17 @@ struct ReachctlCommand: AsyncParsableCommand {
             ?? ReachdEndpoint.defaultURL
         var token: String?
         if let tokenFile {
-            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+            // A token is one line: read at most 64 KiB of it, so a wrong path cannot exhaust memory.
+            let limit = 64 << 10
+            guard let handle = FileHandle(forReadingAtPath: tokenFile),
+                let data = try? handle.read(upToCount: limit + 1) ?? Data(), (try? handle.close()) != nil,
+                let text = String(data: data, encoding: .utf8)
+            else {
                 Output.error("reachctl: cannot read the token file \(tokenFile)")
+                throw ExitCode(ExitStatus.unreachable)
+            }
+            guard data.count <= limit else {
+                Output.error("reachctl: the token file \(tokenFile) is larger than 64 KiB; it must hold one line with the token")
                 throw ExitCode(ExitStatus.unreachable)
             }
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
