@@ -1,0 +1,218 @@
+import Foundation
+import ReachTesting
+import Testing
+
+/// The whole daemon under the faults a host meets: real reachd processes, a real HTTP server and
+/// a veth link in network namespaces of the matrix's own. An observer lays what the test did (the
+/// truth) beside what reachd published on `/v1/events` and counts the seconds they disagreed
+/// beyond each fault's detection bound.
+///
+/// It runs alone (`swift test --filter FaultMatrix`, after the parallel suite in `scripts/test`) so
+/// that its timings are not those of a machine busy with every other test.
+@Suite("FaultMatrix", .serialized, .enabled(if: MatrixNetwork.isAvailable, "needs root: network namespaces"))
+struct FaultMatrix {
+    @Test(.timeLimit(.minutes(6)))
+    func everyFaultGetsATrueVerdictInTime() async throws {
+        let began = ContinuousClock.now
+        let directory = FileManager.default.temporaryDirectory.appending(path: "fault-matrix-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let network = MatrixNetwork()
+        try await network.setUp()
+        var server: FaultServer?
+        var run: MatrixRun?
+        do {
+            let started = try FaultServer(namespace: network.server)
+            server = started
+            try await started.waitUntilReady()
+            let matrix = try await MatrixRun(network: network, server: started, directory: directory)
+            run = matrix
+            await linkCases(matrix)
+            await serverCases(matrix)
+            let (falseConnected, falseDisconnected, details) = matrix.accounting()
+            for stretch in details {
+                Issue.record("\(stretch.label): from +\(MatrixCase.seconds(stretch.at - began)) for \(MatrixCase.seconds(stretch.duration)) the verdict was \(stretch.verdict) while the truth was \(stretch.truth)")
+            }
+            let lost = matrix.observer.sequenceGaps() - matrix.announcedGaps + matrix.hookMismatches
+            await daemonCases(matrix)
+            await badInputCases(matrix, directory: directory)
+
+            let passed = matrix.cases.filter(\.passed).count
+            print("\n" + MatrixCase.table(matrix.cases))
+            let wall = MatrixCase.seconds(ContinuousClock.now - began)
+            print(String(
+                format: "fault matrix: %d/%d cases passed, false-connected seconds = %.2f, false-disconnected seconds beyond one probe interval = %.2f, transitions lost = %d, peak RSS %.1f MiB (matrix wall time %.0f s)",
+                passed, matrix.cases.count, falseConnected, falseDisconnected, lost, Double(matrix.peakResidentKiB) / 1024, wall))
+            for row in matrix.cases where !row.passed {
+                Issue.record("\(row.group) / \(row.name): \(row.failure ?? "")")
+            }
+            #expect(falseConnected == 0)
+            #expect(falseDisconnected == 0)
+            #expect(lost == 0)
+        } catch {
+            Issue.record("the matrix could not run: \(error)\n\(run?.daemon.log ?? "")")
+        }
+        await run?.observer.stop()
+        if let daemon = run?.daemon {
+            daemon.signal(SIGKILL)
+            await daemon.waitForExit(timeout: .seconds(5))
+        }
+        await server?.stop()
+        await network.tearDown()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    // MARK: Link
+
+    private func linkCases(_ run: MatrixRun) async {
+        let network = run.network
+        let (host, server) = (network.host, network.server)
+        await run.fault("link", "interface down/up", reason: "no_link", bound: MatrixRun.linkBound,
+            apply: { try await network.ip(in: host, "link", "set", "m0", "down") }, restore: { try await network.restoreLink() })
+        await run.fault("link", "carrier lost on the peer", reason: "no_link", bound: MatrixRun.linkBound,
+            apply: { try await network.ip(in: server, "link", "set", "m1", "down") }, restore: { try await network.restoreLink() })
+        await run.fault("link", "default route removed", reason: "no_route", bound: MatrixRun.linkBound,
+            apply: { try await network.ip(in: host, "route", "del", "default") }, restore: { try await network.restoreLink() })
+        await run.fault("link", "address removed", reason: "no_address", bound: MatrixRun.linkBound,
+            apply: { try await network.ip(in: host, "addr", "del", "\(MatrixNetwork.hostAddress)/24", "dev", "m0") },
+            restore: { try await network.restoreLink() })
+        await run.fault("link", "interface deleted and recreated", reason: "no_link", bound: MatrixRun.linkBound,
+            apply: { try await network.ip(in: host, "link", "del", "m0") }, restore: { try await network.createLink() })
+        await run.storm("link", "1,000-flap storm", bound: MatrixRun.restoreBound) {
+            try await network.ipBatch(in: host, (0..<1_000).flatMap { _ in ["link set m0 down", "link set m0 up"] })
+            try await network.restoreLink()
+        }
+    }
+
+    // MARK: Server
+
+    private func serverCases(_ run: MatrixRun) async {
+        let server = run.server
+        let network = run.network
+        let ok = { try await server.set("ok") }
+        await run.fault("server", "503", reason: "http_status", bound: MatrixRun.answerBound, apply: { try await server.set("503") }, restore: ok)
+        await run.fault("server", "refused", reason: "connection_refused", bound: MatrixRun.answerBound,
+            apply: { try await server.set("close") }, restore: { try await server.set("open") })
+        await run.fault("server", "garbage", reason: "protocol_error", bound: MatrixRun.answerBound, apply: { try await server.set("garbage") }, restore: ok)
+        await run.fault("server", "DNS failure", reason: "dns_failure", bound: MatrixRun.answerBound,
+            apply: { try network.setServerNameResolves(false) }, restore: { try network.setServerNameResolves(true) })
+        await run.fault("server", "blackhole", reason: "timeout", bound: MatrixRun.silenceBound, restoreBound: MatrixRun.restoreAfterHangBound,
+            apply: { try await network.ip(in: network.host, "neigh", "replace", MatrixNetwork.serverAddress, "lladdr", MatrixNetwork.nowhereMAC, "dev", "m0", "nud", "permanent") },
+            restore: { try await network.ip(in: network.host, "neigh", "del", MatrixNetwork.serverAddress, "dev", "m0") })
+        await run.steady("server", "slow, 1.5 s (under the 2 s deadline)", hold: .seconds(4), apply: { try await server.set("slow 1.5") }, restore: ok)
+        await run.fault("server", "slow, 2.5 s (over the 2 s deadline)", reason: "timeout", bound: MatrixRun.silenceBound,
+            restoreBound: MatrixRun.restoreAfterHangBound, apply: { try await server.set("slow 2.5") }, restore: ok)
+        await run.fault("server", "head, then a stalled body", reason: "timeout", bound: MatrixRun.silenceBound,
+            restoreBound: MatrixRun.restoreAfterHangBound, apply: { try await server.set("stall") }, restore: ok)
+        await run.storm("server", "restarting every 500 ms for 5 s", bound: MatrixRun.restoreBound) {
+            try await server.set("restarting 5")
+        }
+    }
+
+    // MARK: reachd itself
+
+    private func daemonCases(_ run: MatrixRun) async {
+        // SIGHUP with a configuration that does not parse: rejected, the old one stays, nothing published.
+        var hup = MatrixCase(group: "reachd", name: "SIGHUP with a bad config", expected: "reload_rejected, verdict unchanged")
+        do {
+            let good = try String(contentsOfFile: run.daemon.configPath, encoding: .utf8)
+            try (good + "\nprobe:\n  interval: soon\n").write(toFile: run.daemon.configPath, atomically: true, encoding: .utf8)
+            let before = run.observer.all.count
+            run.daemon.signal(SIGHUP)
+            try await run.daemon.waitForLog("reload_rejected", timeout: .seconds(10))
+            try await Task.sleep(for: .milliseconds(500))
+            if !run.daemon.isRunning { hup.failure = "reachd exited" }
+            if run.observer.all.count != before { hup.failure = "the verdict moved: \(run.observer.latest?.summary ?? "")" }
+            if !run.daemon.log.contains("probe.interval") { hup.failure = "the rejection does not name probe.interval" }
+            try good.write(toFile: run.daemon.configPath, atomically: true, encoding: .utf8)
+        } catch {
+            hup.failure = "\(error)"
+        }
+        run.finish(hup)
+
+        // SIGKILL and a restart: a subscriber resuming from the last id it saw gets `reset`, never silence.
+        var restart = MatrixCase(group: "reachd", name: "SIGKILL, restart, resuming client", expected: "reset, then connected")
+        do {
+            let last = run.observer.latest?.sequence ?? 0
+            run.daemon.signal(SIGKILL)
+            await run.daemon.waitForExit()
+            await run.observer.stop()
+            let restarting = ContinuousClock.now
+            _ = try await run.restartDaemon()
+            try await waitUntil("the new socket answers", timeout: .seconds(20)) {
+                (try? await runProgram("/usr/bin/curl", ["-sf", "--unix-socket", run.daemon.socketPath, "http://localhost/healthz"]))?.status == 0
+            }
+            run.observer = try VerdictObserver(socket: run.daemon.socketPath, lastEventID: last)
+            if let first = await run.observer.first(after: restarting, timeout: .seconds(10), where: { _ in true }) {
+                if !first.reset { restart.failure = "the first event after the restart was \(first.summary) without reset" }
+            } else {
+                restart.failure = "silence: no event within 10 s of resuming"
+            }
+            if let back = await run.observer.first(after: restarting, timeout: .seconds(20), where: { $0.state == "connected" }) {
+                restart.restored = back.at - restarting
+            } else {
+                restart.failure = restart.failure ?? "never connected after the restart: \(run.observer.latest?.summary ?? "none")"
+            }
+        } catch {
+            restart.failure = "\(error)"
+        }
+        run.finish(restart)
+
+        // SIGTERM while a probe is in flight: a clean exit within a second, and no disconnection published.
+        var term = MatrixCase(group: "reachd", name: "SIGTERM mid-probe", expected: "exit 0 in < 1 s, no false loss")
+        do {
+            try await run.server.set("slow 1.5")
+            try await Task.sleep(for: .milliseconds(1_200))
+            let signalled = ContinuousClock.now
+            run.daemon.signal(SIGTERM)
+            let took = await run.daemon.waitForExit(timeout: .seconds(5))
+            term.detected = took
+            if took >= .seconds(1) { term.failure = "took \(MatrixCase.seconds(took)) to exit" }
+            if run.daemon.terminationStatus != 0 { term.failure = "exit status \(run.daemon.terminationStatus)" }
+            if let lie = run.observer.all.first(where: { $0.at >= signalled && $0.state != "connected" }) {
+                term.failure = "published \(lie.summary) while stopping"
+            }
+            try await run.server.set("ok")
+        } catch {
+            term.failure = "\(error)"
+        }
+        run.finish(term)
+    }
+
+    // MARK: Bad input
+
+    private func badInputCases(_ run: MatrixRun, directory: String) async {
+        let target = "targets:\n  - name: a\n    url: http://h/\n"
+        let configurations: [(name: String, yaml: String, names: String)] = [
+            ("unknown key", target + "probe:\n  intervall: 1s\n", "probe.intervall"),
+            ("not a duration", target + "probe:\n  interval: soon\n", "probe.interval"),
+            ("unsupported URL", "targets:\n  - name: a\n    url: ftp://h/\n", "targets[0].url"),
+            ("unknown policy", target + "policy: most\n", "policy"),
+            ("duplicate target name", target + "  - name: a\n    url: http://g/\n", "targets: duplicate target name \"a\""),
+            ("unreadable token file", "server:\n  base_url: http://h/\n  bearer_token_file: /nonexistent/token\n", "server.bearer_token_file"),
+            ("not YAML", "targets: [\n", "reachd.yaml"),
+            ("oversized file (1 MiB + 1)", String(repeating: "#", count: (1 << 20) + 1), "larger than 1 MiB"),
+        ]
+        for (index, configuration) in configurations.enumerated() {
+            var row = MatrixCase(group: "bad input", name: configuration.name, expected: "exit 78 naming \(configuration.names)")
+            do {
+                let path = "\(directory)/bad-\(index)/reachd.yaml"
+                try FileManager.default.createDirectory(atPath: "\(directory)/bad-\(index)", withIntermediateDirectories: true)
+                try configuration.yaml.write(toFile: path, atomically: true, encoding: .utf8)
+                let child = try ChildProcess(
+                    "reachd", executable: reachdBinary.path, arguments: ["--config", path, "--log-target", "stderr", "--listen", "127.0.0.1:0"],
+                    errorLog: "\(directory)/bad-\(index)/stderr")
+                await child.waitForExit(timeout: .seconds(10))
+                let errors = (FileManager.default.contents(atPath: "\(directory)/bad-\(index)/stderr")).map { String(decoding: $0, as: UTF8.self) } ?? ""
+                if child.terminationStatus != 78 {
+                    row.failure = "exit \(child.terminationStatus): \(errors.prefix(300))"
+                } else if !errors.contains(configuration.names) {
+                    row.failure = "exit 78 but does not name \(configuration.names): \(errors.prefix(300))"
+                }
+            } catch {
+                row.failure = "\(error)"
+            }
+            run.finish(row)
+        }
+    }
+}

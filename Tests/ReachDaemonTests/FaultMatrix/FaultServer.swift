@@ -1,0 +1,109 @@
+import Foundation
+import ReachTesting
+
+/// The matrix's HTTP health server, in the server namespace, whose behaviour the test switches
+/// line by line on its stdin: `ok`, `503`, `garbage`, `stall` (head, then a body that never
+/// comes), `slow SECONDS`, `close` (nothing listens: refused), `open`, `restarting SECONDS`
+/// (closed and reopened every 500 ms, then open). It answers `ack` once the switch is done.
+final class FaultServer: Sendable {
+    static let port = 8080
+    private let child: ChildProcess
+
+    private static let script = """
+        import socket, sys, threading, time
+        state = {'mode': 'ok', 'delay': 0.0, 'listener': None}
+        def serve(c):
+            try:
+                c.settimeout(30)
+                data = b''
+                while b'\\r\\n\\r\\n' not in data:
+                    chunk = c.recv(4096)
+                    if not chunk:
+                        return
+                    data += chunk
+                mode, delay = state['mode'], state['delay']
+                if mode == 'slow':
+                    time.sleep(delay)
+                if mode in ('ok', 'slow'):
+                    c.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Length: 2\\r\\nConnection: close\\r\\n\\r\\nok')
+                elif mode == '503':
+                    c.sendall(b'HTTP/1.1 503 Service Unavailable\\r\\nContent-Length: 4\\r\\nConnection: close\\r\\n\\r\\nbusy')
+                elif mode == 'garbage':
+                    c.sendall(b'\\x00\\xff\\xfe garbage, not HTTP \\x01\\x02\\r\\n\\r\\n' * 8)
+                elif mode == 'stall':
+                    c.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Length: 100\\r\\nConnection: close\\r\\n\\r\\nok')
+                    time.sleep(30)
+            except OSError:
+                pass
+            finally:
+                c.close()
+        def accept(s):
+            while True:
+                try:
+                    c, _ = s.accept()
+                except OSError:
+                    return
+                threading.Thread(target=serve, args=(c,), daemon=True).start()
+        def open_():
+            if state['listener'] is None:
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind(('0.0.0.0', \(port)))
+                s.listen(128)
+                state['listener'] = s
+                threading.Thread(target=accept, args=(s,), daemon=True).start()
+        def close():
+            s, state['listener'] = state['listener'], None
+            if s is not None:
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+        open_()
+        print('ready', flush=True)
+        for line in sys.stdin:
+            words = line.split()
+            if not words:
+                continue
+            if words[0] == 'close':
+                close()
+            elif words[0] == 'open':
+                open_()
+            elif words[0] == 'restarting':
+                end = time.monotonic() + float(words[1])
+                while time.monotonic() < end:
+                    close(); time.sleep(0.25); open_(); time.sleep(0.25)
+                open_()
+            else:
+                state['mode'] = words[0]
+                state['delay'] = float(words[1]) if len(words) > 1 else 0.0
+            print('ack', line.strip(), flush=True)
+        """
+
+    init(namespace: String) throws {
+        child = try ChildProcess(
+            "fault-server", executable: MatrixNetwork.ipPath,
+            arguments: ["netns", "exec", namespace, "/usr/bin/env", "python3", "-u", "-c", Self.script])
+    }
+
+    var processIdentifier: Int32 { child.processIdentifier }
+
+    func waitUntilReady() async throws {
+        try await child.waitForLine(timeout: .seconds(20)) { $0 == "ready" }
+    }
+
+    /// Switches the behaviour and waits until the server says it has.
+    func set(_ command: String, timeout: Duration = .seconds(20)) async throws {
+        let before = child.output.count
+        try child.writeLine(command)
+        let deadline = ContinuousClock.now + timeout
+        while !child.output.dropFirst(before).contains("ack \(command)") {
+            guard ContinuousClock.now < deadline else { throw ChildProcess.Failed(description: "the fault server did not take \(command)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    func stop() async {
+        child.closeInput()
+        child.signal(SIGKILL)
+        await child.waitForExit(timeout: .seconds(5))
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import ReachTesting
+
+/// One reachd of the matrix, running in the host namespace (`ip netns exec`, which execs: the
+/// process is reachd itself), serving its API on a unix socket the test reaches from outside the
+/// namespace, with hook directories that append one line per run to `hooks.log`.
+final class MatrixDaemon: Sendable {
+    let directory: String
+    let network: MatrixNetwork
+    private let child: ChildProcess
+    let logPath: String
+
+    var configPath: String { "\(directory)/reachd.yaml" }
+    var socketPath: String { "\(directory)/reachd.sock" }
+    var processIdentifier: Int32 { child.processIdentifier }
+    var isRunning: Bool { child.isRunning }
+    var terminationStatus: Int32 { child.terminationStatus }
+
+    /// The configuration every matrix reachd runs: one HTTP target by name, the default cadence
+    /// (1 s) and deadline (2 s), hooks in this directory.
+    static func configuration(directory: String) -> String {
+        """
+        socket: \(directory)/reachd.sock
+        listen: 127.0.0.1:0
+        targets:
+          - name: server
+            url: http://\(MatrixNetwork.serverName):\(FaultServer.port)/health
+        hooks:
+          restored_dir: \(directory)/restored.d
+          lost_dir: \(directory)/lost.d
+        """
+    }
+
+    /// Writes the configuration and hooks (unless there) and starts reachd; `run` numbers its log.
+    init(directory: String, network: MatrixNetwork, run: Int) throws {
+        self.directory = directory
+        self.network = network
+        logPath = "\(directory)/reachd-\(run).log"
+        let files = FileManager.default
+        if !files.fileExists(atPath: "\(directory)/reachd.yaml") {
+            try Self.configuration(directory: directory).write(toFile: "\(directory)/reachd.yaml", atomically: true, encoding: .utf8)
+            for direction in ["restored", "lost"] {
+                try files.createDirectory(atPath: "\(directory)/\(direction).d", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+                let hook = "\(directory)/\(direction).d/50-record"
+                try "#!/bin/sh\necho \(direction) >> \(directory)/hooks.log\n".write(toFile: hook, atomically: true, encoding: .utf8)
+                try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+            }
+        }
+        child = try ChildProcess(
+            "reachd", executable: MatrixNetwork.ipPath,
+            arguments: ["netns", "exec", network.host, reachdBinary.path, "--config", "\(directory)/reachd.yaml", "--log-target", "stderr"],
+            errorLog: logPath)
+    }
+
+    var log: String { (FileManager.default.contents(atPath: logPath)).map { String(decoding: $0, as: UTF8.self) } ?? "" }
+
+    /// Waits until the log holds `text`.
+    func waitForLog(_ text: String, timeout: Duration = .seconds(30)) async throws {
+        try await waitUntil("reachd logs \(text)", timeout: timeout) { self.log.contains(text) || !self.isRunning }
+        guard log.contains(text) else { throw ChildProcess.Failed(description: "reachd exited without logging \(text):\n\(log)") }
+    }
+
+    /// Hook runs so far, by direction.
+    var hookRuns: (restored: Int, lost: Int) {
+        let lines = (FileManager.default.contents(atPath: "\(directory)/hooks.log")).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let words = lines.split(separator: "\n")
+        return (words.filter { $0 == "restored" }.count, words.filter { $0 == "lost" }.count)
+    }
+
+    /// reachd's peak resident set so far (`VmHWM`), in KiB.
+    var peakResidentKiB: Int {
+        guard let status = FileManager.default.contents(atPath: "/proc/\(processIdentifier)/status") else { return 0 }
+        let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+    }
+
+    func signal(_ signal: Int32) { child.signal(signal) }
+
+    /// Waits for the exit (SIGKILL after `timeout`); returns how long it took.
+    @discardableResult
+    func waitForExit(timeout: Duration = .seconds(10)) async -> Duration {
+        let start = ContinuousClock.now
+        while child.isRunning, ContinuousClock.now - start < timeout {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        let took = ContinuousClock.now - start
+        await child.waitForExit(timeout: .zero)
+        return took
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import ReachTesting
+import Synchronization
+
+/// The fault matrix's network: two namespaces of its own joined by a veth pair.
+///
+/// `host` is where reachd runs (interface `m0`, 198.51.100.2/24, default route via .1, the server's
+/// name `server.test` in its own `/etc/hosts`, a resolver that answers nothing); `server` is where
+/// the test servers run (interface `m1`, 198.51.100.1/24). Faults are `ip` commands on either side.
+/// Everything is removed by name in ``tearDown()``: both namespaces (which takes the veths with
+/// them) and the `/etc/netns` files `ip netns exec` mounts over `/etc`.
+final class MatrixNetwork: Sendable {
+    static let ipPath = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
+    static let hostAddress = "198.51.100.2"
+    static let serverAddress = "198.51.100.1"
+    static let serverName = "server.test"
+    /// A MAC nobody has: pinning the server's neighbour entry to it makes every packet to the server
+    /// vanish on the wire (the peer drops frames not addressed to it), a true blackhole.
+    static let nowhereMAC = "02:00:5e:00:53:99"
+
+    /// Whether namespaces can be made here (root with CAP_NET_ADMIN and CAP_SYS_ADMIN).
+    static let isAvailable: Bool = {
+        guard geteuid() == 0 else { return false }
+        let probe = "rdm-probe-\(getpid())"
+        guard (try? runProgramBlocking(ipPath, ["netns", "add", probe]))?.status == 0 else { return false }
+        _ = try? runProgramBlocking(ipPath, ["netns", "del", probe])
+        return true
+    }()
+
+    let host: String
+    let server: String
+
+    init() {
+        host = "rdm\(getpid())-host"
+        server = "rdm\(getpid())-server"
+    }
+
+    private var etcDirectory: String { "/etc/netns/\(host)" }
+
+    /// Builds both namespaces and the link between them.
+    func setUp() async throws {
+        await tearDown()  // leftovers of a crashed run with the same pid
+        try await Self.ip(["netns", "add", host])
+        try await Self.ip(["netns", "add", server])
+        try FileManager.default.createDirectory(atPath: etcDirectory, withIntermediateDirectories: true)
+        try "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n".write(toFile: "\(etcDirectory)/resolv.conf", atomically: false, encoding: .utf8)
+        try setServerNameResolves(true)
+        try await ip(in: host, "link", "set", "lo", "up")
+        try await ip(in: server, "link", "set", "lo", "up")
+        try await createLink()
+    }
+
+    /// The veth pair, both ends up, addressed, with the default route: what every case restores.
+    func createLink() async throws {
+        try await ip(in: host, "link", "add", "m0", "type", "veth", "peer", "name", "m1", "netns", server)
+        try await ip(in: server, "addr", "add", "\(Self.serverAddress)/24", "dev", "m1")
+        try await ip(in: server, "link", "set", "m1", "up")
+        try await ip(in: host, "addr", "add", "\(Self.hostAddress)/24", "dev", "m0")
+        try await ip(in: host, "link", "set", "m0", "up")
+        try await ip(in: host, "route", "replace", "default", "via", Self.serverAddress, "dev", "m0")
+    }
+
+    /// Puts back whatever a case took away: the link up on both sides, the address, the default route.
+    func restoreLink() async throws {
+        try await ip(in: server, "link", "set", "m1", "up")
+        try await ip(in: host, "link", "set", "m0", "up")
+        try await ip(in: host, "addr", "replace", "\(Self.hostAddress)/24", "dev", "m0")
+        try await ip(in: host, "route", "replace", "default", "via", Self.serverAddress, "dev", "m0")
+    }
+
+    /// Writes `server.test` into (or out of) the host namespace's `/etc/hosts`, in place: the file
+    /// is bind-mounted into reachd's mount namespace, so a new inode would not be seen.
+    func setServerNameResolves(_ resolves: Bool) throws {
+        let text = "127.0.0.1 localhost\n" + (resolves ? "\(Self.serverAddress) \(Self.serverName)\n" : "")
+        try text.write(toFile: "\(etcDirectory)/hosts", atomically: false, encoding: .utf8)
+    }
+
+    /// Removes both namespaces and the `/etc/netns` files; safe to call twice.
+    func tearDown() async {
+        _ = try? await runProgram(Self.ipPath, ["netns", "del", host])
+        _ = try? await runProgram(Self.ipPath, ["netns", "del", server])
+        try? FileManager.default.removeItem(atPath: etcDirectory)
+    }
+
+    /// `ip -n NAMESPACE ARGS…`.
+    func ip(in namespace: String, _ arguments: String...) async throws {
+        try await Self.ip(["-n", namespace] + arguments)
+    }
+
+    /// Many `ip` commands in one process, for storms.
+    func ipBatch(in namespace: String, _ lines: [String]) async throws {
+        try await Self.ip(["-n", namespace, "-force", "-batch", "-"], input: lines.joined(separator: "\n") + "\n")
+    }
+
+    struct CommandFailed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private static func ip(_ arguments: [String], input: String? = nil) async throws {
+        let result = try await runProgram(ipPath, arguments, input: input)
+        guard result.status == 0 else {
+            throw CommandFailed(description: "ip \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")
+        }
+    }
+}

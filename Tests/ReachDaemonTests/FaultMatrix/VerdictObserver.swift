@@ -1,0 +1,116 @@
+import Foundation
+import Synchronization
+
+/// One verdict as a subscriber of `/v1/events` received it.
+struct ObservedVerdict: Sendable {
+    var at: ContinuousClock.Instant
+    var sequence: UInt64
+    var state: String
+    var reason: String
+    var reset: Bool
+
+    var summary: String { "\(state)/\(reason)" }
+}
+
+/// reachd's verdict stream as one subscriber sees it: a `curl -N` on the unix socket, each `data:`
+/// line stamped with the instant it arrived (on a thread of its own, never the cooperative pool).
+final class VerdictObserver: Sendable {
+    private let process: Process
+    /// A class, so the reading thread can share the (non-copyable) mutex and atomic.
+    private final class Received: Sendable {
+        let verdicts = Mutex<[ObservedVerdict]>([])
+        let ended = Atomic<Bool>(false)
+    }
+
+    private let received = Received()
+
+    /// Subscribes to reachd's event stream on `socket`; with `lastEventID`, resumes after it.
+    init(socket: String, lastEventID: UInt64? = nil) throws {
+        process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/curl")
+        process.arguments = ["-sN", "--unix-socket", socket, "http://localhost/v1/events"]
+            + (lastEventID.map { ["-H", "Last-Event-ID: \($0)"] } ?? [])
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let reading = output.fileHandleForReading
+        Thread { [received] in
+            var pending = Data()
+            while true {
+                let chunk = reading.availableData
+                if chunk.isEmpty { break }
+                let now = ContinuousClock.now
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = pending[pending.startIndex..<newline]
+                    pending.removeSubrange(pending.startIndex...newline)
+                    guard line.starts(with: Data("data: ".utf8)), let verdict = Self.parse(line.dropFirst(6), at: now) else { continue }
+                    received.verdicts.withLock { $0.append(verdict) }
+                }
+            }
+            received.ended.store(true, ordering: .releasing)
+        }.start()
+    }
+
+    private static func parse(_ json: Data, at: ContinuousClock.Instant) -> ObservedVerdict? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any],
+            let state = object["state"] as? String, let reason = object["reason"] as? String,
+            let sequence = (object["sequence"] as? NSNumber)?.uint64Value
+        else { return nil }
+        return ObservedVerdict(at: at, sequence: sequence, state: state, reason: reason, reset: object["reset"] as? Bool ?? false)
+    }
+
+    var all: [ObservedVerdict] { received.verdicts.withLock { $0 } }
+    var latest: ObservedVerdict? { received.verdicts.withLock { $0.last } }
+    var hasEnded: Bool { received.ended.load(ordering: .acquiring) }
+
+    /// The first verdict received at or after `since` that satisfies `predicate`, waiting up to `timeout`.
+    func first(
+        after since: ContinuousClock.Instant, timeout: Duration, where predicate: (ObservedVerdict) -> Bool
+    ) async -> ObservedVerdict? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let found = received.verdicts.withLock({ $0.first { $0.at >= since && predicate($0) } }) { return found }
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Verdict changes received in `[from, to)`: `(connected, disconnected)` moves, leaving `unknown` not counted.
+    func transitions(from: ContinuousClock.Instant, to: ContinuousClock.Instant) -> (restored: Int, lost: Int) {
+        let all = self.all
+        var counts = (restored: 0, lost: 0)
+        for (previous, next) in zip(all, all.dropFirst()) where next.at >= from && next.at < to && !next.reset {
+            guard previous.state != next.state, previous.state != "unknown" else { continue }
+            if next.state == "connected" { counts.restored += 1 } else if next.state == "disconnected" { counts.lost += 1 }
+        }
+        return counts
+    }
+
+    /// Ids that should have arrived and did not: each event's sequence follows the last one's.
+    func sequenceGaps(from: ContinuousClock.Instant = .now - .seconds(100_000), to: ContinuousClock.Instant = .now + .seconds(100_000)) -> Int {
+        let all = self.all
+        var missing = 0
+        for (previous, next) in zip(all, all.dropFirst()) where next.at >= from && next.at < to && !next.reset {
+            if next.sequence > previous.sequence + 1 { missing += Int(next.sequence - previous.sequence - 1) }
+        }
+        return missing
+    }
+
+    /// The verdict in force at `instant`, as this subscriber knew it.
+    func verdict(at instant: ContinuousClock.Instant) -> ObservedVerdict? {
+        received.verdicts.withLock { $0.last { $0.at <= instant } }
+    }
+
+    func stop() async {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let process = self.process
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                process.waitUntilExit()
+                continuation.resume()
+            }.start()
+        }
+    }
+}
