@@ -9,7 +9,9 @@ import Testing
 ///
 /// It runs alone (`swift test --filter FaultMatrix`, after the parallel suite in `scripts/test`) so
 /// that its timings are not those of a machine busy with every other test.
-@Suite("FaultMatrix", .serialized, .enabled(if: MatrixNetwork.isAvailable, "needs root: network namespaces"))
+@Suite(
+    "FaultMatrix", .serialized, .enabled(if: MatrixNetwork.isAvailable, "needs root: network namespaces"),
+    .enabled(if: GRPCFaultServer.isAvailable, "needs grpcio (pip grpcio grpcio-health-checking; scripts/test installs it)"))
 struct FaultMatrix {
     @Test(.timeLimit(.minutes(6)))
     func everyFaultGetsATrueVerdictInTime() async throws {
@@ -24,10 +26,13 @@ struct FaultMatrix {
         do {
             let started = try FaultServer(namespace: network.server)
             server = started
+            let grpc = try GRPCFaultServer(namespace: network.server)
             try await started.waitUntilReady()
-            let matrix = try await MatrixRun(network: network, server: started, directory: directory)
+            try await grpc.waitUntilReady()
+            let matrix = try await MatrixRun(network: network, server: started, grpc: grpc, directory: directory)
             run = matrix
             await linkCases(matrix)
+            await grpcCases(matrix)
             await serverCases(matrix)
             let (falseConnected, falseDisconnected, details) = matrix.accounting()
             for stretch in details {
@@ -58,6 +63,7 @@ struct FaultMatrix {
             await daemon.waitForExit(timeout: .seconds(5))
         }
         await server?.stop()
+        await run?.grpc.kill()
         await network.tearDown()
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -74,7 +80,7 @@ struct FaultMatrix {
         await run.fault("link", "default route removed", reason: "no_route", bound: MatrixRun.linkBound,
             apply: { try await network.ip(in: host, "route", "del", "default") }, restore: { try await network.restoreLink() })
         await run.fault("link", "address removed", reason: "no_address", bound: MatrixRun.linkBound,
-            apply: { try await network.ip(in: host, "addr", "del", "\(MatrixNetwork.hostAddress)/24", "dev", "m0") },
+            apply: { try await network.ip(in: host, "addr", "del", "\(MatrixNetwork.hostAddress)/32", "dev", "m0") },
             restore: { try await network.restoreLink() })
         await run.fault("link", "interface deleted and recreated", reason: "no_link", bound: MatrixRun.linkBound,
             apply: { try await network.ip(in: host, "link", "del", "m0") }, restore: { try await network.createLink() })
@@ -82,6 +88,22 @@ struct FaultMatrix {
             try await network.ipBatch(in: host, (0..<1_000).flatMap { _ in ["link set m0 down", "link set m0 up"] })
             try await network.restoreLink()
         }
+    }
+
+    // MARK: gRPC (watched)
+
+    private func grpcCases(_ run: MatrixRun) async {
+        // The link cases above flapped the link under an open watch: what the server pushes now
+        // must count (the stream was reopened in the new epoch), within a second, long before the
+        // 10 s poll.
+        await run.fault("grpc", "NOT_SERVING pushed after link flaps", reason: "not_serving", bound: MatrixRun.linkBound,
+            apply: { try await run.grpc.set("not_serving") }, restore: { try await run.grpc.set("serving") })
+        await run.fault("grpc", "server killed under watch", reason: "connection_refused", bound: MatrixRun.linkBound,
+            apply: { await run.grpc.kill() },
+            restore: {
+                run.grpc = try GRPCFaultServer(namespace: run.network.server)
+                try await run.grpc.waitUntilReady()
+            })
     }
 
     // MARK: Server
@@ -97,8 +119,7 @@ struct FaultMatrix {
         await run.fault("server", "DNS failure", reason: "dns_failure", bound: MatrixRun.answerBound,
             apply: { try network.setServerNameResolves(false) }, restore: { try network.setServerNameResolves(true) })
         await run.fault("server", "blackhole", reason: "timeout", bound: MatrixRun.silenceBound, restoreBound: MatrixRun.restoreAfterHangBound,
-            apply: { try await network.ip(in: network.host, "neigh", "replace", MatrixNetwork.serverAddress, "lladdr", MatrixNetwork.nowhereMAC, "dev", "m0", "nud", "permanent") },
-            restore: { try await network.ip(in: network.host, "neigh", "del", MatrixNetwork.serverAddress, "dev", "m0") })
+            apply: { try await network.setBlackhole(true) }, restore: { try await network.setBlackhole(false) })
         await run.steady("server", "slow, 1.5 s (under the 2 s deadline)", hold: .seconds(4), apply: { try await server.set("slow 1.5") }, restore: ok)
         await run.fault("server", "slow, 2.5 s (over the 2 s deadline)", reason: "timeout", bound: MatrixRun.silenceBound,
             restoreBound: MatrixRun.restoreAfterHangBound, apply: { try await server.set("slow 2.5") }, restore: ok)

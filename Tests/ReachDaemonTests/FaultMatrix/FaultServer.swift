@@ -4,13 +4,13 @@ import ReachTesting
 /// The matrix's HTTP health server, in the server namespace, whose behaviour the test switches
 /// line by line on its stdin: `ok`, `503`, `garbage`, `stall` (head, then a body that never
 /// comes), `slow SECONDS`, `close` (nothing listens: refused), `open`, `restarting SECONDS`
-/// (closed and reopened every 500 ms, then open). It answers `ack` once the switch is done.
+/// (closed and reopened every 500 ms, down for a random 100–400 ms of each, then open). It answers `ack` once the switch is done.
 final class FaultServer: Sendable {
     static let port = 8080
     private let child: ChildProcess
 
     private static let script = """
-        import socket, sys, threading, time
+        import random, socket, sys, threading, time
         state = {'mode': 'ok', 'delay': 0.0, 'listener': None}
         def serve(c):
             try:
@@ -70,7 +70,8 @@ final class FaultServer: Sendable {
             elif words[0] == 'restarting':
                 end = time.monotonic() + float(words[1])
                 while time.monotonic() < end:
-                    close(); time.sleep(0.25); open_(); time.sleep(0.25)
+                    down = random.uniform(0.1, 0.4)
+                    close(); time.sleep(down); open_(); time.sleep(0.5 - down)
                 open_()
             else:
                 state['mode'] = words[0]

@@ -16,8 +16,9 @@ final class MatrixDaemon: Sendable {
     var isRunning: Bool { child.isRunning }
     var terminationStatus: Int32 { child.terminationStatus }
 
-    /// The configuration every matrix reachd runs: one HTTP target by name, the default cadence
-    /// (1 s) and deadline (2 s), hooks in this directory.
+    /// The configuration every matrix reachd runs: an HTTP target by name with the default cadence
+    /// (1 s) and deadline (2 s); a gRPC target polled only every 10 s but watched, so that what
+    /// it reports within a second came through the watch stream; hooks in this directory.
     static func configuration(directory: String) -> String {
         """
         socket: \(directory)/reachd.sock
@@ -25,6 +26,11 @@ final class MatrixDaemon: Sendable {
         targets:
           - name: server
             url: http://\(MatrixNetwork.serverName):\(FaultServer.port)/health
+          - name: grpc
+            kind: grpc
+            address: \(MatrixNetwork.grpcAddress):\(GRPCFaultServer.port)
+            watch: true
+            interval: 10s
         hooks:
           restored_dir: \(directory)/restored.d
           lost_dir: \(directory)/lost.d

@@ -4,19 +4,24 @@ import Synchronization
 
 /// The fault matrix's network: two namespaces of its own joined by a veth pair.
 ///
-/// `host` is where reachd runs (interface `m0`, 198.51.100.2/24, default route via .1, the server's
-/// name `server.test` in its own `/etc/hosts`, a resolver that answers nothing); `server` is where
-/// the test servers run (interface `m1`, 198.51.100.1/24). Faults are `ip` commands on either side.
+/// `host` is where reachd runs (interface `m0`, 198.51.100.2/32 and a default route via .1 "onlink",
+/// the server's name `server.test` in its own `/etc/hosts`, a resolver that answers nothing);
+/// `server` is where the test servers run (interface `m1`, .1 for HTTP and .3 for gRPC). The host's
+/// address is a /32 so that the servers are reachable only through the default route: removing it
+/// really cuts them off. Faults are `ip` commands on either side.
 /// Everything is removed by name in ``tearDown()``: both namespaces (which takes the veths with
 /// them) and the `/etc/netns` files `ip netns exec` mounts over `/etc`.
 final class MatrixNetwork: Sendable {
     static let ipPath = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
     static let hostAddress = "198.51.100.2"
     static let serverAddress = "198.51.100.1"
+    /// The gRPC server's own address on the same link, so that blackholing the HTTP server's
+    /// address leaves the gRPC server alone.
+    static let grpcAddress = "198.51.100.3"
     static let serverName = "server.test"
-    /// A MAC nobody has: pinning the server's neighbour entry to it makes every packet to the server
-    /// vanish on the wire (the peer drops frames not addressed to it), a true blackhole.
-    static let nowhereMAC = "02:00:5e:00:53:99"
+    /// The server namespace's routing table for the blackhole: a rule sends what the HTTP server's
+    /// address sends through it, and it drops everything, so SYNs arrive and no answer leaves.
+    static let blackholeTable = "100"
 
     /// Whether namespaces can be made here (root with CAP_NET_ADMIN and CAP_SYS_ADMIN).
     static let isAvailable: Bool = {
@@ -54,18 +59,25 @@ final class MatrixNetwork: Sendable {
     func createLink() async throws {
         try await ip(in: host, "link", "add", "m0", "type", "veth", "peer", "name", "m1", "netns", server)
         try await ip(in: server, "addr", "add", "\(Self.serverAddress)/24", "dev", "m1")
+        try await ip(in: server, "addr", "add", "\(Self.grpcAddress)/24", "dev", "m1")
         try await ip(in: server, "link", "set", "m1", "up")
-        try await ip(in: host, "addr", "add", "\(Self.hostAddress)/24", "dev", "m0")
+        try await ip(in: host, "addr", "add", "\(Self.hostAddress)/32", "dev", "m0")
         try await ip(in: host, "link", "set", "m0", "up")
-        try await ip(in: host, "route", "replace", "default", "via", Self.serverAddress, "dev", "m0")
+        try await ip(in: host, "route", "replace", "default", "via", Self.serverAddress, "dev", "m0", "onlink")
+        try await ip(in: server, "route", "replace", "blackhole", "default", "table", Self.blackholeTable)
+    }
+
+    /// Starts or ends the HTTP server's blackhole: packets reach it, its answers vanish.
+    func setBlackhole(_ on: Bool) async throws {
+        try await ip(in: server, "rule", on ? "add" : "del", "from", Self.serverAddress, "lookup", Self.blackholeTable, "pref", "100")
     }
 
     /// Puts back whatever a case took away: the link up on both sides, the address, the default route.
     func restoreLink() async throws {
         try await ip(in: server, "link", "set", "m1", "up")
         try await ip(in: host, "link", "set", "m0", "up")
-        try await ip(in: host, "addr", "replace", "\(Self.hostAddress)/24", "dev", "m0")
-        try await ip(in: host, "route", "replace", "default", "via", Self.serverAddress, "dev", "m0")
+        try await ip(in: host, "addr", "replace", "\(Self.hostAddress)/32", "dev", "m0")
+        try await ip(in: host, "route", "replace", "default", "via", Self.serverAddress, "dev", "m0", "onlink")
     }
 
     /// Writes `server.test` into (or out of) the host namespace's `/etc/hosts`, in place: the file

@@ -21,6 +21,7 @@ final class MatrixRun {
 
     let network: MatrixNetwork
     let server: FaultServer
+    var grpc: GRPCFaultServer
     var daemon: MatrixDaemon
     var observer: VerdictObserver
     var ledger = TruthLedger()
@@ -32,9 +33,10 @@ final class MatrixRun {
     var hookMismatches = 0
     private var runs = 1
 
-    init(network: MatrixNetwork, server: FaultServer, directory: String) async throws {
+    init(network: MatrixNetwork, server: FaultServer, grpc: GRPCFaultServer, directory: String) async throws {
         self.network = network
         self.server = server
+        self.grpc = grpc
         daemon = try MatrixDaemon(directory: directory, network: network, run: 1)
         try await daemon.waitForLog("reachd running")
         try await waitUntil("the unix socket is there", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: directory + "/reachd.sock") }
@@ -64,9 +66,11 @@ final class MatrixRun {
                 row.failure = "at +\(MatrixCase.seconds(bound)) after the fault the verdict was \(observer.latest?.summary ?? "none"), not disconnected/\(reason)"
             }
             try await Task.sleep(for: .milliseconds(300))
+            // The truth is in between while the restoring commands run, and up once they are done.
+            ledger.mark(.unsettled, at: .now, bound: .zero, "\(name): restoring")
+            try await restore()
             ledger.mark(.up, at: .now, bound: restoreBound, "\(name): restored")
             let restoring = ContinuousClock.now
-            try await restore()
             if let back = await observer.first(after: restoring, timeout: restoreBound, where: { $0.state == "connected" }) {
                 row.restored = back.at - restoring
             } else {
@@ -101,6 +105,7 @@ final class MatrixRun {
     /// and by hooks ending on the final state.
     func storm(_ group: String, _ name: String, bound: Duration, _ body: () async throws -> Void) async {
         var row = MatrixCase(group: group, name: name, expected: "ends connected")
+        let hooksBefore = daemon.hookRuns
         let start = ContinuousClock.now
         do {
             ledger.mark(.unsettled, at: start, bound: .zero, name)
@@ -115,6 +120,7 @@ final class MatrixRun {
                 row.failure = "at +\(MatrixCase.seconds(bound)) after the storm the verdict was \(observer.latest?.summary ?? "none")"
             }
             try await Task.sleep(for: .milliseconds(500))
+            await checkHooks(&row, since: start, before: hooksBefore)
             let gaps = observer.sequenceGaps(from: start, to: .now)
             announcedGaps += gaps
             let moves = observer.transitions(from: start, to: .now)
