@@ -33,7 +33,9 @@ struct FaultMatrix {
             run = matrix
             await linkCases(matrix)
             await grpcCases(matrix)
+            let crowd = await crowdArrives(matrix)
             await serverCases(matrix)
+            await crowdLeaves(matrix, crowd)
             let (falseConnected, falseDisconnected, details) = matrix.accounting()
             for stretch in details {
                 Issue.record("\(stretch.label): from +\(MatrixCase.seconds(stretch.at - began)) for \(MatrixCase.seconds(stretch.duration)) the verdict was \(stretch.verdict) while the truth was \(stretch.truth)")
@@ -128,6 +130,62 @@ struct FaultMatrix {
         await run.storm("server", "restarting every 500 ms for 5 s", bound: MatrixRun.restoreBound) {
             try await server.set("restarting 5")
         }
+    }
+
+    // MARK: Subscribers
+
+    /// Memory and subscribers before the crowd, to compare after the server cases.
+    struct CrowdState {
+        var crowd: SubscriberCrowd?
+        var residentKiB: Int
+        var subscribers: Int
+    }
+
+    /// 1,000 event-stream clients come and go, twice: the first round is the warm-up (the
+    /// allocator keeps what it grew to), the second must cost nothing more; one client that never
+    /// reads stays for the server cases.
+    private func crowdArrives(_ run: MatrixRun) async -> CrowdState {
+        var row = MatrixCase(group: "subscribers", name: "1,000 SSE clients come and go, twice", expected: "subscribers and memory back")
+        var state = CrowdState(crowd: nil, residentKiB: run.daemon.residentKiB, subscribers: await run.daemon.subscribers() ?? -1)
+        do {
+            let warmUp = try SubscriberCrowd(socket: run.daemon.socketPath, crowd: 1_000)
+            try await warmUp.waitUntilCrowdIsGone()
+            await warmUp.stop()
+            let baseline = state.subscribers
+            _ = try? await waitUntil("the warm-up's subscriptions end", timeout: .seconds(20)) { await run.daemon.subscribers() ?? -1 <= baseline }
+            let warmedKiB = run.daemon.residentKiB
+            let started = ContinuousClock.now
+            let crowd = try SubscriberCrowd(socket: run.daemon.socketPath, crowd: 1_000)
+            state.crowd = crowd
+            try await crowd.waitUntilCrowdIsGone()
+            row.detected = ContinuousClock.now - started
+            // The vanished ones are noticed when reachd next writes to them (a heartbeat or an event): allow a moment.
+            let expected = baseline + 1
+            let back = (try? await waitUntil("the crowd's subscriptions end", timeout: .seconds(20)) { await run.daemon.subscribers() ?? -1 <= expected }) != nil
+            if !back { row.failure = "reachd_subscribers is \(await run.daemon.subscribers() ?? -1), expected \(expected)" }
+            let warmUpGrowth = warmedKiB - state.residentKiB
+            let growth = run.daemon.residentKiB - warmedKiB
+            state.residentKiB = run.daemon.residentKiB
+            row.expected = "subscribers back to \(expected); RSS +\(warmUpGrowth / 1024) MiB, then +\(growth / 1024) MiB"
+            // The allocator's arenas wander by a few MiB with load; a leak of what the first round
+            // took (about 40 KiB a client) would be tens of MiB.
+            if growth > 16 * 1024 { row.failure = row.failure ?? "the second 1,000 grew RSS by \(growth / 1024) MiB more" }
+        } catch {
+            row.failure = "\(error)"
+        }
+        run.finish(row)
+        return state
+    }
+
+    /// The client that never read held on through every server case: reachd kept publishing to
+    /// everyone else without a gap (the headline's transitions lost) and without growing.
+    private func crowdLeaves(_ run: MatrixRun, _ state: CrowdState) async {
+        var row = MatrixCase(group: "subscribers", name: "an SSE client that never reads", expected: "others lose nothing, memory bounded")
+        let grown = run.daemon.residentKiB - state.residentKiB
+        row.expected = "others lose nothing; RSS +\(grown / 1024) MiB over the server cases"
+        if grown > 8 * 1024 { row.failure = "RSS grew \(grown / 1024) MiB while it did not read" }
+        await state.crowd?.stop()
+        run.finish(row)
     }
 
     // MARK: reachd itself

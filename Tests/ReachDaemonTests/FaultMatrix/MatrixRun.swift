@@ -67,10 +67,10 @@ final class MatrixRun {
             }
             try await Task.sleep(for: .milliseconds(300))
             // The truth is in between while the restoring commands run, and up once they are done.
-            ledger.mark(.unsettled, at: .now, bound: .zero, "\(name): restoring")
+            let restoring = ContinuousClock.now
+            ledger.mark(.unsettled, at: restoring, bound: .zero, "\(name): restoring")
             try await restore()
             ledger.mark(.up, at: .now, bound: restoreBound, "\(name): restored")
-            let restoring = ContinuousClock.now
             if let back = await observer.first(after: restoring, timeout: restoreBound, where: { $0.state == "connected" }) {
                 row.restored = back.at - restoring
             } else {
