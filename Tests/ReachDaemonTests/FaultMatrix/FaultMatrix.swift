@@ -32,6 +32,7 @@ struct FaultMatrix {
             let matrix = try await MatrixRun(network: network, server: started, grpc: grpc, directory: directory)
             run = matrix
             await linkCases(matrix)
+            await forgedNetlink(matrix)
             await grpcCases(matrix)
             let crowd = await crowdArrives(matrix)
             await serverCases(matrix)
@@ -77,19 +78,32 @@ struct FaultMatrix {
         let (host, server) = (network.host, network.server)
         await run.fault("link", "interface down/up", reason: "no_link", bound: MatrixRun.linkBound,
             apply: { try await network.ip(in: host, "link", "set", "m0", "down") }, restore: { try await network.restoreLink() })
-        await run.fault("link", "carrier lost on the peer", reason: "no_link", bound: MatrixRun.linkBound,
-            apply: { try await network.ip(in: server, "link", "set", "m1", "down") }, restore: { try await network.restoreLink() })
+        await run.fault("link", "carrier lost on the peer", reason: "no_link", bound: MatrixRun.carrierBound,
+            restoreBound: MatrixRun.restoreCarrierBound, apply: { try await network.ip(in: server, "link", "set", "m1", "down") }, restore: { try await network.restoreLink() })
         await run.fault("link", "default route removed", reason: "no_route", bound: MatrixRun.linkBound,
             apply: { try await network.ip(in: host, "route", "del", "default") }, restore: { try await network.restoreLink() })
         await run.fault("link", "address removed", reason: "no_address", bound: MatrixRun.linkBound,
             apply: { try await network.ip(in: host, "addr", "del", "\(MatrixNetwork.hostAddress)/32", "dev", "m0") },
             restore: { try await network.restoreLink() })
         await run.fault("link", "interface deleted and recreated", reason: "no_link", bound: MatrixRun.linkBound,
-            apply: { try await network.ip(in: host, "link", "del", "m0") }, restore: { try await network.createLink() })
+            restoreBound: MatrixRun.restoreCarrierBound, apply: { try await network.ip(in: host, "link", "del", "m0") }, restore: { try await network.createLink() })
         await run.storm("link", "1,000-flap storm", bound: MatrixRun.restoreBound) {
             try await network.ipBatch(in: host, (0..<1_000).flatMap { _ in ["link set m0 down", "link set m0 up"] })
             try await network.restoreLink()
         }
+    }
+
+    /// Forged link-down messages and random bytes from a process, straight to reachd's netlink socket.
+    private func forgedNetlink(_ run: MatrixRun) async {
+        var sockets = 0
+        await run.steady("link", "forged and random netlink datagrams from a process", hold: .seconds(1)) {
+            sockets = try await NetlinkForger.send(to: run.daemon, count: 500)
+        } restore: {}
+        guard var row = run.cases.popLast() else { return }
+        row.expected = "connected throughout, \(sockets) socket(s) sent 1,000 datagrams, dropped"
+        if row.passed, sockets == 0 { row.failure = "no netlink socket of reachd found" }
+        if row.passed, !run.daemon.log.contains("Dropped a netlink datagram not sent by the kernel") { row.failure = "reachd did not log the drop" }
+        run.cases.append(row)
     }
 
     // MARK: gRPC (watched)

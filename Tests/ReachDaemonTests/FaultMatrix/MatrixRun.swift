@@ -11,6 +11,10 @@ final class MatrixRun {
     static let slack: Duration = .milliseconds(1_000)
     /// A link fault is reported by the kernel and decided at once.
     static let linkBound: Duration = slack
+    /// Carrier changes reach netlink through the kernel's linkwatch, which holds them up to 1 s
+    /// after the previous one.
+    static let carrierBound: Duration = .seconds(1) + slack
+    static let restoreCarrierBound: Duration = .seconds(1) + interval + slack
     /// A server answering wrongly (503, refused, garbage, DNS) is seen at the next probe.
     static let answerBound: Duration = interval + slack
     /// A server answering nothing is seen when the next probe's deadline passes.
