@@ -24,7 +24,8 @@ struct FaultMatrix {
         var server: FaultServer?
         var run: MatrixRun?
         do {
-            let started = try FaultServer(namespace: network.server)
+            let certificate = try await FaultServer.makeCertificate(in: directory)
+            let started = try FaultServer(namespace: network.server, certificate: certificate)
             server = started
             let grpc = try GRPCFaultServer(namespace: network.server)
             try await started.waitUntilReady()
@@ -205,6 +206,27 @@ struct FaultMatrix {
     // MARK: reachd itself
 
     private func daemonCases(_ run: MatrixRun) async {
+        // A target added by reload whose server's certificate is for another name.
+        let path = run.daemon.configPath
+        let original = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let withTLS = original.replacingOccurrences(of: "targets:\n", with: """
+            targets:
+              - name: tls
+                url: https://\(MatrixNetwork.serverName):\(FaultServer.tlsPort)/health
+                tls:
+                  ca_file: \(run.daemon.directory)/other.pem
+
+            """)
+        await run.fault("server", "TLS name mismatch (target added by reload)", reason: "tls_failure", bound: MatrixRun.answerBound,
+            apply: {
+                try withTLS.write(toFile: path, atomically: true, encoding: .utf8)
+                run.daemon.signal(SIGHUP)
+            },
+            restore: {
+                try original.write(toFile: path, atomically: true, encoding: .utf8)
+                run.daemon.signal(SIGHUP)
+            })
+
         // SIGHUP with a configuration that does not parse: rejected, the old one stays, nothing published.
         var hup = MatrixCase(group: "reachd", name: "SIGHUP with a bad config", expected: "reload_rejected, verdict unchanged")
         do {

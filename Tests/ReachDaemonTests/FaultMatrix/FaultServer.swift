@@ -7,6 +7,8 @@ import ReachTesting
 /// (closed and reopened every 500 ms, down for a random 100–400 ms of each, then open). It answers `ack` once the switch is done.
 final class FaultServer: Sendable {
     static let port = 8080
+    /// An HTTPS server answering 200, with a certificate for another name (`other.test`).
+    static let tlsPort = 8443
     private let child: ChildProcess
 
     private static let script = """
@@ -58,6 +60,18 @@ final class FaultServer: Sendable {
                 s.shutdown(socket.SHUT_RDWR)
                 s.close()
         open_()
+        if len(sys.argv) > 2:
+            import http.server, ssl
+            class Healthy(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    self.send_response(200); self.send_header('Content-Length', '2'); self.end_headers(); self.wfile.write(b'ok')
+                def log_message(self, *args):
+                    pass
+            tls = http.server.ThreadingHTTPServer(('0.0.0.0', \(tlsPort)), Healthy)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(sys.argv[1], sys.argv[2])
+            tls.socket = context.wrap_socket(tls.socket, server_side=True)
+            threading.Thread(target=tls.serve_forever, daemon=True).start()
         print('ready', flush=True)
         for line in sys.stdin:
             words = line.split()
@@ -79,10 +93,23 @@ final class FaultServer: Sendable {
             print('ack', line.strip(), flush=True)
         """
 
-    init(namespace: String) throws {
+    /// - Parameter certificate: A certificate and key (PEM files) for the HTTPS server on ``tlsPort``.
+    init(namespace: String, certificate: (certificate: String, key: String)? = nil) throws {
         child = try ChildProcess(
             "fault-server", executable: MatrixNetwork.ipPath,
-            arguments: ["netns", "exec", namespace, "/usr/bin/env", "python3", "-u", "-c", Self.script])
+            arguments: ["netns", "exec", namespace, "/usr/bin/env", "python3", "-u", "-c", Self.script]
+                + (certificate.map { [$0.certificate, $0.key] } ?? []))
+    }
+
+    /// Makes a self-signed certificate for `other.test` in `directory`; returns its files.
+    static func makeCertificate(in directory: String) async throws -> (certificate: String, key: String) {
+        let (certificate, key) = ("\(directory)/other.pem", "\(directory)/other.key")
+        let result = try await runProgram(
+            "/usr/bin/openssl",
+            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", certificate,
+             "-days", "2", "-subj", "/CN=other.test", "-addext", "subjectAltName=DNS:other.test"])
+        guard result.status == 0 else { throw ChildProcess.Failed(description: "openssl failed: \(result.errors)") }
+        return (certificate, key)
     }
 
     var processIdentifier: Int32 { child.processIdentifier }
