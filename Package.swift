@@ -212,7 +212,7 @@ let package = Package(
         // Uses ReachKit as a program would: a cache-warming callback and an upload queue.
         .executableTarget(
             name: "reachkit-example",
-            dependencies: ["ReachKit", "ReachCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachKit", "ReachCore", "ReachConfig", .product(name: "Logging", package: "swift-log")],
             path: "Examples/ReachKitExample",
             swiftSettings: strict
         ),
@@ -226,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "ReachKitTests",
             dependencies: [
-                "ReachKit", "ReachCore", "ReachConfig", "ReachTesting", "reachd", "queue-drain-helper",
+                "ReachKit", "ReachCore", "ReachConfig", "ReachTesting", "reachd", "queue-drain-helper", "reachkit-example",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -3,7 +3,8 @@
 // returns.
 //
 //   swift run reachkit-example reachd     # follow a local reachd ($REACHD_ENDPOINT or 127.0.0.1:9780)
-//   swift run reachkit-example embedded   # no daemon: watch links and probe in-process
+//   swift run reachkit-example embedded [CONFIG]  # no daemon: watch links and probe in-process, with
+//                                                 # reachd's configuration (CONFIG, $REACHD_CONFIG, or the default)
 //
 // It enqueues one upload every 2 seconds (to "http://127.0.0.1:8080/upload", which it only
 // pretends to send) and prints what happens until Ctrl-C.
@@ -12,6 +13,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import ReachConfig
 import ReachCore
 import ReachKit
 
@@ -31,7 +33,10 @@ let mode = CommandLine.arguments.dropFirst().first ?? "reachd"
 // One line chooses where connectivity comes from; everything below is the same for both.
 let service: any ConnectivityService =
     mode == "embedded"
-    ? try EmbeddedService(logger: logger)
+    ? try EmbeddedService(
+        configuration: Configuration.load(
+            from: .resolve(commandLine: CommandLine.arguments.dropFirst(2).first, environment: ProcessInfo.processInfo.environment)),
+        logger: logger)
     : ReachdService(endpoint: try ReachdEndpoint.resolve(tokenFile: ProcessInfo.processInfo.environment["REACHD_TOKEN_FILE"]), logger: logger)
 
 struct Upload: Codable, Sendable {
@@ -57,7 +62,7 @@ let serviceTask = Task { try await service.run() }
 let queueTask = Task { await uploads.run() }
 let verdictTask = Task {
     for await verdict in service.verdicts() {
-        say("verdict: \(verdict.state.rawValue) (\(verdict.reason)), likely connected: \(service.isLikelyConnected)")
+        say("verdict: \(verdict.state.rawValue) \(verdict.reason.code) (\(verdict.reason)), likely connected: \(service.isLikelyConnected)")
     }
 }
 
