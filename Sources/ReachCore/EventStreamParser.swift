@@ -7,6 +7,7 @@ public struct ServerSentEvent: Sendable, Hashable {
     /// The `data` lines, joined with newlines.
     public var data: String
 
+    /// An event from its fields.
     public init(id: String? = nil, event: String? = nil, data: String) {
         self.id = id
         self.event = event
@@ -32,6 +33,7 @@ public struct EventStreamParser: Sendable {
     private var dataLines: [String] = []
     private var dataBytes = 0
 
+    /// A parser at the start of a body.
     public init() {}
 
     /// Takes the next bytes of the body; returns the events they complete, in order.

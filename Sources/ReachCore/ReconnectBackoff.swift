@@ -5,12 +5,15 @@
 /// ReachKit following reachd's event stream, ReachKit's queue retrying a handler), so that none of
 /// them hammers a dead server and all of them come back quickly.
 public struct ReconnectBackoff: Sendable, Hashable {
+    /// The first wait, and the one after a ``reset()``.
     public let first: Duration
+    /// The cap: waits double up to this and stay there.
     public let longest: Duration
     /// Waits a random 50-100 % of the step, so the many clients of one server do not retry in step.
     public let jitter: Bool
     private var step: Duration
 
+    /// - Precondition: `0 < first <= longest`.
     public init(first: Duration, longest: Duration, jitter: Bool = false) {
         precondition(first > .zero && longest >= first, "backoff needs 0 < first <= longest")
         self.first = first
@@ -25,6 +28,7 @@ public struct ReconnectBackoff: Sendable, Hashable {
         return jitter ? step * Double.random(in: 0.5...1.0) : step
     }
 
+    /// Things work again: the next wait is ``first``.
     public mutating func reset() {
         step = first
     }

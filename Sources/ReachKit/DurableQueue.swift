@@ -23,6 +23,7 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
     /// Delivers one item; returns when it is delivered, throws when it is not.
     public typealias Handler = @Sendable (QueuedItem<Item>) async throws -> Void
 
+    /// Names the queue in its store (one file may hold several), the logs and the metrics.
     public let name: String
     private let store: QueueStore
     private let service: any ConnectivityService

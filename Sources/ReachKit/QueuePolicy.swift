@@ -16,6 +16,7 @@ public struct QueuePolicy: Sendable {
     /// How long an open breaker waits before letting one item through to test the server.
     public var breakerCooldown: Duration
 
+    /// The defaults: one at a time, 8 attempts, 1 s doubling to 5 min, a breaker after 5 failures with a 1-minute cool-down.
     public init(
         concurrency: Int = 1, maxAttempts: Int = 8,
         retry: ReconnectBackoff = ReconnectBackoff(first: .seconds(1), longest: .seconds(300), jitter: true),
@@ -35,6 +36,7 @@ public struct QueuePolicy: Sendable {
 public struct DeliveryFailure: Error, CustomStringConvertible, Sendable {
     /// Whether trying again later may succeed (a timeout, a 503) or never will (a 400, a payload the server rejects).
     public let isRetryable: Bool
+    /// In words, for the logs and the dead letter's `lastError`.
     public let reason: String
 
     /// Try again after the backoff; counts toward the circuit breaker and the item's attempts.
@@ -51,9 +53,11 @@ public struct QueuedItem<Item: Sendable>: Sendable {
     /// The idempotency key it was enqueued with: send it along, so the server can drop a
     /// redelivery (after a crash, at most the items in flight are delivered again).
     public let key: String
+    /// The item as it was enqueued.
     public let item: Item
     /// 1 for the first attempt.
     public let attempt: Int
+    /// When it was enqueued (the first time, for an item retried).
     public let enqueuedAt: WallTime
 }
 

@@ -11,6 +11,7 @@ public struct ReachdEndpoint: Sendable, Hashable {
     /// The bearer token; `nil` when reachd asks for none (its default on loopback and the socket).
     public let token: String?
 
+    /// An endpoint as given; a trailing `/` is dropped.
     public init(base: String, token: String? = nil) {
         var base = base
         while base.count > 1, base.hasSuffix("/") { base.removeLast() }
@@ -51,7 +52,9 @@ public struct ReachdEndpoint: Sendable, Hashable {
 
 /// The token file named for reachd cannot be used.
 public struct ReachdTokenFileError: Error, CustomStringConvertible {
+    /// The token file named.
     public let path: String
+    /// What is wrong with it.
     public let problem: String
 
     public var description: String { "the token file \(path) \(problem)" }

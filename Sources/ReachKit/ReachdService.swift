@@ -37,6 +37,7 @@ public final class ReachdService: ConnectivityService {
         /// How long the event stream may be silent (reachd sends a heartbeat every 15 s) before it counts as broken.
         public var silenceLimit: Duration
 
+        /// The defaults suit a program on the same machine as reachd.
         public init(
             likelyConnectedWindow: Duration = .seconds(5), callbackTimeout: Duration = .seconds(30),
             reconnect: ReconnectBackoff = ReconnectBackoff(first: .milliseconds(250), longest: .seconds(10), jitter: true),
@@ -60,6 +61,7 @@ public final class ReachdService: ConnectivityService {
         var isStreaming = false
     }
 
+    /// Where reachd is followed.
     public let endpoint: ReachdEndpoint
     private let settings: Settings
     private let clock: MonitorClock
@@ -68,6 +70,9 @@ public final class ReachdService: ConnectivityService {
     private let feed: VerdictFanOut
     private let reactions: TransitionReactions
 
+    /// Makes the service; nothing connects until ``run()``, which is called once.
+    /// 
+    /// - Parameter clock: Times reconnects, evidence and callback timeouts (a test clock in tests).
     public init(endpoint: ReachdEndpoint, settings: Settings = Settings(), clock: MonitorClock = .system(), logger: Logger) {
         self.endpoint = endpoint
         self.settings = settings

@@ -30,7 +30,9 @@ public struct ServiceVerdict: Sendable, Hashable {
         }
     }
 
+    /// `connected`, `disconnected`, or `unknown` (starting, or reachd unreachable).
     public var state: ConnectivityState
+    /// Why, with a stable ``Reason/code``.
     public var reason: Reason
     /// When `state` last changed, as the monitor saw it.
     public var since: WallTime
@@ -39,6 +41,7 @@ public struct ServiceVerdict: Sendable, Hashable {
     /// Each target, in configuration order (from reachd: name, kind, health and failure reason only).
     public var targets: [TargetStatus]
 
+    /// A verdict from its parts.
     public init(state: ConnectivityState, reason: Reason, since: WallTime, usableInterfaces: [String] = [], targets: [TargetStatus] = []) {
         self.state = state
         self.reason = reason
@@ -54,6 +57,7 @@ public struct ServiceVerdict: Sendable, Hashable {
             targets: verdict.targets)
     }
 
+    /// Whether the state is `connected`.
     public var isConnected: Bool { state == .connected }
 
     /// The core's verdict for this one, handed to callbacks in their ``ConnectivityTransition``.

@@ -15,7 +15,6 @@ struct EmbeddedServiceTests {
         let directory = try temporaryDirectory("embedded")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let namespace = try await Namespace("embedded")
-        defer { Task { await namespace.delete() } }
         // rd0 is the host's link (address, default route); rd1 holds the server's address.
         try await namespace.ip("link", "set", "lo", "up")
         try await namespace.ip("link", "add", "rd0", "type", "veth", "peer", "name", "rd1")
@@ -74,6 +73,12 @@ struct EmbeddedServiceTests {
         server = try await startServer(in: namespace)
         try await bothSay(.connected, "healthy")
         await server.stop()
+        following.cancel()
+        reachd.signal(SIGKILL)
+        embedded.signal(SIGKILL)
+        await reachd.waitForExit()
+        await embedded.waitForExit()
+        await namespace.delete()
     }
 
     private func startServer(in namespace: Namespace) async throws -> ServerProcess {

@@ -16,7 +16,6 @@ struct ReachdServiceTests {
         let healthPort = try freeLoopbackPort()
         var server = try await HealthServer(port: healthPort)
         let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
-        defer { Task { await reachd.kill() } }
         let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: Self.quickReconnect, logger: .quiet)
         let lost = Collected<ConnectivityTransition>()
         let restored = Collected<ConnectivityTransition>()
@@ -41,6 +40,7 @@ struct ReachdServiceTests {
         #expect(lost.count == 1 && restored.count == 1, "one callback per transition: \(lost.all.count) lost, \(restored.all.count) restored")
         #expect(lost.all.first?.verdict.reason.code == "connection_refused")
         #expect((lost.all.first?.sequence ?? .max) < (restored.all.first?.sequence ?? 0))
+        await reachd.kill()
         await server.stop()
     }
 

@@ -36,6 +36,9 @@ final class HealthServer: Sendable {
         child.signal(SIGKILL)
         await child.waitForExit()
     }
+
+    /// A safety net for a test that ends early: the server must not outlive it.
+    deinit { child.signal(SIGKILL) }
 }
 
 /// reachd as a process, watching a health server on loopback, with its status API on a fixed
@@ -78,4 +81,7 @@ final class LocalReachd: Sendable {
         child.signal(SIGKILL)
         await child.waitForExit()
     }
+
+    /// A safety net for a test that ends early: reachd must not outlive it.
+    deinit { child.signal(SIGKILL) }
 }

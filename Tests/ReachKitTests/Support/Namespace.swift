@@ -1,5 +1,6 @@
 import Foundation
 import ReachTesting
+import Synchronization
 
 /// A throw-away network namespace for the embedded service's test, with `ip` run off the pool.
 /// (ReachLinkTests has a fuller one; this is the little the test needs.)
@@ -25,8 +26,16 @@ final class Namespace: Sendable {
         try await Self.run(["-n", name] + arguments)
     }
 
+    private let isDeleted = Atomic<Bool>(false)
+
     func delete() async {
         _ = try? await runProgram(Self.ip, ["netns", "del", name])
+        isDeleted.store(true, ordering: .relaxed)
+    }
+
+    /// A safety net only: the test deletes it explicitly, off the cooperative pool.
+    deinit {
+        if !isDeleted.load(ordering: .relaxed) { _ = try? runProgramBlocking(Self.ip, ["netns", "del", name]) }
     }
 
     private static func run(_ arguments: [String]) async throws {
