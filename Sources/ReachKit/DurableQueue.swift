@@ -122,7 +122,12 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
 
     // MARK: Draining
 
-    /// Drains when connected, on restoration and when items arrive, until the calling task is cancelled.
+    /// Drains when connected, on restoration and when items arrive, until the calling task is
+    /// cancelled. Call it once.
+    ///
+    /// It drains whenever the verdict is `connected`, including the first one after start (leaving
+    /// `unknown` is no transition, yet the queue should not wait for a loss and a restoration); a
+    /// restoration also closes the circuit breaker.
     public func run() async {
         let restoration = service.onConnectivityRestored(named: "queue \(name)", timeout: nil) { [weak self] _ in
             guard let self else { return }
@@ -135,9 +140,17 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
         }
         await updateMetrics()
         kick()
-        for await _ in kicks.stream {
-            await drain()
-            if Task.isCancelled { break }
+        let verdicts = service.verdicts()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await verdict in verdicts where verdict.isConnected { self.kick() }
+            }
+            group.addTask {
+                for await _ in self.kicks.stream {
+                    await self.drain()
+                    if Task.isCancelled { break }
+                }
+            }
         }
     }
 
@@ -243,6 +256,9 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
                 failure = nil
             } catch let error as DeliveryFailure {
                 failure = error
+            } catch where error is CancellationError || Task.isCancelled {
+                // The queue is stopping: no attempt is counted; the item is delivered at the next start.
+                return
             } catch {
                 failure = .retryable(String(describing: error))
             }

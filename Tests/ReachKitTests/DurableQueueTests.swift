@@ -41,6 +41,24 @@ struct DurableQueueTests {
         try await waitUntil("an empty queue") { (try? await queue.stats().pending) == 0 }
     }
 
+    @Test func itemsQueuedBeforeTheFirstVerdictDrainOnceItIsConnected() async throws {
+        let directory = try temporaryDirectory("first")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let driver = try ServiceDriver()
+        let delivered = Collected<Int>()
+        let queue = DurableQueue<Upload>(
+            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, logger: .quiet
+        ) { delivered.append($0.item.number) }
+        try await queue.enqueue(Upload(number: 7), key: "seven")
+        let running = Task { await queue.run() }
+        defer { running.cancel() }
+        #expect(driver.service.current.state == .unknown)
+        // Leaving `unknown` is no restoration, yet what waits is delivered at once.
+        driver.connect()
+        try await waitUntil("the item delivered") { delivered.count == 1 }
+        #expect(delivered.all == [7])
+    }
+
     @Test func retryableFailuresBackOffExponentiallyWithJitter() async throws {
         let directory = try temporaryDirectory("backoff")
         defer { try? FileManager.default.removeItem(atPath: directory) }
