@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "reachctl", targets: ["reachctl"]),
         .library(name: "ReachCore", targets: ["ReachCore"]),
         .library(name: "ReachLink", targets: ["ReachLink"]),
+        .library(name: "ReachKit", targets: ["ReachKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
@@ -35,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // The pure core: state model, combiner, hub, callbacks. No I/O.
@@ -188,6 +190,58 @@ let package = Package(
                 "ReachSystemd", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strict
+        ),
+        // The library for programs: the connectivity service (reachd-backed or embedded) and a
+        // durable queue that drains on restoration. No HTTP server: the client side only.
+        .target(
+            name: "ReachKit",
+            dependencies: [
+                "ReachCore",
+                "ReachConfig",
+                "ReachLink",
+                "ReachProbes",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
+        // Uses ReachKit as a program would: a cache-warming callback and an upload queue.
+        .executableTarget(
+            name: "reachkit-example",
+            dependencies: ["ReachKit", "ReachCore", "ReachConfig", .product(name: "Logging", package: "swift-log")],
+            path: "Examples/ReachKitExample",
+            swiftSettings: strict
+        ),
+        // Drains a queue in a child process, for the test that kills it mid-drain.
+        .executableTarget(
+            name: "queue-drain-helper",
+            dependencies: ["ReachKit", "ReachCore", "ReachConfig", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/QueueDrainHelper",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachKitTests",
+            dependencies: [
+                "ReachKit", "ReachCore", "ReachConfig", "ReachTesting", "reachd", "queue-drain-helper", "reachkit-example",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        // Prints enqueue and drain throughput (beside a bare SQLite loop) and an idle client's memory.
+        .executableTarget(
+            name: "reachkit-benchmark",
+            dependencies: [
+                "ReachKit", "ReachCore", "ReachConfig",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Benchmarks/ReachKit",
             swiftSettings: strict
         ),
         // Benchmarks print figures; they are not timed tests.

@@ -1,5 +1,3 @@
-import Logging
-
 /// Callbacks and other reactions: registration, and the runs the reaction rule decides (see
 /// <doc:TheReactionRule> and ``ReactionTable``).
 extension ConnectivityMonitor {
@@ -48,60 +46,13 @@ extension ConnectivityMonitor {
         named name: String? = nil, on directions: Set<TransitionDirection>, timeout: Duration?,
         _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
     ) -> CallbackID {
-        state.withLock { $0.reactions.add(name: name, directions: directions, timeout: timeout, body: body) }
+        reactions.add(named: name, on: directions, timeout: timeout, body)
     }
 
     /// Removes a callback or reaction from future transitions; a run already under way continues
     /// to its end. Returns whether it was registered.
     @discardableResult
     public func removeCallback(_ id: CallbackID) -> Bool {
-        state.withLock { $0.reactions.remove(id) }
-    }
-
-    /// Starts the runs that transitions set in motion, and logs reactions found stuck; until `run()` ends.
-    func runCallbacks() async {
-        await withDiscardingTaskGroup { group in
-            for await arrival in arrivals.stream {
-                for stuck in arrival.stuck { log(stuck) }
-                for start in arrival.starts {
-                    group.addTask { await self.react(start) }
-                }
-            }
-        }
-    }
-
-    /// Runs one reaction until nothing more is owed to it: one task per busy reaction, however
-    /// many transitions arrive meanwhile.
-    private func react(_ first: ReactionTable.Start) async {
-        var next: ReactionTable.Start? = first
-        while let start = next {
-            let id = start.reaction.id
-            let ending = await start.reaction.run(for: start.transition, coalesced: start.coalesced, clock: clock) { report in
-                if report.outcome == .timedOut { state.withLock { $0.reactions.markOverdue(id) } }
-                log(report)
-                reports.send(report)
-            }
-            if case .endedLate(let after) = ending {
-                logger.notice(
-                    "\(start.reaction.name) ended \(Int(after.milliseconds)) ms after its run started, past its timeout: it takes transitions again",
-                    metadata: ["callback": "\(start.reaction.name)", "sequence": "\(start.transition.sequence)"])
-            }
-            let finish = state.withLock { $0.reactions.finish(id, stopping: ending == .abandoned || Task.isCancelled) }
-            if let skipped = finish.skipped {
-                log(skipped)
-                reports.send(skipped)
-            }
-            next = finish.next
-        }
-    }
-
-    private func log(_ report: CallbackReport) {
-        logger.log(level: report.logLevel, "\(report.logMessage)", metadata: report.logMetadata)
-    }
-
-    private func log(_ stuck: ReactionTable.Stuck) {
-        logger.warning(
-            "\(stuck.reaction.name) is still running past its timeout: transition #\(stuck.transition.sequence) waits for it to end",
-            metadata: ["callback": "\(stuck.reaction.name)", "sequence": "\(stuck.transition.sequence)"])
+        reactions.remove(id)
     }
 }

@@ -67,7 +67,6 @@ public final class ConnectivityMonitor: Sendable {
         var pendingLinks: LinkSnapshot?
         /// Uptime of the last accepted probe result.
         var lastEvidence: Duration?
-        var reactions = ReactionTable()
         /// The targets as configured now (a reload replaces them).
         var targets: [ProbeTarget]
         var linkSettleWindow: Duration
@@ -79,8 +78,8 @@ public final class ConnectivityMonitor: Sendable {
     let state: Mutex<State>
     private let hub: EventHub
     private let control: Broadcast<ProbeControl>
-    let reports: Broadcast<CallbackReport>
-    let arrivals: (stream: AsyncStream<ReactionTable.Arrival>, continuation: AsyncStream<ReactionTable.Arrival>.Continuation)
+    /// Callbacks, hooks and webhooks, and their runs.
+    let reactions: TransitionReactions
     private let settleRequests: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
 
     public init(configuration: Configuration, clock: MonitorClock, logger: Logger) {
@@ -95,9 +94,7 @@ public final class ConnectivityMonitor: Sendable {
             initial: combiner.verdict, firstSequence: configuration.firstSequence, bufferLimit: configuration.subscriberBufferLimit,
             historyLimit: configuration.historyLimit)
         self.control = Broadcast(initial: combiner.probeControl, bufferLimit: 1)
-        self.reports = Broadcast(initial: nil, bufferLimit: 64)
-        // Unbounded, yet bounded in practice: one small item per transition, taken at once by `run()`.
-        self.arrivals = AsyncStream.makeStream(of: ReactionTable.Arrival.self)
+        self.reactions = TransitionReactions(clock: clock, logger: logger)
         self.settleRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -236,7 +233,7 @@ public final class ConnectivityMonitor: Sendable {
 
     /// Every callback run's outcome, from now on.
     public func callbackReports() -> Subscription<CallbackReport> {
-        reports.subscribe()
+        reactions.callbackReports()
     }
 
     // MARK: Running
@@ -245,13 +242,12 @@ public final class ConnectivityMonitor: Sendable {
     /// every subscription.
     public func run() async {
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.runCallbacks() }
+            group.addTask { await self.reactions.run() }
             group.addTask { await self.applySettledLinks() }
         }
         hub.finish()
         control.finish()
-        reports.finish()
-        arrivals.continuation.finish()
+        reactions.finish()
         settleRequests.continuation.finish()
     }
 
@@ -281,7 +277,7 @@ public final class ConnectivityMonitor: Sendable {
         let event = hub.publish(state.combiner.verdict)
         if let direction = change.transition {
             let transition = ConnectivityTransition(direction: direction, sequence: event.sequence, verdict: event.verdict)
-            arrivals.continuation.yield(state.reactions.arrive(transition))
+            reactions.deliver(transition)
         }
         return Publication(event: event, change: change, previous: previous)
     }

@@ -1,29 +1,4 @@
-/// How long to wait before reconnecting to reachd's event stream: doubling from ``first`` up to
-/// ``longest``, back to ``first`` once events flow again.
-struct ReconnectBackoff: Sendable {
-    let first: Duration
-    let longest: Duration
-    /// Waits a random 50-100 % of the step, so the agents of many sessions do not reconnect in step.
-    let jitter: Bool
-    private var step: Duration
-
-    init(first: Duration, longest: Duration, jitter: Bool = false) {
-        self.first = first
-        self.longest = longest
-        self.jitter = jitter
-        step = first
-    }
-
-    /// The wait before the next attempt; the one after is twice as long, up to ``longest``.
-    mutating func next() -> Duration {
-        defer { step = min(step * 2, longest) }
-        return jitter ? step * Double.random(in: 0.5...1.0) : step
-    }
-
-    mutating func reset() {
-        step = first
-    }
-}
+import ReachCore
 
 extension ReachdClient {
     /// Follows `/v1/events` across breaks: each reconnect resumes after the last event id seen

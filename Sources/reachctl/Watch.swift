@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReachCore
 import ReachServer
 
 extension ReachctlCommand {

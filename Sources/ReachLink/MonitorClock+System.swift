@@ -1,9 +1,15 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ReachCore
 
 extension MonitorClock {
     /// The real clocks: `ContinuousClock` for uptime (it keeps counting through system sleep, so a
     /// verdict's age is honest after a suspend) and the system's real-time clock for wall time.
+    ///
+    /// Here rather than in the core, which reads no system clock; the daemon and ReachKit use it.
     public static func system() -> MonitorClock {
         MonitorClock(ContinuousClock()) {
             var now = timespec()

@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+
+/// The SQLite file that holds durable queues: opened in WAL mode with `synchronous = FULL`, so
+/// that a committed write survives a crash and a power loss, and checked at open.
+///
+/// One store may hold many queues (each ``DurableQueue`` names its own). A file that is not a
+/// database, or fails SQLite's integrity check, is moved aside (`NAME.corrupt-TIMESTAMP`, with its
+/// `-wal` and `-shm`) and reported as ``QueueStoreError/corrupt(path:movedTo:detail:)``: never
+/// overwritten, never a crash. Opening the same path again then starts an empty store.
+public final class QueueStore: Sendable {
+    /// The database file.
+    public let path: String
+    let pool: DatabasePool
+
+    /// Opens (creating it and its directory if need be) the store at `path`, or at
+    /// ``defaultPath(application:environment:)`` for `application`.
+    public init(path: String) throws(QueueStoreError) {
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
+        } catch {
+            throw .unusable(path: path, detail: "cannot create its directory: \(error.localizedDescription)")
+        }
+        var configuration = Configuration()
+        configuration.label = "ReachKit.QueueStore"
+        configuration.prepareDatabase { db in
+            // Every commit reaches the disk before the write returns: what "durable" promises.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            let problems = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            guard problems == ["ok"] else {
+                try? pool.close()
+                throw QueueStoreError.corrupt(path: path, movedTo: try Self.moveAside(path), detail: problems.prefix(3).joined(separator: "; "))
+            }
+            try Self.migrate(pool)
+            self.pool = pool
+        } catch let error as QueueStoreError {
+            throw error
+        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
+            let movedTo: String
+            do { movedTo = try Self.moveAside(path) } catch { throw .unusable(path: path, detail: "\(error)") }
+            throw .corrupt(path: path, movedTo: movedTo, detail: error.message ?? "\(error.resultCode)")
+        } catch let error as DatabaseError {
+            throw .unusable(path: path, detail: error.message ?? "\(error)")
+        } catch {
+            throw .unusable(path: path, detail: "\(error)")
+        }
+    }
+
+    /// Runs `body` in a transaction committed with `synchronous = NORMAL`: for acknowledgements
+    /// (an item delivered, a failure counted). In WAL mode such a commit survives the program being
+    /// killed; only a power loss or kernel crash may undo it, and then the item is delivered again,
+    /// which at-least-once allows. Enqueues keep `FULL`: losing one would lose work.
+    func acknowledge(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
+        try await pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+            try db.inTransaction {
+                try body(db)
+                return .commit
+            }
+        }
+    }
+
+    /// Where a program keeps its queues unless it says otherwise: `$XDG_STATE_HOME/APPLICATION/queue.sqlite`,
+    /// else `~/.local/state/APPLICATION/queue.sqlite` (state that should outlive a restart but is not
+    /// worth a backup, as the XDG base directory specification puts it).
+    public static func defaultPath(application: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
+        return "\(base)/\(application)/queue.sqlite"
+    }
+
+    private static func migrate(_ pool: DatabasePool) throws {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE item (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    queue TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    payload BLOB NOT NULL,
+                    enqueued_at REAL NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    not_before REAL NOT NULL DEFAULT 0,
+                    dead INTEGER NOT NULL DEFAULT 0,
+                    last_error TEXT,
+                    UNIQUE (queue, key)
+                );
+                CREATE INDEX item_pending ON item (queue, dead, id);
+                """)
+        }
+        try migrator.migrate(pool)
+    }
+
+    /// Renames the file and its WAL companions to `PATH.corrupt-SECONDS`; returns the new path.
+    private static func moveAside(_ path: String) throws -> String {
+        let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
+        try FileManager.default.moveItem(atPath: path, toPath: aside)
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try? FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
+        }
+        return aside
+    }
+}
+
+/// A queue store that cannot be used; each case names the file.
+public enum QueueStoreError: Error, CustomStringConvertible {
+    /// The file is not a SQLite database or is damaged; it was renamed to `movedTo` and kept.
+    case corrupt(path: String, movedTo: String, detail: String)
+    /// The file or its directory cannot be opened, read or written.
+    case unusable(path: String, detail: String)
+
+    public var description: String {
+        switch self {
+        case .corrupt(let path, let movedTo, let detail):
+            "the queue database \(path) is corrupt (\(detail)); it was moved aside to \(movedTo) and kept for inspection"
+        case .unusable(let path, let detail):
+            "the queue database \(path) cannot be used: \(detail)"
+        }
+    }
+}

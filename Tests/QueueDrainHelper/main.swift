@@ -1,0 +1,62 @@
+// Drains a durable queue in a process of its own, so that a test can kill it mid-drain.
+//
+//   queue-drain-helper enqueue PATH COUNT   enqueues items 0..<COUNT (keys "item-N"), then exits
+//   queue-drain-helper drain PATH [HANG_AT] prints "start KEY" and "done KEY" around each delivery
+//                                           (which takes 2 ms), then "drained" when nothing is left;
+//                                           deliveries of items from HANG_AT on never end (for a kill)
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import ReachConfig
+import ReachCore
+import ReachKit
+
+/// Writes a line at once (print's buffer would hold it when stdout is a pipe).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    say("usage: queue-drain-helper enqueue PATH COUNT | drain PATH")
+    exit(2)
+}
+let logger = Logger(label: "queue-drain-helper") { _ in SwiftLogNoOpLogHandler() }
+let store = try QueueStore(path: arguments[2])
+let hangAt = arguments.count > 3 && arguments[1] == "drain" ? Int(arguments[3]) ?? .max : .max
+// A target on loopback: the link does not matter, one success makes the service connected.
+let target = ProbeTarget(
+    name: "server", check: .http(HTTPCheck(url: "http://127.0.0.1:1/api/v1/health", endpoint: HostPort(host: "127.0.0.1", port: 1))))
+let service = try EmbeddedService(configuration: Configuration(targets: [target]), logger: logger)
+let queue = DurableQueue<Int>(
+    name: "uploads", store: store, service: service, policy: QueuePolicy(concurrency: 4), logger: logger
+) { delivery in
+    say("start \(delivery.key)")
+    if delivery.item >= hangAt { try await Task.sleep(for: .seconds(3600)) }
+    try await Task.sleep(for: .milliseconds(2))
+    say("done \(delivery.key)")
+}
+
+switch arguments[1] {
+case "enqueue":
+    let count = Int(arguments[3]) ?? 0
+    try await queue.enqueue(contentsOf: (0..<count).map { (key: "item-\($0)", item: $0) })
+    say("enqueued \(count)")
+case "drain":
+    let monitor = service.monitor
+    let running = Task { await monitor.run() }
+    monitor.record(.success("server", latency: .milliseconds(1)), epoch: monitor.probeEpoch)
+    let draining = Task { await queue.run() }
+    while true {
+        let stats = try await queue.stats()
+        if stats.pending == 0, stats.inFlight == 0 { break }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    say("drained")
+    draining.cancel()
+    running.cancel()
+default:
+    exit(2)
+}

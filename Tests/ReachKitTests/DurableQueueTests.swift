@@ -1,0 +1,221 @@
+import Foundation
+import ReachCore
+import ReachKit
+import ReachTesting
+import Synchronization
+import Testing
+
+@Suite("A durable queue")
+struct DurableQueueTests {
+    struct Upload: Codable, Sendable, Equatable {
+        var number: Int
+    }
+
+    @Test func aThousandItemsEnqueuedOfflineDrainInOrderAfterRestoration() async throws {
+        let directory = try temporaryDirectory("order")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let driver = try ServiceDriver()
+        driver.disconnect()
+        let delivered = Collected<Int>()
+        let connectedAtDelivery = Collected<Bool>()
+        let service = driver.service
+        let queue = DurableQueue<Upload>(
+            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: service, logger: .quiet
+        ) { delivery in
+            connectedAtDelivery.append(service.isConnected)
+            delivered.append(delivery.item.number)
+        }
+        let running = Task { await queue.run() }
+        defer { running.cancel() }
+        for batch in 0..<10 {
+            try await queue.enqueue(contentsOf: (0..<100).map { (key: "upload-\(batch * 100 + $0)", item: Upload(number: batch * 100 + $0)) })
+        }
+        #expect(try await queue.enqueue(Upload(number: 0), key: "upload-0") == false, "a key already queued is not queued twice")
+        #expect(try await queue.stats().pending == 1_000)
+        #expect(delivered.count == 0, "nothing is delivered while disconnected")
+
+        driver.connect()
+        try await waitUntil("1,000 deliveries", timeout: .seconds(120)) { delivered.count >= 1_000 }
+        #expect(delivered.all == Array(0..<1_000), "delivered once each, in enqueue order")
+        #expect(!connectedAtDelivery.all.contains(false))
+        try await waitUntil("an empty queue") { (try? await queue.stats().pending) == 0 }
+    }
+
+    @Test func itemsQueuedBeforeTheFirstVerdictDrainOnceItIsConnected() async throws {
+        let directory = try temporaryDirectory("first")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let driver = try ServiceDriver()
+        let delivered = Collected<Int>()
+        let queue = DurableQueue<Upload>(
+            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, logger: .quiet
+        ) { delivered.append($0.item.number) }
+        try await queue.enqueue(Upload(number: 7), key: "seven")
+        let running = Task { await queue.run() }
+        defer { running.cancel() }
+        #expect(driver.service.current.state == .unknown)
+        // Leaving `unknown` is no restoration, yet what waits is delivered at once.
+        driver.connect()
+        try await waitUntil("the item delivered") { delivered.count == 1 }
+        #expect(delivered.all == [7])
+    }
+
+    @Test func retryableFailuresBackOffExponentiallyWithJitter() async throws {
+        let directory = try temporaryDirectory("backoff")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = TestClock()
+        let driver = try ServiceDriver(clock: clock.monitorClock)
+        driver.connect()
+        let attempts = Collected<Duration>()
+        let policy = QueuePolicy(retry: ReconnectBackoff(first: .seconds(1), longest: .seconds(4), jitter: true), breakerThreshold: 100)
+        let queue = DurableQueue<Upload>(
+            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, policy: policy,
+            clock: clock.monitorClock, logger: .quiet
+        ) { delivery in
+            attempts.append(clock.now.offset)
+            if delivery.attempt < 5 { throw DeliveryFailure.retryable("503 from the server") }
+        }
+        let running = Task { await queue.run() }
+        defer { running.cancel() }
+        try await queue.enqueue(Upload(number: 1), key: "one")
+        let step = Duration.milliseconds(50)
+        while attempts.count < 5 {
+            try await waitUntil("a retry timer or the last attempt") { clock.sleeperCount > 0 || attempts.count >= 5 }
+            if attempts.count < 5 { clock.advance(by: step) }
+        }
+        let times = attempts.all
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        // Steps of 1, 2, 4 and 4 s (capped), each waited 50-100 %; the clock moves in 50 ms steps.
+        for (gap, full) in zip(gaps, [1, 2, 4, 4].map { Duration.seconds($0) }) {
+            #expect(gap >= full / 2 && gap <= full + step, "gap \(gap) for a step of \(full): \(gaps)")
+        }
+        try await waitUntil("the item delivered") { (try? await queue.stats().pending) == 0 }
+    }
+
+    @Test func theBreakerOpensAfterConsecutiveFailuresAndClosesOnRestorationOrCooldown() async throws {
+        let directory = try temporaryDirectory("breaker")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = TestClock()
+        let driver = try ServiceDriver(clock: clock.monitorClock)
+        driver.connect()
+        let calls = Collected<Duration>()
+        let healthy = Mutex(false)
+        let policy = QueuePolicy(
+            maxAttempts: 100, retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), breakerThreshold: 3,
+            breakerCooldown: .seconds(60))
+        let queue = DurableQueue<Upload>(
+            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, policy: policy,
+            clock: clock.monitorClock, logger: .quiet
+        ) { _ in
+            calls.append(clock.now.offset)
+            if !healthy.withLock({ $0 }) { throw DeliveryFailure.retryable("server down") }
+        }
+        let running = Task { await queue.run() }
+        defer { running.cancel() }
+        try await queue.enqueue(contentsOf: (0..<3).map { (key: "k\($0)", item: Upload(number: $0)) })
+
+        // Three failures, 10 ms apart, open the breaker.
+        try await advance(clock, until: "three failures") { calls.count >= 3 }
+        try await waitUntil("the breaker open") { (try? await queue.stats().isBreakerOpen) == true }
+        clock.advance(by: .seconds(30))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(calls.count == 3, "an open breaker lets nothing through before its cool-down")
+
+        // A restoration closes it: draining resumes at once, and three more failures open it again.
+        driver.disconnect()
+        driver.connect()
+        try await advance(clock, until: "three more failures") { calls.count >= 6 }
+        try await waitUntil("the breaker open again") { (try? await queue.stats().isBreakerOpen) == true }
+
+        // The cool-down lets one item through; its success closes the breaker and the rest follow.
+        healthy.withLock { $0 = true }
+        let opened = clock.now.offset
+        try await advance(clock, until: "the cool-down's trial", step: .seconds(1)) { calls.count >= 7 }
+        #expect(calls.all[6] - opened >= .seconds(59), "the trial waits out the cool-down")
+        try await waitUntil("every item delivered") { (try? await queue.stats().pending) == 0 }
+        #expect(try await queue.stats().isBreakerOpen == false)
+    }
+
+    @Test func itemsThatFailPermanentlyOrTooOftenBecomeDeadLetters() async throws {
+        let directory = try temporaryDirectory("dead")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = TestClock()
+        let driver = try ServiceDriver(clock: clock.monitorClock)
+        driver.connect()
+        let delivered = Collected<String>()
+        let policy = QueuePolicy(maxAttempts: 3, retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), breakerThreshold: 100)
+        let queue = DurableQueue<Upload>(
+            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, policy: policy,
+            clock: clock.monitorClock, logger: .quiet
+        ) { delivery in
+            switch delivery.key {
+            case "rejected": throw DeliveryFailure.permanent("400: malformed")
+            case "flaky": throw URLError(.timedOut)
+            default: delivered.append(delivery.key)
+            }
+        }
+        let running = Task { await queue.run() }
+        defer { running.cancel() }
+        try await queue.enqueue(contentsOf: [("rejected", Upload(number: 1)), ("flaky", Upload(number: 2)), ("fine", Upload(number: 3))])
+        try await advance(clock, until: "the good item delivered") { delivered.count == 1 }
+        let dead = try await queue.deadLetters()
+        #expect(dead.map(\.key) == ["rejected", "flaky"])
+        #expect(dead.map(\.attempts) == [1, 3], "a permanent failure dies at once, a retryable one after its maximum attempts")
+        #expect(dead.first?.lastError == "400: malformed")
+        #expect(dead.last?.item == Upload(number: 2))
+        let stats = try await queue.stats()
+        #expect(stats.dead == 2 && stats.pending == 0 && stats.inFlight == 0)
+    }
+
+    @Test func aCorruptFileIsAnErrorNamingItAndIsKeptAside() throws {
+        let directory = try temporaryDirectory("corrupt")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = "\(directory)/queue.sqlite"
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: URL(filePath: path))
+        var thrown: QueueStoreError?
+        do { _ = try QueueStore(path: path) } catch { thrown = error }
+        guard case .corrupt(let named, let movedTo, _) = thrown else {
+            Issue.record("expected a corrupt-file error, got \(String(describing: thrown))")
+            return
+        }
+        #expect(named == path)
+        #expect("\(thrown!)".contains(path) && "\(thrown!)".contains(movedTo))
+        #expect(FileManager.default.contents(atPath: movedTo) == garbage, "the bad file is kept as it was")
+        #expect(try QueueStore(path: path).path == path, "opening again starts an empty store")
+    }
+
+    @Test func statsCountPendingAndTellTheOldestAge() async throws {
+        let directory = try temporaryDirectory("stats")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = TestClock()
+        let driver = try ServiceDriver(clock: clock.monitorClock)
+        let queue = DurableQueue<Upload>(
+            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service,
+            clock: clock.monitorClock, logger: .quiet
+        ) { _ in }
+        #expect(try await queue.stats().oldestPendingAge == nil)
+        try await queue.enqueue(Upload(number: 1), key: "a")
+        clock.advance(by: .seconds(90))
+        try await queue.enqueue(Upload(number: 2), key: "b")
+        let stats = try await queue.stats()
+        #expect(stats.pending == 2 && stats.inFlight == 0 && stats.dead == 0)
+        #expect(stats.oldestPendingAge == .seconds(90))
+    }
+}
+
+/// Advances `clock` in `step`s, letting the code under test run between steps, until `condition` holds.
+func advance(
+    _ clock: TestClock, until condition: String, step: Duration = .milliseconds(10), limit: Int = 2_000, _ check: () -> Bool
+) async throws {
+    for _ in 0..<limit {
+        if check() { return }
+        clock.advance(by: step)
+        try await Task.sleep(for: .milliseconds(2))
+    }
+    if !check() { throw NeverHappened(condition: condition) }
+}
+
+struct NeverHappened: Error, CustomStringConvertible {
+    let condition: String
+    var description: String { "never happened: \(condition)" }
+}
