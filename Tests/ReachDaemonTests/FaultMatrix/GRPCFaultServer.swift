@@ -30,8 +30,10 @@ final class GRPCFaultServer: Sendable {
         server.stop(grace=None)
         """
 
-    /// Whether grpcio and its health service can be imported here.
-    static let isAvailable: Bool = (try? runProgramBlocking("/usr/bin/env", ["python3", "-c", "import grpc_health.v1.health"]))?.status == 0
+    /// Whether grpcio and its health service can be imported here (off the cooperative pool).
+    static func isAvailable() async -> Bool {
+        (try? await runProgram("/usr/bin/env", ["python3", "-c", "import grpc_health.v1.health"]))?.status == 0
+    }
 
     init(namespace: String) throws {
         child = try ChildProcess(
