@@ -137,10 +137,10 @@ struct WebhookTests {
     @Test func retryDelaysDoubleFromTheFirstCeilingUpToTheMaximum() async throws {
         let receiver = try await WebhookReceiver(["--never-accept"])
         defer { receiver.stop() }
-        let (first, maximum) = (Duration.milliseconds(100), Duration.milliseconds(400))
+        let (first, maximum) = (Duration.milliseconds(500), Duration.seconds(2))
         var sender = WebhookSender(
             settings: WebhookSettings(
-                name: "paced", url: receiver.url, timeout: .seconds(1), giveUpAfter: .seconds(3), firstRetryDelay: first,
+                name: "paced", url: receiver.url, timeout: .seconds(1), giveUpAfter: .seconds(9), firstRetryDelay: first,
                 maximumRetryDelay: maximum),
             client: HTTPClient(eventLoopGroupProvider: .singleton), observer: nil, logger: logs.logger)
         sender.jitter = { $0 }  // always the ceiling, so the schedule is exact
@@ -151,7 +151,8 @@ struct WebhookTests {
         let ceilings = gaps.indices.map { min(first * (1 << $0), maximum) }
         #expect(gaps.count >= 4, "\(gaps)")
         for (gap, ceiling) in zip(gaps, ceilings) {
-            #expect(gap >= ceiling - .milliseconds(5) && gap < ceiling + .milliseconds(300), "gap \(gap), ceiling \(ceiling)")
+            // Never early; late by at most what a loaded machine adds (well under the next doubling).
+            #expect(gap >= ceiling - .milliseconds(5) && gap < ceiling + .milliseconds(450), "gap \(gap), ceiling \(ceiling)")
         }
     }
 
