@@ -44,7 +44,7 @@ public final class HTTPProber: Prober {
         }
         let plan: HTTPRequestPlan
         do {
-            plan = try self.plan(for: check)
+            plan = try await self.plan(for: check)
         } catch {
             return .failure(target.name, .tlsFailure, phase: .tls, detail: "cannot set up TLS: \(error)", latency: .zero)
         }
@@ -59,16 +59,18 @@ public final class HTTPProber: Prober {
         }
     }
 
-    private func plan(for check: HTTPCheck) throws -> HTTPRequestPlan {
+    private func plan(for check: HTTPCheck) async throws -> HTTPRequestPlan {
         if let plan = plans.withLock({ $0[check] }) { return plan }
-        let plan = try HTTPRequestPlan(check: check) { caFile in try self.tlsContext(caFile: caFile) }
+        let plan = HTTPRequestPlan(check: check, tls: check.isHTTPS ? try await tlsContext(caFile: check.tls.caFile) : nil)
         plans.withLock { $0[check] = plan }
         return plan
     }
 
-    private func tlsContext(caFile: String?) throws -> NIOSSLContext {
+    /// Made on NIO's blocking-I/O pool: reading and parsing the trust store takes long enough to
+    /// stall the cooperative pool's few threads.
+    private func tlsContext(caFile: String?) async throws -> NIOSSLContext {
         if let context = tlsContexts.withLock({ $0[caFile] }) { return context }
-        let context = try HTTPRequestPlan.makeTLSContext(caFile: caFile)
+        let context = try await NIOThreadPool.singleton.runIfActive { try HTTPRequestPlan.makeTLSContext(caFile: caFile) }
         tlsContexts.withLock { $0[caFile] = context }
         return context
     }

@@ -17,8 +17,9 @@ struct HTTPRequestPlan: Sendable {
     /// Whether judging the answer needs its body; other bodies are read and dropped.
     var keepsBody: Bool
 
-    /// - Parameter tlsContext: Makes (or finds) the TLS context for a CA bundle (`nil`: the system store).
-    init(check: HTTPCheck, tlsContext: (String?) throws -> NIOSSLContext) throws {
+    /// - Parameter tls: The TLS context for the check's CA bundle (see ``makeTLSContext(caFile:)``);
+    ///   ignored for plain HTTP.
+    init(check: HTTPCheck, tls: NIOSSLContext?) {
         endpoint = check.endpoint
         keepsBody = check.expectation.needsBody
         let target = Self.requestTarget(of: check.url)
@@ -39,7 +40,7 @@ struct HTTPRequestPlan: Sendable {
         headers.replaceOrAdd(name: "Connection", value: "close")
         head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)
         if check.isHTTPS {
-            tls = try tlsContext(check.tls.caFile)
+            self.tls = tls
             let name = check.tls.serverName ?? check.endpoint.host
             serverHostname = IPAddress(name) == nil ? name : nil
         }
@@ -56,6 +57,8 @@ struct HTTPRequestPlan: Sendable {
     }
 
     /// A client TLS context that trusts the system store, plus `caFile` when given.
+    ///
+    /// Blocking: it reads and parses every trusted certificate. Call it off the cooperative pool.
     static func makeTLSContext(caFile: String?) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeClientConfiguration()
         if let caFile {
