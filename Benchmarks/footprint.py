@@ -21,16 +21,17 @@ import time
 
 
 def ctx_switches(pid):
-    total = 0
+    """Context switches per thread: {tid: voluntary + involuntary}."""
+    counts = {}
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{task}/status") as f:
                 for line in f:
                     if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
-                        total += int(line.split()[1])
+                        counts[task] = counts.get(task, 0) + int(line.split()[1])
         except (FileNotFoundError, ProcessLookupError):
             pass
-    return total
+    return counts
 
 
 def kib(path, key):
@@ -47,10 +48,15 @@ class Watched:
         self.first = None  # (time, switches) after warm-up
         self.last = None
         self.private_dirty = self.hwm = self.anon_at_hwm = self.rss = 0
+        self.per_thread = {}
+        self.switches = 0  # running sum over every thread seen, exited ones included
 
     def sample(self, warmup):
         t = time.monotonic()
-        switches = ctx_switches(self.pid)
+        for tid, count in ctx_switches(self.pid).items():
+            self.switches += count - self.per_thread.get(tid, 0)
+            self.per_thread[tid] = count
+        switches = self.switches
         if t - self.start >= warmup:
             if self.first is None:
                 self.first = (t, switches)
