@@ -75,16 +75,17 @@ let package = Package(
             ],
             exclude: ["health.proto"]
         ),
-        // Health probes: HTTP(S) through AsyncHTTPClient, TCP connect, gRPC health.
+        // Health probes: HTTP(S) on SwiftNIO (NIOHTTP1, NIOSSL), TCP connect, gRPC health.
         .target(
             name: "ReachProbes",
             dependencies: [
                 "ReachCore",
                 "GRPCHealth",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
@@ -111,6 +112,8 @@ let package = Package(
                 "ReachCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -293,6 +296,8 @@ let package = Package(
                 "ReachTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             exclude: ["Servers"],
             swiftSettings: strict

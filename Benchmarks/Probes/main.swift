@@ -1,6 +1,6 @@
 // probe-benchmark: the probe scheduler and probers on real local servers, printing figures.
 //
-//   probe-benchmark cost N SECONDS [fresh|reuse]   CPU-s per 1,000 probes, peak RSS, tick lag
+//   probe-benchmark cost N SECONDS                 CPU-s per 1,000 probes, peak RSS, tick lag
 //   probe-benchmark detection REPS                 healthy → refused / blackhole / restored, to the verdict
 //   probe-benchmark grpc-watch REPS                a watched gRPC server SIGKILLed, to the verdict
 //
@@ -150,9 +150,9 @@ final class Rig: Sendable {
     let recorder = Recorder()
     private let tasks: Mutex<[Task<Void, Never>]> = Mutex([])
 
-    init(targets: [ProbeTarget], policy: HTTPProber.ConnectionPolicy = .fresh) {
+    init(targets: [ProbeTarget]) {
         monitor = ConnectivityMonitor(configuration: .init(targets: targets, linkSettleWindow: .zero), clock: clock, logger: logger)
-        http = HTTPProber(connectionPolicy: policy, logger: logger)
+        http = HTTPProber(logger: logger)
         let prober = ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))
         scheduler = ProbeScheduler(targets: targets, prober: prober, monitor: monitor, clock: clock, observer: recorder)
     }
@@ -184,13 +184,13 @@ final class Rig: Sendable {
     }
 }
 
-func cost(count: Int, seconds: Int, policy: HTTPProber.ConnectionPolicy) async throws {
+func cost(count: Int, seconds: Int) async throws {
     let server = try TargetServer()
     defer { server.child.stop() }
     let targets = (1...count).map { index in
         ProbeTarget(name: "t\(index)", check: .http(HTTPCheck(url: server.url, endpoint: HostPort(host: "127.0.0.1", port: server.port))))
     }
-    let rig = Rig(targets: targets, policy: policy)
+    let rig = Rig(targets: targets)
     note("server on port \(server.port); starting \(count) targets")
     rig.start()
     try await Task.sleep(for: .seconds(3))
@@ -204,10 +204,10 @@ func cost(count: Int, seconds: Int, policy: HTTPProber.ConnectionPolicy) async t
     let figures = rig.recorder.snapshot
     note("measured; stopping")
     await rig.stop()
-    print(String(format: "RESULT cost N=%d policy=%@: %.0f probes/s, %.3f CPU-s per 1,000 probes, %.1f%% of one core, peak RSS %.1f MiB, failed %d, skipped %d",
-                 count, "\(policy)", Double(figures.finished) / elapsed, cpu / Double(max(1, figures.finished)) * 1000, cpu / elapsed * 100,
+    print(String(format: "RESULT cost N=%d: %.0f probes/s, %.3f CPU-s per 1,000 probes, %.1f%% of one core, peak RSS %.1f MiB, failed %d, skipped %d",
+                 count, Double(figures.finished) / elapsed, cpu / Double(max(1, figures.finished)) * 1000, cpu / elapsed * 100,
                  peakRSSMiB(), figures.failed, figures.skipped))
-    print("RESULT cost N=\(count) policy=\(policy): tick lag \(format(figures.lateness))")
+    print("RESULT cost N=\(count): tick lag \(format(figures.lateness))")
 }
 
 func detection(reps: Int) async throws {
@@ -275,13 +275,12 @@ switch arguments.first {
 case "cost":
     let count = Int(arguments.dropFirst().first ?? "") ?? 100
     let seconds = Int(arguments.dropFirst(2).first ?? "") ?? 20
-    let policy: HTTPProber.ConnectionPolicy = arguments.dropFirst(3).first == "reuse" ? .reuse(maximumUses: 100) : .fresh
-    try await cost(count: count, seconds: seconds, policy: policy)
+    try await cost(count: count, seconds: seconds)
 case "detection":
     try await detection(reps: Int(arguments.dropFirst().first ?? "") ?? 20)
 case "grpc-watch":
     try await grpcWatch(reps: Int(arguments.dropFirst().first ?? "") ?? 20)
 default:
-    print("usage: probe-benchmark cost N SECONDS [fresh|reuse] | detection REPS | grpc-watch REPS")
+    print("usage: probe-benchmark cost N SECONDS | detection REPS | grpc-watch REPS")
     exit(2)
 }

@@ -38,7 +38,7 @@ public struct TCPProber: Prober {
             if Task.isCancelled { return .failure(target.name, .cancelled, phase: .connect, latency: elapsed) }
             return ProbeResult(target: target.name, timings: ProbeTimings(connect: elapsed, total: elapsed))
         case .failure(let error):
-            let failure = HTTPFailureClassifier.classify(error, timedOut: false, phase: .connect)
+            let failure = HTTPFailureClassifier.classify(error, phase: .connect)
             return ProbeResult(target: target.name, failure: failure, timings: ProbeTimings(total: elapsed))
         }
     }

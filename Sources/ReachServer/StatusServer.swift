@@ -124,19 +124,19 @@ public struct StatusServer: Sendable {
     public func makeApplication() -> some ApplicationProtocol {
         let address = self.address
         let logger = self.logger
-        return Application(
-            router: makeRouter(),
+        return QuietApplication(
+            responder: makeRouter().buildResponder(),
             server: .http1(configuration: limits.http1),
             configuration: ApplicationConfiguration(
                 address: address.bindAddress,
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections)),
-            onServerRunning: { _ in
+            logger: logger,
+            whenRunning: { _ in
                 guard case .unixSocket(let path) = address else { return }
                 if chmod(path, Self.unixSocketMode) != 0 {
                     logger.warning("could not set the status socket's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
                 }
-            },
-            logger: logger)
+            })
     }
 
     /// The mode of a Unix socket once the server runs: owner and group may connect.

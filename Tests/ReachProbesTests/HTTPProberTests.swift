@@ -70,6 +70,14 @@ final class HTTPProberTests {
         await prober.shutdown()
     }
 
+    @Test func aHandshakeThatNeverEndsTimesOutInTLSNotInConnect() async {
+        let result = await probe(target("https://127.0.0.1:\(server.ports.blackhole)/api/v1/health", timeout: .seconds(1)))
+        #expect(result.failure?.reason == .timeout)
+        #expect(result.failure?.phase == .tls, "connected, then stuck in the handshake")
+        #expect(result.timings.connect != nil)
+        await prober.shutdown()
+    }
+
     @Test func aBodyThatStallsAfterTheHeadTimesOutAtTheDeadline() async {
         let result = await probe(target(server.url("/stall-body")))
         #expect(result.failure?.reason == .timeout)

@@ -1,0 +1,228 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOTLS
+import ReachCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One HTTP(S) probe from connect to close, confined to one event loop: the connection, the
+/// request, the deadline (a task scheduled on that loop) and the verdict all happen there, with no
+/// lock and no hop until the result is handed over.
+///
+/// It moves through the phases it can name in a failure: `connect` (DNS and TCP, both families
+/// raced for `auto`), `tls` (the handshake), `head` (the request is out, waiting for the answer),
+/// `body`. Whatever ends it first (the whole answer, an error, the peer closing, the deadline, a
+/// cancellation) settles ``result``; everything after that is ignored, and the channel is closed
+/// with a reset so that no socket lingers in TIME_WAIT.
+///
+/// `@unchecked Sendable`: its state is touched only on ``loop`` (checked in debug builds); the
+/// reference crosses threads only to schedule work there.
+final class HTTPExchange: @unchecked Sendable {
+    private enum Stage { case connecting, handshaking, awaitingHead, readingBody, done }
+
+    let loop: any EventLoop
+    /// Succeeds exactly once, on ``loop``; never fails.
+    let result: EventLoopPromise<ProbeResult>
+    private let target: ProbeTarget
+    private let check: HTTPCheck
+    private let plan: HTTPRequestPlan
+    private let started = ContinuousClock.now
+    private var stage = Stage.connecting
+    private var channel: (any Channel)?
+    private var deadline: Scheduled<Void>?
+    private var timings = ProbeTimings(total: .zero)
+    private var status = 0
+    private var body = ByteBuffer()
+    private var bodyIsCut = false
+    /// A connection whose handshake ended before the bootstrap reported it as the one connected.
+    private var handshakeEndedEarly: ObjectIdentifier?
+
+    init(target: ProbeTarget, check: HTTPCheck, plan: HTTPRequestPlan, loop: any EventLoop) {
+        self.target = target
+        self.check = check
+        self.plan = plan
+        self.loop = loop
+        self.result = loop.makePromise()
+    }
+
+    private var elapsed: Duration { started.duration(to: .now) }
+
+    /// Arms the deadline and starts connecting. Call on ``loop``.
+    func start() {
+        loop.assertInEventLoop()
+        guard stage != .done else { return }
+        deadline = loop.scheduleTask(in: .init(target.timeout)) { [self] in timedOut() }
+        var bootstrap = ClientBootstrap(group: loop)
+            // Past the deadline: the deadline decides, and names the phase.
+            .connectTimeout(.init(target.timeout + .seconds(1)))
+            .channelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture { try self.configure(channel.pipeline.syncOperations) }
+            }
+        switch target.addressFamily {
+        case .auto: break
+        // Binding to the family's wildcard address makes every attempt of the other family fail.
+        case .ipv4: bootstrap = bootstrap.bind(to: try! SocketAddress(ipAddress: "0.0.0.0", port: 0))
+        case .ipv6: bootstrap = bootstrap.bind(to: try! SocketAddress(ipAddress: "::", port: 0))
+        }
+        bootstrap.connect(host: plan.endpoint.host, port: plan.endpoint.port).whenComplete { [self] outcome in
+            switch outcome {
+            case .success(let channel): connected(channel)
+            case .failure(let error): failed(error)
+            }
+        }
+    }
+
+    /// Ends the probe as cancelled (shutdown, link loss). Call on ``loop``.
+    func cancel() {
+        loop.assertInEventLoop()
+        finish(failure: ProbeFailure(.cancelled, phase: phase))
+    }
+
+    private func configure(_ pipeline: ChannelPipeline.SynchronousOperations) throws {
+        if let tls = plan.tls {
+            try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: plan.serverHostname))
+        }
+        try pipeline.addHTTPClientHandlers()
+        try pipeline.addHandler(HTTPExchangeHandler(exchange: self))
+    }
+
+    private func connected(_ channel: any Channel) {
+        guard stage == .connecting else {
+            channel.close(promise: nil)
+            return
+        }
+        self.channel = channel
+        // Close with a reset, not a FIN: no TIME_WAIT socket left behind every second.
+        _ = (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+        timings.connect = elapsed
+        if plan.tls == nil {
+            sendRequest()
+        } else {
+            stage = .handshaking
+            if handshakeEndedEarly == ObjectIdentifier(channel) { handshakeCompleted(on: channel) }
+        }
+    }
+
+    private func sendRequest() {
+        stage = .awaitingHead
+        channel?.write(HTTPClientRequestPart.head(plan.head), promise: nil)
+        channel?.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+    }
+
+    // MARK: Events from the channel (all on `loop`)
+    //
+    // While `auto` races both families, several connections may exist at once; only the one the
+    // bootstrap reported as connected speaks for the probe, and the others' events are ignored.
+
+    func handshakeCompleted(on channel: any Channel) {
+        if stage == .connecting { handshakeEndedEarly = ObjectIdentifier(channel) }
+        guard stage == .handshaking, channel === self.channel else { return }
+        timings.tls = elapsed
+        sendRequest()
+    }
+
+    func received(_ part: HTTPClientResponsePart, on channel: any Channel) {
+        guard channel === self.channel else { return }
+        switch part {
+        case .head(let head):
+            guard stage == .awaitingHead else { return }
+            // An informational answer (100 Continue, 103 Early Hints) is not the answer.
+            if head.status.code >= 100, head.status.code < 200, head.status != .switchingProtocols { return }
+            timings.firstByte = elapsed
+            status = Int(head.status.code)
+            stage = .readingBody
+        case .body(var part):
+            guard stage == .readingBody, plan.keepsBody else { return }
+            let room = HTTPProber.bodyLimit - body.readableBytes
+            if room > 0, let slice = part.readSlice(length: min(room, part.readableBytes)) {
+                body.writeImmutableBuffer(slice)
+            }
+            if part.readableBytes > 0 { bodyIsCut = true }
+        case .end:
+            guard stage == .readingBody else { return }
+            timings.total = elapsed
+            settle(HTTPProber.judge(status: status, body: body, bodyIsCut: bodyIsCut, check: check, target: target.name, timings: timings))
+        }
+    }
+
+    func failed(_ error: any Error, on channel: any Channel) {
+        guard channel === self.channel else { return }
+        failed(error)
+    }
+
+    private func failed(_ error: any Error) {
+        // A server that closes a TLS connection without close_notify after a complete answer:
+        // the answer is whole, and the HTTP decoder is about to end it.
+        if stage == .readingBody, let error = error as? NIOSSLError, case .uncleanShutdown = error { return }
+        finish(failure: HTTPFailureClassifier.classify(error, phase: phase))
+    }
+
+    func closed(_ channel: any Channel) {
+        guard channel === self.channel else { return }
+        finish(failure: ProbeFailure(.connectionReset, phase: phase, detail: "the server closed the connection before answering"))
+    }
+
+    private func timedOut() {
+        let phase = self.phase
+        finish(failure: ProbeFailure(.timeout, phase: phase, detail: "no complete answer before the deadline (stuck in \(phase.rawValue))"))
+    }
+
+    private var phase: ProbePhase {
+        switch stage {
+        case .connecting, .done: .connect
+        case .handshaking: .tls
+        case .awaitingHead: .head
+        case .readingBody: .body
+        }
+    }
+
+    private func finish(failure: ProbeFailure) {
+        timings.total = elapsed
+        settle(ProbeResult(target: target.name, failure: failure, timings: timings))
+    }
+
+    private func settle(_ outcome: ProbeResult) {
+        guard stage != .done else { return }
+        stage = .done
+        deadline?.cancel()
+        channel?.close(promise: nil)
+        channel = nil
+        result.succeed(outcome)
+    }
+}
+
+/// Hands what one connection sees to its ``HTTPExchange``: the TLS handshake's end, the answer's
+/// parts, errors and the close.
+final class HTTPExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+
+    private let exchange: HTTPExchange
+
+    init(exchange: HTTPExchange) {
+        self.exchange = exchange
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        exchange.received(Self.unwrapInboundIn(data), on: context.channel)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            exchange.handshakeCompleted(on: context.channel)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        exchange.failed(error, on: context.channel)
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        exchange.closed(context.channel)
+    }
+}

@@ -1,0 +1,69 @@
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import ReachCore
+
+/// Everything a check's probes send, worked out once: where to connect, the request head, and the
+/// TLS context. Parsing the URL and loading a CA bundle each second would cost more than the probe.
+struct HTTPRequestPlan: Sendable {
+    /// Where to connect: the URL's host (a name or an address) and port.
+    var endpoint: HostPort
+    var head: HTTPRequestHead
+    /// `nil` for plain HTTP.
+    var tls: NIOSSLContext?
+    /// The name sent in SNI and checked against the certificate; `nil` for an address, whose
+    /// certificate is checked against the address itself.
+    var serverHostname: String?
+    /// Whether judging the answer needs its body; other bodies are read and dropped.
+    var keepsBody: Bool
+
+    /// - Parameter tls: The TLS context for the check's CA bundle (see ``makeTLSContext(caFile:)``);
+    ///   ignored for plain HTTP.
+    init(check: HTTPCheck, tls: NIOSSLContext?) {
+        endpoint = check.endpoint
+        keepsBody = check.expectation.needsBody
+        let target = Self.requestTarget(of: check.url)
+        var headers = HTTPHeaders()
+        let hostName = check.tls.serverName ?? check.endpoint.host
+        let defaultPort = check.isHTTPS ? 443 : 80
+        let bracketed = hostName.contains(":") ? "[\(hostName)]" : hostName
+        headers.add(name: "Host", value: check.endpoint.port == defaultPort ? bracketed : "\(bracketed):\(check.endpoint.port)")
+        headers.add(name: "User-Agent", value: "reachd/\(ReachVersion.current)")
+        for field in check.headers {
+            headers.add(name: field.name, value: field.value)
+        }
+        if let token = check.bearerToken {
+            headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token.revealed)")
+        }
+        // One request per connection: every probe proves the whole path (DNS, connect, TLS), and
+        // the server, closing first, keeps the TIME_WAIT.
+        headers.replaceOrAdd(name: "Connection", value: "close")
+        head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)
+        if check.isHTTPS {
+            self.tls = tls
+            let name = check.tls.serverName ?? check.endpoint.host
+            serverHostname = IPAddress(name) == nil ? name : nil
+        }
+    }
+
+    /// The path and query of `url` (`/` when it has none); a fragment is never sent.
+    static func requestTarget(of url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return "/" }
+        let rest = url[schemeEnd.upperBound...]
+        guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+        var target = rest[start...]
+        if let fragment = target.firstIndex(of: "#") { target = target[..<fragment] }
+        return target.first == "?" ? "/" + String(target) : String(target)
+    }
+
+    /// A client TLS context that trusts the system store, plus `caFile` when given.
+    ///
+    /// Blocking: it reads and parses every trusted certificate. Call it off the cooperative pool.
+    static func makeTLSContext(caFile: String?) throws -> NIOSSLContext {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let caFile {
+            configuration.additionalTrustRoots = [.file(caFile)]
+        }
+        return try NIOSSLContext(configuration: configuration)
+    }
+}
