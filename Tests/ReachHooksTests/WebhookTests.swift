@@ -188,7 +188,7 @@ struct WebhookTests {
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         let port = Int(UInt16(bigEndian: address.sin_port))
         let settings = WebhookSettings(
-            name: "silent", url: "http://127.0.0.1:\(port)/", timeout: .milliseconds(300), giveUpAfter: .seconds(1),
+            name: "silent", url: "http://127.0.0.1:\(port)/", timeout: .milliseconds(300), giveUpAfter: .seconds(2),
             firstRetryDelay: .milliseconds(50), maximumRetryDelay: .milliseconds(100))
         let started = ContinuousClock.now
         try await withClient { client in
