@@ -25,12 +25,11 @@ public final class QueueStore: Sendable {
         }
         var configuration = Configuration()
         configuration.label = "ReachKit.QueueStore"
-        configuration.prepareDatabase { db in
-            // Every commit reaches the disk before the write returns: what "durable" promises.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         do {
             let pool = try DatabasePool(path: path, configuration: configuration)
+            // Every commit reaches the disk before the write returns: what "durable" promises.
+            // (GRDB opens its WAL writer with NORMAL, which a power loss may undo.)
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             let problems = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
             guard problems == ["ok"] else {
                 try? pool.close()

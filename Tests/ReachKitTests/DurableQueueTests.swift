@@ -1,6 +1,7 @@
 import Foundation
+import GRDB
 import ReachCore
-import ReachKit
+@testable import ReachKit
 import ReachTesting
 import Synchronization
 import Testing
@@ -218,4 +219,18 @@ func advance(
 struct NeverHappened: Error, CustomStringConvertible {
     let condition: String
     var description: String { "never happened: \(condition)" }
+}
+
+@Suite("A queue store")
+struct QueueStoreTests {
+    @Test func enqueuesCommitWithFullSynchronousWrites() async throws {
+        let directory = try temporaryDirectory("sync")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try QueueStore(path: "\(directory)/queue.sqlite")
+        // 2 is FULL: each commit syncs the WAL before it returns.
+        #expect(try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
+        try await store.acknowledge { _ in }
+        #expect(try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2, "acknowledgements set it back")
+        #expect(try await store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+    }
 }
