@@ -3,6 +3,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachKit
+import ReachKitEmbedded
 import ReachTesting
 import Synchronization
 
