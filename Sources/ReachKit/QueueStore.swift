@@ -13,8 +13,11 @@ public final class QueueStore: Sendable {
     public let path: String
     let pool: DatabasePool
 
-    /// Opens (creating it and its directory if need be) the store at `path`, or at
-    /// ``defaultPath(application:environment:)`` for `application`.
+    /// Opens (creating it and its directory if need be) the store at `path`, for example
+    /// ``defaultPath(application:environment:)``.
+    ///
+    /// It creates, checks and migrates the file with synchronous disk writes: call it at start-up,
+    /// or off Swift's cooperative pool, not from a task that others wait on.
     public init(path: String) throws(QueueStoreError) {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent

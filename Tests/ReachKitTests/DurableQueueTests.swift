@@ -21,7 +21,7 @@ struct DurableQueueTests {
         let connectedAtDelivery = Collected<Bool>()
         let service = driver.service
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: service, logger: .quiet
+            name: "uploads", store: try await openStore("\(directory)/queue.sqlite"), service: service, logger: .quiet
         ) { delivery in
             connectedAtDelivery.append(service.isConnected)
             delivered.append(delivery.item.number)
@@ -48,7 +48,7 @@ struct DurableQueueTests {
         let driver = try ServiceDriver()
         let delivered = Collected<Int>()
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, logger: .quiet
+            name: "uploads", store: try await openStore("\(directory)/queue.sqlite"), service: driver.service, logger: .quiet
         ) { delivered.append($0.item.number) }
         try await queue.enqueue(Upload(number: 7), key: "seven")
         let running = Task { await queue.run() }
@@ -69,7 +69,7 @@ struct DurableQueueTests {
         let attempts = Collected<Duration>()
         let policy = QueuePolicy(retry: ReconnectBackoff(first: .seconds(1), longest: .seconds(4), jitter: true), breakerThreshold: 100)
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, policy: policy,
+            name: "uploads", store: try await openStore("\(directory)/queue.sqlite"), service: driver.service, policy: policy,
             clock: clock.monitorClock, logger: .quiet
         ) { delivery in
             attempts.append(clock.now.offset)
@@ -104,7 +104,7 @@ struct DurableQueueTests {
             maxAttempts: 100, retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), breakerThreshold: 3,
             breakerCooldown: .seconds(60))
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, policy: policy,
+            name: "uploads", store: try await openStore("\(directory)/queue.sqlite"), service: driver.service, policy: policy,
             clock: clock.monitorClock, logger: .quiet
         ) { _ in
             calls.append(clock.now.offset)
@@ -145,7 +145,7 @@ struct DurableQueueTests {
         let delivered = Collected<String>()
         let policy = QueuePolicy(maxAttempts: 3, retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), breakerThreshold: 100)
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, policy: policy,
+            name: "uploads", store: try await openStore("\(directory)/queue.sqlite"), service: driver.service, policy: policy,
             clock: clock.monitorClock, logger: .quiet
         ) { delivery in
             switch delivery.key {
@@ -167,14 +167,14 @@ struct DurableQueueTests {
         #expect(stats.dead == 2 && stats.pending == 0 && stats.inFlight == 0)
     }
 
-    @Test func aCorruptFileIsAnErrorNamingItAndIsKeptAside() throws {
+    @Test func aCorruptFileIsAnErrorNamingItAndIsKeptAside() async throws {
         let directory = try temporaryDirectory("corrupt")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = "\(directory)/queue.sqlite"
         let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         try garbage.write(to: URL(filePath: path))
         var thrown: QueueStoreError?
-        do { _ = try QueueStore(path: path) } catch { thrown = error }
+        do { _ = try await openStore(path) } catch let error as QueueStoreError { thrown = error }
         guard case .corrupt(let named, let movedTo, _) = thrown else {
             Issue.record("expected a corrupt-file error, got \(String(describing: thrown))")
             return
@@ -182,7 +182,7 @@ struct DurableQueueTests {
         #expect(named == path)
         #expect("\(thrown!)".contains(path) && "\(thrown!)".contains(movedTo))
         #expect(FileManager.default.contents(atPath: movedTo) == garbage, "the bad file is kept as it was")
-        #expect(try QueueStore(path: path).path == path, "opening again starts an empty store")
+        #expect(try await openStore(path).path == path, "opening again starts an empty store")
     }
 
     @Test func statsCountPendingAndTellTheOldestAge() async throws {
@@ -191,7 +191,7 @@ struct DurableQueueTests {
         let clock = TestClock()
         let driver = try ServiceDriver(clock: clock.monitorClock)
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service,
+            name: "uploads", store: try await openStore("\(directory)/queue.sqlite"), service: driver.service,
             clock: clock.monitorClock, logger: .quiet
         ) { _ in }
         #expect(try await queue.stats().oldestPendingAge == nil)
@@ -226,7 +226,7 @@ struct QueueStoreTests {
     @Test func enqueuesCommitWithFullSynchronousWrites() async throws {
         let directory = try temporaryDirectory("sync")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try QueueStore(path: "\(directory)/queue.sqlite")
+        let store = try await openStore("\(directory)/queue.sqlite")
         // 2 is FULL: each commit syncs the WAL before it returns.
         #expect(try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
         try await store.acknowledge { _ in }

@@ -42,3 +42,9 @@ final class Collected<Value: Sendable>: Sendable {
     var all: [Value] { values.withLock { $0 } }
     var count: Int { values.withLock { $0.count } }
 }
+
+/// Opens a queue store off the cooperative pool: opening a SQLite file creates, checks and
+/// migrates it with synchronous disk writes, which must not hold one of the pool's few threads.
+func openStore(_ path: String) async throws -> QueueStore {
+    try await offPool { Result { try QueueStore(path: path) } }.get()
+}
