@@ -53,6 +53,13 @@ public final class QueueStore: Sendable {
         }
     }
 
+    /// Closes the file, checkpointing its write-ahead log into it: synchronous disk work, like
+    /// opening, so call it off the cooperative pool. Without it the last release of the store
+    /// closes it, on whatever thread that happens.
+    public func close() throws {
+        try pool.close()
+    }
+
     /// Runs `body` in a transaction committed with `synchronous = NORMAL`: for acknowledgements
     /// (an item delivered, a failure counted). In WAL mode such a commit survives the program being
     /// killed; only a power loss or kernel crash may undo it, and then the item is delivered again,

@@ -20,8 +20,9 @@ struct DurableQueueTests {
         let delivered = Collected<Int>()
         let connectedAtDelivery = Collected<Bool>()
         let service = driver.service
+        let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try await openStore("\(directory)/queue.sqlite"), service: service, logger: .quiet
+            name: "uploads", store: store, service: service, logger: .quiet
         ) { delivery in
             connectedAtDelivery.append(service.isConnected)
             delivered.append(delivery.item.number)
@@ -40,6 +41,9 @@ struct DurableQueueTests {
         #expect(delivered.all == Array(0..<1_000), "delivered once each, in enqueue order")
         #expect(!connectedAtDelivery.all.contains(false))
         try await waitUntil("an empty queue") { (try? await queue.stats().pending) == 0 }
+        running.cancel()
+        await running.value
+        await closeStore(store)
     }
 
     @Test func itemsQueuedBeforeTheFirstVerdictDrainOnceItIsConnected() async throws {
@@ -47,8 +51,9 @@ struct DurableQueueTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let driver = try ServiceDriver()
         let delivered = Collected<Int>()
+        let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try await openStore("\(directory)/queue.sqlite"), service: driver.service, logger: .quiet
+            name: "uploads", store: store, service: driver.service, logger: .quiet
         ) { delivered.append($0.item.number) }
         try await queue.enqueue(Upload(number: 7), key: "seven")
         let running = Task { await queue.run() }
@@ -58,6 +63,9 @@ struct DurableQueueTests {
         driver.connect()
         try await waitUntil("the item delivered") { delivered.count == 1 }
         #expect(delivered.all == [7])
+        running.cancel()
+        await running.value
+        await closeStore(store)
     }
 
     @Test func retryableFailuresBackOffExponentiallyWithJitter() async throws {
@@ -68,8 +76,9 @@ struct DurableQueueTests {
         driver.connect()
         let attempts = Collected<Duration>()
         let policy = QueuePolicy(retry: ReconnectBackoff(first: .seconds(1), longest: .seconds(4), jitter: true), breakerThreshold: 100)
+        let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try await openStore("\(directory)/queue.sqlite"), service: driver.service, policy: policy,
+            name: "uploads", store: store, service: driver.service, policy: policy,
             clock: clock.monitorClock, logger: .quiet
         ) { delivery in
             attempts.append(clock.now.offset)
@@ -90,6 +99,9 @@ struct DurableQueueTests {
             #expect(gap >= full / 2 && gap <= full + step, "gap \(gap) for a step of \(full): \(gaps)")
         }
         try await waitUntil("the item delivered") { (try? await queue.stats().pending) == 0 }
+        running.cancel()
+        await running.value
+        await closeStore(store)
     }
 
     @Test func theBreakerOpensAfterConsecutiveFailuresAndClosesOnRestorationOrCooldown() async throws {
@@ -103,8 +115,9 @@ struct DurableQueueTests {
         let policy = QueuePolicy(
             maxAttempts: 100, retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), breakerThreshold: 3,
             breakerCooldown: .seconds(60))
+        let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try await openStore("\(directory)/queue.sqlite"), service: driver.service, policy: policy,
+            name: "uploads", store: store, service: driver.service, policy: policy,
             clock: clock.monitorClock, logger: .quiet
         ) { _ in
             calls.append(clock.now.offset)
@@ -134,6 +147,9 @@ struct DurableQueueTests {
         #expect(calls.all[6] - opened >= .seconds(59), "the trial waits out the cool-down")
         try await waitUntil("every item delivered") { (try? await queue.stats().pending) == 0 }
         #expect(try await queue.stats().isBreakerOpen == false)
+        running.cancel()
+        await running.value
+        await closeStore(store)
     }
 
     @Test func itemsThatFailPermanentlyOrTooOftenBecomeDeadLetters() async throws {
@@ -144,8 +160,9 @@ struct DurableQueueTests {
         driver.connect()
         let delivered = Collected<String>()
         let policy = QueuePolicy(maxAttempts: 3, retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), breakerThreshold: 100)
+        let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try await openStore("\(directory)/queue.sqlite"), service: driver.service, policy: policy,
+            name: "uploads", store: store, service: driver.service, policy: policy,
             clock: clock.monitorClock, logger: .quiet
         ) { delivery in
             switch delivery.key {
@@ -165,6 +182,9 @@ struct DurableQueueTests {
         #expect(dead.last?.item == Upload(number: 2))
         let stats = try await queue.stats()
         #expect(stats.dead == 2 && stats.pending == 0 && stats.inFlight == 0)
+        running.cancel()
+        await running.value
+        await closeStore(store)
     }
 
     @Test func aCorruptFileIsAnErrorNamingItAndIsKeptAside() async throws {
@@ -182,7 +202,9 @@ struct DurableQueueTests {
         #expect(named == path)
         #expect("\(thrown!)".contains(path) && "\(thrown!)".contains(movedTo))
         #expect(FileManager.default.contents(atPath: movedTo) == garbage, "the bad file is kept as it was")
-        #expect(try await openStore(path).path == path, "opening again starts an empty store")
+        let reopened = try await openStore(path)
+        #expect(reopened.path == path, "opening again starts an empty store")
+        await closeStore(reopened)
     }
 
     @Test func statsCountPendingAndTellTheOldestAge() async throws {
@@ -190,8 +212,9 @@ struct DurableQueueTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let clock = TestClock()
         let driver = try ServiceDriver(clock: clock.monitorClock)
+        let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try await openStore("\(directory)/queue.sqlite"), service: driver.service,
+            name: "uploads", store: store, service: driver.service,
             clock: clock.monitorClock, logger: .quiet
         ) { _ in }
         #expect(try await queue.stats().oldestPendingAge == nil)
@@ -201,6 +224,7 @@ struct DurableQueueTests {
         let stats = try await queue.stats()
         #expect(stats.pending == 2 && stats.inFlight == 0 && stats.dead == 0)
         #expect(stats.oldestPendingAge == .seconds(90))
+        await closeStore(store)
     }
 }
 
@@ -232,5 +256,6 @@ struct QueueStoreTests {
         try await store.acknowledge { _ in }
         #expect(try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2, "acknowledgements set it back")
         #expect(try await store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+        await closeStore(store)
     }
 }

@@ -48,3 +48,8 @@ final class Collected<Value: Sendable>: Sendable {
 func openStore(_ path: String) async throws -> QueueStore {
     try await offPool { Result { try QueueStore(path: path) } }.get()
 }
+
+/// Closes a queue store off the cooperative pool: closing checkpoints the WAL with synced writes.
+func closeStore(_ store: QueueStore) async {
+    await offPool { try? store.close() }
+}
