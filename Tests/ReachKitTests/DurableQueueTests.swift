@@ -6,7 +6,7 @@ import ReachTesting
 import Synchronization
 import Testing
 
-@Suite("A durable queue")
+@Suite("A durable queue", .serialized)
 struct DurableQueueTests {
     struct Upload: Codable, Sendable, Equatable {
         var number: Int
