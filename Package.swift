@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ReachCore", targets: ["ReachCore"]),
         .library(name: "ReachLink", targets: ["ReachLink"]),
         .library(name: "ReachKit", targets: ["ReachKit"]),
+        .library(name: "ReachKitEmbedded", targets: ["ReachKitEmbedded"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
@@ -195,15 +196,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The library for programs: the connectivity service (reachd-backed or embedded) and a
-        // durable queue that drains on restoration. No HTTP server: the client side only.
+        // The library for programs: the connectivity service backed by reachd and a durable queue
+        // that drains on restoration. Small on purpose: no server, no probers, no YAML (ReachLink
+        // only for the system clock; it links no more than a netlink reader).
         .target(
             name: "ReachKit",
             dependencies: [
                 "ReachCore",
-                "ReachConfig",
                 "ReachLink",
-                "ReachProbes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -212,24 +212,33 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The same service for hosts without reachd: the daemon's monitor, netlink and probers in-process.
+        .target(
+            name: "ReachKitEmbedded",
+            dependencies: [
+                "ReachKit", "ReachCore", "ReachConfig", "ReachLink", "ReachProbes",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Uses ReachKit as a program would: a cache-warming callback and an upload queue.
         .executableTarget(
             name: "reachkit-example",
-            dependencies: ["ReachKit", "ReachCore", "ReachConfig", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig", .product(name: "Logging", package: "swift-log")],
             path: "Examples/ReachKitExample",
             swiftSettings: strict
         ),
         // Drains a queue in a child process, for the test that kills it mid-drain.
         .executableTarget(
             name: "queue-drain-helper",
-            dependencies: ["ReachKit", "ReachCore", "ReachConfig", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig", .product(name: "Logging", package: "swift-log")],
             path: "Tests/QueueDrainHelper",
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReachKitTests",
             dependencies: [
-                "ReachKit", "ReachCore", "ReachConfig", "ReachTesting", "reachd", "queue-drain-helper", "reachkit-example",
+                "ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig", "ReachTesting", "reachd", "queue-drain-helper", "reachkit-example",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -239,12 +248,19 @@ let package = Package(
         .executableTarget(
             name: "reachkit-benchmark",
             dependencies: [
-                "ReachKit", "ReachCore", "ReachConfig",
+                "ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Benchmarks/ReachKit",
+            swiftSettings: strict
+        ),
+        // An idle program following reachd with ReachKit alone: what it costs in memory.
+        .executableTarget(
+            name: "reachkit-idle-client",
+            dependencies: ["ReachKit", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/ReachKitIdleClient",
             swiftSettings: strict
         ),
         // Benchmarks print figures; they are not timed tests.

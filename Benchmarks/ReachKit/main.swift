@@ -1,10 +1,9 @@
 // ReachKit's figures: durable enqueue throughput beside a bare SQLite insert-and-commit loop with
 // the same durability (WAL, synchronous=FULL) on the same disk in the same run, batched enqueues,
-// drain throughput against a local HTTP server, and an idle reachd-backed client's memory.
+// and drain throughput against a local HTTP server. (reachkit-idle-client measures memory.)
 //
 //   reachkit-benchmark enqueue DIR [ROUNDS] [PER_ROUND]   unbatched (interleaved with the bare loop) and batched
 //   reachkit-benchmark drain DIR URL [ITEMS]              POSTs each item to URL, concurrency 1 and 8
-//   reachkit-benchmark idle-client ENDPOINT [SECONDS]     follows reachd, then prints its own memory
 //
 // Benchmarks/run-reachkit-benchmarks runs all three against a release build.
 #if canImport(Glibc)
@@ -17,6 +16,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachKit
+import ReachKitEmbedded
 
 /// Writes a line at once (print's buffer would hold it when stdout is a pipe).
 func say(_ line: String) {
@@ -159,28 +159,12 @@ func drainBenchmark(directory: String, url: String, items: Int) async throws {
     try await http.shutdown()
 }
 
-func idleClient(endpoint: String, seconds: Int) async throws {
-    let service = ReachdService(endpoint: ReachdEndpoint(base: endpoint), logger: logger)
-    let running = Task { try await service.run() }
-    try await Task.sleep(for: .seconds(seconds))
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let rollup = (try? String(contentsOfFile: "/proc/self/smaps_rollup", encoding: .utf8)) ?? ""
-    func kib(_ text: String, _ field: String) -> Int {
-        text.split(separator: "\n").first { $0.hasPrefix(field + ":") }.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? -1
-    }
-    let privateKiB = kib(rollup, "Private_Clean") + kib(rollup, "Private_Dirty")
-    say("RESULT idle reachd-backed client after \(seconds) s (verdict \(service.current.state.rawValue)): private \(privateKiB / 1024) MiB (\(privateKiB) KiB; dirty \(kib(rollup, "Private_Dirty")) KiB), RSS \(kib(status, "VmRSS")) KiB, anon \(kib(status, "RssAnon")) KiB (goal: private < 10 MiB)")
-    running.cancel()
-}
-
 switch arguments.first {
 case "enqueue":
     try await enqueueBenchmark(directory: arguments[1], rounds: arguments.count > 2 ? Int(arguments[2])! : 5, perRound: arguments.count > 3 ? Int(arguments[3])! : 200)
 case "drain":
     try await drainBenchmark(directory: arguments[1], url: arguments[2], items: arguments.count > 3 ? Int(arguments[3])! : 2_000)
-case "idle-client":
-    try await idleClient(endpoint: arguments[1], seconds: arguments.count > 2 ? Int(arguments[2])! : 10)
 default:
-    say("usage: reachkit-benchmark enqueue DIR [ROUNDS] [PER_ROUND] | drain DIR URL [ITEMS] | idle-client ENDPOINT [SECONDS]")
+    say("usage: reachkit-benchmark enqueue DIR [ROUNDS] [PER_ROUND] | drain DIR URL [ITEMS]")
     exit(2)
 }

@@ -16,6 +16,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachKit
+import ReachKitEmbedded
 
 /// Writes a line at once (print's buffer would hold it when stdout is a pipe).
 func say(_ line: String) {

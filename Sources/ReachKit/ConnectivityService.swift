@@ -73,7 +73,8 @@ public struct CallbackHandle: Sendable {
     public let id: CallbackID
     private let removal: @Sendable (CallbackID) -> Bool
 
-    init(id: CallbackID, removal: @escaping @Sendable (CallbackID) -> Bool) {
+    /// A handle for the callback `id` that `removal` takes off (a service's own registry).
+    public init(id: CallbackID, removal: @escaping @Sendable (CallbackID) -> Bool) {
         self.id = id
         self.removal = removal
     }

@@ -63,12 +63,40 @@ struct EventDocument: Decodable, Sendable {
         }
     }
 
-    /// RFC 3339 with or without fractional seconds; the epoch when reachd sent something else.
-    private static func wallTime(_ text: String) -> WallTime {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) ?? Date(timeIntervalSince1970: 0)
-        return WallTime(sinceEpoch: .milliseconds(Int64((date.timeIntervalSince1970 * 1000).rounded())))
+    /// reachd's RFC 3339 time (`2026-11-23T14:32:36.123Z`, UTC, fraction optional); the epoch when
+    /// reachd sent something else. Parsed by hand: a date formatter would load ICU on the
+    /// cooperative pool at the first event.
+    static func wallTime(_ text: String) -> WallTime {
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int64? {
+            guard range.upperBound <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard bytes.count >= 20, let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19), bytes.last == UInt8(ascii: "Z")
+        else { return WallTime(sinceEpoch: .zero) }
+        var nanoseconds: Int64 = 0
+        if bytes[19] == UInt8(ascii: "."), let fraction = number(20..<(bytes.count - 1)) {
+            let digits = bytes.count - 21
+            nanoseconds = digits <= 9 ? fraction * Int64(pow10(9 - digits)) : fraction / Int64(pow10(digits - 9))
+        }
+        // Days from the civil date (Howard Hinnant's algorithm).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return WallTime(sinceEpoch: .seconds(days * 86_400 + hour * 3_600 + minute * 60 + second) + .nanoseconds(nanoseconds))
+    }
+
+    private static func pow10(_ exponent: Int) -> Int {
+        (0..<exponent).reduce(1) { result, _ in result * 10 }
     }
 }
 

@@ -12,6 +12,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachKit
+import ReachKitEmbedded
 
 /// Writes a line at once (print's buffer would hold it when stdout is a pipe).
 func say(_ line: String) {

@@ -1,11 +1,12 @@
 import Foundation
+import GRDB
 import ReachCore
-import ReachKit
+@testable import ReachKit
 import ReachTesting
 import Synchronization
 import Testing
 
-@Suite("A durable queue")
+@Suite("A durable queue", .serialized)
 struct DurableQueueTests {
     struct Upload: Codable, Sendable, Equatable {
         var number: Int
@@ -19,8 +20,9 @@ struct DurableQueueTests {
         let delivered = Collected<Int>()
         let connectedAtDelivery = Collected<Bool>()
         let service = driver.service
+        let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: service, logger: .quiet
+            name: "uploads", store: store, service: service, logger: .quiet
         ) { delivery in
             connectedAtDelivery.append(service.isConnected)
             delivered.append(delivery.item.number)
@@ -39,6 +41,9 @@ struct DurableQueueTests {
         #expect(delivered.all == Array(0..<1_000), "delivered once each, in enqueue order")
         #expect(!connectedAtDelivery.all.contains(false))
         try await waitUntil("an empty queue") { (try? await queue.stats().pending) == 0 }
+        running.cancel()
+        await running.value
+        await closeStore(store)
     }
 
     @Test func itemsQueuedBeforeTheFirstVerdictDrainOnceItIsConnected() async throws {
@@ -46,8 +51,9 @@ struct DurableQueueTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let driver = try ServiceDriver()
         let delivered = Collected<Int>()
+        let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, logger: .quiet
+            name: "uploads", store: store, service: driver.service, logger: .quiet
         ) { delivered.append($0.item.number) }
         try await queue.enqueue(Upload(number: 7), key: "seven")
         let running = Task { await queue.run() }
@@ -57,6 +63,9 @@ struct DurableQueueTests {
         driver.connect()
         try await waitUntil("the item delivered") { delivered.count == 1 }
         #expect(delivered.all == [7])
+        running.cancel()
+        await running.value
+        await closeStore(store)
     }
 
     @Test func retryableFailuresBackOffExponentiallyWithJitter() async throws {
@@ -67,8 +76,9 @@ struct DurableQueueTests {
         driver.connect()
         let attempts = Collected<Duration>()
         let policy = QueuePolicy(retry: ReconnectBackoff(first: .seconds(1), longest: .seconds(4), jitter: true), breakerThreshold: 100)
+        let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, policy: policy,
+            name: "uploads", store: store, service: driver.service, policy: policy,
             clock: clock.monitorClock, logger: .quiet
         ) { delivery in
             attempts.append(clock.now.offset)
@@ -89,6 +99,9 @@ struct DurableQueueTests {
             #expect(gap >= full / 2 && gap <= full + step, "gap \(gap) for a step of \(full): \(gaps)")
         }
         try await waitUntil("the item delivered") { (try? await queue.stats().pending) == 0 }
+        running.cancel()
+        await running.value
+        await closeStore(store)
     }
 
     @Test func theBreakerOpensAfterConsecutiveFailuresAndClosesOnRestorationOrCooldown() async throws {
@@ -102,8 +115,9 @@ struct DurableQueueTests {
         let policy = QueuePolicy(
             maxAttempts: 100, retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), breakerThreshold: 3,
             breakerCooldown: .seconds(60))
+        let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, policy: policy,
+            name: "uploads", store: store, service: driver.service, policy: policy,
             clock: clock.monitorClock, logger: .quiet
         ) { _ in
             calls.append(clock.now.offset)
@@ -133,6 +147,9 @@ struct DurableQueueTests {
         #expect(calls.all[6] - opened >= .seconds(59), "the trial waits out the cool-down")
         try await waitUntil("every item delivered") { (try? await queue.stats().pending) == 0 }
         #expect(try await queue.stats().isBreakerOpen == false)
+        running.cancel()
+        await running.value
+        await closeStore(store)
     }
 
     @Test func itemsThatFailPermanentlyOrTooOftenBecomeDeadLetters() async throws {
@@ -143,8 +160,9 @@ struct DurableQueueTests {
         driver.connect()
         let delivered = Collected<String>()
         let policy = QueuePolicy(maxAttempts: 3, retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), breakerThreshold: 100)
+        let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service, policy: policy,
+            name: "uploads", store: store, service: driver.service, policy: policy,
             clock: clock.monitorClock, logger: .quiet
         ) { delivery in
             switch delivery.key {
@@ -164,16 +182,19 @@ struct DurableQueueTests {
         #expect(dead.last?.item == Upload(number: 2))
         let stats = try await queue.stats()
         #expect(stats.dead == 2 && stats.pending == 0 && stats.inFlight == 0)
+        running.cancel()
+        await running.value
+        await closeStore(store)
     }
 
-    @Test func aCorruptFileIsAnErrorNamingItAndIsKeptAside() throws {
+    @Test func aCorruptFileIsAnErrorNamingItAndIsKeptAside() async throws {
         let directory = try temporaryDirectory("corrupt")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = "\(directory)/queue.sqlite"
         let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         try garbage.write(to: URL(filePath: path))
         var thrown: QueueStoreError?
-        do { _ = try QueueStore(path: path) } catch { thrown = error }
+        do { _ = try await openStore(path) } catch let error as QueueStoreError { thrown = error }
         guard case .corrupt(let named, let movedTo, _) = thrown else {
             Issue.record("expected a corrupt-file error, got \(String(describing: thrown))")
             return
@@ -181,7 +202,9 @@ struct DurableQueueTests {
         #expect(named == path)
         #expect("\(thrown!)".contains(path) && "\(thrown!)".contains(movedTo))
         #expect(FileManager.default.contents(atPath: movedTo) == garbage, "the bad file is kept as it was")
-        #expect(try QueueStore(path: path).path == path, "opening again starts an empty store")
+        let reopened = try await openStore(path)
+        #expect(reopened.path == path, "opening again starts an empty store")
+        await closeStore(reopened)
     }
 
     @Test func statsCountPendingAndTellTheOldestAge() async throws {
@@ -189,8 +212,9 @@ struct DurableQueueTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let clock = TestClock()
         let driver = try ServiceDriver(clock: clock.monitorClock)
+        let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: try QueueStore(path: "\(directory)/queue.sqlite"), service: driver.service,
+            name: "uploads", store: store, service: driver.service,
             clock: clock.monitorClock, logger: .quiet
         ) { _ in }
         #expect(try await queue.stats().oldestPendingAge == nil)
@@ -200,6 +224,7 @@ struct DurableQueueTests {
         let stats = try await queue.stats()
         #expect(stats.pending == 2 && stats.inFlight == 0 && stats.dead == 0)
         #expect(stats.oldestPendingAge == .seconds(90))
+        await closeStore(store)
     }
 }
 
@@ -218,4 +243,19 @@ func advance(
 struct NeverHappened: Error, CustomStringConvertible {
     let condition: String
     var description: String { "never happened: \(condition)" }
+}
+
+@Suite("A queue store")
+struct QueueStoreTests {
+    @Test func enqueuesCommitWithFullSynchronousWrites() async throws {
+        let directory = try temporaryDirectory("sync")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try await openStore("\(directory)/queue.sqlite")
+        // 2 is FULL: each commit syncs the WAL before it returns.
+        #expect(try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
+        try await store.acknowledge { _ in }
+        #expect(try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2, "acknowledgements set it back")
+        #expect(try await store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+        await closeStore(store)
+    }
 }

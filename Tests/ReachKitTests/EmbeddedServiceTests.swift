@@ -4,106 +4,108 @@ import ReachKit
 import ReachTesting
 import Testing
 
-/// The embedded service (in `reachkit-example embedded`, run inside a network namespace) and reachd
-/// (in the same namespace, read through its unix socket) watch the same server over the same link:
-/// for each fault they give the same verdict.
-@Suite("The embedded service", .serialized, .enabled(if: Namespace.isAvailable, "needs root to make a network namespace"))
-struct EmbeddedServiceTests {
-    private static let products = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
+extension ReachKitProcessTests {
+    /// The embedded service (in `reachkit-example embedded`, run inside a network namespace) and reachd
+    /// (in the same namespace, read through its unix socket) watch the same server over the same link:
+    /// for each fault they give the same verdict.
+    @Suite("The embedded service", .serialized, .enabled(if: Namespace.isAvailable, "needs root to make a network namespace"))
+    struct EmbeddedServiceTests {
+        private static let products = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
 
-    @Test func givesTheDaemonsVerdictsForTheSameFaults() async throws {
-        let directory = try temporaryDirectory("embedded")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let namespace = try await Namespace("embedded")
-        // rd0 is the host's link (address, default route); rd1 holds the server's address.
-        try await namespace.ip("link", "set", "lo", "up")
-        try await namespace.ip("link", "add", "rd0", "type", "veth", "peer", "name", "rd1")
-        try await namespace.ip("link", "set", "rd1", "up")
-        try await namespace.ip("link", "set", "rd0", "up")
-        try await namespace.ip("addr", "add", "198.51.100.1/24", "dev", "rd1")
-        try await namespace.ip("addr", "add", "198.51.100.2/24", "dev", "rd0")
-        try await namespace.ip("route", "add", "default", "via", "198.51.100.1", "dev", "rd0")
+        @Test func givesTheDaemonsVerdictsForTheSameFaults() async throws {
+            let directory = try temporaryDirectory("embedded")
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let namespace = try await Namespace("embedded")
+            // rd0 is the host's link (address, default route); rd1 holds the server's address.
+            try await namespace.ip("link", "set", "lo", "up")
+            try await namespace.ip("link", "add", "rd0", "type", "veth", "peer", "name", "rd1")
+            try await namespace.ip("link", "set", "rd1", "up")
+            try await namespace.ip("link", "set", "rd0", "up")
+            try await namespace.ip("addr", "add", "198.51.100.1/24", "dev", "rd1")
+            try await namespace.ip("addr", "add", "198.51.100.2/24", "dev", "rd0")
+            try await namespace.ip("route", "add", "default", "via", "198.51.100.1", "dev", "rd0")
 
-        let socket = "\(directory)/reachd.sock"
-        let config = "\(directory)/reachd.yaml"
-        try """
-            server:
-              base_url: http://198.51.100.1:8080
-            probe:
-              interval: 200ms
-              timeout: 1s
-            socket: \(socket)
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        var server = try await startServer(in: namespace)
-        let reachd = try ChildProcess(
-            "reachd", executable: Namespace.ip,
-            arguments: ["netns", "exec", namespace.name, Self.products.appending(path: "reachd").path, "--config", config, "--log-target", "stderr"],
-            errorLog: "\(directory)/reachd.log")
-        defer { reachd.signal(SIGKILL) }
-        let embedded = try ChildProcess(
-            "reachkit-example", executable: Namespace.ip,
-            arguments: ["netns", "exec", namespace.name, Self.products.appending(path: "reachkit-example").path, "embedded", config],
-            errorLog: "\(directory)/example.log", environment: ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": directory]) { $1 })
-        defer { embedded.signal(SIGKILL) }
-        let daemon = ReachdService(endpoint: ReachdEndpoint(base: socket), logger: .quiet)
-        let following = Task { try await daemon.run() }
-        defer { following.cancel() }
+            let socket = "\(directory)/reachd.sock"
+            let config = "\(directory)/reachd.yaml"
+            try """
+                server:
+                  base_url: http://198.51.100.1:8080
+                probe:
+                  interval: 200ms
+                  timeout: 1s
+                socket: \(socket)
+                """.write(toFile: config, atomically: true, encoding: .utf8)
+            var server = try await startServer(in: namespace)
+            let reachd = try ChildProcess(
+                "reachd", executable: Namespace.ip,
+                arguments: ["netns", "exec", namespace.name, Self.products.appending(path: "reachd").path, "--config", config, "--log-target", "stderr"],
+                errorLog: "\(directory)/reachd.log")
+            defer { reachd.signal(SIGKILL) }
+            let embedded = try ChildProcess(
+                "reachkit-example", executable: Namespace.ip,
+                arguments: ["netns", "exec", namespace.name, Self.products.appending(path: "reachkit-example").path, "embedded", config],
+                errorLog: "\(directory)/example.log", environment: ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": directory]) { $1 })
+            defer { embedded.signal(SIGKILL) }
+            let daemon = ReachdService(endpoint: ReachdEndpoint(base: socket), logger: .quiet)
+            let following = Task { try await daemon.run() }
+            defer { following.cancel() }
 
-        var linesSeen = 0
-        /// Waits until both say `state reason` (the embedded service in a line printed since the last fault).
-        func bothSay(_ state: ConnectivityState, _ reason: String) async throws {
-            try await waitUntil("reachd says \(state) \(reason)", timeout: .seconds(30)) {
-                daemon.current.state == state && daemon.current.reason.code == reason
+            var linesSeen = 0
+            /// Waits until both say `state reason` (the embedded service in a line printed since the last fault).
+            func bothSay(_ state: ConnectivityState, _ reason: String) async throws {
+                try await waitUntil("reachd says \(state) \(reason)", timeout: .seconds(30)) {
+                    daemon.current.state == state && daemon.current.reason.code == reason
+                }
+                let since = linesSeen
+                try await waitUntil("the embedded service says \(state) \(reason)", timeout: .seconds(30)) {
+                    embedded.output.dropFirst(since).contains { $0.hasPrefix("verdict: \(state.rawValue) \(reason) ") }
+                }
+                linesSeen = embedded.output.count
             }
-            let since = linesSeen
-            try await waitUntil("the embedded service says \(state) \(reason)", timeout: .seconds(30)) {
-                embedded.output.dropFirst(since).contains { $0.hasPrefix("verdict: \(state.rawValue) \(reason) ") }
-            }
-            linesSeen = embedded.output.count
+
+            try await bothSay(.connected, "healthy")
+            try await namespace.ip("link", "set", "rd0", "down")
+            try await bothSay(.disconnected, "no_link")
+            try await namespace.ip("link", "set", "rd0", "up")
+            try await namespace.ip("route", "replace", "default", "via", "198.51.100.1", "dev", "rd0")
+            try await bothSay(.connected, "healthy")
+            await server.stop()
+            try await bothSay(.disconnected, "connection_refused")
+            server = try await startServer(in: namespace)
+            try await bothSay(.connected, "healthy")
+            await server.stop()
+            following.cancel()
+            reachd.signal(SIGKILL)
+            embedded.signal(SIGKILL)
+            await reachd.waitForExit()
+            await embedded.waitForExit()
+            await namespace.delete()
         }
 
-        try await bothSay(.connected, "healthy")
-        try await namespace.ip("link", "set", "rd0", "down")
-        try await bothSay(.disconnected, "no_link")
-        try await namespace.ip("link", "set", "rd0", "up")
-        try await namespace.ip("route", "replace", "default", "via", "198.51.100.1", "dev", "rd0")
-        try await bothSay(.connected, "healthy")
-        await server.stop()
-        try await bothSay(.disconnected, "connection_refused")
-        server = try await startServer(in: namespace)
-        try await bothSay(.connected, "healthy")
-        await server.stop()
-        following.cancel()
-        reachd.signal(SIGKILL)
-        embedded.signal(SIGKILL)
-        await reachd.waitForExit()
-        await embedded.waitForExit()
-        await namespace.delete()
-    }
+        private func startServer(in namespace: Namespace) async throws -> ServerProcess {
+            let script = """
+                import http.server
+                class H(http.server.BaseHTTPRequestHandler):
+                    def do_GET(self):
+                        self.send_response(200); self.send_header('Content-Length', '2'); self.end_headers(); self.wfile.write(b'ok')
+                    def log_message(self, *args):
+                        pass
+                http.server.ThreadingHTTPServer.allow_reuse_address = True
+                s = http.server.ThreadingHTTPServer(('198.51.100.1', 8080), H)
+                print('ready', flush=True)
+                s.serve_forever()
+                """
+            let child = try ChildProcess("server", executable: Namespace.ip, arguments: ["netns", "exec", namespace.name, "python3", "-c", script])
+            try await child.waitForLine { $0 == "ready" }
+            return ServerProcess(child: child)
+        }
 
-    private func startServer(in namespace: Namespace) async throws -> ServerProcess {
-        let script = """
-            import http.server
-            class H(http.server.BaseHTTPRequestHandler):
-                def do_GET(self):
-                    self.send_response(200); self.send_header('Content-Length', '2'); self.end_headers(); self.wfile.write(b'ok')
-                def log_message(self, *args):
-                    pass
-            http.server.ThreadingHTTPServer.allow_reuse_address = True
-            s = http.server.ThreadingHTTPServer(('198.51.100.1', 8080), H)
-            print('ready', flush=True)
-            s.serve_forever()
-            """
-        let child = try ChildProcess("server", executable: Namespace.ip, arguments: ["netns", "exec", namespace.name, "python3", "-c", script])
-        try await child.waitForLine { $0 == "ready" }
-        return ServerProcess(child: child)
-    }
-
-    struct ServerProcess {
-        let child: ChildProcess
-        func stop() async {
-            child.signal(SIGKILL)
-            await child.waitForExit()
+        struct ServerProcess {
+            let child: ChildProcess
+            func stop() async {
+                child.signal(SIGKILL)
+                await child.waitForExit()
+            }
         }
     }
 }

@@ -1,142 +1,156 @@
 import Foundation
 import Logging
 import ReachCore
-import ReachKit
+@testable import ReachKit
 import ReachTesting
 import Testing
 
-/// The reachd-backed service against a real reachd started by the test, watching a real server.
-@Suite("The reachd-backed service", .serialized)
-struct ReachdServiceTests {
-    static let quickReconnect = ReachdService.Settings(reconnect: ReconnectBackoff(first: .milliseconds(100), longest: .milliseconds(500), jitter: true))
+extension ReachKitProcessTests {
+    /// The reachd-backed service against a real reachd started by the test, watching a real server.
+    @Suite("The reachd-backed service", .serialized)
+    struct ReachdServiceTests {
+        static let quickReconnect = ReachdService.Settings(reconnect: ReconnectBackoff(first: .milliseconds(100), longest: .milliseconds(500), jitter: true))
 
-    @Test func aServerGoingDownAndUpGivesExactlyOneLostAndOneRestoredCallback() async throws {
-        let directory = try temporaryDirectory("updown")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let healthPort = try freeLoopbackPort()
-        var server = try await HealthServer(port: healthPort)
-        let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
-        let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: Self.quickReconnect, logger: .quiet)
-        let lost = Collected<ConnectivityTransition>()
-        let restored = Collected<ConnectivityTransition>()
-        service.onConnectivityLost(named: "pause-uploads") { lost.append($0) }
-        service.onConnectivityRestored(named: "warm-cache") { restored.append($0) }
-        let running = Task { try await service.run() }
-        defer { running.cancel() }
+        @Test func aServerGoingDownAndUpGivesExactlyOneLostAndOneRestoredCallback() async throws {
+            let directory = try temporaryDirectory("updown")
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let healthPort = try freeLoopbackPort()
+            var server = try await HealthServer(port: healthPort)
+            let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
+            let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: Self.quickReconnect, logger: .quiet)
+            let lost = Collected<ConnectivityTransition>()
+            let restored = Collected<ConnectivityTransition>()
+            service.onConnectivityLost(named: "pause-uploads") { lost.append($0) }
+            service.onConnectivityRestored(named: "warm-cache") { restored.append($0) }
+            let running = Task { try await service.run() }
+            defer { running.cancel() }
 
-        try await waitUntil("connected", timeout: .seconds(30)) { service.isConnected }
-        #expect(service.isLikelyConnected)
-        try await Task.sleep(for: .seconds(4))
-        #expect(service.isLikelyConnected, "refreshed evidence keeps a steady connection likely beyond the last event")
+            try await waitUntil("connected", timeout: .seconds(30)) { service.isConnected }
+            #expect(service.isLikelyConnected)
+            // Past the 5 s window since the last event (a steady verdict sends none): only evidence
+            // refreshed from /v1/status can keep it likely.
+            try await Task.sleep(for: .seconds(6))
+            try await waitUntil("likely connected on refreshed evidence", timeout: .seconds(5)) { service.isLikelyConnected }
 
-        await server.stop()
-        try await waitUntil("disconnected", timeout: .seconds(30)) { service.current.state == .disconnected }
-        #expect(service.current.reason.code == "connection_refused")
-        #expect(!service.isLikelyConnected)
-        server = try await HealthServer(port: healthPort)
-        try await waitUntil("connected again", timeout: .seconds(30)) { service.isConnected }
-        try await waitUntil("the restored callback ran") { restored.count >= 1 }
-        try await Task.sleep(for: .seconds(1))
-        #expect(lost.count == 1 && restored.count == 1, "one callback per transition: \(lost.all.count) lost, \(restored.all.count) restored")
-        #expect(lost.all.first?.verdict.reason.code == "connection_refused")
-        #expect((lost.all.first?.sequence ?? .max) < (restored.all.first?.sequence ?? 0))
-        await reachd.kill()
-        await server.stop()
+            await server.stop()
+            try await waitUntil("disconnected", timeout: .seconds(30)) { service.current.state == .disconnected }
+            #expect(service.current.reason.code == "connection_refused")
+            #expect(!service.isLikelyConnected)
+            server = try await HealthServer(port: healthPort)
+            try await waitUntil("connected again", timeout: .seconds(30)) { service.isConnected }
+            try await waitUntil("the restored callback ran") { restored.count >= 1 }
+            try await Task.sleep(for: .seconds(1))
+            #expect(lost.count == 1 && restored.count == 1, "one callback per transition: \(lost.all.count) lost, \(restored.all.count) restored")
+            #expect(lost.all.first?.verdict.reason.code == "connection_refused")
+            #expect((lost.all.first?.sequence ?? .max) < (restored.all.first?.sequence ?? 0))
+            await reachd.kill()
+            await server.stop()
+        }
+
+        @Test func reachdKilledMidStreamIsReportedAsUnreachableThenResumedWithAReset() async throws {
+            let directory = try temporaryDirectory("restart")
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let healthPort = try freeLoopbackPort()
+            let server = try await HealthServer(port: healthPort)
+            let port = try freeLoopbackPort()
+            var reachd = try await LocalReachd(watchingPort: healthPort, port: port, directory: directory)
+            let logs = CapturedLogs()
+            let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: Self.quickReconnect, logger: logs.logger)
+            let transitions = Collected<ConnectivityTransition>()
+            service.onConnectivityLost { transitions.append($0) }
+            service.onConnectivityRestored { transitions.append($0) }
+            let seen = Collected<ServiceVerdict>()
+            let running = Task { try await service.run() }
+            defer { running.cancel() }
+            let watching = Task { for await verdict in service.verdicts() { seen.append(verdict) } }
+            defer { watching.cancel() }
+            try await waitUntil("connected", timeout: .seconds(30)) { service.isConnected }
+            try await waitUntil("the stream consumer caught up") { seen.all.last?.isConnected == true }
+            let beforeKill = seen.count
+
+            await reachd.kill()
+            try await waitUntil("reachd reported unreachable", timeout: .seconds(10)) { service.current.reason.code == "reachd_unreachable" }
+            #expect(!service.isConnected && !service.isLikelyConnected)
+            #expect(service.current.state == .unknown)
+            try await Task.sleep(for: .seconds(1))
+            let whileDown = seen.all.dropFirst(beforeKill)
+            #expect(!whileDown.isEmpty && !whileDown.contains { $0.isConnected }, "never a stale connected while reachd is down: \(seen.all.map { "\($0.state.rawValue) \($0.reason)" })")
+
+            reachd = try await LocalReachd(watchingPort: healthPort, port: port, directory: directory)
+            try await waitUntil("connected through the new reachd", timeout: .seconds(30)) { service.isConnected }
+            #expect(logs.all.contains { $0.message.contains("reset") }, "the old event id is unknown to the new reachd: it sends a reset")
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(transitions.count == 0, "connected before and after: a restart of reachd is no transition")
+            await reachd.kill()
+            await server.stop()
+        }
+
+        @Test func evidenceOlderThanTheWindowIsNotLikelyConnected() async throws {
+            let directory = try temporaryDirectory("stale")
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let healthPort = try freeLoopbackPort()
+            let server = try await HealthServer(port: healthPort)
+            let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
+            var settings = Self.quickReconnect
+            settings.likelyConnectedWindow = .seconds(1)
+            let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: settings, logger: .quiet)
+            let running = Task { try await service.run() }
+            defer { running.cancel() }
+            try await waitUntil("likely connected", timeout: .seconds(30)) { service.isLikelyConnected }
+
+            // A frozen reachd keeps the connection open but says nothing: its last word ages.
+            reachd.signal(SIGSTOP)
+            try await waitUntil("no longer likely connected", timeout: .seconds(10)) { !service.isLikelyConnected }
+            reachd.signal(SIGCONT)
+            try await waitUntil("likely connected again", timeout: .seconds(30)) { service.isLikelyConnected }
+            await reachd.kill()
+            await server.stop()
+        }
+
+        @Test func aUnixSocketWithABearerToken() async throws {
+            // Short: a unix socket path must fit in 108 bytes.
+            let directory = try temporaryDirectory("sock")
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let healthPort = try freeLoopbackPort()
+            let server = try await HealthServer(port: healthPort)
+            let tokenFile = "\(directory)/api-token"
+            try "s3cret-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+            let socket = "\(directory)/reachd.sock"
+            let reachd = try await LocalReachd(
+                watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory,
+                extra: "socket: \(socket)\napi:\n  bearer_token_file: \(tokenFile)\n")
+
+            let endpoint = try ReachdEndpoint.resolve(configured: socket, tokenFile: tokenFile, environment: [:])
+            #expect(endpoint.isUnixSocket && endpoint.token == "s3cret-token")
+            let service = ReachdService(endpoint: endpoint, settings: Self.quickReconnect, logger: .quiet)
+            let running = Task { try await service.run() }
+            defer { running.cancel() }
+            try await waitUntil("connected over the socket", timeout: .seconds(30)) { service.isConnected }
+
+            let tokenless = ReachdService(endpoint: ReachdEndpoint(base: socket), settings: Self.quickReconnect, logger: .quiet)
+            let refused = Task { try await tokenless.run() }
+            defer { refused.cancel() }
+            try await waitUntil("refused without the token") { tokenless.current.reason.description.contains("401") }
+            #expect(tokenless.current.state == .unknown)
+            await reachd.kill()
+            await server.stop()
+        }
+
+        @Test func theEndpointIsTheConfiguredOneElseTheEnvironmentsElseTheDefault() throws {
+            #expect(try ReachdEndpoint.resolve(configured: "/run/reachd/reachd.sock", environment: ["REACHD_ENDPOINT": "http://h:1"]).base == "/run/reachd/reachd.sock")
+            #expect(try ReachdEndpoint.resolve(environment: ["REACHD_ENDPOINT": "http://127.0.0.1:9999/"]).base == "http://127.0.0.1:9999")
+            #expect(try ReachdEndpoint.resolve(environment: [:]).base == "http://127.0.0.1:9780")
+            #expect(throws: ReachdTokenFileError.self) { try ReachdEndpoint.resolve(tokenFile: "/nonexistent/token", environment: [:]) }
+        }
     }
+}
 
-    @Test func reachdKilledMidStreamIsReportedAsUnreachableThenResumedWithAReset() async throws {
-        let directory = try temporaryDirectory("restart")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let healthPort = try freeLoopbackPort()
-        let server = try await HealthServer(port: healthPort)
-        let port = try freeLoopbackPort()
-        var reachd = try await LocalReachd(watchingPort: healthPort, port: port, directory: directory)
-        let logs = CapturedLogs()
-        let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: Self.quickReconnect, logger: logs.logger)
-        let transitions = Collected<ConnectivityTransition>()
-        service.onConnectivityLost { transitions.append($0) }
-        service.onConnectivityRestored { transitions.append($0) }
-        let seen = Collected<ServiceVerdict>()
-        let running = Task { try await service.run() }
-        defer { running.cancel() }
-        let watching = Task { for await verdict in service.verdicts() { seen.append(verdict) } }
-        defer { watching.cancel() }
-        try await waitUntil("connected", timeout: .seconds(30)) { service.isConnected }
-        try await waitUntil("the stream consumer caught up") { seen.all.last?.isConnected == true }
-        let beforeKill = seen.count
-
-        await reachd.kill()
-        try await waitUntil("reachd reported unreachable", timeout: .seconds(10)) { service.current.reason.code == "reachd_unreachable" }
-        #expect(!service.isConnected && !service.isLikelyConnected)
-        #expect(service.current.state == .unknown)
-        try await Task.sleep(for: .seconds(1))
-        let whileDown = seen.all.dropFirst(beforeKill)
-        #expect(!whileDown.isEmpty && !whileDown.contains { $0.isConnected }, "never a stale connected while reachd is down: \(seen.all.map { "\($0.state.rawValue) \($0.reason)" })")
-
-        reachd = try await LocalReachd(watchingPort: healthPort, port: port, directory: directory)
-        try await waitUntil("connected through the new reachd", timeout: .seconds(30)) { service.isConnected }
-        #expect(logs.all.contains { $0.message.contains("reset") }, "the old event id is unknown to the new reachd: it sends a reset")
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(transitions.count == 0, "connected before and after: a restart of reachd is no transition")
-        await reachd.kill()
-        await server.stop()
-    }
-
-    @Test func evidenceOlderThanTheWindowIsNotLikelyConnected() async throws {
-        let directory = try temporaryDirectory("stale")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let healthPort = try freeLoopbackPort()
-        let server = try await HealthServer(port: healthPort)
-        let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
-        var settings = Self.quickReconnect
-        settings.likelyConnectedWindow = .seconds(1)
-        let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: settings, logger: .quiet)
-        let running = Task { try await service.run() }
-        defer { running.cancel() }
-        try await waitUntil("likely connected", timeout: .seconds(30)) { service.isLikelyConnected }
-
-        // A frozen reachd keeps the connection open but says nothing: its last word ages.
-        reachd.signal(SIGSTOP)
-        try await waitUntil("no longer likely connected", timeout: .seconds(10)) { !service.isLikelyConnected }
-        reachd.signal(SIGCONT)
-        try await waitUntil("likely connected again", timeout: .seconds(30)) { service.isLikelyConnected }
-        await reachd.kill()
-        await server.stop()
-    }
-
-    @Test func aUnixSocketWithABearerToken() async throws {
-        // Short: a unix socket path must fit in 108 bytes.
-        let directory = try temporaryDirectory("sock")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let healthPort = try freeLoopbackPort()
-        let server = try await HealthServer(port: healthPort)
-        let tokenFile = "\(directory)/api-token"
-        try "s3cret-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
-        let socket = "\(directory)/reachd.sock"
-        let reachd = try await LocalReachd(
-            watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory,
-            extra: "socket: \(socket)\napi:\n  bearer_token_file: \(tokenFile)\n")
-
-        let endpoint = try ReachdEndpoint.resolve(configured: socket, tokenFile: tokenFile, environment: [:])
-        #expect(endpoint.isUnixSocket && endpoint.token == "s3cret-token")
-        let service = ReachdService(endpoint: endpoint, settings: Self.quickReconnect, logger: .quiet)
-        let running = Task { try await service.run() }
-        defer { running.cancel() }
-        try await waitUntil("connected over the socket", timeout: .seconds(30)) { service.isConnected }
-
-        let tokenless = ReachdService(endpoint: ReachdEndpoint(base: socket), settings: Self.quickReconnect, logger: .quiet)
-        let refused = Task { try await tokenless.run() }
-        defer { refused.cancel() }
-        try await waitUntil("refused without the token") { tokenless.current.reason.description.contains("401") }
-        #expect(tokenless.current.state == .unknown)
-        await reachd.kill()
-        await server.stop()
-    }
-
-    @Test func theEndpointIsTheConfiguredOneElseTheEnvironmentsElseTheDefault() throws {
-        #expect(try ReachdEndpoint.resolve(configured: "/run/reachd/reachd.sock", environment: ["REACHD_ENDPOINT": "http://h:1"]).base == "/run/reachd/reachd.sock")
-        #expect(try ReachdEndpoint.resolve(environment: ["REACHD_ENDPOINT": "http://127.0.0.1:9999/"]).base == "http://127.0.0.1:9999")
-        #expect(try ReachdEndpoint.resolve(environment: [:]).base == "http://127.0.0.1:9780")
-        #expect(throws: ReachdTokenFileError.self) { try ReachdEndpoint.resolve(tokenFile: "/nonexistent/token", environment: [:]) }
+@Suite("reachd's event documents")
+struct EventDocumentTests {
+    @Test func sinceIsReadAsReachdWritesIt() {
+        #expect(EventDocument.wallTime("2026-11-23T14:32:36.123Z") == WallTime(sinceEpoch: .seconds(1_795_444_356) + .milliseconds(123)))
+        #expect(EventDocument.wallTime("1970-01-01T00:00:00Z") == WallTime(sinceEpoch: .zero))
+        #expect(EventDocument.wallTime("2000-03-01T00:00:01.5Z") == WallTime(sinceEpoch: .seconds(951_868_801) + .milliseconds(500)))
+        #expect(EventDocument.wallTime("not a time") == WallTime(sinceEpoch: .zero))
     }
 }

@@ -61,7 +61,8 @@ final class LocalReachd: Sendable {
               health_path: /api/v1/health
             probe:
               interval: 200ms
-              timeout: 1s
+              timeout: 2s
+              failures_before_down: 2   # one probe slowed by a loaded machine is not a loss
             \(extra)
             """
         let path = "\(directory)/reachd.yaml"

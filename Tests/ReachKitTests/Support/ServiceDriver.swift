@@ -3,6 +3,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachKit
+import ReachKitEmbedded
 import ReachTesting
 import Synchronization
 
@@ -40,4 +41,15 @@ final class Collected<Value: Sendable>: Sendable {
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }
     var count: Int { values.withLock { $0.count } }
+}
+
+/// Opens a queue store off the cooperative pool: opening a SQLite file creates, checks and
+/// migrates it with synchronous disk writes, which must not hold one of the pool's few threads.
+func openStore(_ path: String) async throws -> QueueStore {
+    try await offPool { Result { try QueueStore(path: path) } }.get()
+}
+
+/// Closes a queue store off the cooperative pool: closing checkpoints the WAL with synced writes.
+func closeStore(_ store: QueueStore) async {
+    await offPool { try? store.close() }
 }

@@ -1,6 +1,7 @@
 import Logging
 import ReachConfig
 import ReachCore
+import ReachKit
 import ReachLink
 import ReachProbes
 
