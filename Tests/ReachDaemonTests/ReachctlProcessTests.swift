@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Testing
 
 /// The built `reachctl` binary, next to `reachd`.
@@ -71,7 +72,6 @@ struct ReachctlProcessTests {
 
     @Test func aHealthyTargetReadsConnectedWithExit0() async throws {
         let server = try await HealthServer()
-        defer { server.child.killNow() }
         let daemon = try await RunningReachd(watching: server.url)
 
         // wait-online first: it must return as soon as reachd decides, before any explicit check.

@@ -14,7 +14,6 @@ struct ReloadProcessTests {
     @Test(.enabled(if: PythonModules.importable("httpx_sse", installing: ["httpx", "httpx-sse"]), "needs httpx-sse (scripts/test installs it)"))
     func targetsAreAddedRemovedAndChangedUnderALiveSubscriber() async throws {
         let server = try await HealthServer()
-        defer { server.child.killNow() }
         let refused = "http://127.0.0.1:1/api/v1/health"
         let file = FileManager.default.temporaryDirectory.appending(path: "reload-\(UUID()).yaml")
         defer { try? FileManager.default.removeItem(at: file) }

@@ -47,7 +47,7 @@ struct ServiceManagerTests {
         #expect((4...10).contains(pings.count), "\(pings.count) pings in 1.5 s: \(window)")
 
         // STATUS= follows the verdict.
-        server.child.killNow()
+        await server.stop()
         let (down, _) = await socket.waitFor { $0.value(of: "STATUS")?.hasPrefix("waiting for connectivity") == true }
         #expect(down?.value(of: "STATUS") == "waiting for connectivity: target-1 refused", "\(String(describing: down))")
 
