@@ -35,32 +35,8 @@ extension ConfigurationParser {
     /// The bearer token, read now so that a missing or unreadable file is a configuration problem
     /// at start, not a stream of 401s later.
     mutating func parseBearerToken(_ entries: [String: ConfigNode]) -> Secret? {
-        if let fileNode = entries["bearer_token_file"], entries["bearer_token_credential"] != nil {
-            reader.report("use bearer_token_file or bearer_token_credential, not both", at: fileNode)
-            return nil
-        }
-        let path: String
-        let node: ConfigNode
-        if let fileNode = entries["bearer_token_file"] {
-            guard let file = reader.string(fileNode, expected: "the path of a file holding the token") else { return nil }
-            (path, node) = (file, fileNode)
-        } else if let credentialNode = entries["bearer_token_credential"] {
-            guard let name = reader.string(credentialNode, expected: "a credential name from LoadCredential=") else { return nil }
-            guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else {
-                reader.report("$CREDENTIALS_DIRECTORY is not set: run under systemd with LoadCredential=\(name):/path/to/token", at: credentialNode)
-                return nil
-            }
-            (path, node) = ("\(directory)/\(name)", credentialNode)
-        } else {
-            return nil
-        }
-        let text: String
-        switch BoundedFile.readText(path, limit: BoundedFile.secretLimit) {
-        case .success(let read): text = read
-        case .failure(let failure):
-            reader.report("cannot read the token from \(path): \(failure)", at: node)
-            return nil
-        }
+        guard let (text, path, node) = readSecretText(entries, fileKey: "bearer_token_file", credentialKey: "bearer_token_credential", noun: "token")
+        else { return nil }
         let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty, !token.hasHeaderControlCharacter else {
             let problem = token.isEmpty ? "is empty" : token.contains("\n") ? "holds more than one line" : "holds a control character"

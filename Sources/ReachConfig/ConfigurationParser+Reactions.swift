@@ -95,32 +95,8 @@ extension ConfigurationParser {
 
     /// The signing secret, read now so that a missing file is a problem at start, not unsigned POSTs later.
     private mutating func webhookSecret(_ entries: [String: ConfigNode]) -> Secret? {
-        let path: String
-        let node: ConfigNode
-        if let fileNode = entries["secret_file"] {
-            if entries["secret_credential"] != nil {
-                reader.report("use secret_file or secret_credential, not both", at: fileNode)
-                return nil
-            }
-            guard let file = reader.string(fileNode, expected: "the path of a file holding the secret") else { return nil }
-            (path, node) = (file, fileNode)
-        } else if let credentialNode = entries["secret_credential"] {
-            guard let name = reader.string(credentialNode, expected: "a credential name from LoadCredential=") else { return nil }
-            guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else {
-                reader.report("$CREDENTIALS_DIRECTORY is not set: run under systemd with LoadCredential=\(name):/path/to/secret", at: credentialNode)
-                return nil
-            }
-            (path, node) = ("\(directory)/\(name)", credentialNode)
-        } else {
-            return nil
-        }
-        let text: String
-        switch BoundedFile.readText(path, limit: BoundedFile.secretLimit) {
-        case .success(let read): text = read
-        case .failure(let failure):
-            reader.report("cannot read the secret from \(path): \(failure)", at: node)
-            return nil
-        }
+        guard let (text, path, node) = readSecretText(entries, fileKey: "secret_file", credentialKey: "secret_credential", noun: "secret")
+        else { return nil }
         let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !secret.isEmpty else {
             reader.report("\(path) is empty", at: node)
