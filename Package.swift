@@ -275,6 +275,7 @@ let package = Package(
             name: "ReachTesting",
             dependencies: ["ReachCore"],
             path: "Tests/ReachTesting",
+            exclude: ["SystemBus"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -321,7 +322,6 @@ let package = Package(
         .testTarget(
             name: "ReachSystemdTests",
             dependencies: ["ReachSystemd", "ReachCore", "ReachTesting"],
-            exclude: ["Support/login1-standin.py", "Support/bus.conf"],
             swiftSettings: strict
         ),
         // Prints probe cost, tick lag and detection latency against real local servers.

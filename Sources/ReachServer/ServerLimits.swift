@@ -12,7 +12,7 @@ extension StatusServer {
     /// | Malformed request line or header | `400` (empty body) and the connection closes (Hummingbird) |
     /// | Header block over ``maxHeaderBytes`` or more than ``maxHeaderCount`` fields | `400` and close |
     /// | `Content-Length` over ``maxBodyBytes`` (no route takes a body) | `413` (JSON error), `Connection: close` |
-    /// | Body bytes past ``maxBodyBytes`` actually sent (chunked, or a lying length) | connection closed |
+    /// | Body bytes past ``maxBodyBytes`` actually sent (chunked, or a lying length) | the rest is dropped; the connection closes after the answer |
     /// | Nothing read for ``idleTimeout`` between requests, or a request that stalls mid-way | connection closed |
     /// | More than ``maxConnections`` open connections | new ones wait in the kernel's backlog |
     ///
@@ -72,32 +72,111 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Closes the connection once a request's body passes the limit, whatever its headers said: the
-/// bytes a lying or chunked client sends are never kept, and are not read forever either.
-final class BodyLimitHandler: ChannelInboundHandler, RemovableChannelHandler {
+/// Stops taking a request's body once it passes the limit, whatever its headers said: the bytes a
+/// lying or chunked client sends are never kept, and are not read forever either.
+///
+/// A request that announced its oversized body gets its `413` (from ``BodyLimitMiddleware``), and the
+/// close after it is staged, as nginx's lingering close: the output is shut first, then what the
+/// client is still sending is read and thrown away for a moment (at most ``lingerTime`` and
+/// ``lingerBytes``). Closing at once would reset the connection under a client busy sending its
+/// body, and the reset discards the `413` it has not read yet. A body that passes the limit without
+/// having announced it closes the connection at once.
+final class BodyLimitHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    static let lingerTime: TimeAmount = .seconds(1)
+    static let lingerBytes = 64 * 1024
+
+    private enum State {
+        case reading
+        /// Past the limit with the `413` still to be written: nothing more is read until it is out.
+        case awaitingAnswer
+        /// The answer is out and the output shut: reading only to discard, until the close.
+        case lingering(discarded: Int, close: Scheduled<Void>)
+    }
 
     private let maxBodyBytes: Int
     private var received = 0
+    private var announcedTooLarge = false
+    private var answered = false
+    private var state = State.reading
 
     init(maxBodyBytes: Int) {
         self.maxBodyBytes = maxBodyBytes
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch state {
+        case .reading:
+            break
+        case .awaitingAnswer:
+            return
+        case .lingering(let discarded, let close):
+            guard case .body(let buffer) = unwrapInboundIn(data) else { return }
+            state = .lingering(discarded: discarded + buffer.readableBytes, close: close)
+            if discarded + buffer.readableBytes > Self.lingerBytes { context.close(promise: nil) }
+            return
+        }
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
             received = 0
+            answered = false
+            announcedTooLarge = head.headerFields[.contentLength].flatMap { Int($0) }.map { $0 > maxBodyBytes } ?? false
         case .body(let buffer):
             received += buffer.readableBytes
             if received > maxBodyBytes {
-                context.close(promise: nil)
+                if answered {
+                    linger(context: context)
+                } else if announcedTooLarge {
+                    state = .awaitingAnswer
+                } else {
+                    context.close(promise: nil)
+                }
                 return
             }
         case .end:
             received = 0
         }
         context.fireChannelRead(data)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if case .awaitingAnswer = state { return }
+        context.read()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        answered = true
+        guard announcedTooLarge else {
+            context.write(data, promise: promise)
+            return
+        }
+        // The 413 is out: the body it refused is not wanted, whether or not it has passed the limit yet.
+        let written = promise ?? context.eventLoop.makePromise()
+        context.write(data, promise: written)
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        written.futureResult.whenComplete { _ in bound.value.0.linger(context: bound.value.1) }
+    }
+
+    /// Shuts the output, then reads and discards until ``lingerTime`` or ``lingerBytes`` runs out.
+    private func linger(context: ChannelHandlerContext) {
+        if case .lingering = state { return }
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let close = context.eventLoop.scheduleTask(in: Self.lingerTime) { bound.value.close(promise: nil) }
+        state = .lingering(discarded: 0, close: close)
+        context.close(mode: .output, promise: nil)
+        context.read()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if case .lingering(_, let close) = state { close.cancel() }
+        context.fireChannelInactive()
     }
 }

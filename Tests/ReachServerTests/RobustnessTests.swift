@@ -136,6 +136,27 @@ struct RobustnessTests {
         }
     }
 
+    /// A client that sends its whole oversized body without waiting still reads the 413: the server
+    /// shuts its side first and discards the rest for a moment, instead of resetting the connection.
+    @Test(arguments: ["POST /v1/check", "GET /v1/status", "GET /v1/events", "GET /metrics", "GET /healthz"])
+    func aLargeBodySentAtOnceStillGets413(_ request: String) async throws {
+        try await withLiveServer { port in
+            let socket = try RawSocket(port: port)
+            let body = 2 << 20
+            let chunk = [UInt8](repeating: UInt8(ascii: "z"), count: 64 * 1024)
+            await socket.send("\(request) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body)\r\n\r\n")
+            var total = 0
+            while total < body {
+                let sent = await socket.send(chunk)
+                total += sent
+                if sent < chunk.count { break }
+            }
+            let (text, closed) = await socket.readUntilClosed(timeout: .seconds(5))
+            #expect(statusLine(text).hasPrefix("HTTP/1.1 413 "), "\(request): \(text.prefix(200).debugDescription)")
+            #expect(closed)
+        }
+    }
+
     @Test func anOverflowingContentLengthGets400() async throws {
         try await withLiveServer { port in
             let socket = try RawSocket(port: port)

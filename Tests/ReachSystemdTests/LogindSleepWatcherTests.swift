@@ -8,7 +8,7 @@ import Testing
 
 /// The watcher against a real private dbus-daemon, with a stand-in for logind emitting
 /// PrepareForSleep. Timing bounds are generous: they check behaviour, not speed.
-@Suite(.enabled(if: PrivateSystemBus.isAvailable, PrivateSystemBus.unavailableReason))
+@Suite(.enabled(if: PrivateSystemBus.isAvailable, Comment(rawValue: PrivateSystemBus.unavailableReason)))
 struct LogindSleepWatcherBusTests {
     /// A private bus with the logind stand-in on it, and a watcher subscribed to it; all stopped
     /// whatever the test does.

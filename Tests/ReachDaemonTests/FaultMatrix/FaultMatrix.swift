@@ -23,22 +23,29 @@ struct FaultMatrix {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let network = MatrixNetwork()
         try await network.setUp()
+        let bus = try await PrivateSystemBus.start()
         var server: FaultServer?
         var run: MatrixRun?
         do {
+            let logind = try await bus.startLogind()
             let certificate = try await FaultServer.makeCertificate(in: directory)
             let started = try FaultServer(namespace: network.server, certificate: certificate)
             server = started
             let grpc = try GRPCFaultServer(namespace: network.server)
             try await started.waitUntilReady()
             try await grpc.waitUntilReady()
-            let matrix = try await MatrixRun(network: network, server: started, grpc: grpc, directory: directory)
+            let matrix = try await MatrixRun(network: network, bus: bus, logind: logind, server: started, grpc: grpc, directory: directory)
             run = matrix
             await linkCases(matrix)
+            await netlinkOverrun(matrix)
             await forgedNetlink(matrix)
             await grpcCases(matrix)
             let crowd = await crowdArrives(matrix)
             await serverCases(matrix)
+            await journalLines(matrix, directory: directory)
+            await systemSleep(matrix)
+            await clockJumps(matrix)
+            await badRequests(matrix)
             await crowdLeaves(matrix, crowd)
             let (falseConnected, falseDisconnected, details) = matrix.accounting()
             for stretch in details {
@@ -70,6 +77,8 @@ struct FaultMatrix {
         }
         await server?.stop()
         await run?.grpc.kill()
+        await run?.logind.stop()
+        await bus.stop()
         await network.tearDown()
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -144,6 +153,10 @@ struct FaultMatrix {
             restoreBound: MatrixRun.restoreAfterHangBound, apply: { try await server.set("slow 2.5") }, restore: ok)
         await run.fault("server", "head, then a stalled body", reason: "timeout", bound: MatrixRun.silenceBound,
             restoreBound: MatrixRun.restoreAfterHangBound, apply: { try await server.set("stall") }, restore: ok)
+        await run.steady("server", "healthy on IPv4 only; its name has an AAAA record too (refused)", hold: .seconds(4),
+            apply: { try await network.setIPv6(silent: false) }, restore: { try await network.setIPv6(silent: nil) })
+        await run.steady("server", "healthy on IPv4 only; its AAAA address is silent", hold: .seconds(4),
+            apply: { try await network.setIPv6(silent: true) }, restore: { try await network.setIPv6(silent: nil) })
         await run.storm("server", "restarting every 500 ms for 5 s", bound: MatrixRun.restoreBound) {
             try await server.set("restarting 5")
         }

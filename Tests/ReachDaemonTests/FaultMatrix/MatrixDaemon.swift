@@ -38,7 +38,8 @@ final class MatrixDaemon: Sendable {
     }
 
     /// Writes the configuration and hooks (unless there) and starts reachd; `run` numbers its log.
-    init(directory: String, network: MatrixNetwork, run: Int) throws {
+    /// `systemBus` is where it hears logind's sleep signal.
+    init(directory: String, network: MatrixNetwork, run: Int, systemBus: String) throws {
         self.directory = directory
         self.network = network
         logPath = "\(directory)/reachd-\(run).log"
@@ -55,7 +56,7 @@ final class MatrixDaemon: Sendable {
         child = try ChildProcess(
             "reachd", executable: MatrixNetwork.ipPath,
             arguments: ["netns", "exec", network.host, reachdBinary.path, "--config", "\(directory)/reachd.yaml", "--log-target", "stderr"],
-            errorLog: logPath)
+            errorLog: logPath, environment: ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": systemBus]) { $1 })
     }
 
     var log: String { (FileManager.default.contents(atPath: logPath)).map { String(decoding: $0, as: UTF8.self) } ?? "" }

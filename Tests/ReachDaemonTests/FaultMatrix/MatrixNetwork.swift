@@ -19,6 +19,11 @@ final class MatrixNetwork: Sendable {
     /// address leaves the gRPC server alone.
     static let grpcAddress = "198.51.100.3"
     static let serverName = "server.test"
+    /// IPv6 on the same link, for the cases where the server's name answers on both families.
+    static let serverAddress6 = "2001:db8::1"
+    static let hostAddress6 = "2001:db8::2"
+    /// An IPv6 address on the link that no host answers for: connects to it hang.
+    static let silentAddress6 = "2001:db8::99"
     /// The server namespace's routing table for the blackhole: a rule sends what the HTTP server's
     /// address sends through it, and it drops everything, so SYNs arrive and no answer leaves.
     static let blackholeTable = "100"
@@ -75,10 +80,28 @@ final class MatrixNetwork: Sendable {
         try await ip(in: host, "route", "replace", "default", "via", Self.serverAddress, "dev", "m0", "onlink")
     }
 
+    /// Gives the link IPv6 (both ends addressed, a default route) and the server's name an AAAA
+    /// record as well, while the test servers listen on IPv4 only: the name answers on one family.
+    /// The AAAA record is the server's (connects are refused) or, `silent`, an address no host
+    /// answers for (connects hang). `nil` takes IPv6 away again.
+    func setIPv6(silent: Bool?) async throws {
+        guard let silent else {
+            try setServerNameResolves(true)
+            try await ip(in: host, "-6", "addr", "flush", "dev", "m0", "scope", "global")
+            try await ip(in: server, "-6", "addr", "flush", "dev", "m1", "scope", "global")
+            return
+        }
+        try await ip(in: server, "-6", "addr", "replace", "\(Self.serverAddress6)/64", "dev", "m1", "nodad")
+        try await ip(in: host, "-6", "addr", "replace", "\(Self.hostAddress6)/64", "dev", "m0", "nodad")
+        try await ip(in: host, "-6", "route", "replace", "default", "via", Self.serverAddress6, "dev", "m0")
+        try setServerNameResolves(true, ipv6: silent ? Self.silentAddress6 : Self.serverAddress6)
+    }
+
     /// Writes `server.test` into (or out of) the host namespace's `/etc/hosts`, in place: the file
     /// is bind-mounted into reachd's mount namespace, so a new inode would not be seen.
-    func setServerNameResolves(_ resolves: Bool) throws {
+    func setServerNameResolves(_ resolves: Bool, ipv6: String? = nil) throws {
         let text = "127.0.0.1 localhost\n" + (resolves ? "\(Self.serverAddress) \(Self.serverName)\n" : "")
+            + (resolves ? ipv6.map { "\($0) \(Self.serverName)\n" } ?? "" : "")
         try text.write(toFile: "\(etcDirectory)/hosts", atomically: false, encoding: .utf8)
     }
 

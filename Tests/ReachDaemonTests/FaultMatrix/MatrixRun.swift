@@ -24,6 +24,9 @@ final class MatrixRun {
     static let restoreAfterHangBound: Duration = interval + timeout + slack
 
     let network: MatrixNetwork
+    /// The system bus reachd listens on, with a logind stand-in that announces sleep.
+    let bus: PrivateSystemBus
+    let logind: LogindStandIn
     let server: FaultServer
     var grpc: GRPCFaultServer
     var daemon: MatrixDaemon
@@ -37,11 +40,13 @@ final class MatrixRun {
     var hookMismatches = 0
     private var runs = 1
 
-    init(network: MatrixNetwork, server: FaultServer, grpc: GRPCFaultServer, directory: String) async throws {
+    init(network: MatrixNetwork, bus: PrivateSystemBus, logind: LogindStandIn, server: FaultServer, grpc: GRPCFaultServer, directory: String) async throws {
         self.network = network
+        self.bus = bus
+        self.logind = logind
         self.server = server
         self.grpc = grpc
-        daemon = try MatrixDaemon(directory: directory, network: network, run: 1)
+        daemon = try MatrixDaemon(directory: directory, network: network, run: 1, systemBus: bus.address)
         try await daemon.waitForLog("reachd running")
         try await waitUntil("the unix socket is there", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: directory + "/reachd.sock") }
         observer = try VerdictObserver(socket: daemon.socketPath)
@@ -137,7 +142,7 @@ final class MatrixRun {
 
     /// Hooks ran exactly once per transition the subscriber saw since `start` (waiting a little for
     /// the last ones to run).
-    private func checkHooks(_ row: inout MatrixCase, since start: ContinuousClock.Instant, before: (restored: Int, lost: Int)) async {
+    func checkHooks(_ row: inout MatrixCase, since start: ContinuousClock.Instant, before: (restored: Int, lost: Int)) async {
         let seen = observer.transitions(from: start, to: .now + .seconds(3600))
         let matched = (try? await waitUntil("hooks ran", timeout: .seconds(5)) {
             let now = self.daemon.hookRuns
@@ -168,7 +173,7 @@ final class MatrixRun {
     /// Starts another reachd on the same configuration and directory (after the last one ended).
     func restartDaemon() async throws -> MatrixDaemon {
         runs += 1
-        daemon = try MatrixDaemon(directory: daemon.directory, network: network, run: runs)
+        daemon = try MatrixDaemon(directory: daemon.directory, network: network, run: runs, systemBus: bus.address)
         try await daemon.waitForLog("reachd running")
         return daemon
     }

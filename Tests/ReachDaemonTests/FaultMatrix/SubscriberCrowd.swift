@@ -52,8 +52,25 @@ extension MatrixDaemon {
 
     /// `reachd_subscribers` from `/metrics`: subscribers to the verdict stream right now.
     func subscribers() async -> Int? {
-        guard let result = try? await runProgram("/usr/bin/curl", ["-sf", "--unix-socket", socketPath, "http://localhost/metrics"]) else { return nil }
-        let line = result.output.split(separator: "\n").first { $0.hasPrefix("reachd_subscribers ") }
-        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) }
+        await metric("reachd_subscribers").map { Int($0) }
+    }
+
+    /// The sum of a metric's series (`name` or `name{...}`) from `/metrics`.
+    func metric(_ name: String) async -> Double? {
+        guard let result = try? await runProgram("/usr/bin/curl", ["-sf", "--unix-socket", socketPath, "http://localhost/metrics"]),
+            result.status == 0
+        else { return nil }
+        let values = result.output.split(separator: "\n")
+            .filter { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") }
+            .compactMap { Double($0.split(separator: " ").last ?? "") }
+        return values.isEmpty ? nil : values.reduce(0, +)
+    }
+
+    /// `GET /v1/status`, parsed.
+    func status() async -> [String: Any]? {
+        guard let result = try? await runProgram("/usr/bin/curl", ["-sf", "--unix-socket", socketPath, "http://localhost/v1/status"]),
+            result.status == 0
+        else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
     }
 }

@@ -1,24 +1,22 @@
 import Foundation
-import ReachTesting
-import Testing
 
 /// A private, system-like `dbus-daemon` (configured by `bus.conf`) listening on a unix socket in a
 /// temporary directory of its own, with a logind stand-in (`login1-standin.py`) owning
 /// `org.freedesktop.login1` on it.
-final class PrivateSystemBus: Sendable {
-    static let daemonPath: String? = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first {
+public final class PrivateSystemBus: Sendable {
+    public static let daemonPath: String? = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
-    static let isAvailable = daemonPath != nil
-    static let unavailableReason: Comment = "needs dbus-daemon (Debian package dbus-daemon, pulled in by dbus)"
+    public static let isAvailable = daemonPath != nil
+    public static let unavailableReason = "needs dbus-daemon (Debian package dbus-daemon, pulled in by dbus)"
 
     /// The system Python, which has python3-dbus (not a pyenv `python3` on PATH).
-    static let python = "/usr/bin/python3"
-    static let supportDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+    public static let python = "/usr/bin/python3"
+    static let supportDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "SystemBus").path
 
-    let directory: String
+    public let directory: String
     /// The address dbus-daemon printed, such as `unix:path=/tmp/.../system_bus_socket,guid=...`.
-    let address: String
+    public let address: String
     private let daemon: ChildProcess
 
     private init(directory: String, address: String, daemon: ChildProcess) {
@@ -28,7 +26,7 @@ final class PrivateSystemBus: Sendable {
     }
 
     /// Starts dbus-daemon and waits until it prints its address (it listens by then).
-    static func start() async throws -> PrivateSystemBus {
+    public static func start() async throws -> PrivateSystemBus {
         let directory = try makeTemporaryDirectory()
         do {
             let daemon = try ChildProcess(
@@ -48,28 +46,28 @@ final class PrivateSystemBus: Sendable {
     }
 
     /// An address in this bus's directory where nothing listens.
-    var deadAddress: String { "unix:path=\(directory)/nothing-here" }
+    public var deadAddress: String { "unix:path=\(directory)/nothing-here" }
 
     /// Kills dbus-daemon with SIGKILL, as a crash would, and waits until it is gone.
-    func kill() async {
+    public func kill() async {
         daemon.signal(SIGKILL)
         await daemon.waitForExit()
     }
 
     /// Stops dbus-daemon and removes the directory. SIGKILL: children of the test runner inherit
     /// a signal mask with SIGTERM blocked, and nothing here needs a graceful exit.
-    func stop() async {
+    public func stop() async {
         daemon.signal(SIGKILL)
         await daemon.waitForExit()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Starts the logind stand-in and waits until it owns org.freedesktop.login1.
-    func startLogind() async throws -> LogindStandIn {
+    public func startLogind() async throws -> LogindStandIn {
         try await LogindStandIn.start(on: self)
     }
 
-    static func makeTemporaryDirectory() throws -> String {
+    public static func makeTemporaryDirectory() throws -> String {
         let path = "/tmp/reachd-systemd-test-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         return path
@@ -77,7 +75,7 @@ final class PrivateSystemBus: Sendable {
 }
 
 /// `login1-standin.py`: owns org.freedesktop.login1 and emits PrepareForSleep on request.
-final class LogindStandIn: Sendable {
+public final class LogindStandIn: Sendable {
     private let process: ChildProcess
 
     private init(process: ChildProcess) {
@@ -99,11 +97,11 @@ final class LogindStandIn: Sendable {
     }
 
     /// Emits PrepareForSleep(true) as logind does before suspending.
-    func sleep() async throws { try await send("sleep") }
+    public func sleep() async throws { try await send("sleep") }
     /// Emits PrepareForSleep(false) as logind does after resuming.
-    func wake() async throws { try await send("wake") }
+    public func wake() async throws { try await send("wake") }
     /// Emits PrepareForSleep(true) from a connection that does not own org.freedesktop.login1.
-    func spoofSleep() async throws { try await send("spoof-sleep") }
+    public func spoofSleep() async throws { try await send("spoof-sleep") }
 
     /// Sends a command and waits until the stand-in has handed the signal to the bus.
     private func send(_ command: String) async throws {
@@ -121,7 +119,7 @@ final class LogindStandIn: Sendable {
     /// Stops the stand-in. Not by the end of stdin alone: a child spawned meanwhile (tests run in
     /// parallel) may have inherited the pipe's write end and keep it open. SIGKILL, since children
     /// of the test runner inherit a signal mask with SIGTERM blocked.
-    func stop() async {
+    public func stop() async {
         process.closeInput()
         process.signal(SIGKILL)
         await process.waitForExit()
