@@ -208,7 +208,9 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
                     running -= 1
                     continue
                 }
-                let wait = next.notBefore - clock.wallTime.secondsSinceEpoch
+                // Further away than any backoff: the wall clock was set back since. Due now, not in an hour.
+                let remaining = next.notBefore - clock.wallTime.secondsSinceEpoch
+                let wait = remaining > policy.retry.longest.seconds ? 0 : remaining
                 if wait > 0 {
                     if running == 0 {
                         wake(after: .milliseconds(Int64((wait * 1000).rounded(.up))))

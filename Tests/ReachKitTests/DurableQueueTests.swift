@@ -69,23 +69,13 @@ struct DurableQueueTests {
     }
 
     @Test func retryableFailuresBackOffExponentiallyWithJitter() async throws {
-        let directory = try temporaryDirectory("backoff")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let clock = TestClock()
-        let driver = try ServiceDriver(clock: clock.monitorClock)
-        driver.connect()
         let attempts = Collected<Duration>()
         let policy = QueuePolicy(retry: ReconnectBackoff(first: .seconds(1), longest: .seconds(4), jitter: true), breakerThreshold: 100)
-        let store = try await openStore("\(directory)/queue.sqlite")
-        let queue = DurableQueue<Upload>(
-            name: "uploads", store: store, service: driver.service, policy: policy,
-            clock: clock.monitorClock, logger: .quiet
-        ) { delivery in
+        let (queue, finish) = try await runningQueue("backoff", clock: clock, policy: policy) { delivery in
             attempts.append(clock.now.offset)
             if delivery.attempt < 5 { throw DeliveryFailure.retryable("503 from the server") }
         }
-        let running = Task { await queue.run() }
-        defer { running.cancel() }
         try await queue.enqueue(Upload(number: 1), key: "one")
         let step = Duration.milliseconds(50)
         while attempts.count < 5 {
@@ -99,9 +89,49 @@ struct DurableQueueTests {
             #expect(gap >= full / 2 && gap <= full + step, "gap \(gap) for a step of \(full): \(gaps)")
         }
         try await waitUntil("the item delivered") { (try? await queue.stats().pending) == 0 }
-        running.cancel()
-        await running.value
-        await closeStore(store)
+        await finish()
+    }
+
+    @Test func aWallClockSetBackAnHourDoesNotHoldARetryBack() async throws {
+        let clock = TestClock()
+        let attempts = Collected<Duration>()
+        let policy = QueuePolicy(retry: ReconnectBackoff(first: .seconds(2), longest: .seconds(2)), breakerThreshold: 100)
+        let (queue, finish) = try await runningQueue("clock-back", clock: clock, policy: policy) { delivery in
+            attempts.append(clock.now.offset)
+            if delivery.attempt == 1 { throw DeliveryFailure.retryable("503 from the server") }
+        }
+        try await queue.enqueue(Upload(number: 1), key: "one")
+        try await waitUntil("the retry is scheduled") { attempts.count == 1 && clock.sleeperCount > 0 }
+        clock.setWallClock(by: .seconds(-3_600))
+        let step = Duration.milliseconds(100)
+        while attempts.count < 2, clock.now.offset < .seconds(60) {
+            try await waitUntil("a retry timer or the retry") { clock.sleeperCount > 0 || attempts.count >= 2 }
+            if attempts.count < 2 { clock.advance(by: step) }
+        }
+        let gap = attempts.all.count == 2 ? attempts.all[1] - attempts.all[0] : nil
+        #expect(gap.map { $0 <= .seconds(2) + step } == true, "retried after \(gap.map { "\($0)" } ?? "more than a minute") with the clock an hour back")
+        await finish()
+    }
+
+    /// A running queue on a fresh file, driven by `clock`, following a service that says connected;
+    /// `finish` stops it and removes the file.
+    private func runningQueue(
+        _ label: String, clock: TestClock, policy: QueuePolicy, handler: @escaping DurableQueue<Upload>.Handler
+    ) async throws -> (queue: DurableQueue<Upload>, finish: () async -> Void) {
+        let directory = try temporaryDirectory(label)
+        let driver = try ServiceDriver(clock: clock.monitorClock)
+        driver.connect()
+        let store = try await openStore("\(directory)/queue.sqlite")
+        let queue = DurableQueue<Upload>(
+            name: "uploads", store: store, service: driver.service, policy: policy, clock: clock.monitorClock, logger: .quiet, handler: handler)
+        let running = Task { await queue.run() }
+        return (queue, {
+            running.cancel()
+            await running.value
+            await closeStore(store)
+            withExtendedLifetime(driver) {}
+            try? FileManager.default.removeItem(atPath: directory)
+        })
     }
 
     @Test func theBreakerOpensAfterConsecutiveFailuresAndClosesOnRestorationOrCooldown() async throws {

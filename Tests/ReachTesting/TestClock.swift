@@ -18,6 +18,8 @@ public final class TestClock: Clock, Sendable {
 
     private struct State {
         var now = Instant(offset: .zero)
+        /// How far the wall clock was set away from `wallTimeAtStart + now`.
+        var wallJump: Duration = .zero
         var sleepers: [UInt64: Sleeper] = [:]
         var lastSleeperID: UInt64 = 0
     }
@@ -35,7 +37,13 @@ public final class TestClock: Clock, Sendable {
 
     /// The clock the monitor takes, reading this test clock for both uptime and wall time.
     public var monitorClock: MonitorClock {
-        MonitorClock(self) { [self] in wallTimeAtStart.advanced(by: now.offset) }
+        MonitorClock(self) { [self] in state.withLock { wallTimeAtStart.advanced(by: $0.now.offset + $0.wallJump) } }
+    }
+
+    /// Sets the wall clock `jump` away (back when negative), as an administrator or NTP would;
+    /// the monotonic time, and so every sleeper, does not notice.
+    public func setWallClock(by jump: Duration) {
+        state.withLock { $0.wallJump += jump }
     }
 
     /// How many tasks are asleep on this clock.
