@@ -197,16 +197,18 @@ let package = Package(
             swiftSettings: strict
         ),
         // The library for programs: the connectivity service backed by reachd and a durable queue
-        // that drains on restoration. Small on purpose: no server, no probers, no YAML (ReachLink
-        // only for the system clock; it links no more than a netlink reader).
+        // that drains on restoration. Small on purpose: no server, no probers, no YAML, no HTTP
+        // client library or TLS (reachd speaks plain HTTP, over SwiftNIO here); ReachLink only for
+        // the system clock (it links no more than a netlink reader).
         .target(
             name: "ReachKit",
             dependencies: [
                 "ReachCore",
                 "ReachLink",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -244,13 +246,25 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Prints enqueue and drain throughput (beside a bare SQLite loop) and an idle client's memory.
+        // What the ReachKit benchmarks share: the queued item, timing, printing.
+        .target(name: "ReachKitBenchmarkSupport", path: "Benchmarks/ReachKitBenchmarkSupport", swiftSettings: strict),
+        // Prints durable enqueue throughput beside a bare SQLite loop: ReachKit alone, quick to build.
+        .executableTarget(
+            name: "reachkit-enqueue-benchmark",
+            dependencies: [
+                "ReachKit", "ReachKitBenchmarkSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/ReachKitEnqueue",
+            swiftSettings: strict
+        ),
+        // Prints drain throughput against a local HTTP server.
         .executableTarget(
             name: "reachkit-benchmark",
             dependencies: [
-                "ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig",
+                "ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig", "ReachKitBenchmarkSupport",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Benchmarks/ReachKit",

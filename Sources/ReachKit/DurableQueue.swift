@@ -33,6 +33,7 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
     private let logger: Logger
     private let metrics: QueueMetrics?
     private let kicks = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    private let encoder = JSONEncoder()
     private let state: Mutex<State>
 
     private struct State {
@@ -75,19 +76,8 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
     /// Stores many items in one transaction (one disk flush for all); returns how many were new.
     @discardableResult
     public func enqueue(contentsOf items: [(key: String, item: Item)]) async throws -> Int {
-        let encoder = JSONEncoder()
-        let rows = try items.map { ($0.key, try encoder.encode($0.item)) }
-        let now = clock.wallTime.secondsSinceEpoch
-        let name = self.name
-        let added = try await store.pool.write { db in
-            let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO item (queue, key, payload, enqueued_at) VALUES (?, ?, ?, ?)")
-            var added = 0
-            for (key, payload) in rows {
-                try statement.execute(arguments: [name, key, payload, now])
-                added += db.changesCount
-            }
-            return added
-        }
+        let rows = try items.map { (key: $0.key, payload: try encoder.encode($0.item)) }
+        let added = try await store.insert(queue: name, rows, at: clock.wallTime.secondsSinceEpoch)
         if added > 0, service.isConnected { kick() }
         await updateMetrics()
         return added

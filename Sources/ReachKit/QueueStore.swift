@@ -60,6 +60,32 @@ public final class QueueStore: Sendable {
         try pool.close()
     }
 
+    /// Inserts `rows` into `queue` in one transaction, committed with `synchronous = FULL`: on disk
+    /// when this returns. Returns how many were new (a key already in the queue is left as it was).
+    ///
+    /// One hop to the writer's queue and one back: an unbatched enqueue pays for it per item, so
+    /// it skips GRDB's async `write` (an actor hop with a cancellation handler around it). A
+    /// cancelled caller still gets its rows committed, as a completed enqueue should be.
+    func insert(queue: String, _ rows: [(key: String, payload: Data)], at time: Double) async throws -> Int {
+        try await withUnsafeThrowingContinuation { continuation in
+            pool.asyncWriteWithoutTransaction { db in
+                continuation.resume(
+                    with: Result {
+                        var added = 0
+                        try db.inTransaction {
+                            let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO item (queue, key, payload, enqueued_at) VALUES (?, ?, ?, ?)")
+                            for row in rows {
+                                try statement.execute(arguments: [queue, row.key, row.payload, time])
+                                added += db.changesCount
+                            }
+                            return .commit
+                        }
+                        return added
+                    })
+            }
+        }
+    }
+
     /// Runs `body` in a transaction committed with `synchronous = NORMAL`: for acknowledgements
     /// (an item delivered, a failure counted). In WAL mode such a commit survives the program being
     /// killed; only a power loss or kernel crash may undo it, and then the item is delivered again,

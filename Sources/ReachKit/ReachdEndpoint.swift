@@ -6,7 +6,11 @@ public struct ReachdEndpoint: Sendable, Hashable {
     /// reachd's default listen address.
     public static let defaultURL = "http://127.0.0.1:9780"
 
-    /// An `http(s)://` URL, or the path of reachd's unix socket (`/run/reachd/reachd.sock`).
+    /// An `http://` URL, or the path of reachd's unix socket (`/run/reachd/reachd.sock`).
+    ///
+    /// Not `https://`: reachd serves plain HTTP, on loopback or a unix socket (a token guards any
+    /// other address), so ReachKit speaks no TLS; ``resolve(configured:tokenFile:environment:)``
+    /// refuses such a URL, and a service given one reports reachd unreachable, saying why.
     public let base: String
     /// The bearer token; `nil` when reachd asks for none (its default on loopback and the socket).
     public let token: String?
@@ -23,11 +27,14 @@ public struct ReachdEndpoint: Sendable, Hashable {
     /// URL), else `$REACHD_ENDPOINT` (as reachctl reads it), else ``defaultURL``; with the token
     /// read from `tokenFile` when given.
     ///
-    /// - Throws: ``ReachdTokenFileError`` when the token file cannot be read or does not hold one line.
+    /// - Throws: ``ReachdEndpointError`` when the endpoint is neither a unix socket path nor an
+    ///   `http://host:port` URL; ``ReachdTokenFileError`` when the token file cannot be read or does
+    ///   not hold one line.
     public static func resolve(
         configured: String? = nil, tokenFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws(ReachdTokenFileError) -> ReachdEndpoint {
+    ) throws -> ReachdEndpoint {
         let base = configured ?? environment["REACHD_ENDPOINT"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultURL
+        _ = try ReachdEndpoint(base: base).address()
         guard let tokenFile else { return ReachdEndpoint(base: base) }
         guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
             throw ReachdTokenFileError(path: tokenFile, problem: "cannot be read")
@@ -42,12 +49,46 @@ public struct ReachdEndpoint: Sendable, Hashable {
     /// Whether ``base`` names a unix socket.
     public var isUnixSocket: Bool { base.hasPrefix("/") }
 
-    /// The URL of `path` on this endpoint (`http+unix://` for a socket).
-    func url(_ path: String) -> String {
-        guard isUnixSocket else { return base + path }
-        let socket = base.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? base
-        return "http+unix://\(socket)\(path)"
+    /// Where to connect.
+    enum Address {
+        case tcp(host: String, port: Int)
+        case unixSocket(String)
+
+        /// The `Host` header: reachd answers a loopback name only, unless it asks for a token.
+        var hostHeader: String {
+            switch self {
+            case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            case .unixSocket: "localhost"
+            }
+        }
     }
+
+    /// The socket to connect to: ``base`` read as a unix socket path or an `http://` URL (port 80
+    /// when it names none).
+    func address() throws(ReachdEndpointError) -> Address {
+        if isUnixSocket { return .unixSocket(base) }
+        guard let url = URLComponents(string: base), let scheme = url.scheme?.lowercased() else {
+            throw ReachdEndpointError(base: base, problem: "is neither a unix socket path nor an http:// URL")
+        }
+        guard scheme == "http" else {
+            throw ReachdEndpointError(
+                base: base, problem: scheme == "https" ? "uses https, but reachd serves plain HTTP (loopback or a unix socket)" : "is not an http:// URL")
+        }
+        guard let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/" else {
+            throw ReachdEndpointError(base: base, problem: "must be http://HOST:PORT, without a path")
+        }
+        return .tcp(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: url.port ?? 80)
+    }
+}
+
+/// The endpoint named for reachd is not one ReachKit can connect to.
+public struct ReachdEndpointError: Error, CustomStringConvertible {
+    /// The endpoint as given.
+    public let base: String
+    /// What is wrong with it.
+    public let problem: String
+
+    public var description: String { "the reachd endpoint \(base) \(problem)" }
 }
 
 /// The token file named for reachd cannot be used.

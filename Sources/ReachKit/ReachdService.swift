@@ -1,6 +1,9 @@
-import AsyncHTTPClient
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import NIOCore
+import NIOPosix
 import ReachCore
 import ReachLink
 import Synchronization
@@ -22,7 +25,8 @@ import Synchronization
 ///   `unknown` in between (reachd restarting, the stream broken) is not one, so a reachd restart at
 ///   the same state runs no callback, and one that comes back at the other state runs exactly one.
 ///
-/// It imports the HTTP client only: no server, no netlink, no probers.
+/// It speaks HTTP/1.1 on SwiftNIO (``ReachdRequest``): no HTTP client library, no TLS, no server,
+/// no netlink, no probers.
 public final class ReachdService: ConnectivityService {
     /// Tunables.
     public struct Settings: Sendable {
@@ -115,17 +119,11 @@ public final class ReachdService: ConnectivityService {
 
     /// Follows reachd until the calling task is cancelled; then ends every verdict stream.
     public func run() async throws {
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: .init(settings.connectTimeout), read: .init(settings.silenceLimit))
-        // The service decides when to try again (with backoff), not the pool.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         await withDiscardingTaskGroup { group in
             group.addTask { await self.reactions.run() }
-            group.addTask { await self.follow(http) }
-            group.addTask { await self.refreshEvidence(http) }
+            group.addTask { await self.follow() }
+            group.addTask { await self.refreshEvidence() }
         }
-        try? await http.shutdown()
         feed.finish()
     }
 
@@ -139,12 +137,12 @@ public final class ReachdService: ConnectivityService {
 
     // MARK: Following
 
-    private func follow(_ http: HTTPClient) async {
+    private func follow() async {
         var backoff = settings.reconnect
         while !Task.isCancelled {
             let why: String
             do {
-                try await stream(http) { backoff.reset() }
+                try await stream { backoff.reset() }
                 why = "reachd at \(endpoint.base) closed the event stream"
             } catch is CancellationError {
                 break
@@ -161,16 +159,13 @@ public final class ReachdService: ConnectivityService {
     }
 
     /// One connection to the event stream, until it ends.
-    private func stream(_ http: HTTPClient, onEvent: () -> Void) async throws {
-        var request = request("/v1/events")
-        request.headers.add(name: "Accept", value: "text/event-stream")
-        if let id = state.withLock({ $0.lastEventID }) { request.headers.add(name: "Last-Event-ID", value: id) }
-        let response = try await http.execute(request, deadline: .distantFuture)
-        guard response.status == .ok else {
-            throw ReachdAnswer(description: "reachd at \(endpoint.base) answered GET /v1/events with \(response.status)")
-        }
+    private func stream(onEvent: () -> Void) async throws {
+        var request = ReachdRequest(
+            endpoint: endpoint, path: "/v1/events", headers: [("Accept", "text/event-stream")],
+            connectTimeout: settings.connectTimeout, silenceLimit: settings.silenceLimit)
+        if let id = state.withLock({ $0.lastEventID }) { request.headers.append(("Last-Event-ID", id)) }
         var parser = EventStreamParser()
-        for try await chunk in response.body {
+        try await request.run { chunk in
             for event in try parser.feed(chunk.readableBytesView) where event.event == "verdict" || event.event == nil {
                 let document = try EventDocument.decode(event.data)
                 onEvent()
@@ -216,14 +211,19 @@ public final class ReachdService: ConnectivityService {
 
     /// While the stream is up and says `connected`, reads `/v1/status` every half validity window,
     /// so that ``isLikelyConnected`` rests on reachd's fresh word rather than the last event's.
-    private func refreshEvidence(_ http: HTTPClient) async {
+    private func refreshEvidence() async {
         let interval = settings.likelyConnectedWindow / 2
+        let request = ReachdRequest(endpoint: endpoint, path: "/v1/status", connectTimeout: settings.connectTimeout, silenceLimit: settings.connectTimeout)
         while (try? await clock.sleep(for: interval)) != nil {
             guard state.withLock({ $0.isStreaming }), current.isConnected else { continue }
             do {
-                let response = try await http.execute(request("/v1/status"), timeout: .init(settings.connectTimeout))
-                let body = try await response.body.collect(upTo: 4 << 20)
-                guard response.status == .ok else { continue }
+                var body = ByteBuffer()
+                try await request.run { chunk in
+                    guard body.readableBytes + chunk.readableBytes <= EventStreamParser.eventLimit else {
+                        throw ReachdAnswer(description: "the status from \(endpoint.base) is over \(EventStreamParser.eventLimit >> 20) MiB: not reachd's")
+                    }
+                    body.writeImmutableBuffer(chunk)
+                }
                 let document = try EventDocument.decode(String(buffer: body))
                 state.withLock { state in
                     guard state.isStreaming, document.state == ConnectivityState.connected.rawValue else { return }
@@ -236,31 +236,27 @@ public final class ReachdService: ConnectivityService {
         }
     }
 
-    private func request(_ path: String) -> HTTPClientRequest {
-        var request = HTTPClientRequest(url: endpoint.url(path))
-        if let token = endpoint.token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        return request
-    }
-
     /// An error in words a person can act on.
     static func describe(_ error: any Error, endpoint: ReachdEndpoint) -> String {
-        if let answer = error as? ReachdAnswer { return answer.description }
-        let text = String(describing: error)
-        if text.contains("Connection refused") || text.contains("errno: 111") { return "connection refused at \(endpoint.base)" }
-        if text.contains("No such file") || text.contains("errno: 2)") { return "no socket at \(endpoint.base)" }
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .connectTimeout: return "connecting to \(endpoint.base) timed out"
-            case .readTimeout: return "the event stream from \(endpoint.base) went silent"
-            case .remoteConnectionClosed: return "reachd at \(endpoint.base) closed the connection"
-            default: break
-            }
+        switch error {
+        case let answer as ReachdAnswer: return answer.description
+        case let error as ReachdEndpointError: return error.description
+        case is ReachdSilence: return "the event stream from \(endpoint.base) went silent"
+        case ChannelError.connectTimeout: return "connecting to \(endpoint.base) timed out"
+        default: break
         }
-        return "the event stream from \(endpoint.base) broke: \(text)"
+        switch errno(of: error) {
+        case ECONNREFUSED: return "connection refused at \(endpoint.base)"
+        case ENOENT: return "no socket at \(endpoint.base)"
+        case ECONNRESET, EPIPE: return "reachd at \(endpoint.base) closed the connection"
+        default: return "the event stream from \(endpoint.base) broke: \(error)"
+        }
     }
-}
 
-/// reachd answered, but not with an event stream (a wrong token, a proxy's page).
-struct ReachdAnswer: Error, CustomStringConvertible {
-    let description: String
+    /// The system error under NIO's: a connect attempt's (per address tried) or a socket call's.
+    private static func errno(of error: any Error) -> CInt? {
+        if let error = error as? IOError { return error.errnoCode }
+        if let error = error as? NIOConnectionError { return error.connectionErrors.lazy.compactMap { errno(of: $0.error) }.first }
+        return nil
+    }
 }

@@ -141,6 +141,10 @@ extension ReachKitProcessTests {
             #expect(try ReachdEndpoint.resolve(environment: ["REACHD_ENDPOINT": "http://127.0.0.1:9999/"]).base == "http://127.0.0.1:9999")
             #expect(try ReachdEndpoint.resolve(environment: [:]).base == "http://127.0.0.1:9780")
             #expect(throws: ReachdTokenFileError.self) { try ReachdEndpoint.resolve(tokenFile: "/nonexistent/token", environment: [:]) }
+            // reachd serves plain HTTP only: an https endpoint is refused before anything connects.
+            #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(configured: "https://127.0.0.1:9780", environment: [:]) }
+            #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(environment: ["REACHD_ENDPOINT": "http://127.0.0.1:9780/api"]) }
+            #expect(try ReachdEndpoint.resolve(configured: "http://[::1]:9780", environment: [:]).base == "http://[::1]:9780")
         }
     }
 }
