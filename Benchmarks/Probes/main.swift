@@ -154,7 +154,8 @@ final class Rig: Sendable {
         monitor = ConnectivityMonitor(configuration: .init(targets: targets, linkSettleWindow: .zero), clock: clock, logger: logger)
         http = HTTPProber(logger: logger)
         let prober = ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))
-        scheduler = ProbeScheduler(targets: targets, prober: prober, monitor: monitor, clock: clock, observer: recorder)
+        scheduler = ProbeScheduler(
+            targets: targets, prober: prober, monitor: monitor, clock: clock, observer: recorder, timer: EventLoopProbeTimer())
     }
 
     func start() {

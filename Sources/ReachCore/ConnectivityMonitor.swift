@@ -268,7 +268,8 @@ public final class ConnectivityMonitor: Sendable {
     private func apply(
         _ state: inout State, _ step: (inout ConnectivityCombiner) -> ConnectivityCombiner.Change
     ) -> Publication? {
-        let previous = state.combiner.verdict
+        // Not the whole verdict: holding it would make the step copy every target's status.
+        let previous = (state: state.combiner.verdict.state, usableInterfaces: state.combiner.verdict.usableInterfaces)
         let change = step(&state.combiner)
         if change.probeControlChanged {
             control.send(state.combiner.probeControl)
@@ -286,7 +287,7 @@ public final class ConnectivityMonitor: Sendable {
     private struct Publication {
         let event: ConnectivityEvent
         let change: ConnectivityCombiner.Change
-        let previous: Verdict
+        let previous: (state: ConnectivityState, usableInterfaces: [String])
     }
 
     // MARK: Logging: the one place each event kind is logged

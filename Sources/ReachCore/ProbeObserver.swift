@@ -1,6 +1,7 @@
 /// Sees every probe the scheduler starts, skips and finishes: the hook for metrics and benchmarks.
 ///
-/// Calls arrive on the scheduler's tasks and must return quickly; every method has an empty default.
+/// Calls arrive where the scheduler runs (in the daemon, the event loop its probes run on) and
+/// must return quickly, without blocking; every method has an empty default.
 public protocol ProbeObserver: Sendable {
     /// A probe of `target` started `lateness` after its scheduled tick (zero for immediate probes).
     func probeStarted(_ target: ProbeTarget, lateness: Duration)

@@ -12,24 +12,32 @@ import Synchronization
 /// asked). Such a burst is spread over a millisecond per target, at most half the interval: one
 /// target is probed at once, a thousand do not open a thousand connections in the same instant.
 ///
-/// One task dispatches every tick, sleeping until the earliest; probes run in child tasks.
+/// One timer keeps the grid: each time it fires, the due probes start and it is set for the next
+/// tick. With the daemon's timer on an event loop and a ``StartingProber``, a tick starts its
+/// probes on that loop and each result is recorded where it arrives: no task and no thread hop per
+/// probe. Other probers run each probe in a task of its own.
 public final class ProbeScheduler: Sendable {
     private let targets: [ProbeTarget]
     private let prober: any Prober
+    /// `prober` as a ``StartingProber``, cast once: a dynamic cast per probe showed in profiles.
+    private let starting: (any StartingProber)?
     private let monitor: ConnectivityMonitor
     private let clock: MonitorClock
+    private let timer: any ProbeTimer
     private let observer: (any ProbeObserver)?
     private let state: Mutex<State>
-    private let wakeup = Wakeup()
 
+    /// - Parameter timer: Where the ticks fire; by default a task asleep on `clock`.
     public init(
         targets: [ProbeTarget], prober: any Prober, monitor: ConnectivityMonitor, clock: MonitorClock,
-        observer: (any ProbeObserver)? = nil
+        observer: (any ProbeObserver)? = nil, timer: any ProbeTimer = SleepingProbeTimer()
     ) {
         self.targets = targets
         self.prober = prober
+        self.starting = prober as? any StartingProber
         self.monitor = monitor
         self.clock = clock
+        self.timer = timer
         self.observer = observer
         self.state = Mutex(State(count: targets.count))
     }
@@ -59,7 +67,8 @@ public final class ProbeScheduler: Sendable {
         }
     }
 
-    /// Probes until the calling task is cancelled.
+    /// Probes until the calling task is cancelled, then cancels the probes in flight and returns
+    /// once they have ended.
     public func run() async {
         guard !targets.isEmpty else { return }
         let start = clock.uptime
@@ -81,16 +90,20 @@ public final class ProbeScheduler: Sendable {
                     group.addTask { await self.keepWatching(target, with: watcher) }
                 }
             }
-            while !Task.isCancelled {
-                let (starts, nextWake) = state.withLock { state in
-                    let (starts, nextWake) = dueProbes(&state, now: clock.uptime)
-                    state.dispatcherDue = nextWake
-                    return (starts, nextWake)
+            await withTaskCancellationHandler {
+                dispatch()
+                await withCheckedContinuation { continuation in
+                    let drained = state.withLock { state in
+                        guard state.stopping, state.inFlight == 0 else {
+                            state.drained = continuation
+                            return false
+                        }
+                        return true
+                    }
+                    if drained { continuation.resume() }
                 }
-                for start in starts {
-                    group.addTask { await self.probe(start) }
-                }
-                await wakeup.wait(until: nextWake, clock: clock)
+            } onCancel: {
+                stop()
             }
             group.cancelAll()
         }
@@ -107,6 +120,9 @@ public final class ProbeScheduler: Sendable {
 
     private struct Slot {
         var inFlight = false
+        /// Which probe is in flight, and how to cancel it.
+        var run: UInt64 = 0
+        var cancellation: ProbeCancellation?
         /// When an immediate probe is owed, the moment it may start.
         var immediateAt: Duration?
         var lastStart: Duration?
@@ -122,14 +138,31 @@ public final class ProbeScheduler: Sendable {
         var owedImmediates = 0
         /// When the dispatcher, now waiting, means to wake next.
         var dispatcherDue: Duration?
+        /// The timer set for `dispatcherDue`; a timer of an older generation is stale.
+        var armedDue: Duration?
+        var armed: ProbeCancellation?
+        var generation: UInt64 = 0
+        var runs: UInt64 = 0
+        var inFlight = 0
+        var stopping = false
+        /// `run()`, waiting for the probes in flight to end after it was cancelled.
+        var drained: CheckedContinuation<Void, Never>?
 
         init(count: Int) {
             slots = Array(repeating: Slot(), count: count)
         }
     }
 
+    /// The timer to set after a dispatch, and the one it replaces.
+    private struct Rearm {
+        var due: Duration?
+        var generation: UInt64
+        var old: ProbeCancellation?
+    }
+
     private struct Start {
         var index: Int
+        var run: UInt64
         var lateness: Duration
         var epoch: ProbeEpoch
     }
@@ -153,8 +186,8 @@ public final class ProbeScheduler: Sendable {
                 guard let at = state.slots[index].immediateAt, at <= now, !state.slots[index].inFlight else { continue }
                 state.slots[index].immediateAt = nil
                 state.owedImmediates -= 1
-                begin(&state, index, now: now)
-                starts.append(Start(index: index, lateness: .zero, epoch: epoch))
+                let run = begin(&state, index, now: now)
+                starts.append(Start(index: index, run: run, lateness: .zero, epoch: epoch))
             }
         }
         while let tick = state.ticks.min, tick.due <= now {
@@ -170,8 +203,8 @@ public final class ProbeScheduler: Sendable {
                 state.slots[tick.index].skipped += 1
                 observer?.probeSkipped(targets[tick.index])
             } else {
-                begin(&state, tick.index, now: now)
-                starts.append(Start(index: tick.index, lateness: now - tick.due, epoch: epoch))
+                let run = begin(&state, tick.index, now: now)
+                starts.append(Start(index: tick.index, run: run, lateness: now - tick.due, epoch: epoch))
             }
             if next.due <= now {
                 // The dispatcher itself fell behind by more than an interval: rejoin the grid.
@@ -189,21 +222,92 @@ public final class ProbeScheduler: Sendable {
         return (starts, nextWake)
     }
 
-    private func begin(_ state: inout State, _ index: Int, now: Duration) {
+    private func begin(_ state: inout State, _ index: Int, now: Duration) -> UInt64 {
+        state.runs += 1
+        state.inFlight += 1
         state.slots[index].inFlight = true
+        state.slots[index].run = state.runs
         state.slots[index].lastStart = now
+        return state.runs
     }
 
-    private func probe(_ start: Start) async {
+    /// Starts every probe that is due and sets the timer for the next tick. Called by the timer,
+    /// by a control change and by a finished probe that owes an immediate one, on any thread.
+    private func dispatch() {
+        let (starts, rearm) = state.withLock { (state: inout State) -> ([Start], Rearm?) in
+            guard !state.stopping else { return ([], nil) }
+            let (starts, nextWake) = dueProbes(&state, now: clock.uptime)
+            state.dispatcherDue = nextWake
+            guard nextWake != state.armedDue else { return (starts, nil) }
+            state.generation += 1
+            state.armedDue = nextWake
+            defer { state.armed = nil }
+            return (starts, Rearm(due: nextWake, generation: state.generation, old: state.armed))
+        }
+        if let rearm {
+            rearm.old?.cancel()
+            if let due = rearm.due {
+                let generation = rearm.generation
+                let armed = timer.schedule(at: due, of: clock) { self.fire(generation) }
+                let stale = state.withLock { state in
+                    guard state.generation == generation, !state.stopping else { return true }
+                    state.armed = armed
+                    return false
+                }
+                if stale { armed.cancel() }
+            }
+        }
+        for start in starts { launch(start) }
+    }
+
+    private func fire(_ generation: UInt64) {
+        let current = state.withLock { state in
+            guard state.generation == generation else { return false }
+            (state.armedDue, state.armed) = (nil, nil)
+            return true
+        }
+        if current { dispatch() }
+    }
+
+    private func launch(_ start: Start) {
         let target = targets[start.index]
         observer?.probeStarted(target, lateness: start.lateness)
-        let result = await prober.probe(target)
-        deliver(result, of: target, epoch: start.epoch)
-        let owed = state.withLock { state in
-            state.slots[start.index].inFlight = false
-            return state.slots[start.index].immediateAt != nil
+        let whenDone: @Sendable (ProbeResult) -> Void = { self.finished(start, with: $0) }
+        let cancellation =
+            starting?.start(target, whenDone: whenDone) ?? prober.startInTask(target, whenDone: whenDone)
+        let cancelNow = state.withLock { state in
+            guard state.slots[start.index].inFlight, state.slots[start.index].run == start.run else { return false }
+            state.slots[start.index].cancellation = cancellation
+            // Stopping began between the start and here, so `stop()` could not see it.
+            return state.stopping
         }
-        if owed { wakeup.signal() }
+        if cancelNow { cancellation.cancel() }
+    }
+
+    private func finished(_ start: Start, with result: ProbeResult) {
+        deliver(result, of: targets[start.index], epoch: start.epoch)
+        let (owed, drained) = state.withLock { state in
+            state.slots[start.index].inFlight = false
+            state.slots[start.index].cancellation = nil
+            state.inFlight -= 1
+            let drained = state.stopping && state.inFlight == 0 ? state.drained.take() : nil
+            return (!state.stopping && state.slots[start.index].immediateAt != nil, drained)
+        }
+        drained?.resume()
+        if owed { dispatch() }
+    }
+
+    /// Stops the timer and cancels every probe in flight; `run()` returns when they have ended.
+    private func stop() {
+        let (cancellations, drained) = state.withLock { state in
+            state.stopping = true
+            state.generation += 1
+            let cancellations = state.slots.compactMap(\.cancellation) + [state.armed].compactMap { $0 }
+            state.armed = nil
+            return (cancellations, state.inFlight == 0 ? state.drained.take() : nil)
+        }
+        for cancellation in cancellations { cancellation.cancel() }
+        drained?.resume()
     }
 
     private func deliver(_ result: ProbeResult, of target: ProbeTarget, epoch: ProbeEpoch) {
@@ -254,61 +358,7 @@ public final class ProbeScheduler: Sendable {
                 }
                 return wasSuspended != state.suspended
             }
-            if changed { wakeup.signal() }
-        }
-    }
-}
-
-/// Lets the dispatcher sleep until its next tick and be woken early by a control change or a
-/// finished probe that owes an immediate one.
-private final class Wakeup: Sendable {
-    private struct State {
-        var waiter: CheckedContinuation<Void, Never>?
-        var signalled = false
-    }
-
-    private let state = Mutex(State())
-
-    func signal() {
-        let waiter = state.withLock { state in
-            guard let waiter = state.waiter else {
-                state.signalled = true
-                return nil as CheckedContinuation<Void, Never>?
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns at `deadline` (never, when `nil`), on a signal, or when the task is cancelled.
-    func wait(until deadline: Duration?, clock: MonitorClock) async {
-        if state.withLock({ state in defer { state.signalled = false }; return state.signalled }) { return }
-        await withTaskGroup(of: Void.self) { group in
-            if let deadline {
-                group.addTask { try? await clock.sleep(for: deadline - clock.uptime) }
-            }
-            group.addTask { await self.waitForSignal() }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    private func waitForSignal() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state in
-                    if state.signalled || Task.isCancelled {
-                        state.signalled = false
-                        return true
-                    }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { state in defer { state.waiter = nil }; return state.waiter }?.resume()
+            if changed { dispatch() }
         }
     }
 }

@@ -62,7 +62,9 @@ final class ProbeService: Service, Sendable {
     }
 
     private func start(_ targets: [ProbeTarget]) {
-        let scheduler = ProbeScheduler(targets: targets, prober: prober, monitor: monitor, clock: clock, observer: observer)
+        // Ticks on the event loop that HTTP and TCP probes run on: no hop per probe.
+        let scheduler = ProbeScheduler(
+            targets: targets, prober: prober, monitor: monitor, clock: clock, observer: observer, timer: EventLoopProbeTimer())
         state.withLock { state in
             guard !state.stopped else { return }
             state.scheduler = scheduler

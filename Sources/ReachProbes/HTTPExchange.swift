@@ -56,19 +56,13 @@ final class HTTPExchange: @unchecked Sendable {
         loop.assertInEventLoop()
         guard stage != .done else { return }
         deadline = loop.scheduleTask(in: .init(target.timeout)) { [self] in timedOut() }
-        var bootstrap = ClientBootstrap(group: loop)
+        ClientBootstrap(group: loop)
             // Past the deadline: the deadline decides, and names the phase.
             .connectTimeout(.init(target.timeout + .seconds(1)))
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture { try self.configure(channel.pipeline.syncOperations) }
             }
-        switch target.addressFamily {
-        case .auto: break
-        // Binding to the family's wildcard address makes every attempt of the other family fail.
-        case .ipv4: bootstrap = bootstrap.bind(to: try! SocketAddress(ipAddress: "0.0.0.0", port: 0))
-        case .ipv6: bootstrap = bootstrap.bind(to: try! SocketAddress(ipAddress: "::", port: 0))
-        }
-        bootstrap.connect(host: plan.endpoint.host, port: plan.endpoint.port).whenComplete { [self] outcome in
+            .connect(to: plan.endpoint, family: target.addressFamily).whenComplete { [self] outcome in
             switch outcome {
             case .success(let channel): connected(channel)
             case .failure(let error): failed(error)

@@ -9,14 +9,14 @@ import Synchronization
 ///
 /// Built on SwiftNIO directly (`ClientBootstrap`, NIOHTTP1's codec, NIOSSL's handler): each probe
 /// is one ``HTTPExchange`` on one event loop, where its connect, TLS handshake, request, deadline
-/// and close all run, and the only hop is handing the result back to the awaiting task. HTTP
+/// and close all run; started from a tick on that loop, its result is handed over there too. HTTP
 /// parsing and TLS stay in those libraries; nothing here parses a byte of either.
 ///
 /// The target's timeout is a hard deadline for the whole exchange, body included, and a timeout
 /// names the phase it cut: `connect`, `tls`, `head` or `body`. Connection establishment is never
 /// retried. Every probe opens a fresh connection, as blackbox_exporter does, so that every probe
 /// proves the whole path (DNS, connect, TLS) and a pooled connection can never hide a dead one.
-public final class HTTPProber: Prober {
+public final class HTTPProber: StartingProber {
     /// Bodies are read to the end but kept only up to this size for `body_contains` and `json`.
     static let bodyLimit = 1 << 20
 
@@ -39,24 +39,36 @@ public final class HTTPProber: Prober {
     }
 
     public func probe(_ target: ProbeTarget) async -> ProbeResult {
-        guard case .http(let check) = target.check else {
-            return .failure(target.name, .protocolError, detail: "not an HTTP target", latency: .zero)
-        }
-        let plan: HTTPRequestPlan
+        guard case .http(let check) = target.check else { return Self.notHTTP(target) }
         do {
-            plan = try await self.plan(for: check)
+            _ = try await plan(for: check)
         } catch {
             return .failure(target.name, .tlsFailure, phase: .tls, detail: "cannot set up TLS: \(error)", latency: .zero)
         }
-        let exchange = HTTPExchange(target: target, check: check, plan: plan, loop: eventLoopGroup.next())
-        return await withTaskCancellationHandler {
-            exchange.loop.execute { exchange.start() }
-            // The promise only ever succeeds.
-            return (try? await exchange.result.futureResult.get())
-                ?? .failure(target.name, .cancelled, latency: .zero)
-        } onCancel: {
-            exchange.loop.execute { exchange.cancel() }
+        return await awaitProbe(target)
+    }
+
+    /// Starts the exchange on the current event loop when called on one of the group's (a tick of
+    /// ``EventLoopProbeTimer``), so that starting it and handing over its result take no hop.
+    public func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
+        guard case .http(let check) = target.check else {
+            whenDone(Self.notHTTP(target))
+            return .none
         }
+        // A check's first probe prepares its plan, off the loop.
+        guard let plan = plans.withLock({ $0[check] }) else { return startInTask(target, whenDone: whenDone) }
+        let exchange = HTTPExchange(target: target, check: check, plan: plan, loop: eventLoopGroup.any())
+        exchange.result.futureResult.whenSuccess(whenDone)
+        if exchange.loop.inEventLoop {
+            exchange.start()
+        } else {
+            exchange.loop.execute { exchange.start() }
+        }
+        return ProbeCancellation { exchange.loop.execute { exchange.cancel() } }
+    }
+
+    private static func notHTTP(_ target: ProbeTarget) -> ProbeResult {
+        .failure(target.name, .protocolError, detail: "not an HTTP target", latency: .zero)
     }
 
     private func plan(for check: HTTPCheck) async throws -> HTTPRequestPlan {

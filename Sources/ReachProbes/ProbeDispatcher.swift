@@ -2,7 +2,7 @@ import Logging
 import ReachCore
 
 /// The one prober the scheduler sees: hands each target to the prober for its kind.
-public struct ProbeDispatcher: WatchingProber {
+public struct ProbeDispatcher: WatchingProber, StartingProber {
     public let http: HTTPProber
     public let tcp: TCPProber
     public let grpc: GRPCHealthProber
@@ -18,6 +18,16 @@ public struct ProbeDispatcher: WatchingProber {
         case .http: await http.probe(target)
         case .tcp: await tcp.probe(target)
         case .grpc: await grpc.probe(target)
+        }
+    }
+
+    /// HTTP and TCP probes start on the caller's event loop; a gRPC probe, async in grpc-swift,
+    /// runs in a task of its own.
+    public func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
+        switch target.check {
+        case .http: http.start(target, whenDone: whenDone)
+        case .tcp: tcp.start(target, whenDone: whenDone)
+        case .grpc: grpc.startInTask(target, whenDone: whenDone)
         }
     }
 

@@ -2,44 +2,54 @@ import Logging
 import NIOCore
 import NIOPosix
 import ReachCore
+import Synchronization
 
 /// Probes a TCP endpoint by opening a connection and closing it again: proof that something
 /// listens and the path to it works, for servers that speak no HTTP (databases, brokers).
-public struct TCPProber: Prober {
+///
+/// The connect, the close and the hand-over of the result all happen on one event loop, the
+/// current one when the scheduler's tick runs on a loop of the group.
+public struct TCPProber: StartingProber {
     private let eventLoopGroup: any EventLoopGroup
 
+    /// - Parameter eventLoopGroup: Where connections are made; NIO's shared group by default.
     public init(eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.eventLoopGroup = eventLoopGroup
     }
 
-    public func probe(_ target: ProbeTarget) async -> ProbeResult {
-        let endpoint = target.endpoint
+    /// Connects on the current loop when the caller runs on one of the group's, else on the next.
+    public func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
         let started = ContinuousClock.now
-        var bootstrap = ClientBootstrap(group: eventLoopGroup)
+        let cancelled = CancelFlag()
+        let connecting = ClientBootstrap(group: eventLoopGroup.any())
             .connectTimeout(.init(target.timeout))
-        switch target.addressFamily {
-        case .auto: break
-        // Binding to the family's wildcard address makes every attempt of the other family fail.
-        case .ipv4: bootstrap = bootstrap.bind(to: try! SocketAddress(ipAddress: "0.0.0.0", port: 0))
-        case .ipv6: bootstrap = bootstrap.bind(to: try! SocketAddress(ipAddress: "::", port: 0))
+            .connect(to: target.endpoint, family: target.addressFamily)
+        connecting.whenComplete { outcome in
+            let elapsed = started.duration(to: .now)
+            switch outcome {
+            case .success(let channel):
+                // Close with a reset, not a FIN: no TIME_WAIT socket left behind every second.
+                _ = (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+                channel.close().whenComplete { _ in
+                    whenDone(
+                        cancelled.isSet
+                            ? .failure(target.name, .cancelled, phase: .connect, latency: elapsed)
+                            : ProbeResult(target: target.name, timings: ProbeTimings(connect: elapsed, total: elapsed)))
+                }
+            case .failure(let error):
+                let failure = HTTPFailureClassifier.classify(error, phase: .connect)
+                whenDone(ProbeResult(target: target.name, failure: failure, timings: ProbeTimings(total: elapsed)))
+            }
         }
-        let connecting = bootstrap.connect(host: endpoint.host, port: endpoint.port)
-        let outcome: Result<any Channel, any Error> = await withTaskCancellationHandler {
-            do { return .success(try await connecting.get()) } catch { return .failure(error) }
-        } onCancel: {
-            connecting.whenSuccess { channel in channel.close(promise: nil) }
-        }
-        let elapsed = started.duration(to: .now)
-        switch outcome {
-        case .success(let channel):
-            // Close with a reset, not a FIN: no TIME_WAIT socket left behind every second.
-            try? await (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
-            try? await channel.close()
-            if Task.isCancelled { return .failure(target.name, .cancelled, phase: .connect, latency: elapsed) }
-            return ProbeResult(target: target.name, timings: ProbeTimings(connect: elapsed, total: elapsed))
-        case .failure(let error):
-            let failure = HTTPFailureClassifier.classify(error, phase: .connect)
-            return ProbeResult(target: target.name, failure: failure, timings: ProbeTimings(total: elapsed))
-        }
+        return ProbeCancellation { cancelled.set() }
     }
+}
+
+/// Whether a TCP probe was cancelled while it connected: the connect still runs to its end (its
+/// own timeout bounds it), but a connection made after cancelling is no evidence.
+private final class CancelFlag: Sendable {
+    private let value = Atomic(false)
+
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
 }

@@ -1,0 +1,24 @@
+import NIOCore
+import NIOPosix
+import ReachCore
+
+/// Fires the probe scheduler's ticks on one event loop, the loop its probes then start on.
+///
+/// A tick that fires on the loop starts its HTTP and TCP probes right there (the probers take the
+/// current loop of their group), and their results come back on it: the whole probe path, tick to
+/// recorded result, stays on one thread, as the floor prober's does.
+public struct EventLoopProbeTimer: ProbeTimer {
+    /// Where every tick fires, and so where the probes it starts run.
+    public let loop: any EventLoop
+
+    /// - Parameter loop: By default one loop of NIO's shared group, the probers' default group.
+    public init(loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
+        self.loop = loop
+    }
+
+    /// A task scheduled on ``loop`` after the time left until `uptime` on `clock`.
+    public func schedule(at uptime: Duration, of clock: MonitorClock, _ body: @escaping @Sendable () -> Void) -> ProbeCancellation {
+        let scheduled = loop.scheduleTask(in: .init(max(uptime - clock.uptime, .zero))) { body() }
+        return ProbeCancellation { scheduled.cancel() }
+    }
+}
