@@ -20,6 +20,8 @@ import Synchronization
 struct EventStream: Sendable {
     let monitor: ConnectivityMonitor
     let heartbeatInterval: Duration
+    /// Returns a departed client's memory to the kernel.
+    let trimmer = HeapTrimmer()
 
     private enum Item: Sendable {
         case event(ConnectivityEvent)
@@ -49,7 +51,9 @@ struct EventStream: Sendable {
         let subscription = monitor.subscribe(resumingAfter: lastSequence)
         let monitor = self.monitor
         let heartbeatInterval = self.heartbeatInterval
+        let trimmer = self.trimmer
         let body = ResponseBody { writer in
+            defer { trimmer.clientLeft() }
             let (items, sink) = AsyncStream.makeStream(of: Item.self)
             // One permit per event written: the pump takes the next event only when the client has
             // the previous one, so undelivered events wait in the subscription's bounded buffer.
