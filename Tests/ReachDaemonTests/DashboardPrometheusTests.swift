@@ -156,28 +156,6 @@ private func eventually(within timeout: Duration, _ condition: () throws -> Bool
     return (try? condition()) == true
 }
 
-/// The tiny HTTP server reachd probes: 200 on /health, on a given port so that it can come back.
-private func startHealthServer(port: Int, log: URL) async throws -> LoggedChild {
-    let script = """
-        import http.server, sys
-        class H(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                body = b'ok'
-                self.send_response(200 if self.path == '/health' else 404)
-                self.send_header('Content-Length', str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-            def log_message(self, *args):
-                pass
-        http.server.ThreadingHTTPServer.allow_reuse_address = True
-        http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
-        """
-    let server = try LoggedChild("/usr/bin/env", ["python3", "-c", script, String(port)], log: log)
-    let up = try await eventually(within: .seconds(15)) { try loopbackGet(port: port, path: "/health").status == 200 }
-    if !up { Issue.record("the health server on \(port) never answered:\n\(server.output)") }
-    return server
-}
-
 @Suite("Dashboards and alerts against a real Prometheus", .serialized)
 struct DashboardPrometheusTests {
     @Test func theDashboardIsImportableAndUsesTheDatasourceVariable() throws {
@@ -230,8 +208,10 @@ struct DashboardPrometheusTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var children: [LoggedChild] = []
         var reachd: ReachdProcess?
+        var health: HealthServer?
         defer {
             for child in children { child.killNow() }
+            health?.kill()
             if let reachd, reachd.process.isRunning {
                 kill(reachd.process.processIdentifier, SIGKILL)
                 reachd.process.waitUntilExit()
@@ -241,9 +221,9 @@ struct DashboardPrometheusTests {
 
         // A target that answers 200, and reachd watching it.
         let healthPort = try freeLoopbackPort()
-        children.append(try await startHealthServer(port: healthPort, log: directory.appending(path: "health-1.log")))
+        health = try await HealthServer(port: healthPort)
         let targets = directory.appending(path: "targets.txt")
-        try "http://127.0.0.1:\(healthPort)/health\n".write(to: targets, atomically: true, encoding: .utf8)
+        try "\(health?.url ?? "")\n".write(to: targets, atomically: true, encoding: .utf8)
         let daemon = try ReachdProcess(["--targets-file", targets.path], environment: ["REACHD_CONFIG": ""])
         reachd = daemon
         let reachdPort = try #require(try await daemon.waitForPort())
@@ -280,13 +260,13 @@ struct DashboardPrometheusTests {
         try #require(connected, "Prometheus never saw reachd connected:\n\(server.output)")
 
         // Disconnected once the target's server is gone.
-        children.removeFirst().killNow()
+        await health?.stop()
         let disconnected = try await eventually(within: .seconds(60)) { api.hasData(#"reachd_connected{job="reachd"} == 0"#) }
         try #require(disconnected, "Prometheus never saw reachd disconnected")
         #expect(api.hasData(#"reachd_probes_total{job="reachd", result="connection_refused"} > 0"#))
 
         // Connected again once it is back on the same port.
-        children.append(try await startHealthServer(port: healthPort, log: directory.appending(path: "health-2.log")))
+        health = try await HealthServer(port: healthPort)
         let reconnected = try await eventually(within: .seconds(60)) {
             api.hasData(#"reachd_connected{job="reachd"} == 1 and changes(reachd_connected{job="reachd"}[10m]) >= 2"#)
         }

@@ -33,6 +33,11 @@ public final class HealthServer: Sendable {
         self.port = Int(line.dropFirst("port ".count)) ?? port
     }
 
+    /// Kills the server without waiting, for clean-up that cannot wait.
+    public func kill() {
+        child.signal(SIGKILL)
+    }
+
     /// Kills the server and waits until it is gone (its port is free again).
     public func stop() async {
         child.signal(SIGKILL)

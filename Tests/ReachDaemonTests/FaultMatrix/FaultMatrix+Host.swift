@@ -191,15 +191,8 @@ extension Int {
 /// Reads reachd's `since` (RFC 3339 in UTC, `2026-11-23T14:47:05.123Z`) as seconds since the epoch.
 enum RFC3339Text {
     static func seconds(from text: String) -> Double? {
-        let fields = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
-        guard fields.count >= 6 else { return nil }
-        var parts = tm()
-        parts.tm_year = Int32(fields[0] - 1900)
-        parts.tm_mon = Int32(fields[1] - 1)
-        parts.tm_mday = Int32(fields[2])
-        parts.tm_hour = Int32(fields[3])
-        parts.tm_min = Int32(fields[4])
-        parts.tm_sec = Int32(fields[5])
-        return Double(timegm(&parts))
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return format.date(from: text)?.timeIntervalSince1970
     }
 }

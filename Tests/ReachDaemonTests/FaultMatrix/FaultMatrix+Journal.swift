@@ -24,30 +24,26 @@ extension FaultMatrix {
                 ["netns", "exec", run.network.host, reachdBinary.path, "--config", "\(own)/reachd.yaml", "--log-target", "journald"])
             journal = started
             let pid = "_PID=\(started.pid)"
-            func entries(_ event: ReachLogEvent) async throws -> [[String: String]] {
-                try await started.entries(["SYSLOG_IDENTIFIER=reachd", pid, "MESSAGE_ID=\(event.journalMessageID)"])
-            }
+            func matching(_ event: ReachLogEvent) -> [String] { ["SYSLOG_IDENTIFIER=reachd", pid, "MESSAGE_ID=\(event.journalMessageID)"] }
             _ = try await started.waitForEntries(["SYSLOG_IDENTIFIER=reachd", pid, "MESSAGE=reachd running"], count: 1)
             // Connected first (or there is no transition to log), then the fault, as the main reachd sees it.
             try await waitUntil("the journal reachd is connected", timeout: .seconds(10)) {
                 (try? await runProgram("/usr/bin/curl", ["-sf", "--unix-socket", "\(own)/reachd.sock", "http://localhost/v1/status"]))?.output.contains(#""state":"connected""#) == true
             }
             // Each side of the fault is held until the journal has it: the two reachds probe at their own moments.
-            let lostMatch = ["SYSLOG_IDENTIFIER=reachd", pid, "MESSAGE_ID=\(ReachLogEvent.connectivityLost.journalMessageID)"]
-            let restoredMatch = ["SYSLOG_IDENTIFIER=reachd", pid, "MESSAGE_ID=\(ReachLogEvent.connectivityRestored.journalMessageID)"]
             var lost: [[String: String]] = []
             var restored: [[String: String]] = []
             await run.fault("journal", "503, seen by both", reason: "http_status", bound: MatrixRun.answerBound,
                 apply: {
                     try await run.server.set("503")
-                    lost = try await started.waitForEntries(lostMatch, count: 1, timeout: MatrixRun.answerBound + .seconds(2))
+                    lost = try await started.waitForEntries(matching(.connectivityLost), count: 1, timeout: MatrixRun.answerBound + .seconds(2))
                 },
                 restore: {
                     try await run.server.set("ok")
-                    restored = try await started.waitForEntries(restoredMatch, count: 1, timeout: MatrixRun.restoreBound + .seconds(2))
+                    restored = try await started.waitForEntries(matching(.connectivityRestored), count: 1, timeout: MatrixRun.restoreBound + .seconds(2))
                 })
             try await Task.sleep(for: .milliseconds(500))
-            let (lostNow, restoredNow) = (try await entries(.connectivityLost), try await entries(.connectivityRestored))
+            let (lostNow, restoredNow) = (try await started.entries(matching(.connectivityLost)), try await started.entries(matching(.connectivityRestored)))
             row.expected = "one lost, one restored entry (saw \(lostNow.count), \(restoredNow.count))"
             if lostNow.count != 1 || restoredNow.count != 1 {
                 let all = try await started.entries(["SYSLOG_IDENTIFIER=reachd"]).map { "\($0["_PID"] ?? "?") \($0["MESSAGE"] ?? "")" }
