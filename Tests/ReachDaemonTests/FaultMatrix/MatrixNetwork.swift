@@ -98,11 +98,19 @@ final class MatrixNetwork: Sendable {
     }
 
     /// Writes `server.test` into (or out of) the host namespace's `/etc/hosts`, in place: the file
-    /// is bind-mounted into reachd's mount namespace, so a new inode would not be seen.
+    /// is bind-mounted into reachd's mount namespace, so a new inode would not be seen. Written over
+    /// the old text and then cut to length, never truncated first: a probe resolving meanwhile reads
+    /// the old file or a prefix of the new one (the IPv4 line always comes first), never an empty one.
     func setServerNameResolves(_ resolves: Bool, ipv6: String? = nil) throws {
         let text = "127.0.0.1 localhost\n" + (resolves ? "\(Self.serverAddress) \(Self.serverName)\n" : "")
             + (resolves ? ipv6.map { "\($0) \(Self.serverName)\n" } ?? "" : "")
-        try text.write(toFile: "\(etcDirectory)/hosts", atomically: false, encoding: .utf8)
+        let path = "\(etcDirectory)/hosts"
+        guard let file = FileHandle(forWritingAtPath: path) else {
+            return try text.write(toFile: path, atomically: false, encoding: .utf8)
+        }
+        defer { try? file.close() }
+        try file.write(contentsOf: Data(text.utf8))
+        try file.truncate(atOffset: UInt64(text.utf8.count))
     }
 
     /// Removes both namespaces and the `/etc/netns` files; safe to call twice.
