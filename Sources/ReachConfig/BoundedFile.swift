@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads the small text files a configuration names (the configuration itself, a targets list,
 /// tokens and secrets) with a cap on their size.
@@ -27,16 +29,20 @@ public enum BoundedFile {
 
     /// The file's UTF-8 text, if it is readable text of at most `limit` bytes.
     public static func readText(_ path: String, limit: Int) -> Result<String, Failure> {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return .failure(.unreadable(unreadableReason(path))) }
-        defer { try? handle.close() }
-        let data: Data
-        do {
-            data = try handle.read(upToCount: limit + 1) ?? Data()
-        } catch {
-            return .failure(.unreadable(unreadableReason(path)))
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(.unreadable(reason(errno))) }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        var count = 0
+        while count <= limit {
+            let read = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, limit + 1 - count) }
+            if read < 0, errno == EINTR { continue }
+            guard read >= 0 else { return .failure(.unreadable(reason(errno))) }
+            if read == 0 { break }
+            count += read
         }
-        guard data.count <= limit else { return .failure(.tooLarge(limit: limit)) }
-        guard let text = String(data: data, encoding: .utf8) else { return .failure(.unreadable("it is not UTF-8 text")) }
+        guard count <= limit else { return .failure(.tooLarge(limit: limit)) }
+        guard let text = String(validating: bytes[..<count], as: UTF8.self) else { return .failure(.unreadable("it is not UTF-8 text")) }
         return .success(text)
     }
 
@@ -44,12 +50,13 @@ public enum BoundedFile {
         bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : bytes % 1024 == 0 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
     }
 
-    /// Why a file that could not be read was unreadable.
-    static func unreadableReason(_ path: String) -> String {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "no such file" }
-        if isDirectory.boolValue { return "it is a directory" }
-        guard FileManager.default.isReadableFile(atPath: path) else { return "permission denied" }
-        return "it is not UTF-8 text"
+    /// Why `open` or `read` failed, in the words of "cannot read PATH: …".
+    static func reason(_ error: Int32) -> String {
+        switch error {
+        case ENOENT, ENOTDIR: "no such file"
+        case EISDIR: "it is a directory"
+        case EACCES, EPERM: "permission denied"
+        default: String(cString: strerror(error))
+        }
     }
 }

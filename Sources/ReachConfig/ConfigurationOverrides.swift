@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import ReachCore
 import Yams
 
@@ -16,7 +19,7 @@ extension Configuration {
         }
         var urls: [(line: Int, url: String)] = []
         for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-            let url = line.trimmingCharacters(in: .whitespaces)
+            let url = line.trimmingWhitespace
             if !url.isEmpty && !url.hasPrefix("#") { urls.append((index + 1, url)) }
         }
         guard !urls.isEmpty else {

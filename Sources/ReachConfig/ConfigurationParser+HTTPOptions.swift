@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import ReachCore
 
 /// The HTTP options of a target and of the `server` shorthand: headers, the bearer token, TLS and
@@ -37,7 +40,7 @@ extension ConfigurationParser {
     mutating func parseBearerToken(_ entries: [String: ConfigNode]) -> Secret? {
         guard let (text, path, node) = readSecretText(entries, fileKey: "bearer_token_file", credentialKey: "bearer_token_credential", noun: "token")
         else { return nil }
-        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = text.trimmingWhitespace
         guard !token.isEmpty, !token.hasHeaderControlCharacter else {
             let problem = token.isEmpty ? "is empty" : token.contains("\n") ? "holds more than one line" : "holds a control character"
             reader.report("\(path) \(problem)", at: node)
@@ -50,8 +53,8 @@ extension ConfigurationParser {
         guard let entries = reader.mapping(node, keys: ["ca_file", "server_name"]) else { return nil }
         var settings = TLSSettings()
         if let caNode = entries["ca_file"], let path = reader.string(caNode, expected: "the path of a PEM CA bundle") {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            var isDirectory = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory {
                 reader.report("\(path) is a directory: name the PEM bundle file", at: caNode)
             } else if FileManager.default.isReadableFile(atPath: path) {
                 settings.caFile = path

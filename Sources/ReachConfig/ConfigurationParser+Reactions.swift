@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import ReachCore
 
 /// The `hooks` and `webhooks` sections.
@@ -97,7 +100,7 @@ extension ConfigurationParser {
     private mutating func webhookSecret(_ entries: [String: ConfigNode]) -> Secret? {
         guard let (text, path, node) = readSecretText(entries, fileKey: "secret_file", credentialKey: "secret_credential", noun: "secret")
         else { return nil }
-        let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let secret = text.trimmingWhitespace
         guard !secret.isEmpty else {
             reader.report("\(path) is empty", at: node)
             return nil

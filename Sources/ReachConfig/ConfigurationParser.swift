@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import ReachCore
 import Yams
@@ -351,7 +354,7 @@ struct ConfigurationParser {
             reader.report("\"\(scheme)\" URLs cannot be probed: use http or https (or a tcp or grpc target)", at: node)
             return nil
         }
-        let host = (url.host ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let host = (url.host ?? "").trimming { $0 == "[" || $0 == "]" }
         guard !host.isEmpty else {
             reader.report("\"\(text)\" has no host", at: node)
             return nil

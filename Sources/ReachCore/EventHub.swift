@@ -11,12 +11,14 @@
 /// sending `Last-Event-ID`) resumes without a gap.
 ///
 /// Every event carries every target's status, so with many targets both limits shrink to keep
-/// memory flat: the history holds at most ``targetEntryBudget`` target statuses in all (but at
-/// least 16 events), and how far a subscriber may fall behind a quarter of that (but at least 4
-/// events). With up to 64 targets the configured limits hold as they are.
+/// memory flat: the history, and how far a subscriber may fall behind, each hold at most
+/// ``targetEntryBudget`` target statuses (but at least 16 and 4 events). Both share one window of
+/// events, so that is about 1 MB in all (a target's status is about 270 bytes). With up to 16
+/// targets the configured limits hold as they are.
 final class EventHub: Sendable {
-    /// How many target statuses the history may hold across its events (about 4 MB).
-    static let targetEntryBudget = 16_384
+    /// How many target statuses the window of events may hold (about 1 MB). At 4 MB, the history
+    /// of a daemon with 100 targets was two thirds of its private memory.
+    static let targetEntryBudget = 4_096
 
     private let broadcast: Broadcast<ConnectivityEvent>
 
@@ -25,7 +27,7 @@ final class EventHub: Sendable {
         let targets = max(1, initial.targets.count)
         broadcast = Broadcast(
             initial: ConnectivityEvent(sequence: max(1, firstSequence), verdict: initial),
-            bufferLimit: min(bufferLimit, max(4, Self.targetEntryBudget / 4 / targets)),
+            bufferLimit: min(bufferLimit, max(4, Self.targetEntryBudget / targets)),
             historyLimit: min(historyLimit, max(16, Self.targetEntryBudget / targets)))
     }
 

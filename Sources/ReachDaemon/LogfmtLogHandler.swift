@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 
 /// Writes one logfmt line per event — `ts=… level=… msg="…" key=value …` — that both people and
@@ -45,7 +48,7 @@ public struct LogfmtLogHandler: LogHandler {
         line.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
-                let written = Foundation.write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Glibc.write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
                 if written <= 0 {
                     if written < 0, errno == EINTR { continue }
                     return

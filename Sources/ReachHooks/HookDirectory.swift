@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One directory of hooks, read afresh for every transition so that adding, fixing or removing a
 /// hook needs no restart.
@@ -35,9 +38,9 @@ struct HookDirectory: Sendable {
         } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
             return .missing
         } catch {
-            var isDirectory: ObjCBool = false
+            var isDirectory = false
             if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { return .missing }
-            return .unusable(isDirectory.boolValue ? "cannot list it: \(error.localizedDescription)" : "it is not a directory")
+            return .unusable(isDirectory ? "cannot list it: \(error.localizedDescription)" : "it is not a directory")
         }
         // Whoever can write the directory can point a symlink at any root-owned program.
         var info = stat()

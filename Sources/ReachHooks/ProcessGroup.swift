@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads `/proc` to tell whether a process group still has a live member, so that a hook whose
 /// whole group exited at `SIGTERM` does not wait out the grace period before `SIGKILL`.

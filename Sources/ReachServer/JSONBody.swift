@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Hummingbird
 
 /// JSON response bodies: one encoder configuration for every answer.

@@ -1,5 +1,8 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import ReachConfig
 import ReachCore
@@ -7,7 +10,6 @@ import ReachDaemon
 import ReachSystemd
 
 /// `reachd`: the connectivity monitor daemon.
-@main
 struct ReachdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reachd",
@@ -66,7 +68,7 @@ struct ReachdCommand: AsyncParsableCommand {
         do {
             configuration = try load()
         } catch {
-            FileHandle.standardError.write(Data("reachd: configuration problems:\n\(error.description)\n".utf8))
+            LogfmtLogHandler.standardError("reachd: configuration problems:\n\(error.description)\n")
             throw ExitCode(Self.configurationErrorExitCode)
         }
         let output = LogOutput(settings: configuration.log, environment: environment)
