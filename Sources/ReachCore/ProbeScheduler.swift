@@ -1,16 +1,26 @@
-import HeapModule
 import Synchronization
 
 /// Probes every target at its own cadence and hands each result to the monitor.
 ///
 /// Each target ticks on a fixed grid (`interval`, default 1 s) whose phase is spread evenly over the
-/// interval, so a thousand targets do not fire in the same millisecond. A tick that finds the
-/// target's previous probe still running is skipped and counted: there is never more than one
-/// probe in flight per target. The monitor's ``ProbeControl`` drives the rest: nothing is probed
-/// while it says suspended (no usable link, system asleep), and every target is probed at once on
-/// start and whenever its immediate-probe counter grows (link regained, system woke, a client
-/// asked). Such a burst is spread over a millisecond per target, at most half the interval: one
-/// target is probed at once, a thousand do not open a thousand connections in the same instant.
+/// interval, so a thousand targets do not fire in the same millisecond. Every tick starts a probe,
+/// even while earlier probes of the target still run (a blackholed server holds each one to its
+/// deadline): when the server comes back, the probe that sees it starts at the next tick instead
+/// of after the hanging probe's deadline, as Prometheus' blackbox_exporter does with a probe per
+/// scrape. At most ``maximumOverlap(interval:timeout:)`` probes of a target are in flight at once;
+/// a tick that finds that many is skipped and counted (``skippedTicks``).
+///
+/// Results are applied in start order: a result whose probe started before the probe of the
+/// latest result applied for its target is stale, so it is dropped and counted
+/// (``supersededResults``). A late timeout of an old probe therefore never overrides a newer
+/// success, nor an older success a newer failure.
+///
+/// The monitor's ``ProbeControl`` drives the rest: nothing is probed while it says suspended (no
+/// usable link, system asleep), and every target is probed at once on start and whenever its
+/// immediate-probe counter grows (link regained, system woke, a client asked), beside any probes
+/// still in flight while there is room. Such a burst is spread over a millisecond per target, at
+/// most half the interval: one target is probed at once, a thousand do not open a thousand
+/// connections in the same instant.
 ///
 /// One timer keeps the grid: each time it fires, the due probes start and it is set for the next
 /// tick. With the daemon's timer on an event loop and a ``StartingProber``, a tick starts its
@@ -25,7 +35,10 @@ public final class ProbeScheduler: Sendable {
     private let clock: MonitorClock
     private let timer: any ProbeTimer
     private let observer: (any ProbeObserver)?
-    private let state: Mutex<State>
+    private let state: Mutex<ProbeSchedule>
+    /// Per target, which result was applied last; its own lock, so results of different targets
+    /// never wait for each other and the dispatcher never waits for a result being recorded.
+    private let order: [ResultOrder]
 
     /// - Parameter timer: Where the ticks fire; by default a task asleep on `clock`.
     public init(
@@ -39,18 +52,45 @@ public final class ProbeScheduler: Sendable {
         self.clock = clock
         self.timer = timer
         self.observer = observer
-        self.state = Mutex(State(count: targets.count))
+        self.state = Mutex(ProbeSchedule(targets: targets))
+        self.order = targets.map { _ in ResultOrder() }
     }
 
-    /// How many ticks of each target were skipped because its previous probe was still running.
+    /// How many probes of one target may be in flight at once: `ceil(timeout / interval) + 1`,
+    /// at most 3 (and at least 2).
+    ///
+    /// A probe ends by its deadline, so when a tick fires, the probes started at the previous
+    /// `ceil(timeout / interval)` ticks may still run (the oldest racing its deadline); one more
+    /// lets every tick of a blackholed target start its probe, so the first probe after the server
+    /// returns starts within one interval. At the default 1 s interval and 2 s timeout that is 3.
+    /// The cap keeps a short interval with a long timeout from multiplying connections: a thousand
+    /// blackholed targets hold at most 3,000 probes (each up to two sockets while both address
+    /// families race), within the daemon's descriptor budget. Past the cap (a timeout over twice
+    /// the interval), ticks are skipped until a probe ends, and the first probe after the server
+    /// returns starts within `timeout - interval` rather than one interval.
+    public static func maximumOverlap(interval: Duration, timeout: Duration) -> Int {
+        guard interval > .zero else { return 3 }
+        let covered = Int((timeout / interval).rounded(.up))
+        return min(max(covered, 1), 2) + 1
+    }
+
+    /// How many ticks of each target were skipped because it already had
+    /// ``maximumOverlap(interval:timeout:)`` probes in flight: its probes outlast their deadline
+    /// (a prober that ignores it), or immediate probes filled the room the grid needed.
     public var skippedTicks: [String: UInt64] {
         state.withLock { state in
             Dictionary(uniqueKeysWithValues: zip(targets.map(\.name), state.slots.map(\.skipped)))
         }
     }
 
+    /// How many results of each target were dropped because a probe that started later had
+    /// already been applied (see ``ProbeObserver/probeSuperseded(_:result:)``).
+    public var supersededResults: [String: UInt64] {
+        Dictionary(uniqueKeysWithValues: zip(targets.map(\.name), order.map(\.superseded)))
+    }
+
     /// Whether the scheduler is keeping time: its dispatcher woke when it meant to, give or take
-    /// `grace`, and no probe has outlived its deadline by more than `grace`.
+    /// `grace`, and no probe in flight has outlived its deadline by more than `grace`.
     ///
     /// The daemon asks this before telling systemd's watchdog that all is well, so that a wedged
     /// dispatcher or a prober that ignores its deadline gets reachd restarted instead of leaving a
@@ -60,15 +100,12 @@ public final class ProbeScheduler: Sendable {
         let now = clock.uptime
         return state.withLock { state in
             if let due = state.dispatcherDue, now - due > grace { return false }
-            for index in state.slots.indices where state.slots[index].inFlight {
-                if let started = state.slots[index].lastStart, now - started > targets[index].timeout + grace { return false }
-            }
-            return true
+            return state.probesKeepTheirDeadlines(now: now, grace: grace)
         }
     }
 
-    /// Probes until the calling task is cancelled, then cancels the probes in flight and returns
-    /// once they have ended.
+    /// Probes until the calling task is cancelled, then cancels every probe in flight and returns
+    /// once they have all ended.
     public func run() async {
         guard !targets.isEmpty else { return }
         let start = clock.uptime
@@ -77,11 +114,8 @@ public final class ProbeScheduler: Sendable {
         state.withLock { state in
             state.suspended = control.isSuspended
             state.immediateRequestsSeen = control.immediateProbeRequests
-            for index in targets.indices {
-                let phase = targets[index].interval * (Double(index) / Double(targets.count))
-                state.ticks.insert(Tick(due: start + phase, index: index))
-            }
-            scheduleImmediate(&state, at: start)
+            state.placeTicks(from: start)
+            state.scheduleImmediate(at: start)
         }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.follow(controls) }
@@ -111,48 +145,6 @@ public final class ProbeScheduler: Sendable {
 
     // MARK: Dispatching
 
-    private struct Tick: Comparable {
-        var due: Duration
-        var index: Int
-
-        static func < (lhs: Tick, rhs: Tick) -> Bool { (lhs.due, lhs.index) < (rhs.due, rhs.index) }
-    }
-
-    private struct Slot {
-        var inFlight = false
-        /// Which probe is in flight, and how to cancel it.
-        var run: UInt64 = 0
-        var cancellation: ProbeCancellation?
-        /// When an immediate probe is owed, the moment it may start.
-        var immediateAt: Duration?
-        var lastStart: Duration?
-        var skipped: UInt64 = 0
-    }
-
-    private struct State {
-        var slots: [Slot]
-        var ticks = Heap<Tick>()
-        var suspended = false
-        var immediateRequestsSeen: UInt64 = 0
-        /// How many slots owe an immediate probe: the dispatcher looks through the slots only then.
-        var owedImmediates = 0
-        /// When the dispatcher, now waiting, means to wake next.
-        var dispatcherDue: Duration?
-        /// The timer set for `dispatcherDue`; a timer of an older generation is stale.
-        var armedDue: Duration?
-        var armed: ProbeCancellation?
-        var generation: UInt64 = 0
-        var runs: UInt64 = 0
-        var inFlight = 0
-        var stopping = false
-        /// `run()`, waiting for the probes in flight to end after it was cancelled.
-        var drained: CheckedContinuation<Void, Never>?
-
-        init(count: Int) {
-            slots = Array(repeating: Slot(), count: count)
-        }
-    }
-
     /// The timer to set after a dispatch, and the one it replaces.
     private struct Rearm {
         var due: Duration?
@@ -160,95 +152,25 @@ public final class ProbeScheduler: Sendable {
         var old: ProbeCancellation?
     }
 
-    private struct Start {
-        var index: Int
-        var run: UInt64
-        var lateness: Duration
-        var epoch: ProbeEpoch
-    }
-
-    /// Owes every target an immediate probe, a millisecond apart, within half its interval.
-    private func scheduleImmediate(_ state: inout State, at now: Duration) {
-        let count = state.slots.count
-        for index in state.slots.indices {
-            let spread = min(targets[index].interval / 2, .milliseconds(count))
-            state.slots[index].immediateAt = now + spread * (Double(index) / Double(count))
-        }
-        state.owedImmediates = count
-    }
-
-    /// Takes every probe that is due and says when to look again.
-    private func dueProbes(_ state: inout State, now: Duration) -> (starts: [Start], nextWake: Duration?) {
-        var starts: [Start] = []
-        let epoch = monitor.probeEpoch
-        if !state.suspended, state.owedImmediates > 0 {
-            for index in state.slots.indices {
-                guard let at = state.slots[index].immediateAt, at <= now, !state.slots[index].inFlight else { continue }
-                state.slots[index].immediateAt = nil
-                state.owedImmediates -= 1
-                let run = begin(&state, index, now: now)
-                starts.append(Start(index: index, run: run, lateness: .zero, epoch: epoch))
-            }
-        }
-        while let tick = state.ticks.min, tick.due <= now {
-            var next = state.ticks.removeMin()
-            let interval = targets[tick.index].interval
-            next.due += interval
-            let slot = state.slots[tick.index]
-            if state.suspended {
-                // Nothing is owed for ticks that fall in a suspension.
-            } else if let last = slot.lastStart, now - last < interval / 2 {
-                // An immediate probe just started; this tick would only repeat it.
-            } else if slot.inFlight {
-                state.slots[tick.index].skipped += 1
-                observer?.probeSkipped(targets[tick.index])
-            } else {
-                let run = begin(&state, tick.index, now: now)
-                starts.append(Start(index: tick.index, run: run, lateness: now - tick.due, epoch: epoch))
-            }
-            if next.due <= now {
-                // The dispatcher itself fell behind by more than an interval: rejoin the grid.
-                let missed = Int(((now - next.due) / interval).rounded(.down)) + 1
-                next.due += interval * missed
-            }
-            state.ticks.insert(next)
-        }
-        var nextWake = state.ticks.min?.due
-        if !state.suspended, state.owedImmediates > 0 {
-            for slot in state.slots where !slot.inFlight {
-                if let at = slot.immediateAt { nextWake = min(nextWake ?? at, at) }
-            }
-        }
-        return (starts, nextWake)
-    }
-
-    private func begin(_ state: inout State, _ index: Int, now: Duration) -> UInt64 {
-        state.runs += 1
-        state.inFlight += 1
-        state.slots[index].inFlight = true
-        state.slots[index].run = state.runs
-        state.slots[index].lastStart = now
-        return state.runs
-    }
-
     /// Starts every probe that is due and sets the timer for the next tick. Called by the timer,
     /// by a control change and by a finished probe that owes an immediate one, on any thread.
     private func dispatch() {
-        let (starts, rearm) = state.withLock { (state: inout State) -> ([Start], Rearm?) in
-            guard !state.stopping else { return ([], nil) }
-            let (starts, nextWake) = dueProbes(&state, now: clock.uptime)
-            state.dispatcherDue = nextWake
-            guard nextWake != state.armedDue else { return (starts, nil) }
+        let (due, rearm) = state.withLock { (state: inout ProbeSchedule) -> (ProbeSchedule.Due, Rearm?) in
+            guard !state.stopping else { return (ProbeSchedule.Due(), nil) }
+            // Read under the lock, so that a later start never carries an older epoch.
+            let due = state.dueProbes(now: clock.uptime, epoch: monitor.probeEpoch)
+            state.dispatcherDue = due.nextWake
+            guard due.nextWake != state.armedDue else { return (due, nil) }
             state.generation += 1
-            state.armedDue = nextWake
+            state.armedDue = due.nextWake
             defer { state.armed = nil }
-            return (starts, Rearm(due: nextWake, generation: state.generation, old: state.armed))
+            return (due, Rearm(due: due.nextWake, generation: state.generation, old: state.armed))
         }
         if let rearm {
             rearm.old?.cancel()
-            if let due = rearm.due {
+            if let when = rearm.due {
                 let generation = rearm.generation
-                let armed = timer.schedule(at: due, of: clock) { self.fire(generation) }
+                let armed = timer.schedule(at: when, of: clock) { self.fire(generation) }
                 let stale = state.withLock { state in
                     guard state.generation == generation, !state.stopping else { return true }
                     state.armed = armed
@@ -257,7 +179,10 @@ public final class ProbeScheduler: Sendable {
                 if stale { armed.cancel() }
             }
         }
-        for start in starts { launch(start) }
+        if let observer {
+            for index in due.skipped { observer.probeSkipped(targets[index]) }
+        }
+        for start in due.starts { launch(start) }
     }
 
     private func fire(_ generation: UInt64) {
@@ -269,27 +194,26 @@ public final class ProbeScheduler: Sendable {
         if current { dispatch() }
     }
 
-    private func launch(_ start: Start) {
+    private func launch(_ start: ProbeSchedule.Start) {
         let target = targets[start.index]
         observer?.probeStarted(target, lateness: start.lateness)
         let whenDone: @Sendable (ProbeResult) -> Void = { self.finished(start, with: $0) }
         let cancellation =
             starting?.start(target, whenDone: whenDone) ?? prober.startInTask(target, whenDone: whenDone)
         let cancelNow = state.withLock { state in
-            guard state.slots[start.index].inFlight, state.slots[start.index].run == start.run else { return false }
-            state.slots[start.index].cancellation = cancellation
             // Stopping began between the start and here, so `stop()` could not see it.
-            return state.stopping
+            state.keep(cancellation, of: start.index, run: start.run) && state.stopping
         }
         if cancelNow { cancellation.cancel() }
     }
 
-    private func finished(_ start: Start, with result: ProbeResult) {
-        deliver(result, of: targets[start.index], epoch: start.epoch)
+    private func finished(_ start: ProbeSchedule.Start, with result: ProbeResult) {
+        let target = targets[start.index]
+        if !order[start.index].apply(run: start.run, of: result, with: { deliver(result, of: target, epoch: start.epoch) }) {
+            observer?.probeSuperseded(target, result: result)
+        }
         let (owed, drained) = state.withLock { state in
-            state.slots[start.index].inFlight = false
-            state.slots[start.index].cancellation = nil
-            state.inFlight -= 1
+            state.end(start.index, run: start.run)
             let drained = state.stopping && state.inFlight == 0 ? state.drained.take() : nil
             return (!state.stopping && state.slots[start.index].immediateAt != nil, drained)
         }
@@ -302,7 +226,7 @@ public final class ProbeScheduler: Sendable {
         let (cancellations, drained) = state.withLock { state in
             state.stopping = true
             state.generation += 1
-            let cancellations = state.slots.compactMap(\.cancellation) + [state.armed].compactMap { $0 }
+            let cancellations = state.cancellations + [state.armed].compactMap { $0 }
             state.armed = nil
             return (cancellations, state.inFlight == 0 ? state.drained.take() : nil)
         }
@@ -322,6 +246,9 @@ public final class ProbeScheduler: Sendable {
     /// keep connecting while the system sleeps. When the epoch moves on (the link came back, the
     /// system woke) the stream is opened again even if the old one survived the flap, because
     /// what it pushes carries the epoch it opened in and would be dropped as stale.
+    ///
+    /// Pushed results are applied as they arrive, outside the start order of polled ones: a push
+    /// is news of the moment it arrives, not of a probe's start.
     private func keepWatching(_ target: ProbeTarget, with watcher: any WatchingProber) async {
         var current: (epoch: ProbeEpoch, stream: Task<Void, Never>)?
         for await control in monitor.probeControl() {
@@ -353,12 +280,39 @@ public final class ProbeScheduler: Sendable {
                 state.suspended = control.isSuspended
                 defer { state.immediateRequestsSeen = control.immediateProbeRequests }
                 if control.immediateProbeRequests > state.immediateRequestsSeen {
-                    scheduleImmediate(&state, at: clock.uptime)
+                    state.scheduleImmediate(at: clock.uptime)
                     return true
                 }
                 return wasSuspended != state.suspended
             }
             if changed { dispatch() }
+        }
+    }
+}
+
+/// Which probe of one target was applied last, so that results are applied in start order.
+private final class ResultOrder: Sendable {
+    private let state = Mutex<(applied: UInt64, superseded: UInt64)>((0, 0))
+
+    var superseded: UInt64 { state.withLock { $0.superseded } }
+
+    /// Calls `record` unless a probe that started after `run` has been applied already, and says
+    /// whether it did. The check and `record` happen under one lock: two results of the target
+    /// that arrive together on different threads are recorded in the order of the check.
+    ///
+    /// A cancelled result is no evidence (the monitor drops it): it is passed on, but never makes
+    /// an older result stale.
+    func apply(run: UInt64, of result: ProbeResult, with record: () -> Void) -> Bool {
+        state.withLock { state in
+            if result.failure?.reason != .cancelled {
+                guard run > state.applied else {
+                    state.superseded += 1
+                    return false
+                }
+                state.applied = run
+            }
+            record()
+            return true
         }
     }
 }

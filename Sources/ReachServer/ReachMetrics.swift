@@ -195,6 +195,18 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     public func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
         guard result.failure?.reason != .cancelled, let series = series(for: target.name) else { return }
         series.success.set(to: result.isSuccess ? 1 : 0)
+        count(result, in: series, of: target)
+    }
+
+    /// Counts and times a probe whose result was dropped because a later probe of the target had
+    /// already been applied (probes overlap while a server hangs): it ran, so `reachd_probes_total`
+    /// and the duration histogram include it, but the success gauge keeps the newer result.
+    public func probeSuperseded(_ target: ProbeTarget, result: ProbeResult) {
+        guard result.failure?.reason != .cancelled, let series = series(for: target.name) else { return }
+        count(result, in: series, of: target)
+    }
+
+    private func count(_ result: ProbeResult, in series: TargetSeries, of target: ProbeTarget) {
         series.duration.record(result.latency)
         if let failure = result.failure {
             let code = failure.reason.code
@@ -205,8 +217,8 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         }
     }
 
-    /// Counts a tick skipped because the previous probe was still running: a sign the interval is
-    /// shorter than the target's response time.
+    /// Counts a tick skipped because the target already had as many probes in flight as may
+    /// overlap: a sign that probes outlast their deadline, or that immediate checks crowd it.
     public func probeSkipped(_ target: ProbeTarget) {
         series(for: target.name)?.skipped.increment()
     }
@@ -300,7 +312,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         name("reachd_probes", unit: "total", "Finished probes by target and result: success or the failure reason code.")
     }
     private static var probeSkippedName: MetricNameDescriptor {
-        name("reachd_probe_skipped", unit: "total", "Probe ticks skipped because the target's previous probe was still running.")
+        name("reachd_probe_skipped", unit: "total", "Probe ticks skipped because the target already had as many probes in flight as may overlap.")
     }
     private static var restorationCallbacksName: MetricNameDescriptor {
         name("reachd_restoration_callbacks", unit: "total", "Runs of connectivity-restored callbacks by outcome: ok, failed, timed_out, cancelled, skipped (coalesced away).")

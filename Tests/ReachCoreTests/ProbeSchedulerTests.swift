@@ -5,19 +5,30 @@ import Synchronization
 import Testing
 
 /// A prober that records when each probe started on the test clock, and either answers at once or
-/// holds the probe until the test releases it.
+/// holds the probe until the test releases it. Several probes of one target may be held at once
+/// (the scheduler overlaps them while a server hangs); each is known by when it started.
 final class ScriptedProber: WatchingProber {
     struct Call: Equatable {
         var target: String
         var at: Duration
     }
 
+    private struct Held {
+        var id: Int
+        var target: String
+        var at: Duration
+        var continuation: CheckedContinuation<ProbeResult, Never>
+    }
+
     private struct State {
         var calls: [Call] = []
         var holding = false
-        var held: [String: CheckedContinuation<ProbeResult, Never>] = [:]
+        var held: [Held] = []
+        var nextID = 0
         var answer: @Sendable (String) -> ProbeResult = { .ok($0) }
         var streams: [WatchStream] = []
+        var cancelRequests = 0
+        var answersCancellation = true
     }
 
     private let state = Mutex(State())
@@ -33,29 +44,68 @@ final class ScriptedProber: WatchingProber {
     var callTimes: [Duration] { calls.map(\.at) }
     func calls(of target: String) -> [Duration] { calls.filter { $0.target == target }.map(\.at) }
 
-    /// From now on, probes wait for ``release(_:with:)``.
+    /// From now on, probes wait for ``release(_:with:)`` or ``finish(_:startedAt:with:)``.
     func hold() { state.withLock { $0.holding = true } }
+
+    /// From now on, probes answer at once; those already held keep waiting.
+    func stopHolding() { state.withLock { $0.holding = false } }
 
     func answer(with answer: @escaping @Sendable (String) -> ProbeResult) { state.withLock { $0.answer = answer } }
 
+    /// Whether a cancelled probe ends at once (with `cancelled`), or only when the test finishes it.
+    func answerCancellation(_ answers: Bool) { state.withLock { $0.answersCancellation = answers } }
+
+    /// How many times the scheduler cancelled a probe.
+    var cancelRequests: Int { state.withLock { $0.cancelRequests } }
+
+    /// When each held probe of `target` started, oldest first.
+    func held(_ target: String) -> [Duration] { state.withLock { $0.held.filter { $0.target == target }.map(\.at) } }
+
+    /// Ends the oldest held probe of `target` and stops holding new ones.
     func release(_ target: String, with result: ProbeResult? = nil) {
-        let (continuation, answer) = state.withLock { state in
+        let (held, answer) = state.withLock { state in
             state.holding = false
-            return (state.held.removeValue(forKey: target), state.answer)
+            let index = state.held.firstIndex { $0.target == target }
+            return (index.map { state.held.remove(at: $0) }, state.answer)
         }
-        continuation?.resume(returning: result ?? answer(target))
+        held?.continuation.resume(returning: result ?? answer(target))
+    }
+
+    /// Ends the held probe of `target` that started at `at`; new probes are still held.
+    func finish(_ target: String, startedAt at: Duration, with result: ProbeResult) {
+        let held = state.withLock { state in
+            state.held.firstIndex { $0.target == target && $0.at == at }.map { state.held.remove(at: $0) }
+        }
+        guard let held else {
+            Issue.record("no probe of \(target) started at \(at) is held")
+            return
+        }
+        held.continuation.resume(returning: result)
     }
 
     func probe(_ target: ProbeTarget) async -> ProbeResult {
         let now = clock.uptime
-        return await withCheckedContinuation { continuation in
-            let immediate: ProbeResult? = state.withLock { state in
-                state.calls.append(Call(target: target.name, at: now))
-                guard state.holding else { return state.answer(target.name) }
-                state.held[target.name] = continuation
-                return nil
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let immediate: ProbeResult? = state.withLock { state in
+                    state.calls.append(Call(target: target.name, at: now))
+                    guard state.holding else { return state.answer(target.name) }
+                    state.held.append(Held(id: id, target: target.name, at: now, continuation: continuation))
+                    return nil
+                }
+                if let immediate { continuation.resume(returning: immediate) }
             }
-            if let immediate { continuation.resume(returning: immediate) }
+        } onCancel: {
+            let held = state.withLock { state in
+                state.cancelRequests += 1
+                guard state.answersCancellation else { return nil as Held? }
+                return state.held.firstIndex { $0.id == id }.map { state.held.remove(at: $0) }
+            }
+            held?.continuation.resume(returning: .failure(target.name, .cancelled, phase: .connect, latency: .zero))
         }
     }
 
@@ -97,11 +147,15 @@ final class ScriptedProber: WatchingProber {
 
 /// Counts what the scheduler tells its observer.
 final class CountingObserver: ProbeObserver {
-    private let counts = Mutex<(started: Int, skipped: Int, finished: Int, lateness: [Duration])>((0, 0, 0, []))
+    private let counts = Mutex<(started: Int, skipped: Int, finished: Int, superseded: [ProbeResult], lateness: [Duration])>(
+        (0, 0, 0, [], []))
 
     func probeStarted(_ target: ProbeTarget, lateness: Duration) { counts.withLock { $0.started += 1; $0.lateness.append(lateness) } }
     func probeSkipped(_ target: ProbeTarget) { counts.withLock { $0.skipped += 1 } }
     func probeFinished(_ target: ProbeTarget, result: ProbeResult) { counts.withLock { $0.finished += 1 } }
+    func probeSuperseded(_ target: ProbeTarget, result: ProbeResult) { counts.withLock { $0.superseded.append(result) } }
+
+    var superseded: [ProbeResult] { counts.withLock { $0.superseded } }
 
     var skipped: Int { counts.withLock { $0.skipped } }
     var finished: Int { counts.withLock { $0.finished } }
@@ -154,15 +208,20 @@ final class SchedulerHarness: Sendable {
     }
 
     func stop() async {
+        await stopScheduling()
+        await monitorHarness.stop()
+    }
+
+    /// Cancels the scheduler's `run()` and returns when it has.
+    func stopScheduling() async {
         runner.cancel()
         await runner.value
-        await monitorHarness.stop()
     }
 
     deinit { runner.cancel() }
 }
 
-@Suite("Probe scheduler: cadence, one in flight, suspension, immediate probes")
+@Suite("Probe scheduler: cadence, suspension, immediate probes")
 struct ProbeSchedulerTests {
     @Test func probesAtOnceOnStartThenOnceEveryInterval() async throws {
         let harness = SchedulerHarness(targets: [.http("server")])
@@ -184,19 +243,6 @@ struct ProbeSchedulerTests {
         let secondSecond = harness.prober.calls.filter { $0.at >= .seconds(1) && $0.at < .seconds(2) }
         #expect(secondSecond.map(\.at) == [.milliseconds(1_000), .milliseconds(1_250), .milliseconds(1_500), .milliseconds(1_750)])
         #expect(secondSecond.map(\.target) == ["t0", "t1", "t2", "t3"])
-        await harness.stop()
-    }
-
-    @Test func aTickThatFindsTheProbeStillRunningIsSkippedAndCounted() async throws {
-        let harness = SchedulerHarness(targets: [.http("server")], holding: true)
-        try await harness.waitForCalls(1)
-        try await harness.advance(by: .milliseconds(2_500))
-        #expect(harness.prober.calls.count == 1, "never two probes of one target in flight")
-        #expect(harness.scheduler.skippedTicks["server"] == 2)
-        #expect(harness.observer.skipped == 2)
-        harness.prober.release("server")
-        try await harness.advance(by: .milliseconds(600))
-        #expect(harness.prober.callTimes == [.zero, .seconds(3)], "the next tick after the slow probe ends probes again")
         await harness.stop()
     }
 
@@ -224,16 +270,26 @@ struct ProbeSchedulerTests {
         await harness.stop()
     }
 
-    @Test func anImmediateRequestDuringAProbeRunsAsSoonAsItFinishes() async throws {
+    @Test func anImmediateRequestDuringAProbeStartsBesideItAtOnce() async throws {
         let harness = SchedulerHarness(targets: [.http("server")], holding: true)
         try await harness.waitForCalls(1)
         try await harness.advance(by: .milliseconds(300))
         harness.monitor.requestImmediateProbe()
-        try await harness.advance(by: .milliseconds(100))
-        #expect(harness.prober.calls.count == 1, "still one in flight")
-        harness.prober.release("server")
         try await harness.waitForCalls(2)
-        #expect(harness.prober.callTimes == [.zero, .milliseconds(400)])
+        #expect(harness.prober.callTimes == [.zero, .milliseconds(300)], "the hanging probe does not hold the asked-for one back")
+        await harness.stop()
+    }
+
+    @Test func anImmediateRequestAtTheOverlapBoundRunsAsSoonAsAProbeEnds() async throws {
+        let harness = SchedulerHarness(targets: [.http("server")], holding: true)
+        try await harness.advance(by: .milliseconds(2_300))
+        #expect(harness.prober.held("server") == [.zero, .seconds(1), .seconds(2)], "three in flight: the bound at 1 s / 2 s")
+        harness.monitor.requestImmediateProbe()
+        try await harness.advance(by: .milliseconds(100))
+        #expect(harness.prober.calls.count == 3, "no room: the immediate probe waits")
+        harness.prober.finish("server", startedAt: .zero, with: .failure("server", .timeout, phase: .head, latency: .seconds(2)))
+        try await harness.waitForCalls(4)
+        #expect(harness.prober.callTimes.last == .milliseconds(2_400))
         await harness.stop()
     }
 

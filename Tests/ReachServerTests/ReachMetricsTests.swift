@@ -131,6 +131,20 @@ struct ReachMetricsTests {
         await harness.stop()
     }
 
+    @Test func aSupersededProbeIsCountedButLeavesTheSuccessGaugeToTheNewerResult() async throws {
+        let harness = MonitorHarness { $0.linkSettleWindow = .zero }
+        let metrics = ReachMetrics(targets: harness.targets)
+        let target = harness.targets[0]
+        metrics.probeFinished(target, result: .ok("server", ms: 3))
+        // An older probe of a blackholed server times out after the newer success was applied.
+        metrics.probeSuperseded(target, result: .failure("server", .timeout, phase: .head, latency: .seconds(2)))
+        let text = scrape(metrics, harness)
+        #expect(sample(text, #"reachd_probe_success{target="server"}"#) == 1, "the gauge keeps the newer success")
+        #expect(sample(text, #"reachd_probes_total{target="server",result="timeout"}"#) == 1, "the probe ran: it is counted")
+        #expect(sample(text, #"reachd_probe_duration_seconds_count{target="server"}"#) == 2)
+        await harness.stop()
+    }
+
     @Test func restorationCallbacksAreCountedByOutcome() async throws {
         let harness = MonitorHarness { $0.linkSettleWindow = .zero }
         let metrics = ReachMetrics(targets: harness.targets)
