@@ -1,9 +1,9 @@
 import CDedicatedThread
 import Glibc
 
-/// Starts a detached, named POSIX thread for an adapter that blocks in `poll` (netlink, sd-bus), so
-/// blocking never occupies a thread of Swift's cooperative pool and handles that are not
-/// thread-safe stay on one thread.
+/// Starts a detached, named POSIX thread for work that blocks (an adapter's `poll` on netlink or
+/// sd-bus, a durable queue's disk flushes), so blocking never occupies a thread of Swift's
+/// cooperative pool and handles that are not thread-safe stay on one thread.
 public enum DedicatedThread {
     /// Carries the closure across `pthread_create`'s untyped context pointer.
     private final class Body: Sendable {

@@ -12,6 +12,7 @@ public final class QueueStore: Sendable {
     /// The database file.
     public let path: String
     let pool: DatabasePool
+    private let writer: QueueWriter
 
     /// Opens (creating it and its directory if need be) the store at `path`, for example
     /// ``defaultPath(application:environment:)``.
@@ -40,6 +41,7 @@ public final class QueueStore: Sendable {
             }
             try Self.migrate(pool)
             self.pool = pool
+            self.writer = try QueueWriter(pool: pool)
         } catch let error as QueueStoreError {
             throw error
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
@@ -53,37 +55,24 @@ public final class QueueStore: Sendable {
         }
     }
 
-    /// Closes the file, checkpointing its write-ahead log into it: synchronous disk work, like
-    /// opening, so call it off the cooperative pool. Without it the last release of the store
-    /// closes it, on whatever thread that happens.
+    /// Commits the enqueues still waiting, ends the store's writer thread and closes the file,
+    /// checkpointing its write-ahead log into it: synchronous disk work, like opening, so call it
+    /// off the cooperative pool. Without it the last release of the store does the same, on
+    /// whatever thread that happens.
     public func close() throws {
+        writer.stop()
         try pool.close()
+    }
+
+    deinit {
+        writer.stop()
     }
 
     /// Inserts `rows` into `queue` in one transaction, committed with `synchronous = FULL`: on disk
     /// when this returns. Returns how many were new (a key already in the queue is left as it was).
-    ///
-    /// One hop to the writer's queue and one back: an unbatched enqueue pays for it per item, so
-    /// it skips GRDB's async `write` (an actor hop with a cancellation handler around it). A
-    /// cancelled caller still gets its rows committed, as a completed enqueue should be.
+    /// Committed by the store's ``QueueWriter``, with other enqueues that wait at the same time.
     func insert(queue: String, _ rows: [(key: String, payload: Data)], at time: Double) async throws -> Int {
-        try await withUnsafeThrowingContinuation { continuation in
-            pool.asyncWriteWithoutTransaction { db in
-                continuation.resume(
-                    with: Result {
-                        var added = 0
-                        try db.inTransaction {
-                            let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO item (queue, key, payload, enqueued_at) VALUES (?, ?, ?, ?)")
-                            for row in rows {
-                                try statement.execute(arguments: [queue, row.key, row.payload, time])
-                                added += db.changesCount
-                            }
-                            return .commit
-                        }
-                        return added
-                    })
-            }
-        }
+        try await writer.insert(queue: queue, rows, at: time)
     }
 
     /// Runs `body` in a transaction committed with `synchronous = NORMAL`: for acknowledgements

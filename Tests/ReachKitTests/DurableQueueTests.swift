@@ -288,4 +288,38 @@ struct QueueStoreTests {
         #expect(try await store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
         await closeStore(store)
     }
+
+    /// Enqueues that arrive while a commit runs share the next one; each caller still learns
+    /// whether its own item was new, and every item is on disk when its caller resumes.
+    @Test func concurrentEnqueuesFromManyTasksAreAllDurableAndCountedOnce() async throws {
+        let directory = try temporaryDirectory("concurrent")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = "\(directory)/queue.sqlite"
+        let driver = try ServiceDriver()
+        driver.disconnect()
+        let store = try await openStore(path)
+        let queue = DurableQueue<DurableQueueTests.Upload>(name: "uploads", store: store, service: driver.service, logger: .quiet) { _ in }
+        // 400 callers, two per key: exactly one of each pair is new, whichever commits first.
+        let added = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for caller in 0..<400 {
+                group.addTask { try await queue.enqueue(DurableQueueTests.Upload(number: caller % 200), key: "key-\(caller % 200)") }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(added.filter { $0 }.count == 200 && added.count == 400)
+        #expect(try await queue.stats().pending == 200)
+        await closeStore(store)
+        await #expect(throws: DatabaseError.self, "a closed store refuses enqueues") {
+            try await queue.enqueue(DurableQueueTests.Upload(number: 0), key: "late")
+        }
+
+        let reopened = try await openStore(path)
+        let rows = try await reopened.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT key, payload FROM item WHERE queue = 'uploads' ORDER BY id").map { row -> (String, Data) in (row["key"], row["payload"]) }
+        }
+        #expect(Set(rows.map(\.0)) == Set((0..<200).map { "key-\($0)" }))
+        let numbers = try rows.map { try JSONDecoder().decode(DurableQueueTests.Upload.self, from: $0.1).number }
+        #expect(zip(rows, numbers).allSatisfy { $0.0 == "key-\($1)" }, "each key holds its own item")
+        await closeStore(reopened)
+    }
 }
