@@ -1,5 +1,11 @@
 import Dispatch
 
+/// glibc's `mallopt(3)` and its `M_MMAP_THRESHOLD` (-3), declared in `<malloc.h>`, which the
+/// Glibc module does not import.
+@_silgen_name("mallopt")
+private func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
+private let mmapThreshold: Int32 = -3
+
 /// Runs ``ReachdCommand`` on the cooperative pool while the main thread waits for it.
 ///
 /// An `async` entry point would hand the main thread to `dispatch_main`, which ends it with
@@ -9,6 +15,12 @@ import Dispatch
 @main
 enum ReachdMain {
     static func main() {
+        // Every event holds every target's status: with 1,000 targets, an array of about 270 KB.
+        // glibc raises its mmap threshold to the largest block freed, after which such arrays come
+        // from the heap, and the heap keeps its high-water mark. A fixed threshold keeps them in
+        // mappings of their own, returned to the kernel when freed: at 1,000 targets, 15.7 MiB of
+        // private memory instead of 18.8–26.7, for no more CPU (measured A/B).
+        _ = mallopt(mmapThreshold, 128 << 10)
         let finished = DispatchSemaphore(value: 0)
         Task.detached {
             await ReachdCommand.main()
