@@ -97,6 +97,8 @@ public struct ProbeFailure: Sendable, Hashable {
     }
 
     private static func bounded(_ detail: String) -> String {
+        // Nearly every detail is short printable ASCII, which needs neither cutting nor cleaning.
+        if detail.utf8.count <= detailLimit, detail.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return detail }
         var scalars = String.UnicodeScalarView()
         for scalar in detail.prefix(detailLimit).unicodeScalars {
             scalars.append(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) ? "\u{FFFD}" : scalar)

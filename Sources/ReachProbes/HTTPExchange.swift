@@ -80,7 +80,10 @@ final class HTTPExchange: @unchecked Sendable {
         if let tls = plan.tls {
             try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: plan.serverHostname))
         }
-        try pipeline.addHTTPClientHandlers()
+        // NIOHTTP1's encoder and header validator ran once, for the plan; its decoder, which must
+        // see the request go by to pair the answer with it, runs for every probe.
+        try pipeline.addHandler(EncodedRequestWriter(encodedRequest: plan.encodedRequest))
+        try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
         try pipeline.addHandler(HTTPExchangeHandler(exchange: self))
     }
 
@@ -103,8 +106,7 @@ final class HTTPExchange: @unchecked Sendable {
 
     private func sendRequest() {
         stage = .awaitingHead
-        channel?.write(HTTPClientRequestPart.head(plan.head), promise: nil)
-        channel?.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        channel?.writeAndFlush(HTTPClientRequestPart.head(plan.head), promise: nil)
     }
 
     // MARK: Events from the channel (all on `loop`)
@@ -144,7 +146,7 @@ final class HTTPExchange: @unchecked Sendable {
     }
 
     func failed(_ error: any Error, on channel: any Channel) {
-        guard channel === self.channel else { return }
+        guard stage != .done, channel === self.channel else { return }
         failed(error)
     }
 
@@ -156,7 +158,8 @@ final class HTTPExchange: @unchecked Sendable {
     }
 
     func closed(_ channel: any Channel) {
-        guard channel === self.channel else { return }
+        // Settling closes the channel, which lands here: nothing is left to say by then.
+        guard stage != .done, channel === self.channel else { return }
         finish(failure: ProbeFailure(.connectionReset, phase: phase, detail: "the server closed the connection before answering"))
     }
 

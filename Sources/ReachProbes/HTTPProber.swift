@@ -43,7 +43,7 @@ public final class HTTPProber: StartingProber {
         do {
             _ = try await plan(for: check)
         } catch {
-            return .failure(target.name, .tlsFailure, phase: .tls, detail: "cannot set up TLS: \(error)", latency: .zero)
+            return .failure(target.name, error.reason, phase: error.phase, detail: error.detail, latency: .zero)
         }
         return await awaitProbe(target)
     }
@@ -71,11 +71,30 @@ public final class HTTPProber: StartingProber {
         .failure(target.name, .protocolError, detail: "not an HTTP target", latency: .zero)
     }
 
-    private func plan(for check: HTTPCheck) async throws -> HTTPRequestPlan {
+    /// Why a check's probes cannot even be prepared, as its probes report it.
+    private struct PlanError: Error {
+        var reason: FailureReason
+        var phase: ProbePhase?
+        var detail: String
+    }
+
+    private func plan(for check: HTTPCheck) async throws(PlanError) -> HTTPRequestPlan {
         if let plan = plans.withLock({ $0[check] }) { return plan }
-        let plan = HTTPRequestPlan(check: check, tls: check.isHTTPS ? try await tlsContext(caFile: check.tls.caFile) : nil)
-        plans.withLock { $0[check] = plan }
-        return plan
+        var tls: NIOSSLContext?
+        if check.isHTTPS {
+            do {
+                tls = try await tlsContext(caFile: check.tls.caFile)
+            } catch {
+                throw PlanError(reason: .tlsFailure, phase: .tls, detail: "cannot set up TLS: \(error)")
+            }
+        }
+        do {
+            let plan = try HTTPRequestPlan(check: check, tls: tls)
+            plans.withLock { $0[check] = plan }
+            return plan
+        } catch {
+            throw PlanError(reason: .protocolError, detail: "cannot send this request: \(error)")
+        }
     }
 
     /// Made on NIO's blocking-I/O pool: reading and parsing the trust store takes long enough to

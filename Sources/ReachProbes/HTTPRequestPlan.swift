@@ -1,4 +1,5 @@
 import NIOCore
+import NIOEmbedded
 import NIOHTTP1
 import NIOSSL
 import ReachCore
@@ -9,6 +10,9 @@ struct HTTPRequestPlan: Sendable {
     /// Where to connect: the URL's host (a name or an address) and port.
     var endpoint: HostPort
     var head: HTTPRequestHead
+    /// `head` as NIOHTTP1's encoder writes it, its headers checked by NIOHTTP1's validator: encoded
+    /// once here, so that a probe sends bytes instead of encoding and validating headers again.
+    var encodedRequest: ByteBuffer
     /// `nil` for plain HTTP.
     var tls: NIOSSLContext?
     /// The name sent in SNI and checked against the certificate; `nil` for an address, whose
@@ -19,7 +23,8 @@ struct HTTPRequestPlan: Sendable {
 
     /// - Parameter tls: The TLS context for the check's CA bundle (see ``makeTLSContext(caFile:)``);
     ///   ignored for plain HTTP.
-    init(check: HTTPCheck, tls: NIOSSLContext?) {
+    /// - Throws: When NIOHTTP1 refuses to send the request (a header it finds malformed).
+    init(check: HTTPCheck, tls: NIOSSLContext?) throws {
         endpoint = check.endpoint
         keepsBody = check.expectation.needsBody
         let target = Self.requestTarget(of: check.url)
@@ -39,11 +44,26 @@ struct HTTPRequestPlan: Sendable {
         // the server, closing first, keeps the TIME_WAIT.
         headers.replaceOrAdd(name: "Connection", value: "close")
         head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)
+        encodedRequest = try Self.encode(head)
         if check.isHTTPS {
             self.tls = tls
             let name = check.tls.serverName ?? check.endpoint.host
             serverHostname = IPAddress(name) == nil ? name : nil
         }
+    }
+
+    /// The bytes NIOHTTP1's client pipeline sends for `head` and an empty end.
+    static func encode(_ head: HTTPRequestHead) throws -> ByteBuffer {
+        let channel = EmbeddedChannel()
+        defer { _ = try? channel.finish() }
+        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+        try channel.writeOutbound(HTTPClientRequestPart.head(head))
+        try channel.writeOutbound(HTTPClientRequestPart.end(nil))
+        var bytes = ByteBuffer()
+        while var part = try channel.readOutbound(as: ByteBuffer.self) {
+            bytes.writeBuffer(&part)
+        }
+        return bytes
     }
 
     /// The path and query of `url` (`/` when it has none); a fragment is never sent.
