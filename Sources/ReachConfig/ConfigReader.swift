@@ -6,7 +6,17 @@ struct ConfigNode {
     let path: String
 
     /// The resolved YAML tag: quoted scalars are strings, `true` is a bool, `~` is null.
-    var tagName: Tag.Name { Tag.Name(rawValue: node.tag.rawValue) }
+    ///
+    /// A scalar's tag is read as written (`Node.tag` would resolve it, with Yams' regular
+    /// expressions): an untagged plain scalar is resolved by ``ImplicitTag``.
+    var tagName: Tag.Name {
+        guard case .scalar(let scalar) = node else { return Tag.Name(rawValue: node.tag.rawValue) }
+        switch scalar.tag.description {
+        case Tag.Name.implicit.rawValue: return ImplicitTag.of(scalar.string)
+        case Tag.Name.nonSpecific.rawValue: return .str
+        case let written: return Tag.Name(rawValue: written)
+        }
+    }
 
     func child(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 

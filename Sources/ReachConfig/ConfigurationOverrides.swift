@@ -28,9 +28,9 @@ extension Configuration {
         var parsed: [ProbeTarget] = []
         var problems: [ConfigurationProblem] = []
         for (number, entry) in urls.enumerated() {
-            let target: Node = ["name": Node("target-\(number + 1)", Tag(.str)), "url": Node(entry.url, Tag(.str))]
+            let target = Self.mapping([("name", Self.string("target-\(number + 1)")), ("url", Self.string(entry.url))])
             do throws(ConfigurationError) {
-                parsed += try Configuration.parse(Self.yaml(["targets": [target]]), source: path, environment: [:]).targets
+                parsed += try Configuration.parse(Self.yaml(Self.mapping([("targets", Self.sequence([target]))])), source: path, environment: [:]).targets
             } catch {
                 problems += error.problems.map { ConfigurationProblem(source: path, keyPath: "", line: entry.line, message: $0.message) }
             }
@@ -42,7 +42,9 @@ extension Configuration {
 
     /// Replaces the status endpoint's address with `host:port`; a non-loopback one needs ``apiToken``.
     public mutating func replaceListenAddress(with address: String) throws(ConfigurationError) {
-        let document: Node = ["listen": Node(address, Tag(.str)), "server": ["base_url": "http://127.0.0.1"]]
+        let document = Self.mapping([
+            ("listen", Self.string(address)), ("server", Self.mapping([("base_url", Self.string("http://127.0.0.1"))])),
+        ])
         listen = try ConfigurationParser.parse(Self.yaml(document), source: "--listen", environment: [:], tokenIsSet: apiToken != nil).listen
     }
 
@@ -50,5 +52,13 @@ extension Configuration {
     /// into YAML text, a quote and a newline in it could add keys of their own.
     private static func yaml(_ document: Node) -> String {
         (try? Yams.serialize(node: document)) ?? ""
+    }
+
+    // Nodes built with explicit tags and the rule-less resolver: Yams' default tags would load
+    // its default resolver, whose regular expressions bring in ICU (see `ImplicitTag`).
+    private static func string(_ text: String) -> Node { Node(text, Tag(.str, .basic)) }
+    private static func sequence(_ nodes: [Node]) -> Node { Node(nodes, Tag(.seq, .basic)) }
+    private static func mapping(_ pairs: [(String, Node)]) -> Node {
+        Node(pairs.map { (string($0), $1) }, Tag(.map, .basic))
     }
 }

@@ -84,7 +84,7 @@ extension ConfigurationParser {
     private mutating func webhookURL(_ node: ConfigNode) -> String? {
         guard let text = reader.string(node, expected: "a URL like https://ops.example.com/reachd") else { return nil }
         guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            !(url.host ?? "").isEmpty
+            !(url.hostAsWritten ?? "").isEmpty
         else {
             reader.report("\"\(text)\" is not an http or https URL like https://ops.example.com/reachd", at: node)
             return nil

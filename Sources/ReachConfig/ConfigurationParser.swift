@@ -61,7 +61,8 @@ struct ConfigurationParser {
     mutating func document(_ yaml: String) -> Configuration? {
         let root: Node
         do {
-            root = try Yams.compose(yaml: yaml) ?? Node([(Node, Node)]())
+            // No resolver rules: they are regular expressions (see `ImplicitTag`).
+            root = try Yams.compose(yaml: yaml, .basic) ?? Node([(Node, Node)](), Tag(.map, .basic))
         } catch let error as YamlError {
             reportSyntax(error)
             return nil
@@ -354,7 +355,7 @@ struct ConfigurationParser {
             reader.report("\"\(scheme)\" URLs cannot be probed: use http or https (or a tcp or grpc target)", at: node)
             return nil
         }
-        let host = (url.host ?? "").trimming { $0 == "[" || $0 == "]" }
+        let host = (url.hostAsWritten ?? "").trimming { $0 == "[" || $0 == "]" }
         guard !host.isEmpty else {
             reader.report("\"\(text)\" has no host", at: node)
             return nil

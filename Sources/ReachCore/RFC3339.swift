@@ -1,12 +1,11 @@
-import ReachCore
-
 /// Renders a ``ReachCore/WallTime`` as RFC 3339 text in UTC with milliseconds
 /// (`2027-01-15T08:00:00.123Z`): the one timestamp format of the status API.
 ///
 /// Written out by hand rather than with a date formatter so that the output never depends on the
-/// locale, time zone or Foundation version of the machine reachd runs on.
-enum RFC3339 {
-    static func string(from time: WallTime) -> String {
+/// locale, time zone or Foundation version of the machine reachd runs on, and so that stamping a
+/// log line never loads ICU's time-zone data.
+package enum RFC3339 {
+    package static func string(from time: WallTime) -> String {
         let (seconds, attoseconds) = time.sinceEpoch.components
         // Whole milliseconds since the epoch, rounded down (also before 1970).
         var milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
