@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Logging
 import ReachCore
+import ReachLink
 
 /// Writes one logfmt line per event — `ts=… level=… msg="…" key=value …` — that both people and
 /// `grep`/Loki/Vector read easily. Metadata keys are sorted so lines are stable.
@@ -33,17 +34,11 @@ public struct LogfmtLogHandler: LogHandler {
         if let eventMetadata = event.metadata { fields.merge(eventMetadata) { _, new in new } }
         if let error = event.error { fields["error"] = "\(error)" }
 
-        var line = "ts=\(RFC3339.string(from: Self.now())) level=\(event.level.rawValue) logger=\(Self.quoted(label)) msg=\(Self.quoted("\(event.message)"))"
+        var line = "ts=\(RFC3339.string(from: WallTime.now())) level=\(event.level.rawValue) logger=\(Self.quoted(label)) msg=\(Self.quoted("\(event.message)"))"
         for key in fields.keys.sorted() {
             line += " \(Self.key(key))=\(Self.quoted(Self.render(fields[key]!)))"
         }
         write(line + "\n")
-    }
-
-    private static func now() -> WallTime {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return WallTime(sinceEpoch: .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec))
     }
 
     /// Writes the whole line with one `write(2)`, so concurrent lines never interleave.

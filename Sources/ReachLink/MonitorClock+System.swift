@@ -11,10 +11,16 @@ extension MonitorClock {
     ///
     /// Here rather than in the core, which reads no system clock; the daemon and ReachKit use it.
     public static func system() -> MonitorClock {
-        MonitorClock(ContinuousClock()) {
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            return WallTime(sinceEpoch: .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec))
-        }
+        MonitorClock(ContinuousClock()) { WallTime.now() }
+    }
+}
+
+extension WallTime {
+    /// The system's real-time clock now: for stamping what a person reads (log lines), where a
+    /// whole ``MonitorClock`` is not needed.
+    public static func now() -> WallTime {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return WallTime(sinceEpoch: .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec))
     }
 }
