@@ -36,8 +36,7 @@ enum ImplicitTag {
             return digits.count == 1 || (!rest.isEmpty && rest.allSatisfy { (0x30...0x37).contains($0) || $0 == underscore })
         }
         guard let first = digits.first, (0x31...0x39).contains(first) else { return false }
-        let parts = digits.split(separator: colon, omittingEmptySubsequences: false)
-        return parts[0].allSatisfy(isDigitOrUnderscore) && parts.dropFirst().allSatisfy(isSexagesimalDigits)
+        return digits.allSatisfy(isDigitOrUnderscore) || isBase60(digits)
     }
 
     /// `[-+]?[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)? | \.[0-9_]+([eE][-+][0-9]+)? |
@@ -54,10 +53,7 @@ enum ImplicitTag {
         guard let first = unsigned.first, isDigit(first) else { return false }
         if unsigned.contains(colon) {
             let halves = unsigned.split(separator: dot, maxSplits: 1, omittingEmptySubsequences: false)
-            guard halves.count == 2 else { return false }
-            let parts = halves[0].split(separator: colon, omittingEmptySubsequences: false)
-            return parts[0].allSatisfy(isDigitOrUnderscore) && parts.count > 1 && parts.dropFirst().allSatisfy(isSexagesimalDigits)
-                && halves[1].allSatisfy(isDigitOrUnderscore)
+            return halves.count == 2 && isBase60(halves[0]) && halves[1].allSatisfy(isDigitOrUnderscore)
         }
         let (mantissa, exponent) = splitExponent(unsigned)
         let halves = mantissa.split(separator: dot, maxSplits: 1, omittingEmptySubsequences: false)
@@ -73,6 +69,13 @@ enum ImplicitTag {
     private static func isDigitOrUnderscore(_ byte: UInt8) -> Bool { isDigit(byte) || byte == underscore }
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
+    /// `[0-9][0-9_]*(:[0-5]?[0-9])+`, the whole part of a base-60 number (`190:20:30`); callers
+    /// have checked the first digit's range.
+    private static func isBase60(_ text: Bytes) -> Bool {
+        let parts = text.split(separator: colon, omittingEmptySubsequences: false)
+        return parts.count > 1 && parts[0].allSatisfy(isDigitOrUnderscore) && parts.dropFirst().allSatisfy(isSexagesimalDigits)
     }
 
     /// `[0-5]?[0-9]`: one group of a base-60 number.
