@@ -17,6 +17,10 @@ runs = defaultdict(dict)  # (round, n) -> label -> result
 for path in glob.glob(os.path.join(sys.argv[1], "*.json")):
     round_, label, _ = os.path.basename(path)[:-5].split("-")
     for result in json.load(open(path)):
+        # Schedstat is summed over the threads alive at each end of the window: a thread that
+        # exits inside it takes its CPU along, which /proc/PID/stat's ticks keep.
+        if result.get("cpu_s_ticks", 0) - result["cpu_s"] > 0.02 and result["probes"]:
+            result["cpu_s_per_1k"] = result["cpu_s_ticks"] / result["probes"] * 1000
         runs[(round_, result["n"])][label] = result
 
 

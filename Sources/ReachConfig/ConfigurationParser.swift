@@ -18,6 +18,7 @@ struct ConfigurationParser {
     static let intervalRange = Duration.milliseconds(100)...Duration.seconds(3600)
     static let timeoutRange = Duration.milliseconds(10)...Duration.seconds(300)
     static let settleRange = Duration.zero...Duration.seconds(10)
+    static let coalescingRange = Duration.zero...Duration.seconds(60)
     static let countRange = 1...100
     static let idleTimeoutRange = Duration.seconds(1)...Duration.seconds(3600)
 
@@ -27,6 +28,7 @@ struct ConfigurationParser {
         var timeout = Duration.seconds(2)
         var hysteresis = Hysteresis()
         var addressFamily = AddressFamily.auto
+        var coalescing = ProbeTarget.defaultCoalescing
     }
 
     var reader: ConfigReader
@@ -156,7 +158,8 @@ struct ConfigurationParser {
     // MARK: Sections
 
     mutating func parseProbeDefaults(_ node: ConfigNode) -> ProbeDefaults? {
-        guard let entries = reader.mapping(node, keys: ["interval", "timeout", "failures_before_down", "successes_before_up", "address_family"]) else {
+        let keys = ["interval", "timeout", "failures_before_down", "successes_before_up", "address_family", "coalesce"]
+        guard let entries = reader.mapping(node, keys: keys) else {
             return nil
         }
         var defaults = ProbeDefaults()
@@ -191,7 +194,7 @@ struct ConfigurationParser {
         apply(entries, to: &settings)
         return ProbeTarget(
             name: "server", check: .http(check), interval: settings.interval, timeout: settings.timeout, hysteresis: settings.hysteresis,
-            addressFamily: settings.addressFamily)
+            addressFamily: settings.addressFamily, coalescing: settings.coalescing)
     }
 
     mutating func parseTarget(_ node: ConfigNode, defaults: ProbeDefaults) -> ProbeTarget? {
@@ -234,7 +237,7 @@ struct ConfigurationParser {
         guard let name, let check else { return nil }
         return ProbeTarget(
             name: name, check: check, interval: settings.interval, timeout: settings.timeout, hysteresis: settings.hysteresis,
-            addressFamily: settings.addressFamily)
+            addressFamily: settings.addressFamily, coalescing: settings.coalescing)
     }
 
     mutating func apply(_ entries: [String: ConfigNode], to settings: inout ProbeDefaults) {
@@ -249,6 +252,7 @@ struct ConfigurationParser {
         if let node = entries["address_family"], let value = reader.choice(node, of: AddressFamily.allCases.map(\.rawValue)) {
             settings.addressFamily = AddressFamily(rawValue: value) ?? .auto
         }
+        if let node = entries["coalesce"], let value = reader.duration(node, in: Self.coalescingRange) { settings.coalescing = value }
     }
 
     func isLoopback(_ host: String) -> Bool {

@@ -35,6 +35,8 @@ probe:
   failures_before_down: 1   # consecutive failures before a healthy target counts as down
   successes_before_up: 1    # consecutive successes before a down target counts as up
   address_family: auto      # auto (both, first to answer), ipv4 or ipv6
+  coalesce: 50ms            # ticks of targets this close share one wake-up (0s: each its own);
+                            # a setting for all targets, not one a target overrides
 
 # More targets, each with a unique name and a kind: http, tcp or grpc.
 # targets:

@@ -21,6 +21,8 @@ struct ProbeSchedule {
     struct Slot {
         let interval: Duration
         let timeout: Duration
+        /// The target's ``ProbeTarget/coalescing``, at most a twentieth of its interval.
+        let coalescing: Duration
         /// How many probes of this target may be in flight at once (see ``ProbeScheduler/maximumOverlap(interval:timeout:)``).
         let maximumOverlap: Int
         /// The probes in flight, oldest first.
@@ -38,9 +40,14 @@ struct ProbeSchedule {
     struct Start {
         var index: Int
         var run: UInt64
-        var lateness: Duration
+        /// The tick it is for; `nil` for an immediate probe.
+        var tick: Duration?
         var epoch: ProbeEpoch
     }
+
+    /// The most ticks that share one wake-up: more windows than the coalescing window allows
+    /// when the targets are that many, so that the last probe of a burst does not start late.
+    static let maximumBurst = 10
 
     /// What a dispatch found: probes to start, ticks skipped (by target index), when to look again.
     struct Due {
@@ -71,17 +78,31 @@ struct ProbeSchedule {
     init(targets: [ProbeTarget]) {
         slots = targets.map { target in
             Slot(
-                interval: target.interval, timeout: target.timeout,
+                interval: target.interval, timeout: target.timeout, coalescing: min(target.coalescing, target.interval / 20),
                 maximumOverlap: ProbeScheduler.maximumOverlap(interval: target.interval, timeout: target.timeout))
         }
     }
 
-    /// Puts every target's first tick on the grid, phases spread evenly over its interval.
+    /// Puts every target's first tick on the grid, phases spread evenly over its interval and
+    /// rounded down to its coalescing window, so that targets close in phase share a wake-up.
     mutating func placeTicks(from start: Duration) {
         for index in slots.indices {
-            let phase = slots[index].interval * (Double(index) / Double(slots.count))
-            ticks.insert(Tick(due: start + phase, index: index))
+            ticks.insert(Tick(due: start + phase(of: index), index: index))
         }
+    }
+
+    /// Where in its interval a target ticks: its even share of the interval, rounded down to the
+    /// start of its window. There are as many windows as the coalescing window fits in the
+    /// interval, or more when that would put over ``maximumBurst`` targets in one.
+    func phase(of index: Int) -> Duration {
+        let slot = slots[index]
+        let count = slots.count
+        let fitting = slot.coalescing > .zero ? Int((slot.interval / slot.coalescing).rounded(.down)) : count
+        let windows = max(fitting, (count + Self.maximumBurst - 1) / Self.maximumBurst)
+        guard windows < count else { return slot.interval * (Double(index) / Double(count)) }
+        // Whole windows, counted in integers: a phase a rounding error short of a window's edge
+        // must not fall into the window before.
+        return slot.interval / windows * (index * windows / count)
     }
 
     /// Owes every target an immediate probe, a millisecond apart, within half its interval.
@@ -108,7 +129,7 @@ struct ProbeSchedule {
                 guard let at = slots[index].immediateAt, at <= now, slots[index].hasRoom else { continue }
                 slots[index].immediateAt = nil
                 owedImmediates -= 1
-                due.starts.append(Start(index: index, run: begin(index, now: now), lateness: .zero, epoch: epoch))
+                due.starts.append(Start(index: index, run: begin(index, now: now), tick: nil, epoch: epoch))
             }
         }
         while let tick = ticks.min, tick.due <= now {
@@ -121,7 +142,7 @@ struct ProbeSchedule {
             } else if let last = slots[index].lastStart, now - last < interval / 2 {
                 // An immediate probe just started; this tick would only repeat it.
             } else if slots[index].hasRoom {
-                due.starts.append(Start(index: index, run: begin(index, now: now), lateness: now - tick.due, epoch: epoch))
+                due.starts.append(Start(index: index, run: begin(index, now: now), tick: tick.due, epoch: epoch))
             } else {
                 slots[index].skipped += 1
                 due.skipped.append(index)

@@ -196,7 +196,8 @@ public final class ProbeScheduler: Sendable {
 
     private func launch(_ start: ProbeSchedule.Start) {
         let target = targets[start.index]
-        observer?.probeStarted(target, lateness: start.lateness)
+        // Read at the start itself, not at the dispatch: the last probe of a burst starts latest.
+        observer?.probeStarted(target, lateness: start.tick.map { clock.uptime - $0 } ?? .zero)
         let whenDone: @Sendable (ProbeResult) -> Void = { self.finished(start, with: $0) }
         let cancellation =
             starting?.start(target, whenDone: whenDone) ?? prober.startInTask(target, whenDone: whenDone)

@@ -16,9 +16,19 @@ public struct EventLoopProbeTimer: ProbeTimer {
         self.loop = loop
     }
 
-    /// A task scheduled on ``loop`` after the time left until `uptime` on `clock`.
+    /// A callback scheduled on ``loop`` after the time left until `uptime` on `clock`.
+    ///
+    /// A callback, not a task: NIO runs it without the promise and future a scheduled task
+    /// allocates, once per tick. A loop that is shutting down never fires it.
     public func schedule(at uptime: Duration, of clock: MonitorClock, _ body: @escaping @Sendable () -> Void) -> ProbeCancellation {
-        let scheduled = loop.scheduleTask(in: .init(max(uptime - clock.uptime, .zero))) { body() }
+        let delay = TimeAmount(max(uptime - clock.uptime, .zero))
+        guard let scheduled = try? loop.scheduleCallback(in: delay, handler: Tick(body: body)) else { return .none }
         return ProbeCancellation { scheduled.cancel() }
+    }
+
+    private struct Tick: NIOScheduledCallbackHandler, Sendable {
+        var body: @Sendable () -> Void
+
+        func handleScheduledCallback(eventLoop: some EventLoop) { body() }
     }
 }

@@ -57,8 +57,7 @@ public final class HTTPProber: StartingProber {
         }
         // A check's first probe prepares its plan, off the loop.
         guard let plan = plans.withLock({ $0[check] }) else { return startInTask(target, whenDone: whenDone) }
-        let exchange = HTTPExchange(target: target, check: check, plan: plan, loop: eventLoopGroup.any())
-        exchange.result.futureResult.whenSuccess(whenDone)
+        let exchange = HTTPExchange(target: target, check: check, plan: plan, loop: eventLoopGroup.any(), whenDone: whenDone)
         if exchange.loop.inEventLoop {
             exchange.start()
         } else {

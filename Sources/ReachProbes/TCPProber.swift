@@ -21,21 +21,27 @@ public struct TCPProber: StartingProber {
     public func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
         let started = ContinuousClock.now
         let cancelled = CancelFlag()
-        let connecting = ClientBootstrap(group: eventLoopGroup.any())
+        let loop = eventLoopGroup.any()
+        let connecting = ClientBootstrap(group: loop).withoutNoDelay()
             .connectTimeout(.init(target.timeout))
-            .connect(to: target.endpoint, family: target.addressFamily)
+            .channelInitializer { channel in
+                do {
+                    try channel.closeWithReset()
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+            .connect(to: target.endpoint, family: target.addressFamily, on: loop)
         connecting.whenComplete { outcome in
             let elapsed = started.duration(to: .now)
             switch outcome {
             case .success(let channel):
-                // Close with a reset, not a FIN: no TIME_WAIT socket left behind every second.
-                _ = (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
-                channel.close().whenComplete { _ in
-                    whenDone(
-                        cancelled.isSet
-                            ? .failure(target.name, .cancelled, phase: .connect, latency: elapsed)
-                            : ProbeResult(target: target.name, timings: ProbeTimings(connect: elapsed, total: elapsed)))
-                }
+                channel.close(promise: nil)
+                whenDone(
+                    cancelled.isSet
+                        ? .failure(target.name, .cancelled, phase: .connect, latency: elapsed)
+                        : ProbeResult(target: target.name, timings: ProbeTimings(connect: elapsed, total: elapsed)))
             case .failure(let error):
                 let failure = HTTPFailureClassifier.classify(error, phase: .connect)
                 whenDone(ProbeResult(target: target.name, failure: failure, timings: ProbeTimings(total: elapsed)))

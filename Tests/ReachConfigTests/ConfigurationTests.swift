@@ -17,6 +17,7 @@ struct ConfigurationTests {
         #expect(server.interval == .seconds(1))
         #expect(server.timeout == .seconds(2))
         #expect(server.hysteresis == Hysteresis(failuresBeforeDown: 1, successesBeforeUp: 1))
+        #expect(server.coalescing == .milliseconds(50))
         #expect(configuration.policy == .all)
         #expect(configuration.interfaces == InterfaceFilter())
         #expect(configuration.linkSettleWindow == .milliseconds(100))
@@ -28,6 +29,14 @@ struct ConfigurationTests {
         let shipped = try String(contentsOf: repositoryRoot.appending(path: "config/reachd.yaml"), encoding: .utf8)
         #expect(DefaultConfiguration.yaml + "\n" == shipped, "regenerate Sources/ReachConfig/DefaultConfiguration.swift from config/reachd.yaml")
         #expect(try Configuration.load(from: .embeddedDefault) == Configuration.load(from: .file(repositoryRoot.appending(path: "config/reachd.yaml").path)))
+    }
+
+    @Test func coalescingIsOneSettingForAllTargets() throws {
+        let yaml = "probe: { coalesce: 0s }\ntargets:\n  - { name: a, url: http://h/ }\n  - { name: b, kind: tcp, address: \"h:1\" }\n"
+        #expect(try Configuration.parse(yaml, source: "t.yaml").targets.map(\.coalescing) == [.zero, .zero])
+        expectProblem(
+            "targets:\n  - { name: a, url: http://h/, coalesce: 0s }\n", at: "targets[0].coalesce", line: 2, saying: "unknown key")
+        expectProblem("probe: { coalesce: 2m }\nserver: { base_url: http://h }\n", at: "probe.coalesce", line: 1, saying: "out of range")
     }
 
     @Test func theServerShorthandDefaultsItsHealthPath() throws {

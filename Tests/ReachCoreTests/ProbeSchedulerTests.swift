@@ -246,6 +246,39 @@ struct ProbeSchedulerTests {
         await harness.stop()
     }
 
+    /// 100 targets tick in 20 instants 50 ms apart, five per wake-up; 1,000 in 100 instants 10 ms
+    /// apart, since no more than 10 share one.
+    @Test(arguments: [(100, 20), (1_000, 100)])
+    func ticksOfTargetsCloseInPhaseShareAWakeUpAndEachKeepsItsCadence(targetCount: Int, instantCount: Int) async throws {
+        let targets = (0..<targetCount).map { ProbeTarget.http("t\($0)") }
+        let harness = SchedulerHarness(targets: targets)
+        try await harness.advance(by: .milliseconds(3_000), step: .milliseconds(10))
+        let secondSecond = harness.prober.calls.filter { $0.at >= .seconds(1) && $0.at < .seconds(2) }
+        #expect(secondSecond.count == targetCount)
+        #expect(Set(secondSecond.map(\.target)).count == targetCount)
+        let instants = Set(secondSecond.map(\.at)).sorted()
+        #expect(instants == (0..<instantCount).map { .seconds(1) + .seconds(1) / instantCount * $0 })
+        // Every target a second after its last probe, the next second too.
+        let thirdSecond = harness.prober.calls.filter { $0.at >= .seconds(2) && $0.at < .seconds(3) }
+        #expect(Dictionary(uniqueKeysWithValues: thirdSecond.map { ($0.target, $0.at - .seconds(1)) })
+            == Dictionary(uniqueKeysWithValues: secondSecond.map { ($0.target, $0.at) }))
+        await harness.stop()
+    }
+
+    @Test func withoutCoalescingEveryTargetHasAPhaseOfItsOwn() async throws {
+        let targets = (0..<100).map { index in
+            var target = ProbeTarget.http("t\(index)")
+            target.coalescing = .zero
+            return target
+        }
+        let harness = SchedulerHarness(targets: targets)
+        try await harness.advance(by: .milliseconds(1_000), step: .milliseconds(10))
+        try await harness.advance(by: .milliseconds(1_000), step: .milliseconds(1))
+        let secondSecond = harness.prober.calls.filter { $0.at >= .seconds(1) && $0.at < .seconds(2) }
+        #expect(Set(secondSecond.map(\.at)).count == 100, "10 ms apart, one target each")
+        await harness.stop()
+    }
+
     @Test func nothingIsProbedWithoutAUsableLinkAndTheLinkReturningProbesAtOnce() async throws {
         let harness = SchedulerHarness(targets: [.http("server")], links: .offline)
         try await harness.advance(by: .milliseconds(3_000))

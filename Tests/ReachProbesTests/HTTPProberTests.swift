@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ReachCore
 import ReachProbes
@@ -182,6 +183,30 @@ final class HTTPProberTests {
         for _ in 0..<3 { #expect(await probe(target(server.url("/ok"))).isSuccess) }
         #expect(try connections() - before == 3 + 1, "three probes, three connections (and one for this count)")
         await prober.shutdown()
+    }
+
+    @Test func probesCloseWithAResetAndLeaveNoSocketInTimeWait() async throws {
+        // Whichever side closes first keeps its socket in TIME_WAIT for a minute, unless the
+        // probe's close is a reset: a probe a second would pile up sixty of them per target.
+        let tcp = TCPProber()
+        for _ in 0..<3 {
+            #expect(await probe(target(server.url("/ok"))).isSuccess)
+            let connected = await tcp.probe(ProbeTarget(name: "tcp", check: .tcp(HostPort(host: "127.0.0.1", port: server.ports.http))))
+            #expect(connected.isSuccess)
+        }
+        #expect(try timeWaitSockets(port: server.ports.http) == 0)
+        await prober.shutdown()
+    }
+
+    /// Sockets in TIME_WAIT on either end of a connection to `port`, from `/proc/net/tcp`.
+    private func timeWaitSockets(port: Int) throws -> Int {
+        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        let portHex = String(format: ":%04X", port)
+        return table.split(separator: "\n").dropFirst().filter { line in
+            let fields = line.split(separator: " ")
+            // sl, local address, remote address, state (06 is TIME_WAIT)
+            return fields.count > 3 && fields[3] == "06" && (fields[1].hasSuffix(portHex) || fields[2].hasSuffix(portHex))
+        }.count
     }
 
     private func connections() throws -> Int {
