@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// One HTTP(S) probe from connect to close, confined to one event loop: the connection, the
-/// request, the deadline (a task scheduled on that loop) and the verdict all happen there, with no
+/// request, the deadline (a callback scheduled on that loop) and the verdict all happen there, with no
 /// lock and no hop until the result is handed over.
 ///
 /// It moves through the phases it can name in a failure: `connect` (DNS and TCP, both families
