@@ -194,6 +194,13 @@ struct TargetsFileTests {
             #expect(error.problems.map(\.line) == [3], "\(error.problems)")
             #expect(error.problems.first?.source == path)
         }
+        let twoBad = try file("ftp://h/\nhttp://10.0.0.1/health\n\nhttp://\n")
+        do {
+            try configuration.replaceTargets(withURLsIn: twoBad)
+            Issue.record("bad URLs must be problems")
+        } catch {
+            #expect(error.problems.map(\.line) == [1, 4], "every bad URL, each at its own line: \(error.problems)")
+        }
         #expect(throws: ConfigurationError.self) { try configuration.replaceTargets(withURLsIn: try file("# nothing\n\n")) }
         #expect(configuration.targets.map(\.name) == ["a"], "a failed replacement keeps the configured targets")
     }
