@@ -97,9 +97,12 @@ struct ProbeSchedule {
     func phase(of index: Int) -> Duration {
         let slot = slots[index]
         let count = slots.count
-        let fitting = slot.coalescing > .zero ? Int((slot.interval / slot.coalescing).rounded(.down)) : count
+        let evenShare = slot.interval * (Double(index) / Double(count))
+        guard slot.coalescing > .zero else { return evenShare }
+        let fitting = Int((slot.interval / slot.coalescing).rounded(.down))
         let windows = max(fitting, (count + Self.maximumBurst - 1) / Self.maximumBurst)
-        guard windows < count else { return slot.interval * (Double(index) / Double(count)) }
+        // A window each, or more: nothing to share.
+        guard windows < count else { return evenShare }
         // Whole windows, counted in integers: a phase a rounding error short of a window's edge
         // must not fall into the window before.
         return slot.interval / windows * (index * windows / count)

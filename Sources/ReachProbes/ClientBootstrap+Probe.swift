@@ -7,6 +7,37 @@ import Glibc
 #endif
 
 extension ClientBootstrap {
+    /// A bootstrap for one probe's connection on `loop`. Every channel it makes closes with a
+    /// reset (``NIOCore/Channel/closeWithReset()``) and is then set up by `configure`, synchronously
+    /// on the loop, answering with the loop's cached void future: `makeCompletedFuture` would
+    /// allocate one per probe.
+    ///
+    /// - Parameter writesOnce: The connection writes at most once (a plain HTTP request, or
+    ///   nothing for a TCP probe), so NIO's default `TCP_NODELAY` is dropped: Nagle's algorithm
+    ///   never holds such a write back, and applying the option cost a `setsockopt`, a
+    ///   `getsockname` NIO makes to check the family, and a chain of futures, on every probe. NIO
+    ///   offers no way to drop a default option but this one: enabling MPTCP removes it
+    ///   (documented: "Enabling this setting will re-enable Nagle's algorithm"), and disabling
+    ///   MPTCP again keeps plain TCP. TLS writes the handshake's end and the request separately,
+    ///   so an HTTPS probe keeps the default.
+    static func forProbe(
+        on loop: any EventLoop, connectTimeout: Duration, writesOnce: Bool,
+        configure: @escaping @Sendable (any Channel) throws -> Void = { _ in }
+    ) -> ClientBootstrap {
+        let bootstrap = ClientBootstrap(group: loop)
+        return (writesOnce ? bootstrap.enableMPTCP(true).enableMPTCP(false) : bootstrap)
+            .connectTimeout(.init(connectTimeout))
+            .channelInitializer { channel in
+                do {
+                    try channel.closeWithReset()
+                    try configure(channel)
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+    }
+
     /// Connects to `endpoint` over `family`: an address directly, a name through NIO's resolver
     /// (both families raced for `auto`).
     ///
@@ -23,27 +54,14 @@ extension ClientBootstrap {
             }
             return connect(to: address)
         }
+        // Binding to the family's wildcard address makes every attempt of the other family fail.
+        let wildcard: String
         switch family {
         case .auto: return connect(host: endpoint.host, port: endpoint.port)
-        // Binding to the family's wildcard address makes every attempt of the other family fail.
-        case .ipv4: return bind(to: try! SocketAddress(ipAddress: "0.0.0.0", port: 0)).connect(host: endpoint.host, port: endpoint.port)
-        case .ipv6: return bind(to: try! SocketAddress(ipAddress: "::", port: 0)).connect(host: endpoint.host, port: endpoint.port)
+        case .ipv4: wildcard = "0.0.0.0"
+        case .ipv6: wildcard = "::"
         }
-    }
-}
-
-extension ClientBootstrap {
-    /// A bootstrap without NIO's default `TCP_NODELAY`, for a connection that writes at most once
-    /// (a plain HTTP request, or nothing for a TCP probe), where Nagle's algorithm never holds
-    /// anything back.
-    ///
-    /// Applying the option costs a `setsockopt`, a `getsockname` NIO makes to check the family,
-    /// and a chain of futures, on every probe. NIO offers no way to drop a default option but
-    /// this one: enabling MPTCP removes it (documented: "Enabling this setting will re-enable
-    /// Nagle's algorithm"), and disabling MPTCP again keeps plain TCP. TLS writes the handshake's
-    /// end and the request separately, so an HTTPS probe keeps the default.
-    func withoutNoDelay() -> ClientBootstrap {
-        enableMPTCP(true).enableMPTCP(false)
+        return bind(to: try! SocketAddress(ipAddress: wildcard, port: 0)).connect(host: endpoint.host, port: endpoint.port)
     }
 }
 

@@ -66,19 +66,11 @@ final class HTTPExchange: @unchecked Sendable {
         } catch {
             return finish(failure: ProbeFailure(.cancelled, phase: .connect, detail: "the event loop is shutting down"))
         }
-        let bootstrap = ClientBootstrap(group: loop)
-        (plan.tls == nil ? bootstrap.withoutNoDelay() : bootstrap)
-            // Past the deadline: the deadline decides, and names the phase.
-            .connectTimeout(.init(target.timeout + .seconds(1)))
-            .channelInitializer { [self] channel in
-                do {
-                    try configure(channel)
-                    return channel.eventLoop.makeSucceededVoidFuture()
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
-            }
-            .connect(to: plan.endpoint, family: target.addressFamily, on: loop).whenComplete { [self] outcome in
+        // The connect timeout is past the deadline: the deadline decides, and names the phase.
+        ClientBootstrap.forProbe(on: loop, connectTimeout: target.timeout + .seconds(1), writesOnce: plan.tls == nil) { [self] channel in
+            try configure(channel.pipeline.syncOperations)
+        }
+        .connect(to: plan.endpoint, family: target.addressFamily, on: loop).whenComplete { [self] outcome in
             switch outcome {
             case .success(let channel): connected(channel)
             case .failure(let error): failed(error)
@@ -92,9 +84,7 @@ final class HTTPExchange: @unchecked Sendable {
         finish(failure: ProbeFailure(.cancelled, phase: phase))
     }
 
-    private func configure(_ channel: any Channel) throws {
-        try channel.closeWithReset()
-        let pipeline = channel.pipeline.syncOperations
+    private func configure(_ pipeline: ChannelPipeline.SynchronousOperations) throws {
         if let tls = plan.tls {
             try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: plan.serverHostname))
         }

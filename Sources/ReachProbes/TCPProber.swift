@@ -22,16 +22,7 @@ public struct TCPProber: StartingProber {
         let started = ContinuousClock.now
         let cancelled = CancelFlag()
         let loop = eventLoopGroup.any()
-        let connecting = ClientBootstrap(group: loop).withoutNoDelay()
-            .connectTimeout(.init(target.timeout))
-            .channelInitializer { channel in
-                do {
-                    try channel.closeWithReset()
-                    return channel.eventLoop.makeSucceededVoidFuture()
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
-            }
+        let connecting = ClientBootstrap.forProbe(on: loop, connectTimeout: target.timeout, writesOnce: true)
             .connect(to: target.endpoint, family: target.addressFamily, on: loop)
         connecting.whenComplete { outcome in
             let elapsed = started.duration(to: .now)
