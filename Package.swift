@@ -1,9 +1,11 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// Our own code builds in Swift 6 language mode with every warning an error.
+/// Our own code builds in Swift 6 language mode with every warning an error, and uses a module's
+/// members only where a file imports it: what a file uses, it says (and the manifest test checks).
 let strict: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 /// How the release daemon is linked, for the memory a host pays for (README, "Memory"): not
@@ -42,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
@@ -50,7 +54,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
-        // The pure core: state model, combiner, hub, callbacks. No I/O.
+        // MARK: The pure core and the wire contract
+
+        // The pure core: state model, combining policy, hysteresis, probe schedule, hub, callback
+        // registry. No I/O: driven by an injected clock and fed by adapters.
         .target(
             name: "ReachCore",
             dependencies: [
@@ -60,23 +67,39 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // A named POSIX thread and an eventfd doorbell, for adapters that block in poll (netlink, sd-bus).
-        .target(name: "CDedicatedThread"),
-        .target(name: "DedicatedThread", dependencies: ["CDedicatedThread"], swiftSettings: strict),
-        // The Linux rtnetlink ABI (linux/netlink.h, linux/rtnetlink.h), which Glibc's module lacks.
-        .target(name: "CNetlink"),
-        // The rtnetlink link adapter: feeds the core complete link snapshots without polling.
+        // The one wire contract every side shares: the status document and event data, SSE framing,
+        // RFC 3339, the reason codes and their words, the API's version and paths. No networking.
         .target(
-            name: "ReachLink",
-            dependencies: [
-                "ReachCore",
-                "CNetlink",
-                "DedicatedThread",
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            name: "ReachAPI",
+            dependencies: ["ReachCore"],
+            exclude: ["openapi.yaml"],
             swiftSettings: strict
         ),
-        // grpc.health.v1 messages and service stubs, generated from Protos/health.proto and committed.
+
+        // MARK: System calls and C
+
+        // C shims for what Glibc's module lacks: a named thread and an eventfd, the rtnetlink ABI, libsystemd.
+        .target(name: "CDedicatedThread", path: "Sources/C/CDedicatedThread"),
+        .target(name: "CNetlink", path: "Sources/C/CNetlink"),
+        .systemLibrary(
+            name: "CSystemd",
+            path: "Sources/C/CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // Thin POSIX helpers every adapter shares: a dedicated thread with a shutdown doorbell, the
+        // errno error, a bounded file reader, the system clocks.
+        .target(name: "ReachPOSIX", dependencies: ["ReachCore", "CDedicatedThread"], swiftSettings: strict),
+
+        // MARK: Adapters
+
+        // The rtnetlink link source: complete link snapshots for the core, event driven.
+        .target(
+            name: "ReachLink",
+            dependencies: ["ReachCore", "ReachPOSIX", "CNetlink", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // grpc.health.v1 messages and service stubs, generated from health.proto and committed.
         .target(
             name: "GRPCHealth",
             dependencies: [
@@ -86,7 +109,7 @@ let package = Package(
             ],
             exclude: ["health.proto"]
         ),
-        // Health probes: HTTP(S) on SwiftNIO (NIOHTTP1, NIOSSL), TCP connect, gRPC health.
+        // Health probes on SwiftNIO: HTTP(S), TCP connect, gRPC health.
         .target(
             name: "ReachProbes",
             dependencies: [
@@ -105,34 +128,56 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // libsystemd (sd-bus now; sd-journal and sd-daemon later): the project's one C library dependency.
-        .systemLibrary(
-            name: "CSystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
-        // systemd and D-Bus integration: logind's sleep signal.
+        // sd-bus: connections to the session and system bus, messages, errors.
         .target(
-            name: "ReachSystemd",
-            dependencies: ["ReachCore", "CSystemd", "DedicatedThread", .product(name: "Logging", package: "swift-log")],
+            name: "ReachBus",
+            dependencies: ["CSystemd", "ReachPOSIX"],
             swiftSettings: strict
         ),
-        // The status API for programs and people: JSON status, Server-Sent Events, checks, liveness, Prometheus metrics.
+        // systemd's service manager and logind: sd_notify (readiness, status, watchdog) and the sleep signal.
+        .target(
+            name: "ReachSystemd",
+            dependencies: ["ReachBus", "ReachPOSIX", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // Log handlers: structured journald entries and logfmt lines, and what they share.
+        .target(
+            name: "ReachLogging",
+            dependencies: ["ReachCore", "ReachAPI", "ReachPOSIX", "CSystemd", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // Desktop notifications: the policy, the wording, the notifier on the session bus, and the
+        // agent that follows reachd's event stream for a person's session.
+        .target(
+            name: "ReachNotifications",
+            dependencies: ["ReachCore", "ReachAPI", "ReachClient", "ReachBus", "ReachPOSIX", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // reachd's Prometheus metrics.
+        .target(
+            name: "ReachMetrics",
+            dependencies: ["ReachCore", .product(name: "Logging", package: "swift-log"), .product(name: "Prometheus", package: "swift-prometheus")],
+            swiftSettings: strict
+        ),
+        // The status API's HTTP server (Hummingbird): JSON status, Server-Sent Events, checks, liveness, /metrics.
         .target(
             name: "ReachServer",
             dependencies: [
                 "ReachCore",
+                "ReachAPI",
+                "ReachMetrics",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            exclude: ["openapi.yaml"],
             swiftSettings: strict
         ),
-        // The gRPC face of the verdict: grpc.health.v1.Health (Check, Watch, List) over the unified state and each target.
+        // The gRPC face of the verdict: grpc.health.v1.Health (Check, Watch, List).
         .target(
             name: "ReachGRPC",
             dependencies: [
@@ -141,18 +186,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
-                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
-        // Hook scripts and webhooks: restoration work for the programs that own it.
+        // Hook scripts and signed webhooks: restoration work for the programs that own it.
         .target(
             name: "ReachHooks",
             dependencies: [
                 "ReachCore",
-                "ReachServer",
+                "ReachAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -167,18 +211,25 @@ let package = Package(
         // YAML configuration: parsing, validation, the embedded default.
         .target(
             name: "ReachConfig",
-            dependencies: ["ReachCore", "Yams", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachCore", "ReachPOSIX", "Yams", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
+
+        // MARK: The daemon
+
         // The composition root: wires configuration, core and adapters into one service group.
         .target(
             name: "ReachDaemon",
             dependencies: [
                 "ReachCore",
+                "ReachAPI",
+                "ReachPOSIX",
                 "ReachConfig",
                 "ReachLink",
                 "ReachProbes",
                 "ReachSystemd",
+                "ReachLogging",
+                "ReachMetrics",
                 "ReachServer",
                 "ReachGRPC",
                 "ReachHooks",
@@ -193,35 +244,55 @@ let package = Package(
             dependencies: [
                 "ReachDaemon",
                 "ReachConfig",
+                "ReachCore",
+                "ReachLogging",
                 "ReachSystemd",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict,
             linkerSettings: releaseDaemonLinking
         ),
+
+        // MARK: Clients
+
+        // The one client of the status API, on SwiftNIO alone: TCP or the unix socket, GET and POST,
+        // a token, timeouts, the event stream with resume. No server, no TLS, no HTTP client library.
+        .target(
+            name: "ReachClient",
+            dependencies: [
+                "ReachCore",
+                "ReachAPI",
+                "ReachPOSIX",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "reachctl",
             dependencies: [
-                "ReachCore", "ReachServer", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
-                "ReachSystemd", .product(name: "Logging", package: "swift-log"),
+                "ReachCore",
+                "ReachAPI",
+                "ReachClient",
+                "ReachNotifications",
+                "ReachPOSIX",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
-        // The library for programs: the connectivity service backed by reachd and a durable queue
-        // that drains on restoration. Small on purpose: no server, no probers, no YAML, no HTTP
-        // client library or TLS (reachd speaks plain HTTP, over SwiftNIO here); ReachLink only for
-        // the system clock (it links no more than a netlink reader).
+        // The library for programs: the connectivity service backed by reachd, and a durable queue
+        // that drains on restoration. Small on purpose: no server, no probers, no YAML, no TLS.
         .target(
             name: "ReachKit",
             dependencies: [
                 "ReachCore",
-                "ReachLink",
-                "DedicatedThread",
+                "ReachAPI",
+                "ReachClient",
+                "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -232,7 +303,7 @@ let package = Package(
         .target(
             name: "ReachKitEmbedded",
             dependencies: [
-                "ReachKit", "ReachCore", "ReachConfig", "ReachLink", "ReachProbes",
+                "ReachKit", "ReachCore", "ReachConfig", "ReachLink", "ReachProbes", "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -254,7 +325,7 @@ let package = Package(
         .testTarget(
             name: "ReachKitTests",
             dependencies: [
-                "ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig", "ReachTesting", "reachd", "queue-drain-helper", "reachkit-example",
+                "ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig", "ReachPOSIX", "ReachTesting", "reachd", "queue-drain-helper", "reachkit-example",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -280,6 +351,8 @@ let package = Package(
                 "ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig", "ReachKitBenchmarkSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Benchmarks/ReachKit",
             swiftSettings: strict
@@ -301,7 +374,7 @@ let package = Package(
         // Fakes that surround the unit under test: a manual clock, an in-memory link source.
         .target(
             name: "ReachTesting",
-            dependencies: ["ReachCore"],
+            dependencies: ["ReachCore", .product(name: "Logging", package: "swift-log")],
             path: "Tests/ReachTesting",
             exclude: ["SystemBus"],
             swiftSettings: strict
@@ -311,6 +384,7 @@ let package = Package(
             dependencies: [
                 "ReachCore",
                 "ReachTesting",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict
@@ -321,6 +395,7 @@ let package = Package(
                 "ReachLink",
                 "ReachCore",
                 "ReachTesting",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             exclude: ["Fixtures/capture-netlink.py"],
@@ -329,7 +404,7 @@ let package = Package(
         // Prints link-loss and link-gain latency figures from a veth flapped in a namespace.
         .executableTarget(
             name: "link-flap-benchmark",
-            dependencies: ["ReachLink", "ReachCore", "CNetlink"],
+            dependencies: ["ReachLink", "ReachCore", "CNetlink", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/LinkFlap",
             swiftSettings: strict
         ),
@@ -339,19 +414,40 @@ let package = Package(
                 "ReachProbes",
                 "ReachCore",
                 "ReachTesting",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             exclude: ["Servers"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReachSystemdTests",
-            dependencies: ["ReachSystemd", "ReachCore", "ReachTesting"],
+            dependencies: ["ReachSystemd", "ReachCore", "ReachTesting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "ReachNotificationsTests",
+            dependencies: ["ReachNotifications", "ReachCore", "ReachTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachLoggingTests",
+            dependencies: ["ReachLogging", "ReachCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachAPITests",
+            dependencies: ["ReachAPI", "ReachCore", "ReachTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachMetricsTests",
+            dependencies: ["ReachMetrics", "ReachCore", "ReachTesting"],
+            swiftSettings: strict
+        ),
+        // The repository itself: links in the documentation, the manifest against the imports.
+        .testTarget(name: "RepositoryTests", swiftSettings: strict),
         // Prints probe cost, tick lag and detection latency against real local servers.
         .executableTarget(
             name: "probe-benchmark",
@@ -363,11 +459,17 @@ let package = Package(
             name: "ReachServerTests",
             dependencies: [
                 "ReachServer",
+                "ReachAPI",
+                "ReachMetrics",
                 "ReachCore",
                 "ReachTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Clients"],
             swiftSettings: strict
@@ -387,9 +489,8 @@ let package = Package(
         .executableTarget(
             name: "api-benchmark",
             dependencies: [
-                "ReachServer", "ReachCore",
+                "ReachServer", "ReachMetrics", "ReachCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Benchmarks/API",
@@ -397,13 +498,17 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachHooksTests",
-            dependencies: ["ReachHooks", "ReachCore", "ReachServer", "ReachTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachHooks", "ReachAPI", "ReachCore", "ReachMetrics", "ReachTesting",
+                .product(name: "Logging", package: "swift-log"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
             exclude: ["Servers"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReachConfigTests",
-            dependencies: ["ReachConfig", "ReachCore"],
+            dependencies: ["ReachConfig", "ReachCore", "Yams", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // Logs its input through reachd's log output, for the tests that stop journald around it.
@@ -415,7 +520,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachDaemonTests",
-            dependencies: ["ReachDaemon", "ReachConfig", "ReachCore", "ReachSystemd", "ReachTesting", "reachd", "journal-log-helper"],
+            dependencies: [
+                "ReachDaemon", "ReachConfig", "ReachCore", "ReachSystemd", "ReachLogging", "ReachTesting", "reachd", "journal-log-helper",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["Clients"],
             swiftSettings: strict
         ),

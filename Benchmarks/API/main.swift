@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ReachCore
+import ReachMetrics
 import ReachServer
 import Synchronization
 #if canImport(Glibc)

@@ -7,6 +7,7 @@
 // The HTTP target is ../shared/peers/target_server.py (override with $TARGET_SERVER); the gRPC
 // server is Tests/ReachProbesTests/Servers/grpc_health_server.py (needs grpcio-health-checking).
 // Times are CLOCK_MONOTONIC, the clock target_server.py stamps its mode switches with.
+import CoreFoundation  // timespec and rusage as Foundation brings them in
 import Foundation
 import Logging
 import ReachCore

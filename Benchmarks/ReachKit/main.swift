@@ -7,6 +7,8 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOCore
+import NIOHTTP1
 import ReachConfig
 import ReachCore
 import ReachKit

@@ -2,6 +2,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import ReachPOSIX
 
 extension Configuration {
     /// Where a configuration comes from.

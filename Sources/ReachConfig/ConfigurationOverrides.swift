@@ -4,6 +4,7 @@ import Glibc
 #endif
 import ReachCore
 import Yams
+import ReachPOSIX
 
 extension Configuration {
     /// Replaces the targets with one HTTP target per URL in a file (one per line; blank lines and

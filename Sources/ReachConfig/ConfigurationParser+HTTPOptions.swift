@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import ReachCore
+import Yams
 
 /// The HTTP options of a target and of the `server` shorthand: headers, the bearer token, TLS and
 /// what a healthy answer looks like; and the checks on target names.
@@ -38,15 +39,7 @@ extension ConfigurationParser {
     /// The bearer token, read now so that a missing or unreadable file is a configuration problem
     /// at start, not a stream of 401s later.
     mutating func parseBearerToken(_ entries: [String: ConfigNode]) -> Secret? {
-        guard let (text, path, node) = readSecretText(entries, fileKey: "bearer_token_file", credentialKey: "bearer_token_credential", noun: "token")
-        else { return nil }
-        let token = text.trimmingWhitespace
-        guard !token.isEmpty, !token.hasHeaderControlCharacter else {
-            let problem = token.isEmpty ? "is empty" : token.contains("\n") ? "holds more than one line" : "holds a control character"
-            reader.report("\(path) \(problem)", at: node)
-            return nil
-        }
-        return Secret(token)
+        readSecret(entries, fileKey: "bearer_token_file", credentialKey: "bearer_token_credential", noun: "token", oneLine: true)
     }
 
     mutating func parseTLS(_ node: ConfigNode) -> TLSSettings? {

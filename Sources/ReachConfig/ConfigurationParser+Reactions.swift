@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import ReachCore
+import Yams
 
 /// The `hooks` and `webhooks` sections.
 ///
@@ -98,14 +99,7 @@ extension ConfigurationParser {
 
     /// The signing secret, read now so that a missing file is a problem at start, not unsigned POSTs later.
     private mutating func webhookSecret(_ entries: [String: ConfigNode]) -> Secret? {
-        guard let (text, path, node) = readSecretText(entries, fileKey: "secret_file", credentialKey: "secret_credential", noun: "secret")
-        else { return nil }
-        let secret = text.trimmingWhitespace
-        guard !secret.isEmpty else {
-            reader.report("\(path) is empty", at: node)
-            return nil
-        }
-        return Secret(secret)
+        readSecret(entries, fileKey: "secret_file", credentialKey: "secret_credential", noun: "secret", oneLine: false)
     }
 
     private mutating func absolutePath(_ node: ConfigNode) -> String? {

@@ -1,13 +1,15 @@
+import ReachCore
+import ReachPOSIX
+
 extension ConfigurationParser {
-    /// The text of a secret named either by a file (`fileKey`) or by a systemd credential
-    /// (`credentialKey`, a file in `$CREDENTIALS_DIRECTORY`), read with the secret size cap: where
-    /// the status API's bearer token and a webhook's signing secret both come from.
+    /// The secret in a file named either by `fileKey` or by a systemd credential (`credentialKey`,
+    /// a file in `$CREDENTIALS_DIRECTORY`), read by ``ReachPOSIX/BoundedFile/readSecret(_:oneLine:)``:
+    /// where the status API's bearer token (`oneLine`) and a webhook's signing secret both come from.
     ///
-    /// - Returns: The text, and the path and node a problem with its content should name; `nil`
-    ///   when neither key is given or after a problem was reported.
-    mutating func readSecretText(
-        _ entries: [String: ConfigNode], fileKey: String, credentialKey: String, noun: String
-    ) -> (text: String, path: String, node: ConfigNode)? {
+    /// - Returns: The secret; `nil` when neither key is given or after a problem was reported.
+    mutating func readSecret(
+        _ entries: [String: ConfigNode], fileKey: String, credentialKey: String, noun: String, oneLine: Bool
+    ) -> Secret? {
         if let fileNode = entries[fileKey], entries[credentialKey] != nil {
             reader.report("use \(fileKey) or \(credentialKey), not both", at: fileNode)
             return nil
@@ -27,11 +29,16 @@ extension ConfigurationParser {
         } else {
             return nil
         }
-        switch BoundedFile.readText(path, limit: BoundedFile.secretLimit) {
-        case .success(let text): return (text, path, node)
+        switch BoundedFile.readSecret(path, oneLine: oneLine) {
+        case .success(let secret):
+            return Secret(secret)
+        case .failure(.empty):
+            reader.report("\(path) is empty", at: node)
+        case .failure(.notOneLine(let controlCharacter)):
+            reader.report("\(path) \(controlCharacter ? "holds a control character" : "holds more than one line")", at: node)
         case .failure(let failure):
             reader.report("cannot read the \(noun) from \(path): \(failure)", at: node)
-            return nil
         }
+        return nil
     }
 }

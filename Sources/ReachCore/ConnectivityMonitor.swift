@@ -344,11 +344,3 @@ extension Verdict {
         return metadata
     }
 }
-
-extension Duration {
-    /// Whole and fractional milliseconds, for log fields.
-    var milliseconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) * 1e3 + Double(attoseconds) / 1e15
-    }
-}

@@ -41,6 +41,16 @@ public enum FailureReason: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The failure `code` names (`httpStatus` completes `http_status`); `nil` for a code this version does not know.
+    public init?(code: String, httpStatus: Int? = nil) {
+        let all: [FailureReason] = [
+            .dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(httpStatus ?? 0), .unexpectedBody, .networkUnreachable,
+            .connectionReset, .cancelled, .protocolError, .notServing,
+        ]
+        guard let reason = all.first(where: { $0.code == code }) else { return nil }
+        self = reason
+    }
+
     public var description: String {
         if case .httpStatus(let status) = self { return "http_status(\(status))" }
         return code

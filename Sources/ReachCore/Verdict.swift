@@ -43,6 +43,13 @@ public enum VerdictReason: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The verdict's own reason (not a target's failure) that `code` names; `nil` for any other code.
+    public init?(ownCode code: String) {
+        let own: [VerdictReason] = [.starting, .awaitingProbe, .healthy, .noLink, .noAddress, .noRoute]
+        guard let reason = own.first(where: { $0.code == code }) else { return nil }
+        self = reason
+    }
+
     /// The failing target, for `targetFailed`.
     public var target: String? {
         if case .targetFailed(let target, _) = self { return target }

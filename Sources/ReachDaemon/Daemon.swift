@@ -4,10 +4,13 @@ import ReachCore
 import ReachGRPC
 import ReachHooks
 import ReachLink
+import ReachMetrics
+import ReachPOSIX
 import ReachProbes
 import ReachServer
 import ReachSystemd
 import ServiceLifecycle
+import UnixSignals
 
 /// The composition root: builds the monitor and every adapter from the configuration and runs
 /// them as one service group until SIGTERM or SIGINT.

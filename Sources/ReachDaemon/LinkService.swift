@@ -1,7 +1,7 @@
 import Logging
 import ReachCore
 import ReachLink
-import ReachServer
+import ReachMetrics
 import ServiceLifecycle
 
 /// Feeds a ``LinkSource`` into the monitor, as a service.

@@ -1,6 +1,6 @@
 import Logging
 import ReachConfig
-import ReachSystemd
+import ReachLogging
 
 /// Where reachd's log lines go, decided once at start from `log.target`: structured entries in the
 /// journal, or logfmt lines on standard error (also the journal's fallback, so there is one format

@@ -1,5 +1,5 @@
 import ReachCore
-import ReachServer
+import ReachMetrics
 import ServiceLifecycle
 
 /// Keeps the Prometheus metrics in step with the monitor's verdicts and callback reports.

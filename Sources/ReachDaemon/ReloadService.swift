@@ -1,8 +1,9 @@
 import Logging
+import ReachAPI
 import ReachConfig
 import ReachCore
 import ReachHooks
-import ReachServer
+import ReachMetrics
 import ReachSystemd
 import ServiceLifecycle
 import Synchronization

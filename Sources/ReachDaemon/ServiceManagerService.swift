@@ -1,4 +1,5 @@
 import Logging
+import ReachAPI
 import ReachCore
 import ReachSystemd
 import ServiceLifecycle

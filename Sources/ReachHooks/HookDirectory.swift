@@ -40,7 +40,8 @@ struct HookDirectory: Sendable {
         } catch {
             var isDirectory = false
             if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { return .missing }
-            return .unusable(isDirectory ? "cannot list it: \(error.localizedDescription)" : "it is not a directory")
+            let why = (error as? CocoaError)?.code == .fileReadNoPermission ? "permission denied" : "\(error)"
+            return .unusable(isDirectory ? "cannot list it: \(why)" : "it is not a directory")
         }
         // Whoever can write the directory can point a symlink at any root-owned program.
         var info = stat()

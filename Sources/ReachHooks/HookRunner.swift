@@ -1,6 +1,6 @@
 import Logging
 import ReachCore
-import ReachServer
+import ReachAPI
 
 /// Runs one direction's hook directory for a transition: each accepted hook in lexical order, one
 /// after another, the way NetworkManager's dispatcher does, so that a later hook can rely on an

@@ -2,8 +2,8 @@ import AsyncHTTPClient
 import Logging
 import NIOCore
 import NIOHTTP1
+import ReachAPI
 import ReachCore
-import ReachServer
 
 /// Delivers transitions to one webhook: a `POST` of the event's JSON (the document `/v1/events`
 /// sends as `data:`), signed when a secret is set, retried until a 2xx answer or the retry budget
@@ -38,7 +38,8 @@ struct WebhookSender: Sendable {
     /// Delivers `transition`; throws ``GaveUp`` when the budget ran out, `CancellationError` when
     /// reachd is stopping.
     func deliver(_ transition: ConnectivityTransition, likelyConnected: Bool) async throws {
-        let body = StatusDocument.eventData(ConnectivityEvent(sequence: transition.sequence, verdict: transition.verdict), likelyConnected: likelyConnected)
+        let document = StatusDocument(event: ConnectivityEvent(sequence: transition.sequence, verdict: transition.verdict), likelyConnected: likelyConnected)
+        let body = ByteBuffer(bytes: APIJSON.encode(document))
         let request = makeRequest(body: body, transition: transition)
         let clock = ContinuousClock()
         let giveUpAt = clock.now.advanced(by: settings.giveUpAfter)
@@ -92,7 +93,7 @@ struct WebhookSender: Sendable {
     private func makeRequest(body: ByteBuffer, transition: ConnectivityTransition) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: settings.url)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Content-Type", value: StatusAPI.jsonMediaType)
         request.headers.add(name: "User-Agent", value: "reachd/\(ReachVersion.current)")
         request.headers.add(name: "X-Reachd-Event", value: transition.direction.rawValue)
         request.headers.add(name: "X-Reachd-Sequence", value: "\(transition.sequence)")

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import ReachCore
-import ReachLink
+import ReachPOSIX
 import Synchronization
 
 /// Work that must survive being offline and the program restarting: items are kept in a SQLite
@@ -296,13 +296,5 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
     private func updateMetrics() async {
         guard let metrics, let stats = try? await stats() else { return }
         metrics.record(stats)
-    }
-}
-
-extension Duration {
-    /// Whole and fractional seconds.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -1,4 +1,4 @@
-import DedicatedThread
+import ReachPOSIX
 import Dispatch
 import Foundation
 import GRDB

@@ -1,11 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
-import NIOCore
-import NIOPosix
+import ReachAPI
+import ReachClient
 import ReachCore
-import ReachLink
+import ReachPOSIX
 import Synchronization
 
 /// The connectivity service backed by a running reachd: follows its event stream and runs the
@@ -25,8 +22,8 @@ import Synchronization
 ///   `unknown` in between (reachd restarting, the stream broken) is not one, so a reachd restart at
 ///   the same state runs no callback, and one that comes back at the other state runs exactly one.
 ///
-/// It speaks HTTP/1.1 on SwiftNIO (``ReachdRequest``): no HTTP client library, no TLS, no server,
-/// no netlink, no probers.
+/// It follows reachd through ``ReachClient/ReachdClient`` (HTTP/1.1 on SwiftNIO): no HTTP client
+/// library, no TLS, no server, no netlink, no probers.
 public final class ReachdService: ConnectivityService {
     /// Tunables.
     public struct Settings: Sendable {
@@ -66,7 +63,8 @@ public final class ReachdService: ConnectivityService {
     }
 
     /// Where reachd is followed.
-    public let endpoint: ReachdEndpoint
+    public var endpoint: ReachdEndpoint { client.endpoint }
+    private let client: ReachdClient
     private let settings: Settings
     private let clock: MonitorClock
     private let logger: Logger
@@ -78,7 +76,7 @@ public final class ReachdService: ConnectivityService {
     /// 
     /// - Parameter clock: Times reconnects, evidence and callback timeouts (a test clock in tests).
     public init(endpoint: ReachdEndpoint, settings: Settings = Settings(), clock: MonitorClock = .system(), logger: Logger) {
-        self.endpoint = endpoint
+        self.client = ReachdClient(endpoint: endpoint, connectTimeout: settings.connectTimeout)
         self.settings = settings
         self.clock = clock
         self.logger = logger
@@ -144,10 +142,12 @@ public final class ReachdService: ConnectivityService {
             do {
                 try await stream { backoff.reset() }
                 why = "reachd at \(endpoint.base) closed the event stream"
-            } catch is CancellationError {
+            } catch let error as ReachdClientError {
+                why = error.description
+            } catch where Task.isCancelled {
                 break
             } catch {
-                why = Self.describe(error, endpoint: endpoint)
+                why = "the event stream from \(endpoint.base) broke: \(error)"
             }
             if Task.isCancelled { break }
             lose(why)
@@ -160,24 +160,17 @@ public final class ReachdService: ConnectivityService {
 
     /// One connection to the event stream, until it ends.
     private func stream(onEvent: () -> Void) async throws {
-        var request = ReachdRequest(
-            endpoint: endpoint, path: "/v1/events", headers: [("Accept", "text/event-stream")],
-            connectTimeout: settings.connectTimeout, silenceLimit: settings.silenceLimit)
-        if let id = state.withLock({ $0.lastEventID }) { request.headers.append(("Last-Event-ID", id)) }
-        var parser = EventStreamParser()
-        try await request.run { chunk in
-            for event in try parser.feed(chunk.readableBytesView) where event.event == "verdict" || event.event == nil {
-                let document = try EventDocument.decode(event.data)
-                onEvent()
-                apply(document, id: event.id)
-            }
+        try await client.verdicts(after: state.withLock { $0.lastEventID }, silenceLimit: settings.silenceLimit) { document, id in
+            onEvent()
+            apply(document, id: id)
+            return true
         }
     }
 
     /// Takes one event: its verdict replaces what the service knew (on a `reset` too: the verdict
     /// is complete); a move between `connected` and `disconnected` is a transition.
-    private func apply(_ document: EventDocument, id: String?) {
-        let verdict = document.verdict
+    private func apply(_ document: StatusDocument, id: String?) {
+        let verdict = ServiceVerdict(document.verdict)
         let transition: ConnectivityTransition? = state.withLock { state in
             if let id { state.lastEventID = id }
             state.isStreaming = true
@@ -213,18 +206,10 @@ public final class ReachdService: ConnectivityService {
     /// so that ``isLikelyConnected`` rests on reachd's fresh word rather than the last event's.
     private func refreshEvidence() async {
         let interval = settings.likelyConnectedWindow / 2
-        let request = ReachdRequest(endpoint: endpoint, path: "/v1/status", connectTimeout: settings.connectTimeout, silenceLimit: settings.connectTimeout)
         while (try? await clock.sleep(for: interval)) != nil {
             guard state.withLock({ $0.isStreaming }), current.isConnected else { continue }
             do {
-                var body = ByteBuffer()
-                try await request.run { chunk in
-                    guard body.readableBytes + chunk.readableBytes <= EventStreamParser.eventLimit else {
-                        throw ReachdAnswer(description: "the status from \(endpoint.base) is over \(EventStreamParser.eventLimit >> 20) MiB: not reachd's")
-                    }
-                    body.writeImmutableBuffer(chunk)
-                }
-                let document = try EventDocument.decode(String(buffer: body))
+                let document = try await client.status(timeout: settings.connectTimeout).document
                 state.withLock { state in
                     guard state.isStreaming, document.state == ConnectivityState.connected.rawValue else { return }
                     state.likely = document.likelyConnected
@@ -234,29 +219,5 @@ public final class ReachdService: ConnectivityService {
                 logger.debug("could not refresh reachd's status", metadata: ["error": "\(error)"])
             }
         }
-    }
-
-    /// An error in words a person can act on.
-    static func describe(_ error: any Error, endpoint: ReachdEndpoint) -> String {
-        switch error {
-        case let answer as ReachdAnswer: return answer.description
-        case let error as ReachdEndpointError: return error.description
-        case is ReachdSilence: return "the event stream from \(endpoint.base) went silent"
-        case ChannelError.connectTimeout: return "connecting to \(endpoint.base) timed out"
-        default: break
-        }
-        switch errno(of: error) {
-        case ECONNREFUSED: return "connection refused at \(endpoint.base)"
-        case ENOENT: return "no socket at \(endpoint.base)"
-        case ECONNRESET, EPIPE: return "reachd at \(endpoint.base) closed the connection"
-        default: return "the event stream from \(endpoint.base) broke: \(error)"
-        }
-    }
-
-    /// The system error under NIO's: a connect attempt's (per address tried) or a socket call's.
-    private static func errno(of error: any Error) -> CInt? {
-        if let error = error as? IOError { return error.errnoCode }
-        if let error = error as? NIOConnectionError { return error.connectionErrors.lazy.compactMap { errno(of: $0.error) }.first }
-        return nil
     }
 }

@@ -3,6 +3,7 @@ import ReachConfig
 import ReachCore
 import ReachKit
 import ReachLink
+import ReachPOSIX
 import ReachProbes
 
 /// The connectivity service for hosts without reachd: the daemon's own monitor, rtnetlink link

@@ -1,6 +1,7 @@
-import DedicatedThread
 import Logging
 import ReachCore
+import ReachPOSIX
+import Synchronization
 
 /// The production ``LinkSource``: watches interfaces, addresses and routes through rtnetlink, the way
 /// NetworkManager and systemd-networkd do, so reachd learns of a lost or regained link the moment the

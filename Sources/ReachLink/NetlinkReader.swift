@@ -1,4 +1,4 @@
-import DedicatedThread
+import ReachPOSIX
 import CNetlink
 import Glibc
 import Logging

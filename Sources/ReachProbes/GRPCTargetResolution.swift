@@ -129,19 +129,11 @@ enum GRPCAddressResolver {
         guard let address = info.ai_addr else { return nil }
         let family = info.ai_family
         guard family == AF_INET || family == AF_INET6 else { return nil }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN)) { buffer -> String? in
-            guard let base = buffer.baseAddress else { return nil }
-            let written: UnsafePointer<CChar>?
-            if family == AF_INET {
-                written = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
-                    withUnsafePointer(to: ipv4.pointee.sin_addr) { inet_ntop(AF_INET, $0, base, socklen_t(buffer.count)) }
-                }
-            } else {
-                written = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
-                    withUnsafePointer(to: ipv6.pointee.sin6_addr) { inet_ntop(AF_INET6, $0, base, socklen_t(buffer.count)) }
-                }
-            }
-            return written.map { String(cString: $0) }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(NI_MAXHOST)) { buffer -> String? in
+            guard let base = buffer.baseAddress,
+                getnameinfo(address, info.ai_addrlen, base, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0
+            else { return nil }
+            return String(cString: base)
         }
     }
 }

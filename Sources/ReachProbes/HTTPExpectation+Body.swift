@@ -57,7 +57,7 @@ enum JSONValue: Decodable {
     /// The value at `pointer` ("" is the whole document; "~1" and "~0" escape "/" and "~").
     func value(at pointer: String) -> JSONValue? {
         let tokens = pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            String($0.replacing("~1", with: "/").replacing("~0", with: "~"))
         }
         var current = self
         for token in tokens {

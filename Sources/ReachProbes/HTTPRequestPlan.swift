@@ -68,7 +68,7 @@ struct HTTPRequestPlan: Sendable {
 
     /// The path and query of `url` (`/` when it has none); a fragment is never sent.
     static func requestTarget(of url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return "/" }
+        guard let schemeEnd = url.firstRange(of: "://") else { return "/" }
         let rest = url[schemeEnd.upperBound...]
         guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
         var target = rest[start...]

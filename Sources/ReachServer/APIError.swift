@@ -1,4 +1,5 @@
 import Hummingbird
+import ReachAPI
 
 /// An error answer of the status API: a status code and `{"error": "..."}`.
 ///
@@ -21,12 +22,8 @@ struct APIError: Error, HTTPResponseError, Sendable {
 
     /// The error as a response, for handlers that answer an error without throwing.
     var response: Response {
-        var response = JSONBody.response(Body(error: message), status: status)
+        var response = JSONBody.response(APIErrorDocument(error: message), status: status)
         response.headers.append(contentsOf: headers)
         return response
-    }
-
-    private struct Body: Encodable {
-        let error: String
     }
 }

@@ -1,4 +1,5 @@
 import Hummingbird
+import Logging
 
 /// Gives every error the API's shape (``APIError``) and turns Hummingbird's "not found" for a
 /// known path into 405 Method Not Allowed with an `Allow` header.

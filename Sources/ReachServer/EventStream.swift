@@ -1,4 +1,5 @@
 import Hummingbird
+import ReachAPI
 import ReachCore
 import ServiceLifecycle
 import Synchronization
@@ -43,7 +44,7 @@ struct EventStream: Sendable {
         func close() { pending.withLock { $0 = false } }
     }
 
-    static let heartbeat = ByteBuffer(string: ": heartbeat\n\n")
+    static let heartbeat = ByteBuffer(string: ServerSentEvent.heartbeat)
 
     /// The response for a new subscription; subscribes at once, so that what the client sees first
     /// is decided when the request arrives.
@@ -99,16 +100,12 @@ struct EventStream: Sendable {
         }
         return Response(
             status: .ok,
-            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+            headers: [.contentType: StatusAPI.eventStreamMediaType, .cacheControl: "no-cache"],
             body: body)
     }
 
     /// One event: `id`, `event: verdict`, and the status document as a single `data` line.
     static func frame(_ event: ConnectivityEvent, likelyConnected: Bool) -> ByteBuffer {
-        var buffer = ByteBuffer(string: "id: \(event.sequence)\nevent: verdict\ndata: ")
-        var json = StatusDocument.eventData(event, likelyConnected: likelyConnected)
-        buffer.writeBuffer(&json)
-        buffer.writeString("\n\n")
-        return buffer
+        ByteBuffer(bytes: StatusDocument(event: event, likelyConnected: likelyConnected).eventFrame)
     }
 }

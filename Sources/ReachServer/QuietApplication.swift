@@ -3,6 +3,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 
 /// A Hummingbird application that runs only its server: no background task of its own.
 ///

@@ -1,5 +1,7 @@
 import HTTPTypes
 import Hummingbird
+import ReachAPI
+import ReachMetrics
 import ReachCore
 
 /// The route handlers of ``StatusServer``, each a thin translation from the monitor to HTTP.
@@ -50,14 +52,14 @@ struct StatusRoutes: Sendable {
         guard answered else {
             return APIError(.serviceUnavailable, "the connectivity monitor did not answer within \(limit)").response
         }
-        return JSONBody.response(["status": "ok"])
+        return JSONBody.response(LivenessDocument.ok)
     }
 
     /// `GET /metrics`.
     func prometheus() -> Response {
         Response(
             status: .ok,
-            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            headers: [.contentType: StatusAPI.metricsMediaType],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition(monitor: monitor))))
     }
 
@@ -65,11 +67,11 @@ struct StatusRoutes: Sendable {
         StatusDocument(event: event, likelyConnected: monitor.isLikelyConnected)
     }
 
-    private static let lastEventIDField = HTTPField.Name("Last-Event-ID")!
+    private static let lastEventIDField = HTTPField.Name(StatusAPI.lastEventIDHeader)!
 
     /// The resume point, if the client sent one; an empty value means none, as in the SSE spec.
     static func lastEventID(_ request: Request) throws -> UInt64? {
-        let text = request.headers[lastEventIDField] ?? request.uri.queryParameters.get("last_event_id")
+        let text = request.headers[lastEventIDField] ?? request.uri.queryParameters.get(StatusAPI.lastEventIDQuery)
         guard let text, !text.isEmpty else { return nil }
         guard let sequence = UInt64(text) else {
             throw APIError(.badRequest, "Last-Event-ID must be an event id (a non-negative integer), got \"\(text.prefix(64))\"")

@@ -4,7 +4,9 @@ import HummingbirdCore
 import Glibc
 #endif
 import Logging
+import ReachAPI
 import ReachCore
+import ReachMetrics
 
 /// reachd's status API over HTTP, for programs and people: the verdict as JSON, a Server-Sent
 /// Events stream of every change, an on-demand check, reachd's own liveness, and Prometheus metrics.
@@ -22,7 +24,7 @@ import ReachCore
 /// | `GET /healthz` | `{"status":"ok"}` while reachd itself works, whatever the connectivity |
 /// | `GET /metrics` | Prometheus text from ``ReachMetrics`` |
 ///
-/// Errors are `{"error": "..."}`: 400, 401, 404, 405 (with `Allow`), 503. `Sources/ReachServer/openapi.yaml`
+/// Errors are `{"error": "..."}`: 400, 401, 404, 405 (with `Allow`), 503. `Sources/ReachAPI/openapi.yaml`
 /// describes all of it.
 ///
 /// **Access.** With a bearer token set, every route but `/healthz` requires
@@ -62,15 +64,13 @@ public struct StatusServer: Sendable {
         }
     }
 
-    /// The paths the API answers and the methods each accepts: routing, 405 answers and
-    /// authentication all read this one table.
-    static let routes: [String: [HTTPRequest.Method]] = [
-        "/v1/status": [.get],
-        "/v1/events": [.get],
-        "/v1/check": [.post],
-        "/healthz": [.get],
-        "/metrics": [.get],
-    ]
+    /// The paths the API answers and the methods each accepts (``ReachAPI/StatusAPI/routes``):
+    /// routing, 405 answers and authentication all read this one table.
+    static let routes: [String: [HTTPRequest.Method]] = Dictionary(
+        StatusAPI.routes.map { ($0.path, [HTTPRequest.Method(rawValue: $0.method)!]) }, uniquingKeysWith: +)
+
+    /// The paths that answer without the bearer token.
+    static let openPaths = Set(StatusAPI.routes.filter(\.isOpen).map(\.path))
 
     private let monitor: ConnectivityMonitor
     private let metrics: ReachMetrics
@@ -148,19 +148,19 @@ public struct StatusServer: Sendable {
         router.add(middleware: APIErrorMiddleware(allowedMethods: Self.routes))
         router.add(middleware: BodyLimitMiddleware(maxBodyBytes: limits.maxBodyBytes))
         if let bearerToken {
-            router.add(middleware: BearerAuthMiddleware(token: bearerToken, openPaths: ["/healthz"]))
+            router.add(middleware: BearerAuthMiddleware(token: bearerToken, openPaths: Self.openPaths))
         } else if case .tcp = address {
-            router.add(middleware: LoopbackHostMiddleware(openPaths: ["/healthz"]))
+            router.add(middleware: LoopbackHostMiddleware(openPaths: Self.openPaths))
         }
         let handlers = StatusRoutes(
             monitor: monitor, metrics: metrics,
             events: EventStream(monitor: monitor, heartbeatInterval: heartbeatInterval),
             check: ImmediateCheck(monitor: monitor, waitLimit: checkWaitLimit))
-        router.get("/v1/status") { _, _ in handlers.status() }
-        router.get("/v1/events") { request, _ in try handlers.events(request) }
-        router.post("/v1/check") { _, _ in await handlers.check() }
-        router.get("/healthz") { _, _ in await handlers.health() }
-        router.get("/metrics") { _, _ in handlers.prometheus() }
+        router.get(RouterPath(StatusAPI.status.path)) { _, _ in handlers.status() }
+        router.get(RouterPath(StatusAPI.events.path)) { request, _ in try handlers.events(request) }
+        router.post(RouterPath(StatusAPI.check.path)) { _, _ in await handlers.check() }
+        router.get(RouterPath(StatusAPI.liveness.path)) { _, _ in await handlers.health() }
+        router.get(RouterPath(StatusAPI.metrics.path)) { _, _ in handlers.prometheus() }
         return router
     }
 }

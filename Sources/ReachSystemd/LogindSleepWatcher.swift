@@ -1,4 +1,5 @@
-import DedicatedThread
+import ReachBus
+import ReachPOSIX
 import Logging
 
 /// Tells the monitor when the system is about to sleep and when it woke, from logind's

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
-import ReachSystemd
+import ReachClient
+import ReachNotifications
 
 extension ReachctlCommand {
     struct NotifyAgent: AsyncParsableCommand {
@@ -34,9 +35,7 @@ extension ReachctlCommand {
             let settings = NotificationPolicy<ContinuousClock.Instant>.Settings(
                 minInterval: minInterval.duration, connectedFor: max(connectedFor.duration, .milliseconds(1)))
             logger.info("following reachd at \(endpoint.base); at most one notification per \(minInterval)")
-            try await ReachdClient.with(endpoint) { client in
-                await NotificationAgent(client: client, settings: settings, logger: logger).run()
-            }
+            await NotificationAgent(client: ReachdClient(endpoint: endpoint), settings: settings, logger: logger).run()
         }
     }
 }

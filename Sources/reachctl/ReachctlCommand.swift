@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReachClient
 import ReachCore
 
 /// `reachctl`: asks a running reachd about connectivity.
@@ -30,34 +31,19 @@ struct ReachctlCommand: AsyncParsableCommand {
     @Option(name: .customLong("token-file"), help: ArgumentHelp("Send the bearer token in this file.", valueName: "path"))
     var tokenFile: String?
 
-    /// The endpoint and token the options and environment name; exits 2 when the token file cannot be read.
+    /// The endpoint and token the options and environment name; exits 2 when they cannot be used.
     func resolvedEndpoint() throws -> ReachdEndpoint {
-        let url = endpoint ?? ProcessInfo.processInfo.environment["REACHD_ENDPOINT"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ReachdEndpoint.defaultURL
-        var token: String?
-        if let tokenFile {
-            // A token is one line: read at most 64 KiB of it, so a wrong path cannot exhaust memory.
-            let limit = 64 << 10
-            guard let handle = FileHandle(forReadingAtPath: tokenFile),
-                let data = try? handle.read(upToCount: limit + 1) ?? Data(), (try? handle.close()) != nil,
-                let text = String(data: data, encoding: .utf8)
-            else {
-                Output.error("reachctl: cannot read the token file \(tokenFile)")
-                throw ExitCode(ExitStatus.unreachable)
-            }
-            guard data.count <= limit else {
-                Output.error("reachctl: the token file \(tokenFile) is larger than 64 KiB; it must hold one line with the token")
-                throw ExitCode(ExitStatus.unreachable)
-            }
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            // Not quoted back in any message: it is a secret.
-            guard !trimmed.isEmpty, !trimmed.hasHeaderControlCharacter else {
-                Output.error("reachctl: the token file \(tokenFile) must hold one line with the token")
-                throw ExitCode(ExitStatus.unreachable)
-            }
-            token = trimmed
+        do {
+            return try ReachdEndpoint.resolve(configured: endpoint, tokenFile: tokenFile)
+        } catch {
+            Output.error("reachctl: \(error)")
+            throw ExitCode(ExitStatus.unreachable)
         }
-        return ReachdEndpoint(base: url, token: token)
+    }
+
+    /// A client of the endpoint the options name.
+    func client() throws -> ReachdClient {
+        ReachdClient(endpoint: try resolvedEndpoint())
     }
 
     struct Status: AsyncParsableCommand {
@@ -71,7 +57,8 @@ struct ReachctlCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            try await Summary.fetchAndReport(endpoint: root.resolvedEndpoint(), method: .GET, path: "/v1/status", json: json)
+            let client = try root.client()
+            try await Summary.report(json: json) { try await client.status() }
         }
     }
 
@@ -86,7 +73,8 @@ struct ReachctlCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            try await Summary.fetchAndReport(endpoint: root.resolvedEndpoint(), method: .POST, path: "/v1/check", json: json)
+            let client = try root.client()
+            try await Summary.report(json: json) { try await client.check() }
         }
     }
 }

@@ -1,59 +1,36 @@
-import Foundation
 import ArgumentParser
-import NIOHTTP1
-import ReachServer
+import Foundation
+import ReachAPI
+import ReachClient
+import ReachCore
+import ReachPOSIX
 
 /// The human summary of a ``StatusDocument`` that `status` and `check` print.
 enum Summary {
-    /// Fetches one document, prints it, and exits with the status its state calls for.
-    static func fetchAndReport(endpoint: ReachdEndpoint, method: HTTPMethod, path: String, json: Bool) async throws {
-        let answer: (StatusDocument, String)
+    /// Prints the document `ask` gets (as reachd sent it with `json`), and exits with the status its
+    /// state calls for: 2 when reachd cannot be reached.
+    static func report(json: Bool, _ ask: () async throws -> StatusAnswer) async throws {
+        let answer: StatusAnswer
         do {
-            // A check runs every probe, so it may take as long as the slowest probe's timeout.
-            answer = try await ReachdClient.with(endpoint) { client in
-                try await client.document(method, path, timeout: method == .POST ? .seconds(60) : .seconds(10))
-            }
-        } catch let error as ReachdUnreachable {
+            answer = try await ask()
+        } catch let error as ReachdClientError {
             Output.error("reachctl: \(error.description)")
             throw ExitCode(ExitStatus.unreachable)
         }
-        let (document, text) = answer
         if json {
-            Output.line(text.hasSuffix("\n") ? String(text.dropLast()) : text)
+            Output.line(answer.json.hasSuffix("\n") ? String(answer.json.dropLast()) : answer.json)
         } else {
-            Output.line(render(document))
+            Output.line(render(answer.document))
         }
-        throw ExitCode(exitStatus(for: document))
+        throw ExitCode(answer.document.state == ConnectivityState.connected.rawValue ? ExitStatus.connected : ExitStatus.notConnected)
     }
 
-    static func exitStatus(for document: StatusDocument) -> Int32 {
-        document.state == "connected" ? ExitStatus.connected : ExitStatus.notConnected
-    }
-
-    /// `connected (healthy)`, `disconnected: connection_refused (target server)`, `unknown: starting`.
-    static func headline(_ document: StatusDocument) -> String {
-        if document.state == "connected" { return "connected (\(document.reason))" }
-        var line = "\(document.state): \(document.reason)"
-        if let target = failingTarget(document) { line += " (target \(target.name))" }
-        return line
-    }
-
-    /// The target the reason is about, when it is a target's failure.
-    static func failingTarget(_ document: StatusDocument) -> StatusDocument.Target? {
-        let prefix = "target "
-        if document.reasonDetail.hasPrefix(prefix) {
-            let rest = document.reasonDetail.dropFirst(prefix.count)
-            if let match = document.targets.first(where: { rest.hasPrefix($0.name + ":") }) { return match }
-        }
-        return document.targets.first { $0.health == "unhealthy" && $0.reason == document.reason }
-    }
-
-    static func render(_ document: StatusDocument, now: Date = Date()) -> String {
-        var lines = [headline(document)]
+    static func render(_ document: StatusDocument, now: WallTime = WallTime.now()) -> String {
+        var lines = [document.headline]
         lines.append("  \(document.reasonDetail)")
         var since = document.since
-        if let date = RFC3339Text.date(from: document.since) {
-            since += " (\(ago(now.timeIntervalSince(date))))"
+        if let time = RFC3339.wallTime(from: document.since) {
+            since += " (\(ago(now.sinceEpoch - time.sinceEpoch)))"
         }
         lines.append("since:      \(since)")
         lines.append("interfaces: \(document.usableInterfaces.isEmpty ? "none usable" : document.usableInterfaces.joined(separator: ", "))")
@@ -91,8 +68,8 @@ enum Summary {
         return ms < 10 ? String(format: "%.2f ms", ms) : String(format: "%.1f ms", ms)
     }
 
-    static func ago(_ interval: TimeInterval) -> String {
-        let seconds = max(0, Int(interval.rounded(.down)))
+    static func ago(_ interval: Duration) -> String {
+        let seconds = max(0, Int(interval.components.seconds))
         if seconds < 60 { return "\(seconds)s ago" }
         if seconds < 3600 { return "\(seconds / 60)m\(seconds % 60)s ago" }
         if seconds < 86400 { return "\(seconds / 3600)h\(seconds % 3600 / 60)m ago" }
@@ -101,22 +78,5 @@ enum Summary {
 
     private static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
-    }
-}
-
-/// RFC 3339 timestamps with milliseconds, in UTC.
-enum RFC3339Text {
-    static func date(from text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
-    }
-
-    static func string(from date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
     }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
-import ReachServer
+import ReachAPI
+import ReachClient
+import ReachCore
 import Synchronization
 
 /// A duration on the command line: `30s`, `500ms`, `2m`, `1h`, `1m30s`, or a bare number of seconds,
@@ -72,56 +74,42 @@ extension ReachctlCommand {
         @Flag(name: .shortAndLong, help: "Print nothing, not even why it gave up.")
         var quiet = false
 
-        private enum Outcome: Sendable { case connected, timedOut }
-
         /// What the waiting learned, for the message at the timeout.
         private final class Progress: Sendable {
             let reachable = Mutex(false)
             let lastWords = Mutex<String?>(nil)
         }
 
-        func run() async throws {
-            let endpoint = try root.resolvedEndpoint()
-            let limit = timeout.duration
-            let progress = Progress()
-            let outcome: Outcome = try await ReachdClient.with(endpoint) { client in
-                try await withThrowingTaskGroup(of: Outcome.self) { group in
-                    group.addTask {
-                        try? await Task.sleep(for: limit)
-                        return .timedOut
+        /// Follows the event stream until it says connected, starting over (with backoff) while reachd
+        /// cannot be reached.
+        private static func waitForConnected(_ client: ReachdClient, progress: Progress) async throws {
+            var backoff: Duration = .milliseconds(100)
+            while true {
+                do {
+                    var connected = false
+                    try await client.events { event in
+                        progress.reachable.withLock { $0 = true }
+                        guard event.isVerdict, let document = try? StatusDocument(event: event) else { return true }
+                        connected = document.state == ConnectivityState.connected.rawValue
+                        if !connected { progress.lastWords.withLock { $0 = document.headline } }
+                        return !connected
                     }
-                    group.addTask {
-                        var backoff: Duration = .milliseconds(100)
-                        while !Task.isCancelled {
-                            var connected = false
-                            do {
-                                try await client.events(after: nil) { event in
-                                    progress.reachable.withLock { $0 = true }
-                                    guard let document = try? JSONDecoder().decode(StatusDocument.self, from: Data(event.data.utf8)) else {
-                                        return true
-                                    }
-                                    if document.state == "connected" {
-                                        connected = true
-                                        return false
-                                    }
-                                    progress.lastWords.withLock { $0 = Summary.headline(document) }
-                                    return true
-                                }
-                            } catch let error as ReachdUnreachable {
-                                progress.lastWords.withLock { $0 = error.description }
-                            }
-                            if connected { return .connected }
-                            try await Task.sleep(for: backoff)
-                            backoff = min(backoff * 2, .seconds(2))
-                        }
-                        throw CancellationError()
-                    }
-                    let first = try await group.next() ?? .timedOut
-                    group.cancelAll()
-                    return first
+                    if connected { return }
+                } catch let error as ReachdClientError {
+                    progress.lastWords.withLock { $0 = error.description }
                 }
+                try await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(2))
             }
-            if outcome == .connected { return }
+        }
+
+        func run() async throws {
+            let client = try root.client()
+            let progress = Progress()
+            do {
+                try await withDeadline(timeout.duration) { try await Self.waitForConnected(client, progress: progress) }
+                return
+            } catch is DeadlineExceeded {}
             let wasReachable = progress.reachable.withLock { $0 }
             if !quiet {
                 let why = progress.lastWords.withLock { $0 } ?? "no answer"

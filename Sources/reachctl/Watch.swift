@@ -1,7 +1,8 @@
 import ArgumentParser
-import Foundation
+import ReachAPI
+import ReachClient
 import ReachCore
-import ReachServer
+import ReachPOSIX
 
 extension ReachctlCommand {
     struct Watch: AsyncParsableCommand {
@@ -22,35 +23,31 @@ extension ReachctlCommand {
         var follow = false
 
         func run() async throws {
-            let endpoint = try root.resolvedEndpoint()
+            let client = try root.client()
             let follow = self.follow
-            let status: Int32 = try await ReachdClient.with(endpoint) { client in
-                var receivedAny = false
-                do {
-                    try await client.follow(backoff: ReconnectBackoff(first: .milliseconds(250), longest: .seconds(5))) { event in
-                        receivedAny = true
-                        guard event.event == nil || event.event == "verdict" else { return }
-                        guard let document = try? JSONDecoder().decode(StatusDocument.self, from: Data(event.data.utf8)) else {
-                            Output.error("reachctl: an event that is not a status document: \(event.data.prefix(200))")
-                            return
-                        }
-                        Output.line(Self.line(document))
-                    } onBroken: { error, wait in
-                        guard follow else { throw error }
-                        Output.error("reachctl: \(error.description); reconnecting in \(Self.text(wait))")
+            var receivedAny = false
+            do {
+                try await client.follow(backoff: ReconnectBackoff(first: .milliseconds(250), longest: .seconds(5))) { event in
+                    receivedAny = true
+                    guard event.isVerdict else { return }
+                    guard let document = try? StatusDocument(event: event) else {
+                        Output.error("reachctl: an event that is not a status document: \(event.data.prefix(200))")
+                        return
                     }
-                } catch let error as ReachdUnreachable {
-                    Output.error("reachctl: \(error.description)")
-                    return receivedAny ? ExitStatus.streamBroke : ExitStatus.unreachable
+                    Output.line(Self.line(document))
+                } onBroken: { error, wait in
+                    guard follow else { throw error }
+                    Output.error("reachctl: \(error.description); reconnecting in \(Self.text(wait))")
                 }
-                return ExitStatus.connected
+            } catch let error as ReachdClientError {
+                Output.error("reachctl: \(error.description)")
+                throw ExitCode(receivedAny ? ExitStatus.streamBroke : ExitStatus.unreachable)
             }
-            throw ExitCode(status)
         }
 
         /// `2026-11-21T12:09:05.123Z  disconnected  connection_refused  #4  target server: connection refused`
-        static func line(_ document: StatusDocument, at date: Date = Date()) -> String {
-            var fields = [RFC3339Text.string(from: date), document.state, document.reason, "#\(document.sequence)"]
+        static func line(_ document: StatusDocument, at time: WallTime = WallTime.now()) -> String {
+            var fields = [RFC3339.string(from: time), document.state, document.reason, "#\(document.sequence)"]
             if document.reset { fields.append("(reset)") }
             fields.append(document.reasonDetail)
             return fields.joined(separator: "  ")

@@ -7,6 +7,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachDaemon
+import ReachLogging
 import ReachSystemd
 
 /// `reachd`: the connectivity monitor daemon.

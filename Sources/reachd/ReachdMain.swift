@@ -1,3 +1,4 @@
+import ArgumentParser
 import Dispatch
 
 /// glibc's `mallopt(3)` and its `M_MMAP_THRESHOLD` (-3), declared in `<malloc.h>`, which the

@@ -1,5 +1,6 @@
 import Foundation
 import ReachConfig
+import ReachCore
 import Testing
 
 /// Parses `yaml` expecting failure; returns the problems.

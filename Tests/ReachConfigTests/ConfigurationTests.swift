@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 @testable import ReachConfig
 import ReachCore
 import Testing

@@ -95,17 +95,4 @@ struct MonitorReconfigureTests {
         #expect(events[2].1.metadata["previous_state"] == "connected")
         await harness.stop()
     }
-
-    @Test func theSummaryIsOneLineAPersonReadsAtAGlance() {
-        var verdict = Verdict(state: .connected, reason: .healthy, since: WallTime(sinceEpoch: .zero), usableInterfaces: ["eth0"])
-        verdict.targets = [TargetStatus(name: "server", kind: "http", health: .healthy, lastResult: .ok("server", ms: 12))]
-        #expect(verdict.summary == "connected via eth0: server 12 ms")
-        verdict.state = .disconnected
-        verdict.reason = .targetFailed(target: "server", reason: .connectionRefused)
-        #expect(verdict.summary == "waiting for connectivity: server refused")
-        verdict.reason = .targetFailed(target: "api", reason: .httpStatus(503))
-        #expect(verdict.summary == "waiting for connectivity: api HTTP 503")
-        verdict.reason = .noLink
-        #expect(verdict.summary == "waiting for connectivity: no link")
-    }
 }

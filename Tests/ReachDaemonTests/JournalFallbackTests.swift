@@ -1,6 +1,6 @@
 import Foundation
 import ReachCore
-import ReachSystemd
+import ReachLogging
 import Testing
 
 /// When journald goes away or stops reading, lines go to standard error as logfmt: none is lost

@@ -1,6 +1,6 @@
 import Foundation
 import ReachCore
-import ReachSystemd
+import ReachLogging
 import Testing
 
 /// reachd's lines in a real journald (one per test, in its own mount namespace), read back with

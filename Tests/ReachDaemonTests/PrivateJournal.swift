@@ -1,5 +1,5 @@
 import Foundation
-import ReachSystemd
+import ReachLogging
 import ReachTesting
 import Synchronization
 import Testing

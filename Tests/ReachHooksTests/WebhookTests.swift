@@ -1,9 +1,11 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import Prometheus
 @testable import ReachHooks
+import ReachAPI
 import ReachCore
-import ReachServer
+import ReachMetrics
 import ReachTesting
 import Synchronization
 import Testing
@@ -99,7 +101,7 @@ struct WebhookTests {
 
     @Test func theBodyIsTheEventStreamsDataByteForByte() async throws {
         let event = transition(.lost, sequence: 9)
-        let data = StatusDocument.eventData(ConnectivityEvent(sequence: event.sequence, verdict: event.verdict), likelyConnected: false)
+        let data = APIJSON.encode(StatusDocument(event: ConnectivityEvent(sequence: event.sequence, verdict: event.verdict), likelyConnected: false))
         let receiver = try await WebhookReceiver([])
         defer { receiver.stop() }
         try await withClient { client in
@@ -107,7 +109,7 @@ struct WebhookTests {
                 .deliver(event, likelyConnected: false)
         }
         let received = try #require(receiver.requests.first?["raw"] as? String)
-        #expect(received == String(decoding: data.readableBytesView, as: UTF8.self))
+        #expect(received == String(decoding: data, as: UTF8.self))
         #expect(receiver.requests.first?["signature_ok"] is NSNull, "no secret, no signature")
     }
 

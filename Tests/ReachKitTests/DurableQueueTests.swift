@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ReachCore
 @testable import ReachKit
+import ReachKitEmbedded
 import ReachTesting
 import Synchronization
 import Testing

@@ -140,21 +140,11 @@ extension ReachKitProcessTests {
             #expect(try ReachdEndpoint.resolve(configured: "/run/reachd/reachd.sock", environment: ["REACHD_ENDPOINT": "http://h:1"]).base == "/run/reachd/reachd.sock")
             #expect(try ReachdEndpoint.resolve(environment: ["REACHD_ENDPOINT": "http://127.0.0.1:9999/"]).base == "http://127.0.0.1:9999")
             #expect(try ReachdEndpoint.resolve(environment: [:]).base == "http://127.0.0.1:9780")
-            #expect(throws: ReachdTokenFileError.self) { try ReachdEndpoint.resolve(tokenFile: "/nonexistent/token", environment: [:]) }
+            #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(tokenFile: "/nonexistent/token", environment: [:]) }
             // reachd serves plain HTTP only: an https endpoint is refused before anything connects.
             #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(configured: "https://127.0.0.1:9780", environment: [:]) }
             #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(environment: ["REACHD_ENDPOINT": "http://127.0.0.1:9780/api"]) }
             #expect(try ReachdEndpoint.resolve(configured: "http://[::1]:9780", environment: [:]).base == "http://[::1]:9780")
         }
-    }
-}
-
-@Suite("reachd's event documents")
-struct EventDocumentTests {
-    @Test func sinceIsReadAsReachdWritesIt() {
-        #expect(EventDocument.wallTime("2026-11-23T14:32:36.123Z") == WallTime(sinceEpoch: .seconds(1_795_444_356) + .milliseconds(123)))
-        #expect(EventDocument.wallTime("1970-01-01T00:00:00Z") == WallTime(sinceEpoch: .zero))
-        #expect(EventDocument.wallTime("2000-03-01T00:00:01.5Z") == WallTime(sinceEpoch: .seconds(951_868_801) + .milliseconds(500)))
-        #expect(EventDocument.wallTime("not a time") == WallTime(sinceEpoch: .zero))
     }
 }

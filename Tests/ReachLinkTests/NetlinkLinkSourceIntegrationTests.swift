@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ReachCore
 import ReachLink
 import Testing

@@ -1,3 +1,4 @@
+import NIOCore
 import NIOHTTP1
 import ReachCore
 import Testing

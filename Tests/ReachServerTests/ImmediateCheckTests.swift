@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import ReachAPI
 import ReachCore
 import ReachServer
 import ReachTesting

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import ReachCore
+import ReachMetrics
 import ReachServer
 import ReachTesting
 import Testing

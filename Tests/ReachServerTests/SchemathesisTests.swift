@@ -63,7 +63,7 @@ struct SchemathesisTests {
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
             var arguments = [
-                "-m", "schemathesis.cli", "run", Self.root.appendingPathComponent("Sources/ReachServer/openapi.yaml").path,
+                "-m", "schemathesis.cli", "run", Self.root.appendingPathComponent("Sources/ReachAPI/openapi.yaml").path,
                 "--url", "http://127.0.0.1:\(port)",
                 "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance",
                 "--exclude-operation-id", "streamEvents",

@@ -75,3 +75,12 @@ extension ProbeResult {
         .failure(target, .connectionRefused, phase: .connect, latency: .milliseconds(1))
     }
 }
+
+/// The value of the sample `series` (name and labels exactly as exposed) in a scrape, if present.
+public func sample(_ exposition: String, _ series: String) -> Double? {
+    for line in exposition.split(separator: "\n") where !line.hasPrefix("#") {
+        guard line.hasPrefix(series + " ") else { continue }
+        return Double(line.dropFirst(series.count + 1))
+    }
+    return nil
+}

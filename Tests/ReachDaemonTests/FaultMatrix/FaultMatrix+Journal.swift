@@ -1,5 +1,6 @@
 import Foundation
 import ReachCore
+import ReachLogging
 import ReachTesting
 
 /// A second reachd in the same namespace logs to a journald of the test's own while a fault comes

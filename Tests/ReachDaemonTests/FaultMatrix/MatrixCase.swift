@@ -1,4 +1,5 @@
 /// One row of the matrix's table: a fault, what reachd said, and how fast.
+import Foundation
 struct MatrixCase {
     var group: String
     var name: String

@@ -4,6 +4,7 @@ import ReachConfig
 import ReachCore
 import ReachKit
 import ReachKitEmbedded
+import ReachPOSIX
 import ReachTesting
 import Synchronization
 

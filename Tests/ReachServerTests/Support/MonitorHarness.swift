@@ -1,4 +1,5 @@
 import ReachCore
+import ReachMetrics
 import ReachServer
 import ReachTesting
 

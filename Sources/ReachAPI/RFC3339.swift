@@ -1,0 +1,110 @@
+import ReachCore
+
+/// RFC 3339 text in UTC with milliseconds (`2027-01-15T08:00:00.123Z`): the one timestamp format of
+/// the status API, its writer and its reader.
+///
+/// Written out by hand rather than with a date formatter so that the output never depends on the
+/// locale, time zone or Foundation version of the machine reachd runs on, and so that stamping a
+/// log line or reading an event never loads ICU's time-zone data.
+public enum RFC3339 {
+    /// `time` as reachd writes it: UTC, milliseconds (rounded down), `Z`.
+    public static func string(from time: WallTime) -> String {
+        let (seconds, attoseconds) = time.sinceEpoch.components
+        // Whole milliseconds since the epoch, rounded down (also before 1970).
+        var milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        if attoseconds < 0, attoseconds % 1_000_000_000_000_000 != 0 { milliseconds -= 1 }
+        let (days, millisecondOfDay) = floorDivision(milliseconds, 86_400_000)
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        let hour = millisecondOfDay / 3_600_000
+        let minute = millisecondOfDay / 60_000 % 60
+        let second = millisecondOfDay / 1000 % 60
+        let millisecond = millisecondOfDay % 1000
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millisecond, 3))Z"
+    }
+
+    /// The time `text` names: `YYYY-MM-DDTHH:MM:SS`, an optional fraction, then `Z` or a numeric
+    /// offset (`+02:00`); `nil` for anything else.
+    public static func wallTime(from text: String) -> WallTime? {
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int64? {
+            guard range.upperBound <= bytes.count, !range.isEmpty else { return nil }
+            var value: Int64 = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        func separator(_ index: Int, _ allowed: String) -> Bool {
+            index < bytes.count && allowed.utf8.contains(bytes[index])
+        }
+        guard let year = number(0..<4), separator(4, "-"), let month = number(5..<7), separator(7, "-"), let day = number(8..<10),
+            separator(10, "Tt "), let hour = number(11..<13), separator(13, ":"), let minute = number(14..<16), separator(16, ":"),
+            let second = number(17..<19), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var index = 19
+        var nanoseconds: Int64 = 0
+        if separator(index, ".") {
+            let digits = bytes[(index + 1)...].prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
+            guard digits > 0 else { return nil }
+            for (position, byte) in bytes[(index + 1)..<(index + 1 + min(digits, 9))].enumerated() {
+                nanoseconds += Int64(byte - UInt8(ascii: "0")) * pow10(8 - position)
+            }
+            index += 1 + digits
+        }
+        var offsetSeconds: Int64 = 0
+        if separator(index, "Zz"), index + 1 == bytes.count {
+            offsetSeconds = 0
+        } else if separator(index, "+-"), index + 6 == bytes.count, let hours = number((index + 1)..<(index + 3)), separator(index + 3, ":"),
+            let minutes = number((index + 4)..<(index + 6))
+        {
+            offsetSeconds = (hours * 3600 + minutes * 60) * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
+        } else {
+            return nil
+        }
+        let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        return WallTime(sinceEpoch: .seconds(seconds) + .nanoseconds(nanoseconds))
+    }
+
+    private static func pow10(_ exponent: Int) -> Int64 {
+        (0..<exponent).reduce(1) { result, _ in result * 10 }
+    }
+
+    /// Howard Hinnant's `days_from_civil`: the day count of a proleptic Gregorian date.
+    private static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        var quotient = value / divisor
+        var remainder = value % divisor
+        if remainder < 0 {
+            quotient -= 1
+            remainder += divisor
+        }
+        return (quotient, remainder)
+    }
+
+    /// Howard Hinnant's `civil_from_days`: proleptic Gregorian year, month, day of a day count.
+    private static func civilDate(daysSinceEpoch: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = daysSinceEpoch + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}

@@ -1,0 +1,96 @@
+import ReachCore
+
+extension StatusDocument {
+    /// Describes a published event.
+    ///
+    /// - Parameters:
+    ///   - event: The event, from ``ReachCore/ConnectivityMonitor/current`` or a subscription.
+    ///   - likelyConnected: ``ReachCore/ConnectivityMonitor/isLikelyConnected``, read when the document is built.
+    public init(event: ConnectivityEvent, likelyConnected: Bool, version: String = ReachVersion.current) {
+        let verdict = event.verdict
+        self.init(
+            state: verdict.state.rawValue,
+            reason: verdict.reason.code,
+            reasonDetail: verdict.reasonDetail,
+            target: verdict.reason.target,
+            since: RFC3339.string(from: verdict.since),
+            likelyConnected: likelyConnected,
+            sequence: event.sequence,
+            reset: event.isReset,
+            version: version,
+            usableInterfaces: verdict.usableInterfaces,
+            targets: verdict.targets.map(Target.init(status:)))
+    }
+
+    /// The described verdict's reason, read from the codes and the structured target: a code this
+    /// version does not know reads as the target's `protocol_error`.
+    public var verdictReason: VerdictReason {
+        if let own = VerdictReason(ownCode: reason) { return own }
+        let failure = FailureReason(code: reason, httpStatus: failingTarget?.httpStatus) ?? .protocolError
+        return .targetFailed(target: target ?? "", reason: failure)
+    }
+
+    /// The entry of the target the reason is about, when the reason is a target's failure.
+    public var failingTarget: Target? {
+        guard let target else { return nil }
+        return targets.first { $0.name == target }
+    }
+
+    /// The verdict the document describes, as far as the document tells it: each target's name,
+    /// kind, health and the failure that holds it down; no probe timings.
+    public var verdict: Verdict {
+        let targets = targets.map { target in
+            var status = TargetStatus(name: target.name, kind: target.kind, health: TargetHealth(rawValue: target.health) ?? .unknown)
+            if let code = target.reason {
+                status.lastFailure = ProbeFailure(
+                    FailureReason(code: code, httpStatus: target.httpStatus) ?? .protocolError, phase: target.phase.flatMap(ProbePhase.init(rawValue:)),
+                    detail: target.detail)
+            }
+            return status
+        }
+        return Verdict(
+            state: ConnectivityState(rawValue: state) ?? .unknown, reason: verdictReason, since: RFC3339.wallTime(from: since) ?? WallTime(sinceEpoch: .zero),
+            usableInterfaces: usableInterfaces, targets: targets)
+    }
+}
+
+extension StatusDocument.Target {
+    init(status: TargetStatus) {
+        // The last probe's failure; after a success, the failure that damping still holds the target down for.
+        let failure = status.lastResult?.failure ?? (status.health == .unhealthy ? status.lastFailure : nil)
+        let timings = status.lastResult?.timings
+        let httpStatus: Int? = if case .httpStatus(let code) = failure?.reason { code } else { nil }
+        self.init(
+            name: status.name,
+            kind: status.kind,
+            health: status.health.rawValue,
+            reason: failure?.reason.code,
+            phase: failure?.phase?.rawValue,
+            detail: failure.map { $0.detail ?? $0.reason.words.clause },
+            httpStatus: httpStatus,
+            latencySeconds: status.lastResult?.latency.seconds,
+            timings: StatusDocument.Timings(
+                dnsSeconds: timings?.dns?.seconds,
+                connectSeconds: timings?.connect?.seconds,
+                tlsSeconds: timings?.tls?.seconds,
+                firstByteSeconds: timings?.firstByte?.seconds,
+                totalSeconds: timings?.total.seconds),
+            lastCheckedAt: status.lastCheckedAt.map(RFC3339.string(from:)),
+            consecutiveFailures: status.consecutiveFailures,
+            consecutiveSuccesses: status.consecutiveSuccesses)
+    }
+}
+
+extension Verdict {
+    /// The reason in words, for `reason_detail`: for a target's failure, the target, the failure, and
+    /// where and how it failed.
+    var reasonDetail: String {
+        guard case .targetFailed(let target, let failureReason) = reason else { return reason.words.clause }
+        var text = "target \(target): \(failureReason.words.clause)"
+        if let failure = targets.first(where: { $0.name == target })?.lastFailure, failure.reason == failureReason {
+            if let phase = failure.phase { text += " (in the \(phase.rawValue) phase)" }
+            if let detail = failure.detail, !detail.isEmpty { text += ": \(detail)" }
+        }
+        return text
+    }
+}

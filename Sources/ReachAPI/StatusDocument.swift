@@ -1,0 +1,187 @@
+import ReachCore
+
+/// The status API's one answer, as JSON: `GET /v1/status`, `POST /v1/check`, and the `data` of
+/// every Server-Sent Event.
+///
+/// Scripts, dashboards and `reachctl` parse this, so the keys are snake_case and stable: new keys may
+/// be added, existing ones keep their name, type and meaning. Unknown values are `null`, never a
+/// missing key, so a reader can tell "not known" from "renamed". Nothing secret appears here: the
+/// verdict carries target names and results, never URLs, headers or tokens.
+public struct StatusDocument: Codable, Sendable, Hashable {
+    /// `connected`, `disconnected` or `unknown`.
+    public var state: String
+    /// A stable code for why (``ReachCore/VerdictReason/code``): `healthy`, `no_link`, `connection_refused`, ...
+    public var reason: String
+    /// The reason in words for a person, naming the failing target and its failure.
+    public var reasonDetail: String
+    /// The target whose failure is the reason (`server`); `null` when the reason is not a target's
+    /// (the link's, or none). A program reads this rather than the words.
+    public var target: String?
+    /// When `state` last changed, RFC 3339 in UTC with milliseconds.
+    public var since: String
+    /// ``ReachCore/ConnectivityMonitor/isLikelyConnected``: `connected` backed by evidence at most a few seconds old.
+    public var likelyConnected: Bool
+    /// The event number; an SSE client resumes after it with `Last-Event-ID`.
+    public var sequence: UInt64
+    /// Only meaningful in the event stream: the client's resume point was lost, so whatever it
+    /// knew is void and this event starts over.
+    public var reset: Bool
+    /// reachd's version.
+    public var version: String
+    /// The interfaces that currently give a usable link, in index order.
+    public var usableInterfaces: [String]
+    /// Every target, in configuration order.
+    public var targets: [Target]
+
+    /// What reachd knows about one target.
+    public struct Target: Codable, Sendable, Hashable {
+        public var name: String
+        /// `http`, `tcp` or `grpc`.
+        public var kind: String
+        /// `healthy`, `unhealthy` or `unknown` (no result on the current link yet).
+        public var health: String
+        /// The failure code of the last probe, or of the failure that holds the target down; `null` when healthy.
+        public var reason: String?
+        /// Where that probe failed: `dns`, `connect`, `tls`, `head` or `body`.
+        public var phase: String?
+        /// The prober's words on that failure (the TLS verifier's complaint, the HTTP status).
+        public var detail: String?
+        /// The status of the answer that failed the target, for `http_status`; otherwise `null`.
+        public var httpStatus: Int?
+        /// The last probe's duration, start to finish.
+        public var latencySeconds: Double?
+        public var timings: Timings
+        /// When the last result arrived, RFC 3339 in UTC with milliseconds.
+        public var lastCheckedAt: String?
+        public var consecutiveFailures: Int
+        public var consecutiveSuccesses: Int
+
+        public init(
+            name: String, kind: String, health: String, reason: String? = nil, phase: String? = nil, detail: String? = nil,
+            httpStatus: Int? = nil, latencySeconds: Double? = nil, timings: Timings = Timings(), lastCheckedAt: String? = nil,
+            consecutiveFailures: Int = 0, consecutiveSuccesses: Int = 0
+        ) {
+            self.name = name
+            self.kind = kind
+            self.health = health
+            self.reason = reason
+            self.phase = phase
+            self.detail = detail
+            self.httpStatus = httpStatus
+            self.latencySeconds = latencySeconds
+            self.timings = timings
+            self.lastCheckedAt = lastCheckedAt
+            self.consecutiveFailures = consecutiveFailures
+            self.consecutiveSuccesses = consecutiveSuccesses
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name, kind, health, reason, phase, detail
+            case httpStatus = "http_status"
+            case latencySeconds = "latency_seconds"
+            case timings
+            case lastCheckedAt = "last_checked_at"
+            case consecutiveFailures = "consecutive_failures"
+            case consecutiveSuccesses = "consecutive_successes"
+        }
+
+        /// Writes every key, `null` included: a missing key would read as a schema change.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(health, forKey: .health)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(phase, forKey: .phase)
+            try container.encode(detail, forKey: .detail)
+            try container.encode(httpStatus, forKey: .httpStatus)
+            try container.encode(latencySeconds, forKey: .latencySeconds)
+            try container.encode(timings, forKey: .timings)
+            try container.encode(lastCheckedAt, forKey: .lastCheckedAt)
+            try container.encode(consecutiveFailures, forKey: .consecutiveFailures)
+            try container.encode(consecutiveSuccesses, forKey: .consecutiveSuccesses)
+        }
+    }
+
+    /// How long each phase of the last probe took; `null` where the prober could not measure it.
+    public struct Timings: Codable, Sendable, Hashable {
+        public var dnsSeconds: Double?
+        public var connectSeconds: Double?
+        public var tlsSeconds: Double?
+        public var firstByteSeconds: Double?
+        /// `null` only before the first result.
+        public var totalSeconds: Double?
+
+        public init(
+            dnsSeconds: Double? = nil, connectSeconds: Double? = nil, tlsSeconds: Double? = nil, firstByteSeconds: Double? = nil,
+            totalSeconds: Double? = nil
+        ) {
+            self.dnsSeconds = dnsSeconds
+            self.connectSeconds = connectSeconds
+            self.tlsSeconds = tlsSeconds
+            self.firstByteSeconds = firstByteSeconds
+            self.totalSeconds = totalSeconds
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case dnsSeconds = "dns_seconds"
+            case connectSeconds = "connect_seconds"
+            case tlsSeconds = "tls_seconds"
+            case firstByteSeconds = "first_byte_seconds"
+            case totalSeconds = "total_seconds"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(dnsSeconds, forKey: .dnsSeconds)
+            try container.encode(connectSeconds, forKey: .connectSeconds)
+            try container.encode(tlsSeconds, forKey: .tlsSeconds)
+            try container.encode(firstByteSeconds, forKey: .firstByteSeconds)
+            try container.encode(totalSeconds, forKey: .totalSeconds)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case state, reason
+        case reasonDetail = "reason_detail"
+        case target
+        case since
+        case likelyConnected = "likely_connected"
+        case sequence, reset, version
+        case usableInterfaces = "usable_interfaces"
+        case targets
+    }
+
+    /// Writes every key, `null` included: a missing key would read as a schema change.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(state, forKey: .state)
+        try container.encode(reason, forKey: .reason)
+        try container.encode(reasonDetail, forKey: .reasonDetail)
+        try container.encode(target, forKey: .target)
+        try container.encode(since, forKey: .since)
+        try container.encode(likelyConnected, forKey: .likelyConnected)
+        try container.encode(sequence, forKey: .sequence)
+        try container.encode(reset, forKey: .reset)
+        try container.encode(version, forKey: .version)
+        try container.encode(usableInterfaces, forKey: .usableInterfaces)
+        try container.encode(targets, forKey: .targets)
+    }
+
+    public init(
+        state: String, reason: String, reasonDetail: String, target: String? = nil, since: String, likelyConnected: Bool, sequence: UInt64,
+        reset: Bool = false, version: String = ReachVersion.current, usableInterfaces: [String] = [], targets: [Target] = []
+    ) {
+        self.state = state
+        self.reason = reason
+        self.reasonDetail = reasonDetail
+        self.target = target
+        self.since = since
+        self.likelyConnected = likelyConnected
+        self.sequence = sequence
+        self.reset = reset
+        self.version = version
+        self.usableInterfaces = usableInterfaces
+        self.targets = targets
+    }
+}

@@ -1,0 +1,167 @@
+import NIOCore
+import NIOHTTP1
+import ReachAPI
+import ReachCore
+
+/// The one client of reachd's status API, for reachctl, the desktop agent and ReachKit alike:
+/// the status, a check, and the event stream, followed across breaks.
+///
+/// It speaks HTTP/1.1 on SwiftNIO to `http://` endpoints or reachd's unix socket; every document
+/// it reads is decoded through ``ReachAPI``.
+public struct ReachdClient: Sendable {
+    /// Where reachd is, and its token.
+    public let endpoint: ReachdEndpoint
+    /// How long to wait for a connection: reachd answers on the same machine or not at all.
+    public var connectTimeout: Duration
+
+    /// A client of `endpoint`; nothing connects until a request is made.
+    public init(endpoint: ReachdEndpoint, connectTimeout: Duration = .seconds(3)) {
+        self.endpoint = endpoint
+        self.connectTimeout = connectTimeout
+    }
+
+    /// `GET /v1/status`: the verdict now.
+    ///
+    /// - Throws: ``ReachdClientError``.
+    public func status(timeout: Duration = .seconds(10)) async throws(ReachdClientError) -> StatusAnswer {
+        try await document(StatusAPI.status, timeout: timeout)
+    }
+
+    /// `POST /v1/check`: reachd probes every target now and answers with the new verdict. reachd
+    /// waits at most its longest probe timeout plus a second, and never over 30 s, so `timeout`
+    /// leaves room for that.
+    ///
+    /// - Throws: ``ReachdClientError``.
+    public func check(timeout: Duration = .seconds(60)) async throws(ReachdClientError) -> StatusAnswer {
+        try await document(StatusAPI.check, timeout: timeout)
+    }
+
+    /// One connection to `/v1/events`: hands each event to `onEvent` until it returns `false`, then
+    /// returns. Resumes after `lastEventID` when given (reachd replays what it still remembers, or
+    /// starts over with a `reset` event).
+    ///
+    /// - Parameter silenceLimit: How long the stream may carry nothing (reachd sends a heartbeat
+    ///   every 15 s) before it counts as broken.
+    /// - Throws: ``ReachdClientError`` when the stream cannot be had or ends, or what `onEvent` throws.
+    public func events(
+        after lastEventID: String? = nil, silenceLimit: Duration = .seconds(45), _ onEvent: (ServerSentEvent) async throws -> Bool
+    ) async throws {
+        var request = ReachdRequest(
+            endpoint: endpoint, path: StatusAPI.events.path, headers: [("Accept", StatusAPI.eventStreamMediaType)],
+            connectTimeout: connectTimeout, silenceLimit: silenceLimit)
+        if let lastEventID { request.headers.append((StatusAPI.lastEventIDHeader, lastEventID)) }
+        var parser = EventStreamParser()
+        do {
+            try await request.run { chunk in
+                let events: [ServerSentEvent]
+                do {
+                    events = try parser.feed(chunk.readableBytesView)
+                } catch {
+                    throw ReachdClientError.broke(endpoint, StatusAPI.events.path, "\(error)")
+                }
+                for event in events {
+                    guard try await onEvent(event) else { throw Finished() }
+                }
+            }
+        } catch is Finished {
+            return
+        }
+        throw ReachdClientError.closedStream(endpoint)
+    }
+
+    /// One connection to `/v1/events`, read as verdicts: hands each event's ``ReachAPI/StatusDocument``
+    /// and id to `onVerdict` until it returns `false`, then returns.
+    ///
+    /// - Throws: ``ReachdClientError`` when the stream cannot be had, ends, or carries a verdict
+    ///   event that is not a status document (it is not reachd's); or what `onVerdict` throws.
+    public func verdicts(
+        after lastEventID: String? = nil, silenceLimit: Duration = .seconds(45), _ onVerdict: (StatusDocument, _ id: String?) async throws -> Bool
+    ) async throws {
+        try await events(after: lastEventID, silenceLimit: silenceLimit) { event in
+            guard event.isVerdict else { return true }
+            let document: StatusDocument
+            do {
+                document = try StatusDocument(event: event)
+            } catch {
+                throw ReachdClientError.notReachd(endpoint, StatusAPI.events.path, "an event that is not a status document (\(error))")
+            }
+            return try await onVerdict(document, event.id)
+        }
+    }
+
+    /// Follows `/v1/events` across breaks: each reconnect resumes after the last event id seen
+    /// (`Last-Event-ID`), so nothing is missed that reachd still remembers, and a reachd that
+    /// restarted answers with a `reset` event. Between attempts it waits as `backoff` says.
+    ///
+    /// - Parameters:
+    ///   - onEvent: Each event, in order.
+    ///   - onBroken: Each break and the wait before the next attempt; throw to stop following.
+    /// - Throws: What `onEvent` or `onBroken` throw, or `CancellationError`.
+    public func follow(
+        backoff: ReconnectBackoff, silenceLimit: Duration = .seconds(45),
+        onEvent: (ServerSentEvent) async throws -> Void,
+        onBroken: (ReachdClientError, Duration) async throws -> Void
+    ) async throws -> Never {
+        var backoff = backoff
+        var lastEventID: String?
+        while true {
+            do {
+                try await events(after: lastEventID, silenceLimit: silenceLimit) { event in
+                    if let id = event.id { lastEventID = id }
+                    backoff.reset()
+                    try await onEvent(event)
+                    return true
+                }
+            } catch let error as ReachdClientError {
+                let wait = backoff.next()
+                try await onBroken(error, wait)
+                try await Task.sleep(for: wait)
+            }
+        }
+    }
+
+    private struct Finished: Error {}
+
+    /// One status document, whole, within `timeout`.
+    private func document(_ route: StatusAPI.Route, timeout: Duration) async throws(ReachdClientError) -> StatusAnswer {
+        let request = ReachdRequest(
+            endpoint: endpoint, method: HTTPMethod(rawValue: route.method), path: route.path, headers: [("Accept", StatusAPI.jsonMediaType)],
+            connectTimeout: connectTimeout, silenceLimit: timeout)
+        let endpoint = self.endpoint
+        let bytes: ByteBuffer
+        do {
+            bytes = try await withDeadline(timeout) {
+                var body = ByteBuffer()
+                try await request.run { chunk in
+                    guard body.readableBytes + chunk.readableBytes <= EventStreamParser.eventLimit else {
+                        throw ReachdClientError.notReachd(endpoint, route.path, "an answer over \(EventStreamParser.eventLimit >> 20) MiB")
+                    }
+                    body.writeImmutableBuffer(chunk)
+                }
+                return body
+            }
+        } catch let error as ReachdClientError {
+            throw error
+        } catch let error as ReachdEndpointError {
+            throw .endpoint(error)
+        } catch is DeadlineExceeded {
+            throw .timedOut(endpoint, timeout)
+        } catch {
+            throw .broke(endpoint, route.path, "\(error)")
+        }
+        let json = String(buffer: bytes)
+        do {
+            return StatusAnswer(document: try APIJSON.decode(StatusDocument.self, from: json.utf8), json: json)
+        } catch {
+            throw .notReachd(endpoint, route.path, "not a status document (\(error))")
+        }
+    }
+}
+
+/// A status document as reachd sent it: decoded, and the JSON text it came as.
+public struct StatusAnswer: Sendable {
+    /// The document.
+    public let document: StatusDocument
+    /// The bytes as received, for a reader that wants them unchanged (`reachctl status --json`).
+    public let json: String
+}

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed system call and its errno: the one error every adapter reports a system call's failure with.
+public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The call that failed (`socket`, `bind`, `sd_bus_open_user`).
+    public let call: String
+    /// Its errno (positive).
+    public let code: Int32
+
+    /// The failure of `call` with errno `code`.
+    public init(_ call: String, code: Int32) {
+        self.call = call
+        self.code = code
+    }
+
+    /// The failure of `call` with the calling thread's `errno`, read now.
+    public static func current(_ call: String) -> SystemCallError {
+        SystemCallError(call, code: errno)
+    }
+
+    /// The errno in words a person reads ("connection refused", "no such file"), without the call.
+    public var reason: String { Self.reason(code) }
+
+    public var description: String { "\(call) failed: \(reason) (errno \(code))" }
+
+    /// An errno in words: the common ones as people say them, the rest as the C library does.
+    public static func reason(_ code: Int32) -> String {
+        switch code {
+        case ENOENT, ENOTDIR: "no such file"
+        case EISDIR: "it is a directory"
+        case EACCES, EPERM: "permission denied"
+        case ECONNREFUSED: "connection refused"
+        case ECONNRESET, EPIPE: "the connection was closed"
+        case EADDRINUSE: "address already in use"
+        case EADDRNOTAVAIL: "address not available on this machine"
+        case ETIMEDOUT: "timed out"
+        case ENETUNREACH, EHOSTUNREACH: "no route to the network or host"
+        default: String(cString: strerror(code)).lowercased()
+        }
+    }
+}

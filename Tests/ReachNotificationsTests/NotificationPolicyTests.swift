@@ -1,0 +1,311 @@
+import ReachCore
+@testable import ReachNotifications
+import ReachTesting
+import Testing
+
+/// The notification policy driven by a test clock: every rule, step by step and under random storms.
+@Suite struct NotificationPolicyTests {
+    typealias Policy = NotificationPolicy<TestClock.Instant>
+
+    /// A policy with a clock and a record of every post, standing in for the bus adapter.
+    struct Rig {
+        let clock = TestClock()
+        var policy: Policy
+        var posts: [(notification: DesktopNotification, replacing: UInt32, at: Duration)] = []
+        var checks = 0
+        var nextID: UInt32 = 1
+
+        init(minInterval: Duration = .seconds(10), ready: Bool = true) {
+            policy = Policy(settings: .init(minInterval: minInterval, connectedFor: .seconds(5)))
+            if ready { apply(policy.serverReady(at: clock.now)) }
+        }
+
+        var now: TestClock.Instant { clock.now }
+
+        /// Carries out effects as the agent does: each post succeeds with a fresh id (unless `failing`).
+        mutating func apply(_ effects: [Policy.Effect], failing: Bool = false) {
+            var effects = effects
+            while !effects.isEmpty {
+                switch effects.removeFirst() {
+                case .post(let notification, let replacing):
+                    posts.append((notification, replacing, clock.now.offset))
+                    if failing {
+                        effects += policy.postFailed(at: clock.now)
+                    } else {
+                        // Like dunst: a replaced id is kept.
+                        let id = replacing != 0 ? replacing : nextID
+                        if replacing == 0 { nextID += 1 }
+                        effects += policy.posted(id: id, at: clock.now)
+                    }
+                case .checkNow:
+                    checks += 1
+                }
+            }
+        }
+
+        mutating func disconnected(_ reason: String = "connection_refused", target: String? = "server") {
+            apply(policy.verdict(.init(state: .disconnected, reason: reason, target: target), at: clock.now))
+        }
+
+        mutating func connected() {
+            apply(policy.verdict(.init(state: .connected, reason: "healthy"), at: clock.now))
+        }
+
+        /// Advances the clock, ticking at each deadline on the way, as the agent's timer does.
+        mutating func advance(by duration: Duration) {
+            let end = clock.now.advanced(by: duration)
+            while let deadline = policy.nextDeadline, deadline <= end {
+                clock.advance(by: clock.now.duration(to: max(deadline, clock.now)))
+                apply(policy.tick(at: clock.now))
+            }
+            clock.advance(by: clock.now.duration(to: end))
+        }
+
+        var lastSummary: String? { posts.last?.notification.summary }
+    }
+
+    @Test func aLossShowsOnePersistentWaitingNotificationAtOnce() {
+        var rig = Rig()
+        rig.disconnected()
+        #expect(rig.posts.count == 1)
+        let post = rig.posts[0]
+        #expect(post.replacing == 0)
+        #expect(post.notification.summary == "Waiting for connectivity…")
+        #expect(post.notification.body == "The server refused the connection (target server).")
+        #expect(post.notification.expiry == .never)
+        #expect(post.notification.urgency == .normal)
+        #expect(post.notification.category == "network.disconnected")
+        #expect(post.notification.appName == "reachd")
+        #expect(post.notification.icon == "network-error")
+        #expect(post.notification.resident)
+        #expect(post.notification.actions == [.init(key: "check-now", label: "Check now")])
+        #expect(rig.policy.notificationID == 1)
+        #expect(rig.policy.nextDeadline == nil)
+    }
+
+    @Test func restorationReplacesItWithABriefTransientConnected() {
+        var rig = Rig()
+        rig.disconnected("no_link", target: nil)
+        #expect(rig.posts.last?.notification.icon == "network-offline")
+        rig.advance(by: .seconds(125))
+        rig.connected()
+        #expect(rig.posts.count == 2)
+        let post = rig.posts[1]
+        #expect(post.replacing == 1, "one notification: the waiting one is replaced")
+        #expect(post.notification.summary == "Connected")
+        #expect(post.notification.body == "The server can be reached again after 2 min 5 s.")
+        #expect(post.notification.expiry == .after(.seconds(5)))
+        #expect(post.notification.transient)
+        #expect(post.notification.category == "network.connected")
+        #expect(post.notification.actions.isEmpty)
+        // Nothing more for this outage, however long we wait or however often reachd repeats it.
+        rig.advance(by: .seconds(60))
+        rig.connected()
+        #expect(rig.posts.count == 2)
+    }
+
+    @Test func connectedOrUnknownAloneShowNothing() {
+        var rig = Rig()
+        rig.apply(rig.policy.verdict(.init(state: .unknown, reason: "starting"), at: rig.now))
+        rig.connected()
+        rig.advance(by: .seconds(30))
+        #expect(rig.posts.isEmpty)
+        // unknown in the middle of an outage (reachd restarted) keeps the waiting notification.
+        rig.disconnected()
+        rig.apply(rig.policy.verdict(.init(state: .unknown, reason: "starting"), at: rig.now))
+        rig.advance(by: .seconds(30))
+        #expect(rig.posts.count == 1)
+    }
+
+    @Test func aChangeInsideTheWindowWaitsForItsEndThenShowsTheLatestState() {
+        var rig = Rig(minInterval: .seconds(10))
+        rig.disconnected("connection_refused")
+        rig.advance(by: .seconds(2))
+        rig.disconnected("timeout")
+        rig.advance(by: .seconds(2))
+        rig.disconnected("dns_failure")
+        #expect(rig.posts.count == 1, "deferred")
+        #expect(rig.policy.nextDeadline?.offset == .seconds(10))
+        rig.advance(by: .milliseconds(5999))
+        #expect(rig.posts.count == 1)
+        rig.advance(by: .milliseconds(1))
+        #expect(rig.posts.count == 2)
+        #expect(rig.posts[1].at == .seconds(10))
+        #expect(rig.posts[1].replacing == 1)
+        #expect(rig.posts[1].notification.body == "The server's name could not be looked up (target server).")
+    }
+
+    @Test func aShortOutageShowsConnectedWhenTheWindowEnds() {
+        var rig = Rig(minInterval: .seconds(10))
+        rig.disconnected()
+        rig.advance(by: .seconds(3))
+        rig.connected()
+        #expect(rig.posts.count == 1)
+        rig.advance(by: .seconds(7))
+        #expect(rig.posts.map { $0.notification.summary } == ["Waiting for connectivity…", "Connected"])
+        #expect(rig.posts[1].at == .seconds(10))
+    }
+
+    @Test func aFlapStormPostsAtMostOncePerWindowAndEndsOnTheFinalState() {
+        var generator = SeededGenerator(seed: 0x5eed)
+        for round in 0..<50 {
+            let window = Duration.milliseconds(Int64(generator.next() % 20_000) + 500)
+            var rig = Rig(minInterval: window)
+            var disconnectedNow = false
+            var everDisconnected = false
+            for _ in 0..<(Int(generator.next() % 300) + 1) {
+                rig.advance(by: .milliseconds(Int64(generator.next() % 400)))
+                if generator.next() % 2 == 0 {
+                    let reasons = ["connection_refused", "timeout", "no_link"]
+                    rig.disconnected(reasons[Int(generator.next() % 3)])
+                    disconnectedNow = true
+                    everDisconnected = true
+                } else {
+                    rig.connected()
+                    disconnectedNow = false
+                }
+            }
+            for (earlier, later) in zip(rig.posts, rig.posts.dropFirst()) {
+                #expect(later.at - earlier.at >= window, "round \(round): posts \(earlier.at) and \(later.at) inside \(window)")
+            }
+            #expect(rig.posts.allSatisfy { $0.replacing == 0 || $0.replacing == 1 }, "round \(round): one notification")
+            rig.advance(by: window)
+            #expect(rig.policy.nextDeadline == nil, "round \(round): nothing left waiting")
+            if disconnectedNow {
+                #expect(rig.lastSummary == "Waiting for connectivity…", "round \(round)")
+            } else if everDisconnected {
+                #expect(rig.lastSummary == "Connected", "round \(round)")
+            } else {
+                #expect(rig.posts.isEmpty, "round \(round)")
+            }
+        }
+    }
+
+    @Test func aDismissedWaitingNotificationStaysAwayUntilTheStateChanges() {
+        var rig = Rig(minInterval: .seconds(1))
+        rig.disconnected()
+        rig.apply(rig.policy.closed(id: 1, at: rig.now))
+        #expect(rig.policy.notificationID == 0)
+        rig.advance(by: .seconds(5))
+        rig.disconnected("timeout")
+        rig.advance(by: .seconds(5))
+        #expect(rig.posts.count == 1, "the person dismissed it")
+        rig.connected()
+        #expect(rig.posts.count == 2)
+        #expect(rig.posts[1].replacing == 0, "a new notification: the old one is gone")
+        #expect(rig.lastSummary == "Connected")
+        rig.advance(by: .seconds(5))
+        rig.disconnected()
+        #expect(rig.posts.count == 3, "a new outage is shown again")
+    }
+
+    @Test func closingSomeoneElsesNotificationChangesNothing() {
+        var rig = Rig()
+        rig.disconnected()
+        rig.apply(rig.policy.closed(id: 42, at: rig.now))
+        #expect(rig.policy.notificationID == 1)
+        rig.apply(rig.policy.actionInvoked(id: 42, action: "check-now", at: rig.now))
+        rig.apply(rig.policy.actionInvoked(id: 1, action: "default", at: rig.now))
+        #expect(rig.checks == 0)
+    }
+
+    @Test func checkNowAsksForACheckAndBringsTheNotificationBackAfterIt() {
+        var rig = Rig(minInterval: .seconds(10))
+        rig.disconnected()
+        rig.advance(by: .seconds(1))
+        rig.apply(rig.policy.actionInvoked(id: 1, action: "check-now", at: rig.now))
+        #expect(rig.checks == 1)
+        // A second click while the check runs asks for nothing more.
+        rig.apply(rig.policy.actionInvoked(id: 1, action: "check-now", at: rig.now))
+        #expect(rig.checks == 1)
+        // The server took it away on the click (dunst does): not a dismissal.
+        rig.apply(rig.policy.closed(id: 1, at: rig.now))
+        rig.advance(by: .seconds(1))
+        rig.apply(rig.policy.checkFinished(at: rig.now))
+        #expect(rig.posts.count == 2, "back at once, inside the window: the person asked")
+        #expect(rig.posts[1].at == .seconds(2))
+        #expect(rig.posts[1].replacing == 0)
+        #expect(rig.lastSummary == "Waiting for connectivity…")
+    }
+
+    @Test func aRestartedServerGetsTheWaitingNotificationAgainAtOnce() {
+        var rig = Rig(minInterval: .seconds(10))
+        rig.disconnected()
+        rig.advance(by: .seconds(1))
+        rig.apply(rig.policy.serverGone(busLost: false, at: rig.now))
+        #expect(rig.policy.notificationID == 0)
+        rig.advance(by: .seconds(1))
+        rig.apply(rig.policy.serverReady(at: rig.now))
+        #expect(rig.posts.count == 2)
+        #expect(rig.posts[1].replacing == 0, "the new server never knew the old id")
+        #expect(rig.posts[1].at == .seconds(2))
+    }
+
+    @Test func aConnectedAlreadyShownIsNotRepeatedForANewServer() {
+        var rig = Rig(minInterval: .seconds(1))
+        rig.disconnected()
+        rig.advance(by: .seconds(2))
+        rig.connected()
+        rig.apply(rig.policy.serverGone(busLost: true, at: rig.now))
+        rig.apply(rig.policy.serverReady(at: rig.now))
+        #expect(rig.posts.map { $0.notification.summary } == ["Waiting for connectivity…", "Connected"])
+    }
+
+    @Test func nothingIsPostedBeforeTheBusIsReadyThenTheCurrentStateIs() {
+        var rig = Rig(ready: false)
+        rig.disconnected()
+        rig.advance(by: .seconds(60))
+        #expect(rig.posts.isEmpty)
+        #expect(rig.policy.nextDeadline == nil)
+        rig.apply(rig.policy.serverReady(at: rig.now))
+        #expect(rig.posts.count == 1)
+
+        // An outage that ended before any server could show it needs no "Connected".
+        var other = Rig(ready: false)
+        other.disconnected()
+        other.connected()
+        other.apply(other.policy.serverReady(at: other.now))
+        #expect(other.posts.isEmpty)
+    }
+
+    @Test func aFailedPostIsRetriedWhenTheWindowEnds() {
+        var rig = Rig(minInterval: .seconds(10))
+        rig.apply(rig.policy.verdict(.init(state: .disconnected, reason: "timeout", target: "server"), at: rig.now), failing: true)
+        #expect(rig.posts.count == 1)
+        #expect(rig.policy.notificationID == 0)
+        #expect(rig.policy.nextDeadline?.offset == .seconds(10))
+        rig.advance(by: .seconds(9))
+        #expect(rig.posts.count == 1)
+        rig.advance(by: .seconds(1))
+        #expect(rig.posts.count == 2)
+        #expect(rig.policy.notificationID == 1)
+    }
+
+    @Test func aNewOutageWhileConnectedIsStillOnScreenReplacesIt() {
+        var rig = Rig(minInterval: .seconds(1))
+        rig.disconnected()
+        rig.advance(by: .seconds(2))
+        rig.connected()
+        rig.advance(by: .seconds(2))
+        rig.disconnected()
+        #expect(rig.posts.map { $0.replacing } == [0, 1, 1])
+        // Once "Connected" expired, the next outage is a new notification.
+        rig.advance(by: .seconds(2))
+        rig.connected()
+        rig.apply(rig.policy.closed(id: 1, at: rig.now))
+        rig.advance(by: .seconds(2))
+        rig.disconnected()
+        #expect(rig.posts.map { $0.replacing } == [0, 1, 1, 1, 0])
+    }
+
+    @Test func reasonsReadAsSentences() {
+        #expect(ConnectivityWording.waitingBody(reason: "connection_refused", target: "server") == "The server refused the connection (target server).")
+        #expect(ConnectivityWording.waitingBody(reason: "no_link", target: nil) == "No network connection is active (no cable or Wi-Fi link).")
+        #expect(ConnectivityWording.waitingBody(reason: "brand_new", target: "api") == "The server cannot be reached (brand new) (target api).")
+        #expect(ConnectivityWording.waitingIcon(reason: "no_route") == "network-offline")
+        #expect(ConnectivityWording.waitingIcon(reason: "timeout") == "network-error")
+        #expect(ConnectivityWording.connectedBody(after: .milliseconds(300)) == "The server can be reached again.")
+        #expect(ConnectivityWording.connectedBody(after: .seconds(45)) == "The server can be reached again after 45 s.")
+        #expect(ConnectivityWording.connectedBody(after: .seconds(3 * 3600 + 120)) == "The server can be reached again after 3 h 2 min.")
+    }
+}
