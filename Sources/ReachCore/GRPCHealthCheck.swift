@@ -1,0 +1,15 @@
+/// A `grpc.health.v1.Health/Check` call.
+public struct GRPCHealthCheck: Sendable, Hashable {
+    public var endpoint: HostPort
+    /// The service name to ask about; empty means the server as a whole.
+    public var service: String
+    /// Also hold a `Health/Watch` stream open, so the server's own status changes and a broken
+    /// connection are noticed in milliseconds rather than at the next tick.
+    public var watch: Bool
+
+    public init(endpoint: HostPort, service: String = "", watch: Bool = false) {
+        self.endpoint = endpoint
+        self.service = service
+        self.watch = watch
+    }
+}
