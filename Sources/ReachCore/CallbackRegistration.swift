@@ -30,24 +30,14 @@ struct CallbackRegistration: Sendable {
         for transition: ConnectivityTransition, coalesced: Int, clock: MonitorClock, settled: @Sendable (CallbackReport) -> Void
     ) async -> Ending {
         let started = clock.uptime
-        let (signals, signal) = AsyncStream.makeStream(of: Signal.self)
-        let work = Task {
+        let body = self.body
+        let work = Task { () -> CallbackReport.Outcome in
             do {
                 try await body(transition)
-                signal.yield(.returned(.succeeded))
+                return .succeeded
             } catch {
-                signal.yield(.returned(.failed(String(describing: error))))
+                return .failed(String(describing: error))
             }
-        }
-        let deadline = timeout.map { timeout in
-            Task {
-                guard (try? await clock.sleep(for: timeout)) != nil else { return }
-                signal.yield(.deadline)
-            }
-        }
-        defer {
-            deadline?.cancel()
-            signal.finish()
         }
         func report(_ outcome: CallbackReport.Outcome) {
             settled(
@@ -55,29 +45,19 @@ struct CallbackRegistration: Sendable {
                     callback: id, name: name, direction: transition.direction, sequence: transition.sequence, outcome: outcome,
                     duration: clock.uptime - started, coalesced: coalesced))
         }
-        var timedOut = false
-        // The loop ends early (`next()` gives nil) when this task is cancelled: reachd is stopping.
-        for await event in signals {
-            switch event {
-            case .returned(let outcome):
-                guard timedOut else {
-                    report(outcome)
-                    return .ended
-                }
-                return .endedLate(after: clock.uptime - started)
-            case .deadline:
-                timedOut = true
-                report(.timedOut)
-                work.cancel()
-            }
+        switch await work.value(within: timeout, sleep: clock.sleep(for:)) {
+        case .finished(let outcome):
+            report(outcome)
+            return .ended
+        case .cancelled:
+            work.cancel()
+            report(.cancelled)
+            return .abandoned
+        case .expired:
+            report(.timedOut)
+            work.cancel()
+            guard case .finished = await work.value(within: nil) else { return .abandoned }
+            return .endedLate(after: clock.uptime - started)
         }
-        work.cancel()
-        if !timedOut { report(.cancelled) }
-        return .abandoned
-    }
-
-    private enum Signal: Sendable {
-        case returned(CallbackReport.Outcome)
-        case deadline
     }
 }

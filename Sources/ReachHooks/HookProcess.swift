@@ -2,8 +2,8 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import ReachCore
 import Subprocess
-import Synchronization
 import SystemPackage
 
 /// Runs one hook executable: a clean environment, its own process group, output handed over line
@@ -35,25 +35,12 @@ struct HookProcess: Sendable {
         case cancelled
     }
 
-    /// Set by the watchdog once it has signalled the group.
-    private final class Flag: Sendable {
-        private let value = Atomic(false)
-        func set() { value.store(true, ordering: .relaxed) }
-        var isSet: Bool { value.load(ordering: .relaxed) }
-    }
-
-    private enum Finished: Sendable {
-        case output
-        case watchdog
-    }
-
     /// Runs the hook to its end; `line` gets each output line as it arrives.
     func run(onStart: @escaping @Sendable (Int32) -> Void = { _ in }, line: @escaping @Sendable (Stream, String) -> Void) async -> Ending {
         var options = PlatformOptions()
         options.processGroupID = 0
         // On cancellation (reachd stopping): SIGTERM to the group, SIGKILL to it after the grace.
         options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: killGrace)]
-        let timedOut = Flag()
         let (timeout, killGrace) = (self.timeout, self.killGrace)
         do {
             // The raw-bytes form is handed to execve as is: each entry must carry its own NUL.
@@ -63,33 +50,26 @@ struct HookProcess: Sendable {
                 workingDirectory: "/", platformOptions: options, input: .none, output: .sequence, error: .sequence
             ) { execution in
                 onStart(execution.processIdentifier.value)
-                await withTaskGroup(of: Finished.self) { group in
-                    group.addTask { await Self.pump(execution.standardOutput, .stdout, line); return .output }
-                    group.addTask { await Self.pump(execution.standardError, .stderr, line); return .output }
-                    group.addTask {
-                        guard (try? await Task.sleep(for: timeout)) != nil else { return .watchdog }
-                        timedOut.set()
-                        try? execution.send(signal: .terminate, toProcessGroup: true)
-                        let pgid = execution.processIdentifier.value
-                        let killAt = ContinuousClock.now.advanced(by: killGrace)
-                        while ContinuousClock.now < killAt, ProcessGroup.hasLiveMember(pgid) {
-                            guard (try? await Task.sleep(for: .milliseconds(50))) != nil else { break }
-                        }
-                        // Whatever is left of the group, the hook or what it forked, dies now.
-                        try? execution.send(signal: .kill, toProcessGroup: true)
-                        return .watchdog
+                let output = Task {
+                    async let stdout: Void = Self.pump(execution.standardOutput, .stdout, line)
+                    async let stderr: Void = Self.pump(execution.standardError, .stderr, line)
+                    _ = await (stdout, stderr)
+                }
+                // Returns whether the hook outlived its timeout.
+                return await withTaskCancellationHandler {
+                    guard case .expired = await output.value(within: timeout) else {
+                        await output.value
+                        return false
                     }
-                    var outputs = 0
-                    while outputs < 2, let finished = await group.next() {
-                        if finished == .output { outputs += 1 }
-                    }
-                    // Past the deadline, let the watchdog finish the grace and kill any straggler;
-                    // otherwise it is no longer needed.
-                    if !timedOut.isSet { group.cancelAll() }
+                    await Self.stop(execution, grace: killGrace)
+                    await output.value
+                    return true
+                } onCancel: {
+                    output.cancel()
                 }
             }
             if Task.isCancelled { return .cancelled }
-            if timedOut.isSet { return .timedOut }
+            if result.closureResult { return .timedOut }
             switch result.terminationStatus {
             case .exited(let code): return .exited(code)
             case .signaled(let signal): return .signaled(signal)
@@ -98,6 +78,19 @@ struct HookProcess: Sendable {
             if Task.isCancelled { return .cancelled }
             return .notStarted("\(error)")
         }
+    }
+
+    /// The watchdog's work once the hook outlived its timeout: `SIGTERM` to the group, then, after
+    /// the grace period or as soon as the calling task is cancelled, `SIGKILL` to whatever is left
+    /// of it, the hook or what it forked.
+    private static func stop<Input, Output, Failure>(_ execution: Execution<Input, Output, Failure>, grace: Duration) async {
+        try? execution.send(signal: .terminate, toProcessGroup: true)
+        let pgid = execution.processIdentifier.value
+        let killAt = ContinuousClock.now.advanced(by: grace)
+        while ContinuousClock.now < killAt, ProcessGroup.hasLiveMember(pgid) {
+            guard (try? await Task.sleep(for: .milliseconds(50))) != nil else { break }
+        }
+        try? execution.send(signal: .kill, toProcessGroup: true)
     }
 
     private static func pump(_ output: SubprocessOutputSequence, _ stream: Stream, _ line: @Sendable (Stream, String) -> Void) async {

@@ -107,23 +107,15 @@ struct WebhookSender: Sendable {
     /// One POST, bounded as a whole (connect to the last byte of the answer) by `timeout`; the
     /// answer's status, or an error when it is not 2xx.
     private func attempt(_ request: HTTPClientRequest, timeout: Duration) async throws -> Int {
-        try await withThrowingTaskGroup(of: Int?.self) { group in
-            group.addTask {
-                let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout / .nanoseconds(1))))
-                // Read and drop what the receiver says, up to the deadline: the status is the answer.
-                for try await _ in response.body {}
-                return Int(response.status.code)
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let status = try await group.next() ?? nil else {
-                throw AttemptFailed(description: "no answer within \(timeout)")
-            }
-            guard (200..<300).contains(status) else { throw AttemptFailed(description: "HTTP \(status)") }
-            return status
+        let client = self.client
+        // At the deadline the POST is cancelled and `DeadlineExceeded` says "no answer within ...".
+        let status = try await withDeadline(timeout) {
+            let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout / .nanoseconds(1))))
+            // Read and drop what the receiver says, up to the deadline: the status is the answer.
+            for try await _ in response.body {}
+            return Int(response.status.code)
         }
+        guard (200..<300).contains(status) else { throw AttemptFailed(description: "HTTP \(status)") }
+        return status
     }
 }

@@ -111,12 +111,7 @@ public struct NotificationAgent: Sendable {
             if deadline != armedFor {
                 timer?.cancel()
                 armedFor = deadline
-                timer = deadline.map { deadline in
-                    Task {
-                        guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-                        sink.yield(.tick)
-                    }
-                }
+                timer = deadline.map { Task.after(ContinuousClock.now.duration(to: $0)) { sink.yield(.tick) } }
             }
         }
     }

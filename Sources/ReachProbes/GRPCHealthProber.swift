@@ -68,21 +68,18 @@ public struct GRPCHealthProber: Prober {
         let deadline = start.advanced(by: timeout)
         let tracker = GRPCProbePhaseTracker()
 
-        let result = await Self.withHardDeadline(
-            deadline,
-            operation: {
-                await Self.check(check, family: family, deadline: deadline, tracker: tracker, name: name, start: start)
-            },
-            onTimeout: {
-                .failure(
-                    name, .timeout, phase: tracker.current, detail: "no answer within \(timeout)",
-                    latency: ContinuousClock.now - start
-                )
-            },
-            onCancel: {
-                .failure(name, .cancelled, phase: tracker.current, latency: ContinuousClock.now - start)
-            }
-        )
+        let work = Task { await Self.check(check, family: family, deadline: deadline, tracker: tracker, name: name, start: start) }
+        // Once the race is decided, cancelled and left to wind down on its own (see above).
+        defer { work.cancel() }
+        let result: ProbeResult
+        switch await work.value(within: deadline - ContinuousClock.now) {
+        case .finished(let checked):
+            result = checked
+        case .expired:
+            result = .failure(name, .timeout, phase: tracker.current, detail: "no answer within \(timeout)", latency: ContinuousClock.now - start)
+        case .cancelled:
+            result = .failure(name, .cancelled, phase: tracker.current, latency: ContinuousClock.now - start)
+        }
         if let failure = result.failure {
             logger.debug(
                 "gRPC health check failed",
@@ -199,14 +196,7 @@ public struct GRPCHealthProber: Prober {
                 continuation.yield(.ended(error))
             }
         }
-        let silence = Task {
-            do {
-                try await Task.sleep(for: target.timeout)
-            } catch {
-                return
-            }
-            continuation.yield(.silent)
-        }
+        let silence = Task.after(target.timeout) { continuation.yield(.silent) }
         defer {
             stream.cancel()
             silence.cancel()
@@ -316,37 +306,5 @@ public struct GRPCHealthProber: Prober {
         return try HTTP2ClientTransport.Posix(
             target: resolvable, transportSecurity: .plaintext, config: config, resolverRegistry: registry
         )
-    }
-
-    /// Returns the first of: `operation`'s result, `onTimeout()` at `deadline`, `onCancel()` when
-    /// the calling task is cancelled. Does not wait for the loser: `operation` runs in its own task,
-    /// which is cancelled and left to finish on its own.
-    private static func withHardDeadline(
-        _ deadline: ContinuousClock.Instant,
-        operation: @escaping @Sendable () async -> ProbeResult,
-        onTimeout: @escaping @Sendable () -> ProbeResult,
-        onCancel: () -> ProbeResult
-    ) async -> ProbeResult {
-        let (results, continuation) = AsyncStream.makeStream(of: ProbeResult.self, bufferingPolicy: .bufferingOldest(1))
-        let work = Task {
-            continuation.yield(await operation())
-        }
-        let timer = Task {
-            do {
-                try await Task.sleep(until: deadline, clock: .continuous)
-            } catch {
-                return
-            }
-            continuation.yield(onTimeout())
-        }
-        defer {
-            work.cancel()
-            timer.cancel()
-            continuation.finish()
-        }
-        for await result in results {
-            return result
-        }
-        return onCancel()
     }
 }

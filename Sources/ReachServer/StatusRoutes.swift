@@ -34,22 +34,10 @@ struct StatusRoutes: Sendable {
     /// monitor answers a read in time (its lock is not stuck).
     func health() async -> Response {
         let monitor = self.monitor
-        let (outcome, settle) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingOldest(1))
-        // Unstructured on purpose: a read that never returns must not hold this request.
-        Task.detached {
-            _ = monitor.current
-            settle.yield(true)
-        }
         let limit = livenessLimit
-        let timer = Task {
-            guard (try? await Task.sleep(for: limit)) != nil else { return }
-            settle.yield(false)
-        }
-        var iterator = outcome.makeAsyncIterator()
-        let answered = await iterator.next() ?? false
-        timer.cancel()
-        settle.finish()
-        guard answered else {
+        // Unstructured on purpose: a read that never returns must not hold this request.
+        let read = Task.detached { _ = monitor.current }
+        guard case .finished = await read.value(within: limit) else {
             return APIError(.serviceUnavailable, "the connectivity monitor did not answer within \(limit)").response
         }
         return JSONBody.response(LivenessDocument.ok)

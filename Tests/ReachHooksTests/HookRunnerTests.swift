@@ -23,6 +23,24 @@ struct HookRunnerTests {
             observer: observer, names: HookNames(), logger: logs.logger)
     }
 
+    /// `30-hangs`: writes its pid and its child's, then sleeps. Both ignore SIGTERM (an ignored
+    /// signal stays ignored across fork and exec): only a SIGKILL to the whole group ends them.
+    func writeHangingHook() throws {
+        try folder.script("30-hangs", """
+            trap '' TERM
+            sleep 300 &
+            echo $! > \(folder.path)/grandchild.pid
+            echo $$ > \(folder.path)/hook.pid
+            sleep 300
+            """)
+    }
+
+    func waitUntilTheHangingHookIsGone() async throws {
+        let hook = try #require(Int32(folder.lines("hook.pid").first ?? ""))
+        let grandchild = try #require(Int32(folder.lines("grandchild.pid").first ?? ""))
+        try await waitUntil("the hook and its forked child are gone", timeout: .seconds(5)) { processIsGone(hook) && processIsGone(grandchild) }
+    }
+
     func hookLines(_ hook: String) -> [CapturedLogs.Entry] {
         logs.all.filter { $0.metadata["hook"] == "\(hook)" && $0.metadata["stream"] != nil }
     }
@@ -60,15 +78,7 @@ struct HookRunnerTests {
 
     @Test func aHookPastItsTimeoutIsKilledWithEverythingItForked() async throws {
         defer { folder.remove() }
-        // Both ignore SIGTERM (an ignored signal stays ignored across fork and exec): only the
-        // SIGKILL to the whole group after the grace period ends them.
-        try folder.script("30-hangs", """
-            trap '' TERM
-            sleep 300 &
-            echo $! > \(folder.path)/grandchild.pid
-            echo $$ > \(folder.path)/hook.pid
-            sleep 300
-            """)
+        try writeHangingHook()
         let started = ContinuousClock.now
         await #expect(throws: HookRunner.HooksFailed.self) {
             try await runner(timeout: .seconds(1), killGrace: .milliseconds(500)).run(for: transition(.restored))
@@ -76,9 +86,7 @@ struct HookRunnerTests {
         let elapsed = ContinuousClock.now - started
         #expect(elapsed >= .milliseconds(1500), "the timeout, then the grace period")
         #expect(elapsed < .seconds(5), "took \(elapsed)")
-        let hook = try #require(Int32(folder.lines("hook.pid").first ?? ""))
-        let grandchild = try #require(Int32(folder.lines("grandchild.pid").first ?? ""))
-        try await waitUntil("the hook and its forked child are gone", timeout: .seconds(5)) { processIsGone(hook) && processIsGone(grandchild) }
+        try await waitUntilTheHangingHookIsGone()
         #expect(observer.hooks.map(\.outcome) == [.timedOut])
         #expect(logs.warnings.contains { $0.message.contains("30-hangs timed out") && $0.metadata["event"] == "hook_failed" })
     }
@@ -99,13 +107,7 @@ struct HookRunnerTests {
 
     @Test func whenReachdStopsARunningHookAndWhatItForkedAreTornDown() async throws {
         defer { folder.remove() }
-        try folder.script("30-hangs", """
-            trap '' TERM
-            sleep 300 &
-            echo $! > \(folder.path)/grandchild.pid
-            echo $$ > \(folder.path)/hook.pid
-            sleep 300
-            """)
+        try writeHangingHook()
         let runner = self.runner(timeout: .seconds(60), killGrace: .milliseconds(500))
         let run = Task { try await runner.run(for: transition(.restored)) }
         try await waitUntil("the hook started its child") { folder.lines("grandchild.pid").count == 1 }
@@ -113,9 +115,7 @@ struct HookRunnerTests {
         run.cancel()
         _ = try? await run.value
         #expect(ContinuousClock.now - stopped < .seconds(5), "torn down in \(ContinuousClock.now - stopped)")
-        let hook = try #require(Int32(folder.lines("hook.pid").first ?? ""))
-        let grandchild = try #require(Int32(folder.lines("grandchild.pid").first ?? ""))
-        try await waitUntil("the hook and its forked child are gone", timeout: .seconds(5)) { processIsGone(hook) && processIsGone(grandchild) }
+        try await waitUntilTheHangingHookIsGone()
         #expect(observer.hooks.map(\.outcome) == [.cancelled])
     }
 
