@@ -197,6 +197,7 @@ let package = Package(
             dependencies: [
                 "ReachCore",
                 "ReachAPI",
+                "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

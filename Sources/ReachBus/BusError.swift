@@ -1,30 +1,32 @@
 import CSystemd
-import Glibc
+import ReachPOSIX
 
-/// A failed sd-bus or system call: the errno that explains it and, when the bus answered with a
-/// D-Bus error, that error's name and message.
+/// A failed sd-bus or system call: the ``ReachPOSIX/SystemCallError`` that explains it and, when
+/// the bus answered with a D-Bus error, that error's name and message.
 package struct BusError: Error, CustomStringConvertible, Sendable, Hashable {
-    package var operation: String
-    /// A positive errno.
-    package var code: Int32
+    /// The call that failed and its errno.
+    package var failure: SystemCallError
     /// `org.freedesktop.DBus.Error.AccessDenied: ...`, when the failure came back from the bus.
     package var busError: String?
 
     /// From an sd-bus return value (a negative errno) or a positive errno.
     package init(_ operation: String, code: Int32, busError: String? = nil) {
-        self.operation = operation
-        self.code = code < 0 ? -code : code
+        self.init(SystemCallError(operation, code: code < 0 ? -code : code), busError: busError)
+    }
+
+    /// A system call's failure on the way to the bus (its thread, its doorbell).
+    package init(_ failure: SystemCallError, busError: String? = nil) {
+        self.failure = failure
         self.busError = busError
     }
 
-    /// The errno text, such as "No such file or directory", with the D-Bus error if there is one.
+    /// The errno in words, such as "no such file", with the D-Bus error if there is one.
     package var reason: String {
-        let text = String(cString: strerror(code))
-        guard let busError else { return text }
-        return "\(text) (\(busError))"
+        guard let busError else { return failure.reason }
+        return "\(failure.reason) (\(busError))"
     }
 
-    package var description: String { "\(operation) failed: \(reason) (errno \(code))" }
+    package var description: String { "\(failure.call) failed: \(reason) (errno \(failure.code))" }
 }
 
 /// Turns an sd-bus return value into a thrown ``BusError`` when it is negative, else returns it.

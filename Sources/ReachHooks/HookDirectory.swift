@@ -2,6 +2,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import ReachPOSIX
 
 /// One directory of hooks, read afresh for every transition so that adding, fixing or removing a
 /// hook needs no restart.
@@ -60,7 +61,7 @@ struct HookDirectory: Sendable {
         let file = path.hasSuffix("/") ? path + name : path + "/" + name
         var info = stat()
         guard stat(file, &info) == 0 else {
-            return .refused(name: name, path: file, reason: "cannot stat it: \(String(cString: strerror(errno)))")
+            return .refused(name: name, path: file, reason: "cannot stat it: \(SystemCallError.reason(errno))")
         }
         let mode = info.st_mode
         let permissions = String(mode & 0o7777, radix: 8)

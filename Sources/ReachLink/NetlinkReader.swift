@@ -47,11 +47,11 @@ struct NetlinkReader {
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 {
                 if errno == EINTR { continue }
-                throw NetlinkSystemError("poll")
+                throw SystemCallError.current("poll")
             }
             if descriptors[1].revents != 0 { return }
             let events = descriptors[0].revents
-            if events & Int16(POLLNVAL) != 0 { throw NetlinkSystemError("poll(netlink)", code: EBADF) }
+            if events & Int16(POLLNVAL) != 0 { throw SystemCallError("poll(netlink)", code: EBADF) }
             guard ready == 0 || events & (Int16(POLLIN) | Int16(POLLERR)) != 0 else { continue }
             try perform(handle(socket.receive(into: buffer), in: &session, buffer: buffer), on: socket)
         }
@@ -98,10 +98,10 @@ struct NetlinkReader {
     }
 
     /// Moves this thread (only) into the namespace; sockets opened afterwards belong to it for good.
-    private static func enterNetworkNamespace(at path: String) throws(NetlinkSystemError) {
+    private static func enterNetworkNamespace(at path: String) throws(SystemCallError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw NetlinkSystemError("open(\(path))") }
+        guard descriptor >= 0 else { throw SystemCallError.current("open(\(path))") }
         defer { close(descriptor) }
-        guard cnetlink_enter_network_namespace(descriptor) == 0 else { throw NetlinkSystemError("setns(\(path))") }
+        guard cnetlink_enter_network_namespace(descriptor) == 0 else { throw SystemCallError.current("setns(\(path))") }
     }
 }

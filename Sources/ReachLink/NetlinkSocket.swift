@@ -1,18 +1,6 @@
 import CNetlink
 import Glibc
-
-/// A failed system call, with the errno that explains it.
-struct NetlinkSystemError: Error, CustomStringConvertible, Sendable, Hashable {
-    var operation: String
-    var code: Int32
-
-    init(_ operation: String, code: Int32 = errno) {
-        self.operation = operation
-        self.code = code
-    }
-
-    var description: String { "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))" }
-}
+import ReachPOSIX
 
 /// An `AF_NETLINK`/`NETLINK_ROUTE` socket subscribed to link, address and route notifications.
 ///
@@ -40,15 +28,15 @@ final class NetlinkSocket {
     let portID: UInt32
 
     /// Opens, sizes and binds the socket in the calling thread's network namespace.
-    init(receiveBufferSize: Int, groups: UInt32 = NetlinkSocket.groups) throws(NetlinkSystemError) {
+    init(receiveBufferSize: Int, groups: UInt32 = NetlinkSocket.groups) throws(SystemCallError) {
         let descriptor = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), NETLINK_ROUTE)
-        guard descriptor >= 0 else { throw NetlinkSystemError("socket(AF_NETLINK)") }
+        guard descriptor >= 0 else { throw SystemCallError.current("socket(AF_NETLINK)") }
         self.descriptor = descriptor
         var size = Int32(clamping: receiveBufferSize)
         // SO_RCVBUFFORCE passes rmem_max but needs CAP_NET_ADMIN; SO_RCVBUF is capped at rmem_max.
         if setsockopt(descriptor, SOL_SOCKET, SO_RCVBUFFORCE, &size, socklen_t(MemoryLayout<Int32>.size)) != 0,
            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) != 0 {
-            let error = NetlinkSystemError("setsockopt(SO_RCVBUF)")
+            let error = SystemCallError.current("setsockopt(SO_RCVBUF)")
             close(descriptor)
             throw error
         }
@@ -61,7 +49,7 @@ final class NetlinkSocket {
             }
         }
         guard bound == 0 else {
-            let error = NetlinkSystemError("bind(AF_NETLINK)")
+            let error = SystemCallError.current("bind(AF_NETLINK)")
             close(descriptor)
             throw error
         }
@@ -70,7 +58,7 @@ final class NetlinkSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
         guard named == 0 else {
-            let error = NetlinkSystemError("getsockname(AF_NETLINK)")
+            let error = SystemCallError.current("getsockname(AF_NETLINK)")
             close(descriptor)
             throw error
         }
@@ -90,7 +78,7 @@ final class NetlinkSocket {
     }
 
     /// Asks for every object of `kind`, both IP families; the replies arrive as a multipart message.
-    func requestDump(_ kind: DumpKind, sequence: UInt32) throws(NetlinkSystemError) {
+    func requestDump(_ kind: DumpKind, sequence: UInt32) throws(SystemCallError) {
         let (type, bodySize): (Int, Int) = switch kind {
         case .links: (RTM_GETLINK, 16) // struct ifinfomsg
         case .addresses: (RTM_GETADDR, 8) // struct ifaddrmsg
@@ -102,7 +90,7 @@ final class NetlinkSocket {
     }
 
     /// Sends one complete netlink message to the kernel.
-    func send(_ message: [UInt8]) throws(NetlinkSystemError) {
+    func send(_ message: [UInt8]) throws(SystemCallError) {
         var kernel = sockaddr_nl()
         kernel.nl_family = sa_family_t(AF_NETLINK)
         while true {
@@ -115,12 +103,12 @@ final class NetlinkSocket {
             }
             if sent >= 0 { return }
             if errno == EINTR { continue }
-            throw NetlinkSystemError("sendto(AF_NETLINK)")
+            throw SystemCallError.current("sendto(AF_NETLINK)")
         }
     }
 
     /// Reads one datagram without blocking, with the port id of its sender.
-    func receive(into buffer: UnsafeMutableRawBufferPointer) throws(NetlinkSystemError) -> Reception {
+    func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Reception {
         var source = sockaddr_nl()
         var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
         // MSG_TRUNC makes recv return the datagram's real length, so truncation is visible.
@@ -136,7 +124,7 @@ final class NetlinkSocket {
         case ENOBUFS: return .overrun
         case EAGAIN, EWOULDBLOCK: return .empty
         case EINTR: return .interrupted
-        default: throw NetlinkSystemError("recv(AF_NETLINK)")
+        default: throw SystemCallError.current("recv(AF_NETLINK)")
         }
     }
 

@@ -105,7 +105,7 @@ public final class JournalWriter: Sendable {
             let result = JournalEntry(event, identifier: identifier, names: &names).send()
             if result < 0 {
                 state.withLock { $0.inFlight = nil }
-                detour("journald does not answer (\(String(cString: strerror(-result)))): logging to standard error until it does")
+                detour("journald does not answer (\(SystemCallError.reason(-result))): logging to standard error until it does")
                 fallback.log(event: event)
             } else if let missed = rejoined() {
                 let back = notice("journald answers again; \(missed) lines went to standard error meanwhile")

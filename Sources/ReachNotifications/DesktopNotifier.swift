@@ -149,7 +149,7 @@ public final class DesktopNotifier: Sendable {
         do {
             session = try BusSession()
         } catch {
-            return Outcome(error: BusError(error.call, code: error.code))
+            return Outcome(error: BusError(error))
         }
         current.withLock { $0 = session }
         let bus = self.bus
@@ -170,7 +170,7 @@ public final class DesktopNotifier: Sendable {
                         continuation.resume(returning: outcome)
                     }
                 } catch {
-                    continuation.resume(returning: Outcome(error: BusError(error.call, code: error.code)))
+                    continuation.resume(returning: Outcome(error: BusError(error)))
                 }
             }
         } onCancel: {

@@ -49,7 +49,7 @@ public final class LogindSleepWatcher: Sendable {
         do {
             doorbell = try ShutdownDoorbell()
         } catch {
-            warn(.init(.unavailable("cannot start watching"), BusError(error.call, code: error.code)), onChange: onChange)
+            warn(.init(.unavailable("cannot start watching"), BusError(error)), onChange: onChange)
             return
         }
         let outcome: WatchOutcome = await withTaskCancellationHandler {
@@ -59,7 +59,7 @@ public final class LogindSleepWatcher: Sendable {
                         continuation.resume(returning: watch(doorbell: doorbell, onChange: onChange))
                     }
                 } catch {
-                    continuation.resume(returning: WatchOutcome(.unavailable("cannot start the bus thread"), BusError(error.call, code: error.code)))
+                    continuation.resume(returning: WatchOutcome(.unavailable("cannot start the bus thread"), BusError(error)))
                 }
             }
         } onCancel: {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReachPOSIX
 
 extension ReachctlCommand {
     /// `reachctl reload`: SIGHUP to reachd, for people who do not remember the signal.
@@ -38,7 +39,7 @@ extension ReachctlCommand {
                 target = only
             }
             guard kill(target, SIGHUP) == 0 else {
-                let reason = errno == EPERM ? "not permitted: run as root or as reachd's user, or use systemctl reload reachd" : String(cString: strerror(errno))
+                let reason = errno == EPERM ? "not permitted: run as root or as reachd's user, or use systemctl reload reachd" : SystemCallError.reason(errno)
                 Output.error("reachctl: cannot signal reachd (pid \(target)): \(reason)")
                 throw ExitCode(ExitStatus.unreachable)
             }
