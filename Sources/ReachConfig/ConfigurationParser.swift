@@ -101,9 +101,7 @@ struct ConfigurationParser {
                 idleTimeout = timeout
             }
         }
-        if let listenNode = entries["listen"], let listen, IPAddress(listen.host) != nil, !isLoopback(listen.host), apiToken == nil,
-            !tokenWasGiven
-        {
+        if let listenNode = entries["listen"], let listen, IPAddress(listen.host) != nil, listen.listenerNeedsToken, apiToken == nil, !tokenWasGiven {
             reader.report(
                 "\(listen) is reachable from other machines: set api.bearer_token_file (or api.bearer_token_credential) so that only clients with the token are answered",
                 at: listenNode)
@@ -121,7 +119,7 @@ struct ConfigurationParser {
             if let node = grpc["listen"], let address = hostPort(node, expected: "host:port for the gRPC health service, like 127.0.0.1:9781", ports: 0...65535) {
                 if IPAddress(address.host) == nil {
                     reader.report("the gRPC health service listens on an IP address, found \"\(address.host)\"", at: node)
-                } else if !isLoopback(address.host), apiToken == nil, !tokenWasGiven {
+                } else if address.listenerNeedsToken, apiToken == nil, !tokenWasGiven {
                     reader.report(
                         "\(address) is reachable from other machines: set api.bearer_token_file (or api.bearer_token_credential); callers then send authorization: Bearer <token> metadata",
                         at: node)
@@ -255,10 +253,6 @@ struct ConfigurationParser {
         if let node = entries["coalesce"], let value = reader.duration(node, in: Self.coalescingRange) { settings.coalescing = value }
     }
 
-    func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || IPAddress(host)?.isLoopback == true
-    }
-
     mutating func parsePolicy(_ node: ConfigNode, targetCount: Int) -> TargetPolicy? {
         if case .mapping(let mapping) = node.node {
             guard let quorumNode = reader.mapping(node, keys: ["quorum"])?["quorum"] else {
@@ -380,15 +374,7 @@ struct ConfigurationParser {
     /// `host:port`, or `[v6]:port`. Port 0 (any free port) suits only a listening address.
     mutating func hostPort(_ node: ConfigNode, expected: String, ports: ClosedRange<Int> = 1...65535) -> HostPort? {
         guard let text = reader.string(node, expected: expected) else { return nil }
-        let host: Substring
-        let portText: Substring
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") {
-            host = text[text.index(after: text.startIndex)..<close]
-            portText = text[text.index(close, offsetBy: 2)...]
-        } else if let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") {
-            host = text[..<colon]
-            portText = text[text.index(after: colon)...]
-        } else {
+        guard case let (host, portText?) = HostPort.split(text[...]) else {
             reader.report("\"\(text)\" is not \(expected) (write IPv6 addresses in brackets: [::1]:80)", at: node)
             return nil
         }

@@ -121,7 +121,7 @@ public struct Daemon: Sendable {
     public func run() async throws {
         // The configuration parser enforces this too; a Configuration built in code is checked here.
         let address = StatusServer.Address.tcp(host: configuration.listen.host, port: configuration.listen.port)
-        guard address.isLocal || configuration.apiToken != nil else {
+        guard !address.needsToken || configuration.apiToken != nil else {
             logger.critical("refusing to serve the status endpoint on \(configuration.listen) without a bearer token")
             throw UnprotectedStatusEndpoint(listen: configuration.listen)
         }

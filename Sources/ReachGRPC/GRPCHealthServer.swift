@@ -47,7 +47,7 @@ public final class GRPCHealthServer: Service, Sendable {
     ///   - port: The TCP port; 0 lets the kernel choose one, which ``listeningPort`` then tells.
     ///   - bearerToken: When set, every call must carry `authorization: Bearer <token>` metadata
     ///     and is refused with `UNAUTHENTICATED` otherwise; mandatory when `host` is not loopback
-    ///     (the configuration checks).
+    ///     (``ReachCore/HostPort/listenerNeedsToken``; the configuration checks).
     ///   - maxConnections: The most connections open at once; a connection past it is closed as
     ///     soon as it is accepted. Health checkers hold one each.
     ///   - logger: Receives where the server listens and why it stopped.

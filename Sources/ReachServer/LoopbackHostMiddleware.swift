@@ -21,15 +21,12 @@ struct LoopbackHostMiddleware<Context: RequestContext>: RouterMiddleware {
             "this endpoint answers requests for localhost, 127.0.0.1 or [::1] only; set api.bearer_token_file to serve other names")
     }
 
-    /// Whether a `Host` value (`name`, `name:port`, `[v6]:port`) names this machine's loopback.
+    /// Whether a `Host` value (`name`, `name:port`, `[v6]:port`) names this machine's loopback:
+    /// besides ``ReachCore/HostPort/isLoopback(_:)``, the `*.localhost` names that resolve to it
+    /// (RFC 6761), and any of them as a fully qualified name, with a trailing dot.
     static func namesLoopback(_ host: String) -> Bool {
-        var name = Substring(host.lowercased())
-        if name.hasPrefix("["), let close = name.firstIndex(of: "]") {
-            name = name[name.index(after: name.startIndex)..<close]
-        } else if let colon = name.lastIndex(of: ":"), !name[..<colon].contains(":") {
-            name = name[..<colon]
-        }
+        var name = HostPort.split(host.lowercased()[...]).host
         if name.hasSuffix(".") { name = name.dropLast() }
-        return name == "localhost" || name.hasSuffix(".localhost") || IPAddress(String(name))?.isLoopback == true
+        return name.hasSuffix(".localhost") || HostPort.isLoopback(name)
     }
 }

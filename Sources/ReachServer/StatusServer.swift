@@ -29,7 +29,7 @@ import ReachMetrics
 ///
 /// **Access.** With a bearer token set, every route but `/healthz` requires
 /// `Authorization: Bearer <token>`. The daemon requires a token for any listen address that is not
-/// loopback (see ``Address/isLocal``): the status reveals which servers this machine talks to and
+/// loopback (see ``Address/needsToken``): the status reveals which servers this machine talks to and
 /// when it is offline, and `POST /v1/check` makes it send probes. On loopback or a Unix socket the
 /// operating system's access control is the boundary.
 public struct StatusServer: Sendable {
@@ -40,12 +40,13 @@ public struct StatusServer: Sendable {
         /// A Unix domain socket; a stale socket file from an earlier run is replaced.
         case unixSocket(String)
 
-        /// Whether only this machine can connect: a loopback host or a Unix socket. Anything else
-        /// needs a bearer token.
-        public var isLocal: Bool {
+        /// Whether a server here must ask for a bearer token: on TCP as
+        /// ``ReachCore/HostPort/listenerNeedsToken`` says; never on a Unix socket, whose file mode
+        /// is the boundary.
+        public var needsToken: Bool {
             switch self {
-            case .tcp(let host, let port): HostPort(host: host, port: port).isLoopback
-            case .unixSocket: true
+            case .tcp(let host, let port): HostPort(host: host, port: port).listenerNeedsToken
+            case .unixSocket: false
             }
         }
 

@@ -186,13 +186,13 @@ struct StatusRouteTests {
         await harness.stop()
     }
 
-    @Test func addressesKnowWhetherTheyAreLocal() {
-        #expect(StatusServer.Address.tcp(host: "127.0.0.1", port: 9780).isLocal)
-        #expect(StatusServer.Address.tcp(host: "::1", port: 9780).isLocal)
-        #expect(StatusServer.Address.tcp(host: "localhost", port: 9780).isLocal)
-        #expect(StatusServer.Address.unixSocket("/run/reachd/status.sock").isLocal)
-        #expect(!StatusServer.Address.tcp(host: "0.0.0.0", port: 9780).isLocal)
-        #expect(!StatusServer.Address.tcp(host: "192.168.1.10", port: 9780).isLocal)
+    @Test func addressesKnowWhetherTheyNeedAToken() {
+        #expect(!StatusServer.Address.tcp(host: "127.0.0.1", port: 9780).needsToken)
+        #expect(!StatusServer.Address.tcp(host: "::1", port: 9780).needsToken)
+        #expect(!StatusServer.Address.tcp(host: "localhost", port: 9780).needsToken)
+        #expect(!StatusServer.Address.unixSocket("/run/reachd/status.sock").needsToken)
+        #expect(StatusServer.Address.tcp(host: "0.0.0.0", port: 9780).needsToken)
+        #expect(StatusServer.Address.tcp(host: "192.168.1.10", port: 9780).needsToken)
         #expect(StatusServer.Address.tcp(host: "::1", port: 9780).description == "[::1]:9780")
     }
 
