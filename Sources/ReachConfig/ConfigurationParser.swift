@@ -293,23 +293,8 @@ struct ConfigurationParser {
     /// A bracket range like `[9-0]` would match nothing: almost certainly not what was meant.
     mutating func checkGlobs(_ patterns: [String], at node: ConfigNode) {
         for pattern in patterns {
-            let p = Array(pattern.unicodeScalars)
-            var index = 0
-            while let open = p[index...].firstIndex(of: "["), let close = p[min(open + 2, p.count)...].firstIndex(of: "]") {
-                var body = p[(open + 1)..<close]
-                if body.first == "!" || body.first == "^" { body = body.dropFirst() }
-                var i = body.startIndex
-                while i < body.endIndex {
-                    if i + 2 < body.endIndex, body[i + 1] == "-" {
-                        if body[i] > body[i + 2] {
-                            reader.report("\"\(pattern)\" has the reversed range \(body[i])-\(body[i + 2]), which matches nothing", at: node)
-                        }
-                        i += 3
-                    } else {
-                        i += 1
-                    }
-                }
-                index = close + 1
+            for range in Glob(pattern).reversedRanges {
+                reader.report("\"\(pattern)\" has the reversed range \(range.lower)-\(range.upper), which matches nothing", at: node)
             }
         }
     }

@@ -24,9 +24,23 @@ struct InterfaceFilterTests {
         ("", "eth0", false),
         ("eth[9-0]", "eth5", false),
         ("eth[9-0]", "eth9", false),
+        // Brackets as fnmatch reads them: a ] first is literal, a [ without ] is itself.
+        ("[]a]", "]", true),
+        ("[!]", "x", true),
+        ("[a-c-e]", "-", true),
+        ("x[", "x[", true),
+        ("a[b", "ab", false),
     ])
     func globMatches(pattern: String, name: String, matches: Bool) {
         #expect(InterfaceFilter(include: [pattern], exclude: []).admits(name) == matches)
+    }
+
+    /// What the configuration reports: the same brackets the filter matches with.
+    @Test func reversedRangesAreFoundInOrder() {
+        let ranges = Glob("eth[9-0a-z]x[!z-a]*").reversedRanges.map { "\($0.lower)-\($0.upper)" }
+        #expect(ranges == ["9-0", "z-a"])
+        #expect(Glob("wl[a-z]n[0-9]").reversedRanges.isEmpty)
+        #expect(Glob("[9-0").reversedRanges.isEmpty, "no bracket without its ]")
     }
 
     @Test func defaultExcludesContainerAndVMPlumbing() {
