@@ -1,3 +1,4 @@
+import ReachCore
 import Yams
 
 /// A YAML node and the key path that led to it.

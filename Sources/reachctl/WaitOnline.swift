@@ -5,54 +5,6 @@ import ReachClient
 import ReachCore
 import Synchronization
 
-/// A duration on the command line: `30s`, `500ms`, `2m`, `1h`, `1m30s`, or a bare number of seconds,
-/// up to a year.
-struct DurationArgument: ExpressibleByArgument, Sendable, CustomStringConvertible {
-    let duration: Duration
-    let description: String
-    static let longest: Duration = .seconds(365 * 24 * 3600)
-
-    /// Whole milliseconds, or `nil` past ``longest`` (where converting could overflow).
-    private static func milliseconds(_ seconds: Double) -> Duration? {
-        let milliseconds = (seconds * 1000).rounded()
-        guard milliseconds.isFinite, milliseconds <= Double(longest / .milliseconds(1)) else { return nil }
-        return .milliseconds(Int64(milliseconds))
-    }
-
-    init?(argument: String) {
-        let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
-        guard !text.isEmpty else { return nil }
-        if let seconds = Double(text) {
-            guard seconds >= 0, let milliseconds = Self.milliseconds(seconds) else { return nil }
-            duration = milliseconds
-            description = argument
-            return
-        }
-        var total: Duration = .zero
-        var rest = Substring(text)
-        while !rest.isEmpty {
-            let number = rest.prefix { $0.isNumber || $0 == "." }
-            guard let value = Double(number), value >= 0 else { return nil }
-            rest = rest.dropFirst(number.count)
-            let unit = rest.prefix { $0.isLetter }
-            rest = rest.dropFirst(unit.count)
-            let scale: Double
-            switch unit {
-            case "ms": scale = 0.001
-            case "s": scale = 1
-            case "m": scale = 60
-            case "h": scale = 3600
-            default: return nil
-            }
-            guard let part = Self.milliseconds(value * scale) else { return nil }
-            total += part
-            guard total <= Self.longest else { return nil }
-        }
-        duration = total
-        description = argument
-    }
-}
-
 extension ReachctlCommand {
     struct WaitOnline: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -1,11 +1,12 @@
 /// Reads and writes durations the way Go, Prometheus and systemd users write them: `250ms`, `1s`,
-/// `1.5s`, `1m30s`. A unit is required; a bare number is ambiguous.
-enum DurationText {
+/// `1.5s`, `1m30s`. A unit is required; a bare number is ambiguous. The one duration parser: the
+/// configuration's, and reachctl's under its own rules.
+package enum DurationText {
     private static let units: [(suffix: String, nanoseconds: Double)] = [
         ("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9),
     ]
 
-    static func parse(_ text: String) -> Duration? {
+    package static func parse(_ text: String) -> Duration? {
         var rest = Substring(text)
         guard !rest.isEmpty else { return nil }
         var total = 0.0
@@ -23,7 +24,7 @@ enum DurationText {
     }
 
     /// The shortest exact rendering in one unit: `2s`, `250ms`, `1500us`.
-    static func format(_ duration: Duration) -> String {
+    package static func format(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         for (suffix, scale) in [("h", Int64(3600e9)), ("m", Int64(60e9)), ("s", Int64(1e9)), ("ms", Int64(1e6)), ("us", Int64(1e3))]
@@ -32,9 +33,4 @@ enum DurationText {
         }
         return "\(nanoseconds)ns"
     }
-}
-
-extension Duration {
-    /// The duration as the configuration writes it: `1s`, `250ms`, `1h`.
-    public var configText: String { DurationText.format(self) }
 }
