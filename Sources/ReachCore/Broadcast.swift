@@ -46,7 +46,6 @@ final class Broadcast<Value: Sendable>: Sendable {
         /// Where each parked reader is in `parked`, so that cancelling one costs O(1), amortized.
         @usableFromInline
         var parkedSlots: [UInt64: Int] = [:]
-        var subscriptions = 0
         @usableFromInline
         var isFinished = false
 
@@ -96,6 +95,8 @@ final class Broadcast<Value: Sendable>: Sendable {
     @usableFromInline
     let publishedEnd: Atomic<UInt64>
     private let readerIDs = Atomic<UInt64>(0)
+    /// Live subscriptions; an atomic, so a sender can skip a send nobody waits for without the lock.
+    private let subscriptions = Atomic<Int>(0)
     /// How many unread values a subscriber keeps before the oldest are skipped.
     @usableFromInline
     let bufferLimit: Int
@@ -119,7 +120,11 @@ final class Broadcast<Value: Sendable>: Sendable {
     var latest: Value? { state.withLock { $0.window.last } }
 
     /// Live subscriptions: created and not yet ended or released.
-    var subscriberCount: Int { state.withLock { $0.isFinished ? 0 : $0.subscriptions } }
+    var subscriberCount: Int { state.withLock { $0.isFinished } ? 0 : subscriptions.load(ordering: .relaxed) }
+
+    /// Whether any subscription is live, read without the lock. A sender that checks it under a
+    /// lock a subscriber took after subscribing (and before waiting for the news) sees it.
+    var hasSubscribers: Bool { subscriptions.load(ordering: .relaxed) > 0 }
 
     /// Sends the value `make` builds from the latest one, atomically, and returns it.
     @discardableResult
@@ -150,7 +155,7 @@ final class Broadcast<Value: Sendable>: Sendable {
         state.withLock { state in
             let history = state.window.count > historyLimit ? Deque(state.window.suffix(historyLimit)) : state.window
             let values = state.isFinished ? [] : backlog(history, state.window.last)
-            state.subscriptions += 1
+            subscriptions.add(1, ordering: .relaxed)
             return Subscription(broadcast: self, backlog: values, start: state.end)
         }
     }
@@ -166,7 +171,7 @@ final class Broadcast<Value: Sendable>: Sendable {
     }
 
     func unsubscribe() {
-        state.withLock { $0.subscriptions -= 1 }
+        subscriptions.subtract(1, ordering: .relaxed)
     }
 
     /// How many values were sent at or after `position`.

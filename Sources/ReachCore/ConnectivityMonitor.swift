@@ -78,6 +78,8 @@ public final class ConnectivityMonitor: Sendable {
     let state: Mutex<State>
     private let hub: EventHub
     private let control: Broadcast<ProbeControl>
+    /// Rings after every step that took its input, for ``updates()``.
+    private let updated: Broadcast<Void>
     /// Callbacks, hooks and webhooks, and their runs.
     let reactions: TransitionReactions
     private let settleRequests: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
@@ -94,6 +96,7 @@ public final class ConnectivityMonitor: Sendable {
             initial: combiner.verdict, firstSequence: configuration.firstSequence, bufferLimit: configuration.subscriberBufferLimit,
             historyLimit: configuration.historyLimit)
         self.control = Broadcast(initial: combiner.probeControl, bufferLimit: 1)
+        self.updated = Broadcast(initial: (), bufferLimit: 1)
         self.reactions = TransitionReactions(clock: clock, logger: logger)
         self.settleRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
@@ -231,6 +234,15 @@ public final class ConnectivityMonitor: Sendable {
         control.subscribe()
     }
 
+    /// Wakes on every change to what ``current`` and ``currentProbeControl`` read, check times
+    /// included: once at once, then after each accepted probe result, link or sleep change,
+    /// reload and immediate-probe request. Several changes may ring once; the subscriber reads
+    /// what it needs. For waiting on a probe result (`POST /v1/check`), which
+    /// ``subscribe(resumingAfter:)`` does not tell: a new check time alone is not an event.
+    package func updates() -> Subscription<Void> {
+        updated.subscribe()
+    }
+
     /// Every callback run's outcome, from now on.
     public func callbackReports() -> Subscription<CallbackReport> {
         reactions.callbackReports()
@@ -247,6 +259,7 @@ public final class ConnectivityMonitor: Sendable {
         }
         hub.finish()
         control.finish()
+        updated.finish()
         reactions.finish()
         settleRequests.continuation.finish()
     }
@@ -274,6 +287,8 @@ public final class ConnectivityMonitor: Sendable {
         if change.probeControlChanged {
             control.send(state.combiner.probeControl)
         }
+        // Only when someone waits: a probe result is the hot path.
+        if change.accepted, updated.hasSubscribers { updated.send(()) }
         guard change.isNews else { return nil }
         let event = hub.publish(state.combiner.verdict)
         if let direction = change.transition {

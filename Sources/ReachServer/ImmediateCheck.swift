@@ -3,29 +3,31 @@ import ReachCore
 /// `POST /v1/check`: probe every target now and answer with the fresh verdict, so that a person who
 /// just plugged in a cable, or a script about to upload, need not wait for the next tick.
 ///
-/// It asks the monitor for an immediate probe, then watches the verdict until every target has a
-/// result newer than the request, the verdict changes, or `waitLimit` passes — whichever comes
-/// first — and answers with what the monitor knows then. While probing is suspended (no usable
-/// link, system asleep) no probe will come, so it answers at once.
+/// It asks the monitor for an immediate probe, then looks again at each of the monitor's updates
+/// until every target has a result newer than the request, the verdict changes, or `waitLimit`
+/// passes — whichever comes first — and answers with what the monitor knows then. While probing is
+/// suspended (no usable link, system asleep) no probe will come, so it answers at once.
 ///
-/// It polls: check times are deliberately not events (they change every probe), and a read of
-/// the current verdict is a lock and a copy.
+/// It follows ``ReachCore/ConnectivityMonitor/updates()``, not the event stream: check times are
+/// deliberately not events (they change every probe).
 struct ImmediateCheck: Sendable {
     let monitor: ConnectivityMonitor
     let waitLimit: Duration
-    var pollInterval: Duration = .milliseconds(10)
 
     func run() async -> ConnectivityEvent {
         let before = monitor.current
+        // Subscribed before asking, so that no result can come in between unseen.
+        let updates = monitor.updates()
         monitor.requestImmediateProbe()
-        let deadline = ContinuousClock.now.advanced(by: waitLimit)
-        while true {
-            let now = monitor.current
-            if isSettled(before: before, now: now) || ContinuousClock.now >= deadline {
-                return now
+        let settled = try? await withDeadline(waitLimit) {
+            // The first update is the state as it is now: suspended probing answers at once.
+            for await _ in updates {
+                let now = monitor.current
+                if isSettled(before: before, now: now) { return now }
             }
-            guard (try? await Task.sleep(for: pollInterval)) != nil else { return monitor.current }
+            return monitor.current
         }
+        return settled ?? monitor.current
     }
 
     private func isSettled(before: ConnectivityEvent, now: ConnectivityEvent) -> Bool {
