@@ -57,7 +57,8 @@ let package = Package(
         // MARK: The pure core and the wire contract
 
         // The pure core: state model, combining policy, hysteresis, probe schedule, hub, callback
-        // registry. No I/O: driven by an injected clock and fed by adapters.
+        // registry. No I/O: driven by an injected clock and fed by adapters. Also the small helpers
+        // every module shares, each written once: the deadline race, durations, globs, host:port.
         .target(
             name: "ReachCore",
             dependencies: [

@@ -124,12 +124,4 @@ public struct Verdict: Sendable, Hashable {
     }
 
     public var isConnected: Bool { state == .connected }
-
-    /// Whether `other` says something different to a subscriber: state, reason, usable interfaces,
-    /// or a target's health. Latencies and check times change every probe and are not news.
-    public func differsInMeaning(from other: Verdict) -> Bool {
-        state != other.state || reason != other.reason || usableInterfaces != other.usableInterfaces
-            || targets.count != other.targets.count
-            || zip(targets, other.targets).contains { $0.name != $1.name || $0.health != $1.health || $0.unhealthyReason != $1.unhealthyReason }
-    }
 }
