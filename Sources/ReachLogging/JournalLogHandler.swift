@@ -27,10 +27,7 @@ public struct JournalLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var complete = event
-        var fields = metadata
-        if let provided = metadataProvider?.get() { fields.merge(provided) { _, new in new } }
-        if let own = event.metadata { fields.merge(own) { _, new in new } }
-        complete.metadata = fields
+        complete.metadata = lineMetadata(for: event)
         writer.submit(complete)
     }
 }

@@ -30,9 +30,7 @@ public struct LogfmtLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var fields = metadata
-        if let provided = metadataProvider?.get() { fields.merge(provided) { _, new in new } }
-        if let eventMetadata = event.metadata { fields.merge(eventMetadata) { _, new in new } }
+        var fields = lineMetadata(for: event)
         if let error = event.error { fields["error"] = "\(error)" }
 
         var line = "ts=\(RFC3339.string(from: WallTime.now())) level=\(event.level.rawValue) logger=\(Self.quoted(label)) msg=\(Self.quoted("\(event.message)"))"
