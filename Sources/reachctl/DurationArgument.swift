@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import ReachCore
 
 /// A duration on the command line: as the configuration writes it (`30s`, `500ms`, `2m`, `1h`,
@@ -10,7 +9,7 @@ struct DurationArgument: ExpressibleByArgument, Sendable, CustomStringConvertibl
     static let longest: Duration = .seconds(365 * 24 * 3600)
 
     init?(argument: String) {
-        let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
+        let text = argument.trimmingWhitespace.lowercased()
         let parsed: Duration?
         if let seconds = Double(text) {
             // Checked before converting: past a year (or infinite) it could overflow.

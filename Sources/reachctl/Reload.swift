@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReachCore
 import ReachPOSIX
 
 extension ReachctlCommand {
@@ -53,8 +55,8 @@ extension ReachctlCommand {
         }
 
         static func isReachd(_ pid: Int32) -> Bool {
-            guard let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return false }
-            return name.trimmingCharacters(in: .whitespacesAndNewlines) == "reachd"
+            guard case .success(let name) = BoundedFile.readText("/proc/\(pid)/comm", limit: 64) else { return false }
+            return name.trimmingWhitespace == "reachd"
         }
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import ReachAPI
 import ReachClient
 import ReachCore
@@ -65,7 +64,16 @@ enum Summary {
 
     static func milliseconds(_ seconds: Double) -> String {
         let ms = seconds * 1000
-        return ms < 10 ? String(format: "%.2f ms", ms) : String(format: "%.1f ms", ms)
+        return ms < 10 ? "\(fixed(ms, digits: 2)) ms" : "\(fixed(ms, digits: 1)) ms"
+    }
+
+    /// `value` rounded half away from zero to `digits` decimals, written without an exponent.
+    static func fixed(_ value: Double, digits: Int) -> String {
+        let scale = (0..<digits).reduce(1.0) { result, _ in result * 10 }
+        let scaled = Int64((abs(value) * scale).rounded())
+        let whole = scaled / Int64(scale)
+        let fraction = String(scaled % Int64(scale))
+        return (value < 0 && scaled != 0 ? "-" : "") + "\(whole)." + String(repeating: "0", count: digits - fraction.count) + fraction
     }
 
     static func ago(_ interval: Duration) -> String {

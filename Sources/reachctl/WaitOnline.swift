@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import ReachAPI
 import ReachClient
 import ReachCore

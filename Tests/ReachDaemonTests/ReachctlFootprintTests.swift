@@ -3,18 +3,19 @@ import ReachTesting
 import Testing
 
 /// reachctl is a client: it talks to reachd through ReachClient alone and must not carry the
-/// server stack, an HTTP client library, TLS or gRPC in its binary (each one costs size, start-up
-/// time and private memory on every machine that runs it).
+/// server stack, an HTTP client library, TLS or gRPC in its binary, nor full Foundation with ICU's
+/// tables (FoundationEssentials is enough): each one costs size, start-up time and private memory
+/// on every machine that runs it.
 @Suite("reachctl's binary")
 struct ReachctlFootprintTests {
     /// Mangled-name fragments of the modules a client has no use for: `<length><Module>`, as Swift
     /// mangles a module's symbols, and BoringSSL's C prefix.
     static let forbidden = [
         "11Hummingbird", "15HummingbirdCore", "10Prometheus", "15AsyncHTTPClient", "6NIOSSL", "13CNIOBoringSSL", "CNIOBoringSSL_",
-        "8GRPCCore", "21GRPCNIOTransportHTTP2", "12GRPCProtobuf", "13SwiftProtobuf", "8NIOHTTP2",
+        "8GRPCCore", "21GRPCNIOTransportHTTP2", "12GRPCProtobuf", "13SwiftProtobuf", "8NIOHTTP2", "10Foundation", "icu_",
     ]
 
-    @Test func linksNoneOfTheServerStackNoHTTPClientLibraryNoTLSAndNoGRPC() async throws {
+    @Test func linksNoneOfTheServerStackNoHTTPClientLibraryNoTLSNoGRPCAndNoICU() async throws {
         let binary = reachdBinary.deletingLastPathComponent().appending(path: "reachctl")
         let symbols = try await runProgram("/usr/bin/nm", ["--defined-only", binary.path])
         #expect(symbols.status == 0, "\(symbols.errors)")
