@@ -115,6 +115,7 @@ let package = Package(
             name: "ReachProbes",
             dependencies: [
                 "ReachCore",
+                "ReachPOSIX",
                 "GRPCHealth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
