@@ -1,3 +1,4 @@
+import ReachCore
 import ServiceLifecycle
 import Synchronization
 
@@ -9,68 +10,34 @@ import Synchronization
 /// socket bound beforehand, so the bind itself is the check, and no second reachd can take the
 /// port between a check and the bind.
 final class ListenGate: Sendable {
-    private struct State {
-        var unbound: Int
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter: UInt64 = 0
-    }
-
-    private let state: Mutex<State>
+    private let unbound: Mutex<Int>
+    private let open = OneShotSignal()
 
     /// - Parameter listeners: How many listeners must report ``listenerIsBound()`` to open it.
     init(listeners: Int) {
-        state = Mutex(State(unbound: listeners))
+        unbound = Mutex(listeners)
     }
 
     /// One listener is bound; the last one opens the gate.
     func listenerIsBound() {
-        let waiters = state.withLock { state in
-            state.unbound -= 1
-            guard state.unbound == 0 else { return [CheckedContinuation<Void, Never>]() }
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume() }
+        if unbound.withLock({ $0 -= 1; return $0 == 0 }) { open.fire() }
     }
-
-    var isOpen: Bool { state.withLock { $0.unbound <= 0 } }
 
     /// Runs `service` once every listener is bound; returns without running it when the group
     /// stops first (a listener failed, or a graceful shutdown began).
     func holding(_ service: some Service) -> some Service {
-        HeldService(gate: self, service: service)
-    }
-
-    /// Returns once the gate is open or the task is cancelled.
-    func waitUntilOpen() async {
-        let id = state.withLock { state in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                // Cancelled before this registration: the handler found no waiter, so resume now.
-                let now = state.withLock { state in
-                    guard state.unbound > 0, !Task.isCancelled else { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
-        }
+        HeldService(open: open, service: service)
     }
 }
 
-/// A service that starts once its ``ListenGate`` opens.
+/// A service that starts once its gate opens.
 private struct HeldService<Held: Service>: Service {
-    let gate: ListenGate
+    let open: OneShotSignal
     let service: Held
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await gate.waitUntilOpen() }
-        guard gate.isOpen, !Task.isCancelled else { return }
+        await cancelWhenGracefulShutdown { await open.wait() }
+        guard open.hasFired, !Task.isCancelled else { return }
         try await service.run()
     }
 }
