@@ -72,7 +72,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         switch error {
         case let error as IOError: SystemCallError("bind", code: error.errnoCode)
         case SocketAddressError.unixDomainSocketPathTooLong: SystemCallError("bind", code: ENAMETOOLONG)
-        case SocketAddressError.unknown: SystemCallError("bind", code: EADDRNOTAVAIL)
+        case is SocketAddressError.UnknownHost: SystemCallError("bind", code: EADDRNOTAVAIL)
         case is UnixDomainSocketPathWrongType: SystemCallError("bind", code: ENOTSOCK)
         default: nil
         }
