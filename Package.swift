@@ -115,6 +115,7 @@ let package = Package(
             name: "ReachProbes",
             dependencies: [
                 "ReachCore",
+                "ReachPOSIX",
                 "GRPCHealth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -167,12 +168,14 @@ let package = Package(
                 "ReachCore",
                 "ReachAPI",
                 "ReachMetrics",
+                "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -184,6 +187,7 @@ let package = Package(
             dependencies: [
                 "ReachCore",
                 "GRPCHealth",
+                "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
@@ -248,6 +252,7 @@ let package = Package(
                 "ReachConfig",
                 "ReachCore",
                 "ReachLogging",
+                "ReachPOSIX",
                 "ReachSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -464,6 +469,7 @@ let package = Package(
                 "ReachAPI",
                 "ReachMetrics",
                 "ReachCore",
+                "ReachPOSIX",
                 "ReachTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -479,7 +485,7 @@ let package = Package(
         .testTarget(
             name: "ReachGRPCTests",
             dependencies: [
-                "ReachGRPC", "ReachCore", "ReachTesting", "GRPCHealth",
+                "ReachGRPC", "ReachCore", "ReachPOSIX", "ReachTesting", "GRPCHealth",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -523,7 +529,8 @@ let package = Package(
         .testTarget(
             name: "ReachDaemonTests",
             dependencies: [
-                "ReachDaemon", "ReachConfig", "ReachCore", "ReachSystemd", "ReachLogging", "ReachTesting", "reachd", "journal-log-helper",
+                "ReachDaemon", "ReachConfig", "ReachCore", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachTesting", "reachd",
+                "journal-log-helper",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Clients"],

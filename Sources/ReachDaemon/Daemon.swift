@@ -29,8 +29,9 @@ public struct Daemon: Sendable {
     private let sleepWatcher: LogindSleepWatcher
     private let metrics: ReachMetrics
     private let statusServer: StatusServer
-    private let socketServer: StatusServer?
-    private let grpcHealthServer: GRPCHealthServer?
+    private let socketServer: (path: String, server: StatusServer)?
+    private let grpcHealthServer: (address: HostPort, server: GRPCHealthServer)?
+    private let listening: ListenGate
     private let reactions: Reactions
     private let logger: Logger
 
@@ -74,40 +75,54 @@ public struct Daemon: Sendable {
             configuration: configuration, load: reload ?? { configuration }, monitor: monitor, probes: probes, metrics: metrics,
             reactions: reactions, notifier: notifier, logger: logger)
         self.sleepWatcher = LogindSleepWatcher(logger: logger, busAddress: systemBusAddress)
+        let listening = ListenGate(listeners: 1 + (configuration.socket == nil ? 0 : 1) + (configuration.grpcHealthListen == nil ? 0 : 1))
+        self.listening = listening
         let checkWaitLimit = StatusServer.checkWaitLimit(for: configuration.targets)
         let limits = StatusServer.Limits(idleTimeout: configuration.apiIdleTimeout)
         self.statusServer = StatusServer(
             monitor: monitor, metrics: metrics, address: .tcp(host: configuration.listen.host, port: configuration.listen.port),
             bearerToken: configuration.apiToken, checkWaitLimit: checkWaitLimit, limits: limits, logger: logger)
-        self.socketServer = configuration.socket.map {
-            StatusServer(
-                monitor: monitor, metrics: metrics, address: .unixSocket($0), bearerToken: configuration.apiToken,
+        self.socketServer = configuration.socket.map { path in
+            let server = StatusServer(
+                monitor: monitor, metrics: metrics, address: .unixSocket(path), bearerToken: configuration.apiToken,
                 checkWaitLimit: checkWaitLimit, limits: limits, logger: logger)
+            return (path, server)
         }
-        self.grpcHealthServer = configuration.grpcHealthListen.map {
-            GRPCHealthServer(monitor: monitor, host: $0.host, port: $0.port, bearerToken: configuration.apiToken, logger: logger)
+        self.grpcHealthServer = configuration.grpcHealthListen.map { address in
+            let server = GRPCHealthServer(
+                monitor: monitor, host: address.host, port: address.port, bearerToken: configuration.apiToken, logger: logger,
+                whenListening: listening.listenerIsBound)
+            return (address, server)
         }
     }
 
     /// The services, in start order; they stop in reverse, so the monitor, first, ends last.
+    ///
+    /// The listeners bind first: every other service is held (``ListenGate``) until they all are.
     var services: [ServiceGroupConfiguration.ServiceConfiguration] {
-        [
-            .init(service: MonitorService(monitor: monitor, logger: logger)),
-            .init(service: MetricsService(metrics: metrics, monitor: monitor)),
-            .init(service: reactions),
-            .init(service: LinkService(source: linkSource, monitor: monitor, metrics: metrics, logger: logger)),
-            .init(service: SleepService(watcher: sleepWatcher, monitor: monitor)),
-            .init(service: probes),
-            .init(service: statusServer.makeApplication()),
-        ] + (socketServer.map { [.init(service: $0.makeApplication())] } ?? [])
-            + (grpcHealthServer.map { [.init(service: $0)] } ?? [])
+        let whenListening = listening.listenerIsBound
+        let held = { (service: any Service) in ServiceGroupConfiguration.ServiceConfiguration(service: listening.holding(service)) }
+        return [
+            held(MonitorService(monitor: monitor, logger: logger)),
+            held(MetricsService(metrics: metrics, monitor: monitor)),
+            held(reactions),
+            held(LinkService(source: linkSource, monitor: monitor, metrics: metrics, logger: logger)),
+            held(SleepService(watcher: sleepWatcher, monitor: monitor)),
+            held(probes),
+            .init(service: Listener(address: .tcp(configuration.listen), key: "listen", service: statusServer.makeApplication(whenListening: whenListening))),
+        ] + (socketServer.map { socket in
+            [.init(service: Listener(address: .unixSocket(path: socket.path), key: "socket", service: socket.server.makeApplication(whenListening: whenListening)))]
+        } ?? [])
+            + (grpcHealthServer.map { grpc in
+                [.init(service: Listener(address: .tcp(grpc.address), key: "grpc_health.listen", service: grpc.server))]
+            } ?? [])
             + [
-                .init(service: reloads),
+                held(reloads),
                 // Last, so that they are the first to hear of a graceful stop (STOPPING=1, the "stopping" line).
-                .init(service: ServiceManagerService(
+                held(ServiceManagerService(
                     notifier: notifier, monitor: monitor, probes: probes,
                     readyTimeout: StatusServer.checkWaitLimit(for: configuration.targets), clock: clock, logger: logger)),
-                .init(service: StoppingAnnouncement(logger: logger)),
+                held(StoppingAnnouncement(logger: logger)),
             ]
     }
 

@@ -1,7 +1,9 @@
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import Logging
+import NIOCore
 import ReachCore
+import ReachPOSIX
 import ServiceLifecycle
 
 /// reachd's verdict over gRPC: a plaintext HTTP/2 server offering only the standard health
@@ -36,6 +38,7 @@ public final class GRPCHealthServer: Service, Sendable {
     private let server: GRPCServer<HTTP2ServerTransport.Posix>
     private let health: HealthService
     private let logger: Logger
+    private let whenListening: @Sendable () -> Void
 
     /// Builds the server; nothing listens until ``run()``.
     ///
@@ -51,8 +54,10 @@ public final class GRPCHealthServer: Service, Sendable {
     ///   - maxConnections: The most connections open at once; a connection past it is closed as
     ///     soon as it is accepted. Health checkers hold one each.
     ///   - logger: Receives where the server listens and why it stopped.
+    ///   - whenListening: Called once the address is bound.
     public init(
-        monitor: ConnectivityMonitor, host: String, port: Int, bearerToken: Secret? = nil, maxConnections: Int = 256, logger: Logger
+        monitor: ConnectivityMonitor, host: String, port: Int, bearerToken: Secret? = nil, maxConnections: Int = 256, logger: Logger,
+        whenListening: @escaping @Sendable () -> Void = {}
     ) {
         let address: GRPCNIOTransportHTTP2.SocketAddress =
             host.contains(":") ? .ipv6(host: host, port: port) : .ipv4(host: host, port: port)
@@ -72,6 +77,7 @@ public final class GRPCHealthServer: Service, Sendable {
             interceptors: bearerToken.map { [BearerTokenInterceptor(token: $0)] } ?? []
         )
         self.logger = logger
+        self.whenListening = whenListening
     }
 
     /// The TCP port the server is bound to, so a caller that asked for port 0 can learn the one
@@ -91,7 +97,8 @@ public final class GRPCHealthServer: Service, Sendable {
     /// Serves until a graceful shutdown (or cancellation); see the type's documentation for how
     /// shutdown treats open `Watch` streams. Call at most once.
     ///
-    /// - Throws: When the address cannot be bound or the transport fails.
+    /// - Throws: ``ReachPOSIX/SystemCallError`` when the address cannot be bound; the transport's
+    ///   error when it fails.
     public func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -107,11 +114,15 @@ public final class GRPCHealthServer: Service, Sendable {
                 // Only to log the bound address: returns (or throws, ignored) once it is known.
                 if let port = try? await self.listeningPort {
                     self.logger.info("gRPC health server listening", metadata: ["port": "\(port)"])
+                    self.whenListening()
                 }
             }
             do {
                 try await group.waitForAll()
             } catch {
+                // The transport's bind failure (a RuntimeError around NIO's IOError) in the
+                // system's terms, for whoever runs the server to say in its words.
+                if let cause = (error as? RuntimeError)?.cause as? IOError { throw SystemCallError("bind", code: cause.errnoCode) }
                 logger.error("gRPC health server failed", metadata: ["error": "\(error)"])
                 throw error
             }

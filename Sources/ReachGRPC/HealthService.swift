@@ -1,7 +1,6 @@
 import GRPCCore
 import GRPCHealth
 import ReachCore
-import Synchronization
 
 /// The standard gRPC health service, `grpc.health.v1.Health`, answered from a
 /// ``ConnectivityMonitor``'s verdict, so that any gRPC tooling (`grpc_health_probe`, Kubernetes
@@ -33,7 +32,7 @@ struct HealthService: Grpc_Health_V1_Health.SimpleServiceProtocol {
     typealias Status = Grpc_Health_V1_HealthCheckResponse.ServingStatus
 
     let monitor: ConnectivityMonitor
-    private let draining = DrainSignal()
+    private let draining = OneShotSignal()
 
     init(monitor: ConnectivityMonitor) {
         self.monitor = monitor
@@ -125,47 +124,6 @@ struct HealthService: Grpc_Health_V1_Health.SimpleServiceProtocol {
             }
             try await group.next()
             group.cancelAll()
-        }
-    }
-}
-
-/// A one-shot signal: ``wait()`` returns once ``fire()`` has been called (at once if it already
-/// was), or when the waiting task is cancelled.
-final class DrainSignal: Sendable {
-    private struct State {
-        var fired = false
-        var nextID = 0
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    }
-
-    private let state = Mutex(State())
-
-    func fire() {
-        let waiters = state.withLock { state in
-            state.fired = true
-            defer { state.waiters = [:] }
-            return state.waiters.values
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    func wait() async {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let resumeNow = state.withLock { state in
-                    if state.fired || Task.isCancelled { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-            waiter?.resume()
         }
     }
 }

@@ -33,10 +33,16 @@ public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertibl
         case EACCES, EPERM: "permission denied"
         case ECONNREFUSED: "connection refused"
         case ECONNRESET, EPIPE: "the connection was closed"
+        case ECONNABORTED: "the connection was aborted"
         case EADDRINUSE: "address already in use"
         case EADDRNOTAVAIL: "address not available on this machine"
+        case EAFNOSUPPORT: "address family not supported"
         case ETIMEDOUT: "timed out"
-        case ENETUNREACH, EHOSTUNREACH: "no route to the network or host"
+        case ENETUNREACH: "the network is unreachable"
+        case EHOSTUNREACH: "no route to the host"
+        case ENETDOWN: "the network is down"
+        case ENAMETOOLONG: "the path is too long"
+        case ENOTSOCK: "not a socket"
         default: String(cString: strerror(code)).lowercased()
         }
     }

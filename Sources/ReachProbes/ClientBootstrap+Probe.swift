@@ -2,10 +2,6 @@ import NIOCore
 import NIOPosix
 import ReachCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 extension ClientBootstrap {
     /// A bootstrap for one probe's connection on `loop`. Every channel it makes closes with a
     /// reset (``NIOCore/Channel/closeWithReset()``) and is then set up by `configure`, synchronously
@@ -49,8 +45,8 @@ extension ClientBootstrap {
     func connect(to endpoint: HostPort, family: ReachCore.AddressFamily, on loop: any EventLoop) -> EventLoopFuture<any Channel> {
         if let address = try? SocketAddress(ipAddress: endpoint.host, port: endpoint.port) {
             guard family.admits(address) else {
-                let reason = "the target is limited to \(family.rawValue), and \(endpoint.host) is not an \(family.rawValue) address"
-                return loop.makeFailedFuture(IOError(errnoCode: EAFNOSUPPORT, reason: reason))
+                let detail = "the target is limited to \(family.rawValue), and \(endpoint.host) is not an \(family.rawValue) address"
+                return loop.makeFailedFuture(AddressFamilyMismatch(detail: detail))
             }
             return connect(to: address)
         }

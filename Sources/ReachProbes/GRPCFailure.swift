@@ -36,59 +36,67 @@ import Darwin
 /// Not produced in the tests, mapped by meaning: errnos and NIO channel errors as ``SocketFailure``
 /// says for every prober; any other `unavailable` (a connection dropped mid-call) →
 /// `.connectionReset`; `deadlineExceeded` → `.timeout`; every other status code → `.protocolError`.
+///
+/// The detail is in our words, as ``SocketFailure`` says, never the chain's descriptions (those
+/// go to the debug log, ``describe(_:)``): the resolver's words for a name, the errno's where
+/// they add to the reason, and the status and message the server answered with.
 enum GRPCFailure {
     /// Classifies `error`, thrown while the probe was in `phase`.
     static func classify(_ error: any Error, phase: ProbePhase, taskCancelled: Bool) -> ProbeFailure {
-        let detail = describe(error)
         if taskCancelled {
-            return ProbeFailure(.cancelled, phase: phase, detail: detail)
+            return ProbeFailure(.cancelled, phase: phase)
         }
         let causes = chain(of: error)
 
         // The most specific cause first: walk from the root of the chain up.
         for cause in causes.reversed() {
-            if let failure = classifyCause(cause, phase: phase, detail: detail) {
+            if let failure = classifyCause(cause, phase: phase) {
                 return failure
             }
         }
 
         guard let rpcError = causes.lazy.compactMap({ $0 as? RPCError }).first else {
-            return ProbeFailure(.protocolError, phase: phase, detail: detail)
+            return ProbeFailure(.protocolError, phase: phase)
         }
         switch rpcError.code {
         case .deadlineExceeded:
-            return ProbeFailure(.timeout, phase: phase, detail: detail)
+            return ProbeFailure(.timeout, phase: phase)
         case .notFound:
             // grpc.health.v1: "If the requested service is unknown, the call will fail with status
             // NOT_FOUND" — the unary form of SERVICE_UNKNOWN.
-            return ProbeFailure(.notServing, phase: nil, detail: "SERVICE_UNKNOWN (NOT_FOUND): \(rpcError.message)")
+            let message = rpcError.message.isEmpty ? "" : ": \(rpcError.message)"
+            return ProbeFailure(.notServing, phase: nil, detail: "SERVICE_UNKNOWN (NOT_FOUND)\(message)")
         case .unavailable:
             // Connection problems whose root cause is not an errno: the connection was dropped or
             // closed before or during the call.
-            return ProbeFailure(.connectionReset, phase: phase, detail: detail)
+            return ProbeFailure(.connectionReset, phase: phase)
         case .cancelled:
-            return ProbeFailure(.cancelled, phase: phase, detail: detail)
+            return ProbeFailure(.cancelled, phase: phase)
         default:
-            return ProbeFailure(.protocolError, phase: phase, detail: detail)
+            // The status the server answered with, and its message.
+            return ProbeFailure(.protocolError, phase: phase, detail: "\(rpcError.code): \(rpcError.message)")
         }
     }
 
-    private static func classifyCause(_ cause: any Error, phase: ProbePhase, detail: String) -> ProbeFailure? {
+    private static func classifyCause(_ cause: any Error, phase: ProbePhase) -> ProbeFailure? {
         if cause is CancellationError {
-            return ProbeFailure(.cancelled, phase: phase, detail: detail)
+            return ProbeFailure(.cancelled, phase: phase)
         }
-        if cause is GRPCResolutionError || String(reflecting: type(of: cause)).hasSuffix("GetAddrInfoError") {
-            return ProbeFailure(.dnsFailure, phase: .dns, detail: detail)
+        if let resolution = cause as? GRPCResolutionError {
+            return SocketFailure.unresolved("\(resolution.host) (\(resolution.family.rawValue))", resolution.message)
+        }
+        if String(reflecting: type(of: cause)).hasSuffix("GetAddrInfoError") {
+            // The transport's resolver: its description is the resolver's words, and nothing else.
+            return ProbeFailure(.dnsFailure, phase: .dns, detail: "\(cause)".lowercased())
         }
         if let ioError = cause as? IOError {
-            return SocketFailure.classify(errno: ioError.errnoCode, phase: phase, detail: detail)
+            return SocketFailure.classify(errno: ioError.errnoCode, phase: phase)
         }
         if let channelError = cause as? ChannelError {
-            return SocketFailure.classify(channelError, phase: phase, detail: detail)
+            return SocketFailure.classify(channelError, phase: phase)
         }
         if String(reflecting: type(of: cause)).hasPrefix("NIOHTTP2") {
-            // The peer does not speak HTTP/2 (or broke its rules): not a gRPC server.
-            return ProbeFailure(.protocolError, phase: phase, detail: detail)
+            return ProbeFailure(.protocolError, phase: phase, detail: "the server does not speak HTTP/2: not a gRPC server")
         }
         return nil
     }
@@ -112,7 +120,8 @@ enum GRPCFailure {
         return causes
     }
 
-    /// One line for logs and status output: each error in the chain, outermost first.
+    /// One line for the debug log: each error in the chain, outermost first, as its library
+    /// describes it.
     static func describe(_ error: any Error) -> String {
         chain(of: error).map { cause in
             if let rpcError = cause as? RPCError {

@@ -3,18 +3,19 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import ReachCore
+import ReachPOSIX
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Names why an exchange failed, from the errors SwiftNIO and NIOSSL actually raise.
+/// Names why an exchange failed, from the errors SwiftNIO and NIOSSL actually raise, with a
+/// detail in our words (see ``SocketFailure``).
 ///
 /// Each rule below was observed against a real server in `HTTPProberTests` (the probe's own
 /// deadline and the peer closing early are named by ``HTTPExchange`` itself):
-/// - `NIOConnectionError` with only DNS errors, or `SocketAddressError.unknown` → `dnsFailure`;
+/// - `NIOConnectionError` with only DNS errors, or `SocketAddressError` → `dnsFailure`, with the
+///   resolver's words;
 /// - `IOError` and `ChannelError` (alone or inside `NIOConnectionError`) → ``SocketFailure``, e.g.
-///   ECONNREFUSED → `connectionRefused`, EAFNOSUPPORT (wrong address family) → `networkUnreachable`;
+///   ECONNREFUSED → `connectionRefused`; an errno with no meaning for a probe → `protocolError`
+///   with the errno's words;
+/// - ``AddressFamilyMismatch`` (an address of the other family) → `networkUnreachable`;
 /// - `NIOSSLError` / `BoringSSLError` / `NIOSSLExtraError` → `tlsFailure` with the verifier's reason;
 /// - `HTTPParserError` (garbage instead of HTTP) → `protocolError`.
 enum HTTPFailureClassifier {
@@ -24,25 +25,25 @@ enum HTTPFailureClassifier {
             if let first = error.connectionErrors.first {
                 return classify(first.error, phase: .connect)
             }
-            let dnsError = error.dnsAError ?? error.dnsAAAAError
-            return ProbeFailure(.dnsFailure, phase: .dns, detail: "\(error.host) did not resolve\(dnsError.map { ": \($0)" } ?? "")")
-        case let error as SocketAddressError:
-            return ProbeFailure(.dnsFailure, phase: .dns, detail: "\(error)")
+            let unknown = (error.dnsAError ?? error.dnsAAAAError) as? SocketAddressError.UnknownHost
+            return SocketFailure.unresolved(error.host, unknown?.errorDescription)
+        case let error as SocketAddressError.UnknownHost:
+            return SocketFailure.unresolved(error.host, error.errorDescription)
+        case is SocketAddressError:
+            return ProbeFailure(.dnsFailure, phase: .dns)
         case let error as IOError:
-            return SocketFailure.classify(errno: error.errnoCode, phase: phase, detail: "\(error)")
-                ?? ProbeFailure(.protocolError, phase: phase, detail: "\(error)")
+            return SocketFailure.classify(errno: error.errnoCode, phase: phase)
+                ?? ProbeFailure(.protocolError, phase: phase, detail: SystemCallError.reason(error.errnoCode))
         case let error as ChannelError:
-            return SocketFailure.classify(error, phase: phase, detail: "\(error)") ?? ProbeFailure(.protocolError, phase: phase, detail: "\(error)")
-        case let error as NIOSSLError:
-            return ProbeFailure(.tlsFailure, phase: .tls, detail: "\(error)")
-        case let error as BoringSSLError:
-            return ProbeFailure(.tlsFailure, phase: .tls, detail: "\(error)")
-        case let error as NIOSSLExtraError:
-            return ProbeFailure(.tlsFailure, phase: .tls, detail: "\(error)")
-        case let error as HTTPParserError:
-            return ProbeFailure(.protocolError, phase: .head, detail: "not an HTTP answer: \(error)")
+            return SocketFailure.classify(error, phase: phase) ?? ProbeFailure(.protocolError, phase: phase)
+        case let error as AddressFamilyMismatch:
+            return ProbeFailure(.networkUnreachable, phase: .connect, detail: error.detail)
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+            return ProbeFailure(.tlsFailure, phase: .tls, detail: TLSComplaint.words(error))
+        case is HTTPParserError:
+            return ProbeFailure(.protocolError, phase: .head, detail: "not an HTTP answer")
         default:
-            return ProbeFailure(.protocolError, phase: phase, detail: String(describing: error))
+            return ProbeFailure(.protocolError, phase: phase)
         }
     }
 }

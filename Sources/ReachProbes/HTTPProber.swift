@@ -84,7 +84,7 @@ public final class HTTPProber: StartingProber {
             do {
                 tls = try await tlsContext(caFile: check.tls.caFile)
             } catch {
-                throw PlanError(reason: .tlsFailure, phase: .tls, detail: "cannot set up TLS: \(error)")
+                throw PlanError(reason: .tlsFailure, phase: .tls, detail: "cannot set up TLS: \(TLSComplaint.words(error) ?? "the trust store cannot be read")")
             }
         }
         do {
@@ -92,7 +92,7 @@ public final class HTTPProber: StartingProber {
             plans.withLock { $0[check] = plan }
             return plan
         } catch {
-            throw PlanError(reason: .protocolError, detail: "cannot send this request: \(error)")
+            throw PlanError(reason: .protocolError, detail: "cannot send this request: a header is not valid HTTP")
         }
     }
 

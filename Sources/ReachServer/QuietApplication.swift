@@ -3,7 +3,13 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
+import ReachPOSIX
 import ServiceLifecycle
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A Hummingbird application that runs only its server: no background task of its own.
 ///
@@ -53,6 +59,22 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         } onServerRunning: { channel in
             await self.onServerRunning(channel)
         }
-        try await server.run()
+        do {
+            try await server.run()
+        } catch {
+            throw Self.bindFailure(error) ?? error
+        }
+    }
+
+    /// What the server throws when it cannot bind, in the system's terms (the server throws
+    /// nothing else once it runs), for whoever runs it to say in its words.
+    static func bindFailure(_ error: any Error) -> SystemCallError? {
+        switch error {
+        case let error as IOError: SystemCallError("bind", code: error.errnoCode)
+        case SocketAddressError.unixDomainSocketPathTooLong: SystemCallError("bind", code: ENAMETOOLONG)
+        case is SocketAddressError.UnknownHost: SystemCallError("bind", code: EADDRNOTAVAIL)
+        case is UnixDomainSocketPathWrongType: SystemCallError("bind", code: ENOTSOCK)
+        default: nil
+        }
     }
 }

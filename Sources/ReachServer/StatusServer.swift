@@ -122,7 +122,11 @@ public struct StatusServer: Sendable {
     /// A Unix socket is created by the bind with the mode the umask leaves (0755 under the usual
     /// 022, so only its owner can connect: connecting needs write permission); once the server runs
     /// it is set to ``unixSocketMode`` (0660), so members of the daemon's group can connect too.
-    public func makeApplication() -> some ApplicationProtocol {
+    ///
+    /// Running it throws ``ReachPOSIX/SystemCallError`` when the address cannot be bound.
+    ///
+    /// - Parameter whenListening: Called once the address is bound (and a socket's mode set).
+    public func makeApplication(whenListening: @escaping @Sendable () -> Void = {}) -> some ApplicationProtocol {
         let address = self.address
         let logger = self.logger
         return QuietApplication(
@@ -133,6 +137,7 @@ public struct StatusServer: Sendable {
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections)),
             logger: logger,
             whenRunning: { _ in
+                defer { whenListening() }
                 guard case .unixSocket(let path) = address else { return }
                 if chmod(path, Self.unixSocketMode) != 0 {
                     logger.warning("could not set the status socket's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])

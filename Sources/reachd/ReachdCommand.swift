@@ -8,6 +8,7 @@ import ReachConfig
 import ReachCore
 import ReachDaemon
 import ReachLogging
+import ReachPOSIX
 import ReachSystemd
 
 /// `reachd`: the connectivity monitor daemon.
@@ -21,11 +22,19 @@ struct ReachdCommand: AsyncParsableCommand {
 
             The configuration comes from --config, else $REACHD_CONFIG, else the embedded default \
             (the same text as config/reachd.yaml).
+
+            Exit status: 0 after SIGTERM or SIGINT; 78 (EX_CONFIG) when the configuration has \
+            problems; 69 (EX_UNAVAILABLE) when reachd cannot listen on an address of listen, \
+            socket or grpc_health.listen (the address is in use, needs privileges, or is not this \
+            machine's), which it says in one line before it has claimed to run; 1 on any other failure.
             """,
         version: ReachVersion.current)
 
     /// EX_CONFIG from sysexits.h: what systemd and scripts expect of a configuration error.
     static let configurationErrorExitCode: Int32 = 78
+
+    /// EX_UNAVAILABLE from sysexits.h: an address to listen on cannot be had (``ListenFailure``).
+    static let listenErrorExitCode: Int32 = 69
 
     @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
     var config: String?
@@ -78,9 +87,27 @@ struct ReachdCommand: AsyncParsableCommand {
         // SIGHUP means "reload" from the start: one that arrives before the reload service listens
         // is ignored rather than ending reachd (its default action).
         signal(SIGHUP, SIG_IGN)
-        try await Daemon(
-            configuration: configuration, source: source, notifier: SystemdNotifier(environment: environment), reload: load,
-            logger: logger
-        ).run()
+        do {
+            try await Daemon(
+                configuration: configuration, source: source, notifier: SystemdNotifier(environment: environment), reload: load,
+                logger: logger
+            ).run()
+        } catch let failure as ListenFailure {
+            Self.report(failure, output: output, logger: logger, environment: environment)
+            throw ExitCode(Self.listenErrorExitCode)
+        }
+    }
+
+    /// Says why reachd cannot start in one line, once wherever a person looks: the log (the
+    /// journal, which `systemctl status` shows), and standard error when that is not the log
+    /// already nor the journal's stream.
+    private static func report(_ failure: ListenFailure, output: LogOutput, logger: Logger, environment: [String: String]) {
+        let standardErrorIsJournal = JournalAvailability.standardErrorIsJournalStream(environment: environment)
+        if output.target == .journald || standardErrorIsJournal {
+            logger.critical("\(failure)", metadata: ["address": "\(failure.address)", "key": "\(failure.key)", "errno": "\(failure.cause.code)"])
+        }
+        if !standardErrorIsJournal {
+            LogfmtLogHandler.standardError("reachd: \(failure)\n")
+        }
     }
 }

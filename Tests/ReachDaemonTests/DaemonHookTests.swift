@@ -2,36 +2,6 @@ import Foundation
 import ReachTesting
 import Testing
 
-/// A TCP listener on loopback that a test stops and starts again on the same port.
-private final class Listener {
-    let port: Int
-    private var fd: Int32 = -1
-
-    init() throws {
-        port = try freeLoopbackPort()
-        try start()
-    }
-
-    func start() throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
-    }
-
-    func stop() {
-        close(fd)
-        fd = -1
-    }
-}
-
 /// Hooks through a real reachd: a target that goes away and comes back runs the lost and restored
 /// hooks, whose output lands in reachd's log under their names, and is counted in /metrics.
 @Suite("reachd runs hooks", .serialized)
@@ -45,7 +15,7 @@ struct DaemonHookTests {
             try "#!/bin/sh\necho \"\(line)\"\n".write(toFile: hook, atomically: false, encoding: .utf8)
             chmod(hook, 0o755)
         }
-        let listener = try Listener()
+        let listener = try LoopbackListener()
         let config = "\(directory)/reachd.yaml"
         try """
             targets:
@@ -93,7 +63,7 @@ struct DaemonHookTests {
             try "#!/bin/sh\necho \"from \(folder)\"\n".write(toFile: hook, atomically: false, encoding: .utf8)
             chmod(hook, 0o755)
         }
-        let listener = try Listener()
+        let listener = try LoopbackListener()
         let config = "\(directory)/reachd.yaml"
         func write(lostDir: String) throws {
             try """

@@ -15,7 +15,10 @@ struct ReachdProcess {
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         // Any free port, so that daemons of parallel tests do not collide on 9780.
         // Log lines on standard error, where these tests read them, even when a journald runs (`auto` would pick it).
-        let arguments = arguments.contains("--check-config") ? arguments : arguments + ["--listen", "127.0.0.1:0"] + (arguments.contains("--log-target") ? [] : ["--log-target", "stderr"])
+        let arguments = arguments.contains("--check-config")
+            ? arguments
+            : arguments + (arguments.contains("--listen") ? [] : ["--listen", "127.0.0.1:0"])
+                + (arguments.contains("--log-target") ? [] : ["--log-target", "stderr"])
         child = try Child(reachdBinary, arguments, environment: environment)
     }
 

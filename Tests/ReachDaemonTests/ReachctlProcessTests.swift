@@ -51,6 +51,9 @@ struct ReachctlProcessTests {
         #expect(status.status == 1, "\(status.stderr)")
         let lines = status.stdout.split(separator: "\n")
         #expect(lines.first == "disconnected: connection_refused (target target-1)")
+        // In our words, from the reason table: nothing of NIO's "Connection refused) (errno: 111)".
+        #expect(lines.dropFirst().first == "  target target-1: connection refused (in the connect phase)", "\(status.stdout)")
+        #expect(lines.contains { $0.hasSuffix("unhealthy  connection_refused in connect: connection refused") }, "\(status.stdout)")
         #expect(lines.contains { $0.hasPrefix("since:") })
         #expect(lines.contains { $0.hasPrefix("interfaces:") })
         #expect(lines.contains { $0.contains("target-1") && $0.contains("http") && $0.contains("unhealthy") && $0.contains("connection_refused in connect") })
@@ -60,6 +63,8 @@ struct ReachctlProcessTests {
         let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect(document?["state"] as? String == "disconnected")
         #expect(document?["reason"] as? String == "connection_refused")
+        #expect(document?["reason_detail"] as? String == "target target-1: connection refused (in the connect phase)")
+        #expect(((document?["targets"] as? [[String: Any]])?.first?["detail"]) as? String == "connection refused")
 
         let started = ContinuousClock.now
         let wait = try await reachctl(["--endpoint", daemon.endpoint, "wait-online", "--timeout", "1s"])

@@ -1,8 +1,10 @@
 import GRPCCore
 import GRPCHealth
 import GRPCNIOTransportHTTP2
+import Glibc
 import ReachCore
 import ReachGRPC
+import ReachPOSIX
 import ReachTesting
 import Synchronization
 import Testing
@@ -66,9 +68,9 @@ struct GeneratedClientTests {
         let firstRunner = Task { try await first.run() }
         let port = try await first.listeningPort
 
-        // A second server on the same port cannot bind: run() throws rather than hanging.
+        // A second server on the same port cannot bind: run() throws the errno rather than hanging.
         let second = GRPCHealthServer(monitor: harness.monitor, host: "127.0.0.1", port: port, logger: .quiet)
-        await #expect(throws: (any Error).self) { try await second.run() }
+        await #expect(throws: SystemCallError("bind", code: EADDRINUSE)) { try await second.run() }
 
         firstRunner.cancel()
         _ = await firstRunner.result

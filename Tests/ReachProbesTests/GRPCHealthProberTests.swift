@@ -35,6 +35,7 @@ struct GRPCHealthProberTests {
         let result = await prober.probe(target)
         let outcome = result.failure.map { "\($0.reason) in \($0.phase?.rawValue ?? "-"): \($0.detail ?? "")" } ?? "ok"
         print("\(target.endpoint) \(target.addressFamily.rawValue) \(target.check): \(outcome) after \(result.latency)")
+        expectOurWords(result.failure)
         return result
     }
 
@@ -87,7 +88,7 @@ struct GRPCHealthProberTests {
         defer { server.stop() }
         let result = await probe(target(port: server.port, service: "no.such.Service"))
         #expect(result.failure?.reason == .notServing)
-        #expect(result.failure?.detail?.contains("NOT_FOUND") == true)
+        #expect(result.failure?.detail == "SERVICE_UNKNOWN (NOT_FOUND)")
     }
 
     @Test func aServerWithoutTheHealthServiceIsAProtocolError() async throws {
@@ -95,7 +96,7 @@ struct GRPCHealthProberTests {
         defer { server.stop() }
         let result = await probe(target(port: server.port))
         #expect(result.failure?.reason == .protocolError)
-        #expect(result.failure?.detail?.contains("unimplemented") == true)
+        #expect(result.failure?.detail == "unimplemented: Method not found!", "the status and message the server answered with")
     }
 
     @Test func aServerThatIsNotGRPCIsAProtocolError() async throws {
@@ -103,6 +104,7 @@ struct GRPCHealthProberTests {
         defer { server.stop() }
         let result = await probe(target(port: server.port))
         #expect(result.failure?.reason == .protocolError)
+        #expect(result.failure?.detail == "the server does not speak HTTP/2: not a gRPC server")
         #expect(result.latency < .seconds(5), "inside the deadline")
     }
 
@@ -111,6 +113,7 @@ struct GRPCHealthProberTests {
         let result = await probe(target(port: port))
         #expect(result.failure?.reason == .connectionRefused)
         #expect(result.failure?.phase == .connect)
+        #expect(result.failure?.detail == nil, "the reason says it all: \"connection refused\"")
         #expect(result.latency < .seconds(5), "inside the deadline")
     }
 
@@ -129,6 +132,8 @@ struct GRPCHealthProberTests {
         let result = await probe(target(host: "no-such-host.invalid", port: 50051))
         #expect(result.failure?.reason == .dnsFailure)
         #expect(result.failure?.phase == .dns)
+        // The resolver's words: no such name, or (without a name server) no answer.
+        #expect(["name or service not known", "temporary failure in name resolution"].contains(result.failure?.detail ?? ""), "\(result)")
     }
 
     @Test func aPinnedFamilyUsesOnlyThatFamily() async throws {
@@ -142,6 +147,7 @@ struct GRPCHealthProberTests {
         #expect(overIPv6.failure?.reason == .connectionRefused)
         let literal = await probe(target(host: "127.0.0.1", port: server.port, family: .ipv6))
         #expect(literal.failure?.reason == .dnsFailure)
+        #expect(literal.failure?.detail == "127.0.0.1 (ipv6): address family for hostname not supported")
         #expect(await !probe(target(host: "localhost", port: server.port, family: .ipv6)).isSuccess)
     }
 

@@ -33,6 +33,7 @@ final class HTTPProberTests {
     func probe(_ target: ProbeTarget) async -> ProbeResult {
         let result = await prober.probe(target)
         print("\(target.name) \(target.kind): \(result.failure.map { "\($0.reason) in \($0.phase?.rawValue ?? "-"): \($0.detail ?? "")" } ?? "ok") after \(result.latency)")
+        expectOurWords(result.failure)
         return result
     }
 
@@ -59,7 +60,10 @@ final class HTTPProberTests {
         let result = await probe(target("http://127.0.0.1:\(try freeLoopbackPort())/api/v1/health"))
         #expect(result.failure?.reason == .connectionRefused)
         #expect(result.failure?.phase == .connect)
+        #expect(result.failure?.detail == nil, "the reason says it all: \"connection refused\"")
         #expect(result.latency < .seconds(1), "refused at once, not at the deadline")
+        let tcp = await TCPProber().probe(ProbeTarget(name: "tcp", check: .tcp(HostPort(host: "127.0.0.1", port: try freeLoopbackPort()))))
+        #expect(tcp.failure == ProbeFailure(.connectionRefused, phase: .connect))
         await prober.shutdown()
     }
 
@@ -100,12 +104,14 @@ final class HTTPProberTests {
     @Test func garbageInsteadOfHTTPIsAProtocolError() async {
         let result = await probe(target(server.url("/garbage")))
         #expect(result.failure?.reason == .protocolError)
+        #expect(result.failure?.detail == "not an HTTP answer")
         await prober.shutdown()
     }
 
     @Test func aResetConnectionIsNamedAsSuch() async {
         let result = await probe(target(server.url("/reset")))
         #expect(result.failure?.reason == .connectionReset)
+        #expect(result.failure?.detail == nil, "the reason says it all: \"the connection was reset\"")
         await prober.shutdown()
     }
 
@@ -114,7 +120,7 @@ final class HTTPProberTests {
         let untrusted = await probe(target(server.secureURL("/ok"), tls: named))
         #expect(untrusted.failure?.reason == .tlsFailure)
         #expect(untrusted.failure?.phase == .tls)
-        #expect(untrusted.failure?.detail?.isEmpty == false, "the verifier's reason is kept")
+        #expect(untrusted.failure?.detail == "certificate verify failed", "the verifier's reason is kept")
         let trusted = await probe(target(server.secureURL("/ok"), tls: TLSSettings(caFile: server.ports.ca, serverName: server.ports.server_name)))
         #expect(trusted.isSuccess)
         await prober.shutdown()
@@ -123,6 +129,7 @@ final class HTTPProberTests {
     @Test func aCertificateForAnotherNameFailsEvenWithTheCA() async {
         let result = await probe(target(server.secureURL("/ok"), tls: TLSSettings(caFile: server.ports.ca)))
         #expect(result.failure?.reason == .tlsFailure, "the certificate names \(server.ports.server_name), not 127.0.0.1")
+        #expect(result.failure?.detail == "the certificate does not name the server")
         await prober.shutdown()
     }
 
@@ -130,6 +137,9 @@ final class HTTPProberTests {
         let result = await probe(target("http://reachd-nonexistent.invalid:80/api/v1/health"))
         #expect(result.failure?.reason == .dnsFailure)
         #expect(result.failure?.phase == .dns)
+        // The resolver's words: no such name, or (without a name server) no answer.
+        let words = ["name or service not known", "temporary failure in name resolution"]
+        #expect(words.map { "reachd-nonexistent.invalid: \($0)" }.contains(result.failure?.detail ?? ""), "\(result)")
         await prober.shutdown()
     }
 
@@ -175,6 +185,7 @@ final class HTTPProberTests {
         #expect(v4.isSuccess)
         let v6 = await probe(target(server.url("/ok"), family: .ipv6))
         #expect(v6.failure?.reason == .networkUnreachable, "an IPv4 address cannot be reached over IPv6")
+        #expect(v6.failure?.detail == "the target is limited to ipv6, and 127.0.0.1 is not an ipv6 address")
         await prober.shutdown()
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import ReachTesting
 import ReachCore
 import Synchronization
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -155,6 +156,7 @@ final class WatchRecorder: Sendable {
         let entry = Entry(result: result, epoch: epoch, at: .now)
         entries.withLock { $0.append(entry) }
         print("watch reported \(result.failure.map { "\($0.reason) (\($0.detail ?? ""))" } ?? "success") after \(result.latency)")
+        expectOurWords(result.failure)
     }
 
     var count: Int { entries.withLock { $0.count } }
