@@ -454,7 +454,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // The repository itself: links in the documentation, the manifest against the imports.
-        .testTarget(name: "RepositoryTests", swiftSettings: strict),
+        .testTarget(name: "RepositoryTests", dependencies: ["ReachTesting"], swiftSettings: strict),
         // Prints probe cost, tick lag and detection latency against real local servers.
         .executableTarget(
             name: "probe-benchmark",
@@ -516,7 +516,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachConfigTests",
-            dependencies: ["ReachConfig", "ReachCore", "Yams", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachConfig", "ReachCore", "ReachTesting", "Yams", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // Logs its input through reachd's log output, for the tests that stop journald around it.

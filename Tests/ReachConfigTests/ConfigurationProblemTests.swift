@@ -1,6 +1,7 @@
 import Foundation
 import ReachConfig
 import ReachCore
+import ReachTesting
 import Testing
 
 /// Parses `yaml` expecting failure; returns the problems.
@@ -181,53 +182,46 @@ struct ConfigurationProblemTests {
 
 @Suite("Configuration: files it reads are capped in size")
 struct BoundedFileTests {
-    /// A file of `count` bytes in a fresh directory, removed with it at the end of the test.
-    private func file(_ name: String, bytes count: Int, in directory: URL) throws -> String {
-        let url = directory.appending(path: name)
-        try Data(repeating: UInt8(ascii: "a"), count: count).write(to: url)
-        return url.path
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory("bounded")
     }
 
-    private func withDirectory(_ body: (URL) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "bounded-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try body(directory)
+    /// A file of `count` bytes in the test's directory.
+    private func file(_ name: String, bytes count: Int) throws -> String {
+        let path = "\(directory)/\(name)"
+        try Data(repeating: UInt8(ascii: "a"), count: count).write(to: URL(filePath: path))
+        return path
     }
 
     @Test func aConfigurationFileOverOneMebibyteIsRefusedNamingTheFile() throws {
-        try withDirectory { directory in
-            let path = try file("huge.yaml", bytes: (1 << 20) + 1, in: directory)
-            do {
-                _ = try Configuration.load(from: .file(path))
-                Issue.record("a 1 MiB + 1 byte configuration was read")
-            } catch {
-                #expect("\(error)" == "\(path): cannot read the file: it is larger than 1 MiB, the most reachd reads from such a file")
-            }
+        let path = try file("huge.yaml", bytes: (1 << 20) + 1)
+        do {
+            _ = try Configuration.load(from: .file(path))
+            Issue.record("a 1 MiB + 1 byte configuration was read")
+        } catch {
+            #expect("\(error)" == "\(path): cannot read the file: it is larger than 1 MiB, the most reachd reads from such a file")
         }
     }
 
     @Test func aTokenFileOver64KiBIsAProblemAtItsKey() throws {
-        try withDirectory { directory in
-            let path = try file("token", bytes: (64 << 10) + 1, in: directory)
-            expectProblem(
-                "server:\n  base_url: http://h\n  bearer_token_file: \(path)\n", at: "server.bearer_token_file", line: 3,
-                saying: "cannot read the token from \(path): it is larger than 64 KiB")
-            let fits = try file("fits", bytes: 64 << 10, in: directory)
-            #expect(throws: Never.self) { try Configuration.parse("server:\n  base_url: http://h\n  bearer_token_file: \(fits)\n", source: "t.yaml") }
-        }
+        let path = try file("token", bytes: (64 << 10) + 1)
+        expectProblem(
+            "server:\n  base_url: http://h\n  bearer_token_file: \(path)\n", at: "server.bearer_token_file", line: 3,
+            saying: "cannot read the token from \(path): it is larger than 64 KiB")
+        let fits = try file("fits", bytes: 64 << 10)
+        #expect(throws: Never.self) { try Configuration.parse("server:\n  base_url: http://h\n  bearer_token_file: \(fits)\n", source: "t.yaml") }
     }
 
     @Test func aTargetsFileOverOneMebibyteIsRefusedNamingTheFile() throws {
-        try withDirectory { directory in
-            let path = try file("targets.txt", bytes: (1 << 20) + 1, in: directory)
-            var configuration = try Configuration.parse(oneTarget, source: "t.yaml")
-            do {
-                try configuration.replaceTargets(withURLsIn: path)
-                Issue.record("a 1 MiB + 1 byte targets file was read")
-            } catch {
-                #expect("\(error)".hasPrefix("\(path): cannot read the targets file: it is larger than 1 MiB"), "\(error)")
-            }
+        let path = try file("targets.txt", bytes: (1 << 20) + 1)
+        var configuration = try Configuration.parse(oneTarget, source: "t.yaml")
+        do {
+            try configuration.replaceTargets(withURLsIn: path)
+            Issue.record("a 1 MiB + 1 byte targets file was read")
+        } catch {
+            #expect("\(error)".hasPrefix("\(path): cannot read the targets file: it is larger than 1 MiB"), "\(error)")
         }
     }
 

@@ -1,18 +1,18 @@
 import Foundation
 import ReachConfig
 import ReachCore
+import ReachTesting
 import Testing
 
 /// Headers, bearer tokens, TLS, address family and gRPC watch mode in the configuration.
 @Suite("Configuration: probe options")
 struct HTTPOptionsConfigurationTests {
-    let directory: String
+    let directory: TemporaryDirectory
 
     init() throws {
-        directory = NSTemporaryDirectory() + "reachd-config-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try "s3cret-token\n".write(toFile: directory + "/token", atomically: true, encoding: .utf8)
-        try "-----BEGIN CERTIFICATE-----\n".write(toFile: directory + "/ca.pem", atomically: true, encoding: .utf8)
+        directory = try TemporaryDirectory("config")
+        try "s3cret-token\n".write(toFile: "\(directory)/token", atomically: true, encoding: .utf8)
+        try "-----BEGIN CERTIFICATE-----\n".write(toFile: "\(directory)/ca.pem", atomically: true, encoding: .utf8)
     }
 
     func httpCheck(_ yaml: String, environment: [String: String] = [:]) throws -> HTTPCheck {
@@ -40,7 +40,7 @@ struct HTTPOptionsConfigurationTests {
 
     @Test func theTokenComesFromTheSystemdCredentialsDirectory() throws {
         let yaml = "server:\n  base_url: http://10.0.0.1\n  bearer_token_credential: token\n"
-        let check = try httpCheck(yaml, environment: ["CREDENTIALS_DIRECTORY": directory])
+        let check = try httpCheck(yaml, environment: ["CREDENTIALS_DIRECTORY": directory.path])
         #expect(check.bearerToken?.revealed == "s3cret-token")
         expectProblem(yaml, at: "server.bearer_token_credential", line: 3, saying: "$CREDENTIALS_DIRECTORY is not set")
     }
@@ -87,7 +87,7 @@ struct HTTPOptionsConfigurationTests {
 
     @Test func controlCharactersInSecretsAreProblemsThatDoNotQuoteThem() throws {
         expectProblem("server:\n  base_url: http://h\n  headers: { X-Api-Key: \"k3y\\u0001\" }\n", at: "server.headers.X-Api-Key", line: 3, saying: "control character")
-        let file = NSTemporaryDirectory() + "reachd-token-\(UUID().uuidString)"
+        let file = "\(directory)/control-token"
         try "s3cret\u{01}token\n".write(toFile: file, atomically: true, encoding: .utf8)
         let found = problems("server:\n  base_url: http://h\n  bearer_token_file: \(file)\n")
         #expect(found.map(\.message) == ["\(file) holds a control character"])
@@ -103,7 +103,8 @@ struct HTTPOptionsConfigurationTests {
 struct ListenConfigurationTests {
     @Test func aNonLoopbackListenAddressNeedsAnAPIToken() throws {
         expectProblem("listen: 0.0.0.0:9780\n" + oneTarget, at: "listen", line: 1, saying: "set api.bearer_token_file")
-        let file = NSTemporaryDirectory() + "reachd-api-token-\(UUID().uuidString)"
+        let directory = try TemporaryDirectory("api-token")
+        let file = "\(directory)/token"
         try "t0ken\n".write(toFile: file, atomically: true, encoding: .utf8)
         let configuration = try Configuration.parse("listen: 0.0.0.0:9780\napi: { bearer_token_file: \(file) }\n" + oneTarget, source: "t.yaml")
         #expect(configuration.apiToken?.revealed == "t0ken")
@@ -123,7 +124,8 @@ struct ListenConfigurationTests {
         #expect(throws: ConfigurationError.self) { try open.replaceListenAddress(with: "0.0.0.0:9780") }
         try open.replaceListenAddress(with: "127.0.0.1:0")
         #expect(open.listen == HostPort(host: "127.0.0.1", port: 0))
-        let file = NSTemporaryDirectory() + "reachd-api-token-\(UUID().uuidString)"
+        let directory = try TemporaryDirectory("api-token")
+        let file = "\(directory)/token"
         try "t0ken\n".write(toFile: file, atomically: true, encoding: .utf8)
         var guarded = try Configuration.parse("api: { bearer_token_file: \(file) }\n" + oneTarget, source: "t.yaml")
         try guarded.replaceListenAddress(with: "0.0.0.0:9780")
@@ -158,7 +160,8 @@ struct GRPCHealthConfigurationTests {
 
     @Test func aNonLoopbackAddressNeedsTheAPIToken() throws {
         expectProblem("grpc_health: { listen: \"0.0.0.0:9781\" }\n" + oneTarget, at: "grpc_health.listen", line: 1, saying: "set api.bearer_token_file")
-        let file = NSTemporaryDirectory() + "reachd-api-token-\(UUID().uuidString)"
+        let directory = try TemporaryDirectory("api-token")
+        let file = "\(directory)/token"
         try "t0ken\n".write(toFile: file, atomically: true, encoding: .utf8)
         let configuration = try Configuration.parse(
             "grpc_health: { listen: \"0.0.0.0:9781\" }\napi: { bearer_token_file: \(file) }\n" + oneTarget, source: "t.yaml")
@@ -168,8 +171,14 @@ struct GRPCHealthConfigurationTests {
 
 @Suite("Configuration: a targets file")
 struct TargetsFileTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory("targets")
+    }
+
     func file(_ text: String) throws -> String {
-        let path = NSTemporaryDirectory() + "reachd-targets-\(UUID().uuidString).txt"
+        let path = "\(directory)/\(UUID().uuidString).txt"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

@@ -1,18 +1,18 @@
 import Foundation
 import ReachConfig
 import ReachCore
+import ReachTesting
 import Testing
 
 /// The `hooks` and `webhooks` sections: defaults, values, and a problem for every mistake, each at its key path.
 @Suite("Configuration: hooks and webhooks")
 struct ReactionsConfigurationTests {
-    let directory: String
+    let directory: TemporaryDirectory
 
     init() throws {
-        directory = NSTemporaryDirectory() + "reachd-config-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try "webhook-s3cret\n".write(toFile: directory + "/secret", atomically: true, encoding: .utf8)
-        try "\n".write(toFile: directory + "/empty", atomically: true, encoding: .utf8)
+        directory = try TemporaryDirectory("config")
+        try "webhook-s3cret\n".write(toFile: "\(directory)/secret", atomically: true, encoding: .utf8)
+        try "\n".write(toFile: "\(directory)/empty", atomically: true, encoding: .utf8)
     }
 
     @Test func withoutTheSectionsHooksUseTheDispatcherStyleDirectoriesAndThereAreNoWebhooks() throws {
@@ -34,7 +34,7 @@ struct ReactionsConfigurationTests {
                 timeout: 3s
                 give_up_after: 10m
               - { name: audit, url: "http://10.0.0.9:8080/in", secret_credential: secret }
-            """, source: "t.yaml", environment: ["CREDENTIALS_DIRECTORY": directory])
+            """, source: "t.yaml", environment: ["CREDENTIALS_DIRECTORY": directory.path])
         #expect(configuration.hooks == HookSettings(restoredDirectory: "/srv/up.d", lostDirectory: "/srv/down.d", timeout: .seconds(45), killGrace: .seconds(2)))
         #expect(configuration.webhooks == [
             WebhookSettings(

@@ -7,8 +7,7 @@ import Testing
 @Suite("reachd runs hooks", .serialized)
 struct DaemonHookTests {
     @Test func aTargetThatGoesAwayAndComesBackRunsTheLostAndRestoredHooks() async throws {
-        let directory = NSTemporaryDirectory() + "reachd-daemon-hooks-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryDirectory("daemon-hooks")
         for (folder, line) in [("lost.d", "lost: $REACHD_REASON was $REACHD_PREVIOUS_STATE"), ("restored.d", "restored: #$REACHD_SEQUENCE")] {
             try FileManager.default.createDirectory(atPath: "\(directory)/\(folder)", withIntermediateDirectories: true)
             let hook = "\(directory)/\(folder)/10-note"
@@ -55,8 +54,7 @@ struct DaemonHookTests {
     }
 
     @Test func aReloadSwitchesToTheNewHookDirectoryAtTheNextTransition() async throws {
-        let directory = NSTemporaryDirectory() + "reachd-daemon-hooks-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryDirectory("daemon-hooks")
         for folder in ["old.d", "new.d"] {
             try FileManager.default.createDirectory(atPath: "\(directory)/\(folder)", withIntermediateDirectories: true)
             let hook = "\(directory)/\(folder)/10-say"

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Testing
 
 /// The built `reachd` binary, next to the test bundle.
@@ -72,9 +73,9 @@ struct DaemonProcessTests {
     }
 
     @Test func checkConfigListsEveryProblemAndExits78() async throws {
-        let file = FileManager.default.temporaryDirectory.appending(path: "reachd-bad-\(UUID()).yaml")
+        let directory = try TemporaryDirectory("bad-config")
+        let file = directory.url.appending(path: "reachd.yaml")
         try "targets:\n  - name: a\n    url: http://h/\n    timout: 3s\npolicy: most\n".write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: file) }
         let (status, stdout, _) = try await ReachdProcess(["--check-config", file.path]).finish()
         #expect(status == 78)
         #expect(stdout.contains("\(file.path):4:5: targets[0].timout: unknown key; did you mean \"timeout\"?"))
@@ -82,9 +83,9 @@ struct DaemonProcessTests {
     }
 
     @Test func aBrokenConfigurationStopsStartupWithExit78NamingTheKey() async throws {
-        let file = FileManager.default.temporaryDirectory.appending(path: "reachd-bad-\(UUID()).yaml")
+        let directory = try TemporaryDirectory("bad-config")
+        let file = directory.url.appending(path: "reachd.yaml")
         try "server:\n  base_url: http://h/\nprobe:\n  interval: 1\n".write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: file) }
         let (status, _, stderr) = try await ReachdProcess([], environment: ["REACHD_CONFIG": file.path]).finish()
         #expect(status == 78)
         #expect(stderr.contains("probe.interval: \"1\" is not a duration"))

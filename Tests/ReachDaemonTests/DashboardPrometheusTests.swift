@@ -87,9 +87,9 @@ private func run(_ executable: String, _ arguments: [String], input: Data? = nil
     let process = Process()
     process.executableURL = URL(filePath: executable)
     process.arguments = arguments
-    let output = FileManager.default.temporaryDirectory.appending(path: "reachd-dashboard-run-\(UUID()).log")
+    let directory = try TemporaryDirectory("dashboard-run")
+    let output = directory.url.appending(path: "output.log")
     _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: output) }
     let handle = try FileHandle(forWritingTo: output)
     process.standardOutput = handle
     process.standardError = handle
@@ -204,8 +204,8 @@ struct DashboardPrometheusTests {
     func everyPanelHasDataAndEveryRuleEvaluatesAfterADisconnection() async throws {
         let prometheus = try #require(prometheusPath)
         let promtool = try #require(promtoolPath)
-        let directory = FileManager.default.temporaryDirectory.appending(path: "reachd-dashboard-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let scratch = try TemporaryDirectory("dashboard")
+        let directory = scratch.url
         var children: [LoggedChild] = []
         var reachd: ReachdProcess?
         var health: HealthServer?
@@ -216,7 +216,6 @@ struct DashboardPrometheusTests {
                 kill(reachd.process.processIdentifier, SIGKILL)
                 reachd.process.waitUntilExit()
             }
-            try? FileManager.default.removeItem(at: directory)
         }
 
         // A target that answers 200, and reachd watching it.

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Testing
 
 /// Thousands of idle clients against the real daemon. Both sides run outside the test process:
@@ -17,8 +18,8 @@ struct IdleConnectionTests {
     static let client = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "Clients/idle_connections.py")
 
     @Test func twoThousandIdleConnectionsCostBoundedMemoryAndAreClosed() async throws {
-        let config = FileManager.default.temporaryDirectory.appending(path: "reachd-idle-\(UUID()).yaml")
-        defer { try? FileManager.default.removeItem(at: config) }
+        let directory = try TemporaryDirectory("idle")
+        let config = directory.url.appending(path: "reachd.yaml")
         try "server: { base_url: \"http://127.0.0.1:1\" }\napi: { idle_timeout: 3s }\n".write(to: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config.path])
         defer { kill(reachd.process.processIdentifier, SIGKILL) }

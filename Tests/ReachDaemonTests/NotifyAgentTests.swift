@@ -66,7 +66,7 @@ private final class Reachd: Sendable {
 
     init(targetPort: Int, apiPort: Int, interval: String = "200ms", rig: Rig) async throws {
         self.apiPort = apiPort
-        directory = rig.directory
+        directory = rig.directory.url
         let config = directory.appending(path: "reachd-\(UUID().uuidString.prefix(6)).yaml")
         try """
             server:
@@ -104,19 +104,18 @@ private final class Reachd: Sendable {
 /// process the test started, all killed (by pid) when the test ends, whether it passed or not.
 private final class Rig: Sendable {
     let desktop: PrivateDesktop
-    let directory: URL
+    let directory: TemporaryDirectory
     private let children = Mutex<[ChildProcess]>([])
-    var agentLog: URL { directory.appending(path: "agent.log") }
+    var agentLog: URL { directory.url.appending(path: "agent.log") }
 
-    private init(desktop: PrivateDesktop, directory: URL) {
+    private init(desktop: PrivateDesktop, directory: TemporaryDirectory) {
         self.desktop = desktop
         self.directory = directory
     }
 
     /// Runs `body` with a fresh rig, then stops everything in it.
     static func run(_ body: (Rig) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "reachd-notify-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TemporaryDirectory("notify")
         let rig = Rig(desktop: try await PrivateDesktop.start(), directory: directory)
         do {
             try await body(rig)
@@ -168,7 +167,6 @@ private final class Rig: Sendable {
             await child.waitForExit()
         }
         await desktop.stop()
-        try? FileManager.default.removeItem(at: directory)
     }
 }
 

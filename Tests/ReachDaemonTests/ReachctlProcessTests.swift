@@ -14,10 +14,12 @@ private func reachctl(_ arguments: [String], timeout: Duration = .seconds(15)) a
 private struct RunningReachd {
     let reachd: ReachdProcess
     let endpoint: String
-    let targetsFile: URL
+    /// Holds the targets file; removed with this value.
+    let directory: TemporaryDirectory
 
     init(watching url: String) async throws {
-        targetsFile = FileManager.default.temporaryDirectory.appending(path: "reachctl-targets-\(UUID()).txt")
+        directory = try TemporaryDirectory("reachctl")
+        let targetsFile = directory.url.appending(path: "targets.txt")
         try "\(url)\n".write(to: targetsFile, atomically: true, encoding: .utf8)
         reachd = try ReachdProcess(["--targets-file", targetsFile.path], environment: ["REACHD_CONFIG": ""])
         endpoint = "http://127.0.0.1:\(try await reachd.waitForPort() ?? 1)"
@@ -26,7 +28,6 @@ private struct RunningReachd {
     func stop() async throws {
         kill(reachd.process.processIdentifier, SIGKILL)
         _ = try await reachd.finish()
-        try? FileManager.default.removeItem(at: targetsFile)
     }
 }
 
@@ -132,12 +133,10 @@ struct ReachctlProcessTests {
     }
 
     @Test func theTokenFileSuppliesTheBearerToken() async throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "reachctl-token-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let token = directory.appending(path: "token")
+        let directory = try TemporaryDirectory("reachctl-token")
+        let token = directory.url.appending(path: "token")
         try "s3cret-token\n".write(to: token, atomically: true, encoding: .utf8)
-        let config = directory.appending(path: "reachd.yaml")
+        let config = directory.url.appending(path: "reachd.yaml")
         try "server:\n  base_url: http://127.0.0.1:1\napi:\n  bearer_token_file: \(token.path)\n".write(to: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config.path])
         let endpoint = "http://127.0.0.1:\(try #require(try await reachd.waitForPort()))"
@@ -154,12 +153,9 @@ struct ReachctlProcessTests {
     }
 
     @Test func theStatusAPIAnswersOnAUnixSocket() async throws {
-        // Short: a unix socket path must fit in 108 bytes.
-        let directory = URL(filePath: "/tmp/reachd-sock-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let socket = directory.appending(path: "reachd.sock").path
-        let config = directory.appending(path: "reachd.yaml")
+        let directory = try TemporaryDirectory("sock")
+        let socket = "\(directory)/reachd.sock"
+        let config = directory.url.appending(path: "reachd.yaml")
         try "server:\n  base_url: http://127.0.0.1:1\nsocket: \(socket)\n".write(to: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config.path])
         _ = try await reachd.waitForLog(containing: "listening on socket path")

@@ -15,8 +15,8 @@ struct ReloadProcessTests {
     func targetsAreAddedRemovedAndChangedUnderALiveSubscriber() async throws {
         let server = try await HealthServer()
         let refused = "http://127.0.0.1:1/api/v1/health"
-        let file = FileManager.default.temporaryDirectory.appending(path: "reload-\(UUID()).yaml")
-        defer { try? FileManager.default.removeItem(at: file) }
+        let directory = try TemporaryDirectory("reload")
+        let file = directory.url.appending(path: "reachd.yaml")
         try Self.config([("a", server.url), ("b", refused)]).write(to: file, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", file.path])
         defer { reachd.process.terminate() }
@@ -52,8 +52,8 @@ struct ReloadProcessTests {
     }
 
     @Test func anInvalidConfigurationIsRejectedWithTheCheckConfigMessagesAndTheOldOneKeepsRunning() async throws {
-        let file = FileManager.default.temporaryDirectory.appending(path: "reload-bad-\(UUID()).yaml")
-        defer { try? FileManager.default.removeItem(at: file) }
+        let directory = try TemporaryDirectory("reload-bad")
+        let file = directory.url.appending(path: "reachd.yaml")
         try Self.config([("a", "http://127.0.0.1:1/health")]).write(to: file, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", file.path])
         defer { reachd.process.terminate() }

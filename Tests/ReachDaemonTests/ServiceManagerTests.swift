@@ -25,9 +25,9 @@ struct ServiceManagerTests {
     @Test func reachdTellsSystemdReadyStatusWatchdogReloadingAndStopping() async throws {
         let socket = try NotifySocket()
         let server = try await HealthServer()
-        let targets = FileManager.default.temporaryDirectory.appending(path: "notify-targets-\(UUID()).txt")
+        let directory = try TemporaryDirectory("notify-targets")
+        let targets = directory.url.appending(path: "targets.txt")
         try "\(server.url)\n".write(to: targets, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: targets) }
         let started = ContinuousClock.now
         let reachd = try ReachdProcess(
             ["--targets-file", targets.path],

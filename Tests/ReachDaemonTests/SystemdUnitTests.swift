@@ -16,8 +16,8 @@ struct SystemdUnitTests {
     }
 
     /// A staged install (`DESTDIR=stage scripts/install /usr`) with the test build's binaries.
-    private static func stagedInstall() async throws -> URL {
-        let stage = FileManager.default.temporaryDirectory.appending(path: "reachd-install-\(UUID().uuidString)")
+    private static func stagedInstall() async throws -> TemporaryDirectory {
+        let stage = try TemporaryDirectory("install")
         let install = try await run(
             "/bin/bash", [repositoryRoot.appending(path: "scripts/install").path, "/usr"],
             environment: ["DESTDIR": stage.path, "REACHD_BINARIES": reachdBinary.deletingLastPathComponent().path])
@@ -47,8 +47,8 @@ struct SystemdUnitTests {
     }
 
     @Test func installPutsEverythingInItsPlace() async throws {
-        let stage = try await Self.stagedInstall()
-        defer { try? FileManager.default.removeItem(at: stage) }
+        let staged = try await Self.stagedInstall()
+        let stage = staged.url
         for path in ["usr/bin/reachd", "usr/bin/reachctl"] {
             #expect(FileManager.default.isExecutableFile(atPath: stage.appending(path: path).path), "\(path)")
         }
@@ -60,8 +60,8 @@ struct SystemdUnitTests {
     }
 
     @Test func everyUnitVerifies() async throws {
-        let stage = try await Self.stagedInstall()
-        defer { try? FileManager.default.removeItem(at: stage) }
+        let staged = try await Self.stagedInstall()
+        let stage = staged.url
         let units = Self.shippedUnits
         #expect(units.contains("reachd.service") && units.contains("reachd-wait-online.service"))
         // All copies first: a unit's dependencies (Requires=reachd.service) resolve beside it.
@@ -97,8 +97,8 @@ struct SystemdUnitTests {
     }
 
     @Test func sandboxExposureIsAtMostTheLimit() async throws {
-        let stage = try await Self.stagedInstall()
-        defer { try? FileManager.default.removeItem(at: stage) }
+        let staged = try await Self.stagedInstall()
+        let stage = staged.url
         for unit in Self.shippedUnits {
             guard let copy = try Self.stagedCopy(of: unit, in: stage), !copy.user else { continue }
             let security = try await Self.run("/usr/bin/systemd-analyze", ["security", "--offline=yes", "--no-pager", copy.url.path])

@@ -13,7 +13,6 @@ import Testing
 struct FlipStormTests {
     @Test func aHundredTransitionsInASecondNeverOverlapAndEndAtTheLatestState() async throws {
         let folder = try HookFolder()
-        defer { folder.remove() }
         try folder.script("50-slow", """
             mkdir \(folder.path)/lock 2>/dev/null || echo overlap >> \(folder.path)/overlaps
             echo $REACHD_SEQUENCE >> \(folder.path)/runs
@@ -64,7 +63,6 @@ struct FlipStormTests {
         let harness = MonitorHarness(logger: logs.logger)
         let settings = WebhookSettings(name: "ops", url: receiver.url, timeout: .seconds(2), giveUpAfter: .seconds(30), firstRetryDelay: .milliseconds(150))
         let empty = try HookFolder()
-        defer { empty.remove() }
         let reactions = Reactions(
             monitor: harness.monitor, hooks: HookSettings(restoredDirectory: empty.path, lostDirectory: empty.path), webhooks: [settings],
             observer: nil, logger: logs.logger)
@@ -102,10 +100,6 @@ struct FlipStormTests {
 struct ReactionsReconfigurationTests {
     @Test func aReconfigurationTakesEffectAtTheNextTransition() async throws {
         let (before, after) = (try HookFolder(), try HookFolder())
-        defer {
-            before.remove()
-            after.remove()
-        }
         for folder in [before, after] {
             try folder.script("10-note", "echo $REACHD_SEQUENCE >> \(folder.path)/runs")
         }

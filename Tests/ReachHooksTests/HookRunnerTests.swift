@@ -46,7 +46,6 @@ struct HookRunnerTests {
     }
 
     @Test func hooksRunOneAfterAnotherInLexicalOrderWithACleanEnvironment() async throws {
-        defer { folder.remove() }
         for name in ["20-second", "9-last", "10-first"] {
             try folder.script(name, "echo \(name) >> \(folder.path)/order\ntr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env-\(name)")
         }
@@ -63,7 +62,6 @@ struct HookRunnerTests {
     }
 
     @Test func outputIsLoggedLineByLineUnderTheHooksNameAndAFailureIsLoggedAndCounted() async throws {
-        defer { folder.remove() }
         try folder.script("50-fails", "echo 'syncing spool'\necho 'spool server refused' >&2\nprintf 'no newline at the end'\nexit 3")
         await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
         let lines = hookLines("50-fails")
@@ -77,7 +75,6 @@ struct HookRunnerTests {
     }
 
     @Test func aHookPastItsTimeoutIsKilledWithEverythingItForked() async throws {
-        defer { folder.remove() }
         try writeHangingHook()
         let started = ContinuousClock.now
         await #expect(throws: HookRunner.HooksFailed.self) {
@@ -92,7 +89,6 @@ struct HookRunnerTests {
     }
 
     @Test func aHookPastItsTimeoutGetsSIGTERMFirstAndMayCleanUp() async throws {
-        defer { folder.remove() }
         // The hook starts with default signal dispositions even when reachd ignores SIGTERM
         // (service-lifecycle does, to handle it itself).
         try folder.script("35-cleans-up", "trap 'echo cleaning up; exit 0' TERM\nsleep 300 &\nwait")
@@ -106,7 +102,6 @@ struct HookRunnerTests {
     }
 
     @Test func whenReachdStopsARunningHookAndWhatItForkedAreTornDown() async throws {
-        defer { folder.remove() }
         try writeHangingHook()
         let runner = self.runner(timeout: .seconds(60), killGrace: .milliseconds(500))
         let run = Task { try await runner.run(for: transition(.restored)) }
@@ -120,7 +115,6 @@ struct HookRunnerTests {
     }
 
     @Test func aHookThatForksAndExitsEndsItsRunAtOnce() async throws {
-        defer { folder.remove() }
         try folder.script("40-forks", "sleep 300 &\necho $! > \(folder.path)/child.pid\necho started")
         let started = ContinuousClock.now
         try await runner(timeout: .seconds(30)).run(for: transition(.restored))
@@ -133,7 +127,6 @@ struct HookRunnerTests {
     }
 
     @Test func aFloodOfOutputIsBoundedInLinesAndMemoryAndTheHookIsNeverBlocked() async throws {
-        defer { folder.remove() }
         let floodLines = 100_000
         let bytesWithoutNewline = 64 * 1024 * 1024
         try folder.script("60-floods", "seq 1 \(floodLines)\nhead -c \(bytesWithoutNewline) /dev/zero | tr '\\0' x\necho\necho done >&2")
@@ -150,7 +143,6 @@ struct HookRunnerTests {
     }
 
     @Test func aLongLineIsCutAndTheNextLineStillArrives() async throws {
-        defer { folder.remove() }
         let length = OutputLines.maximumLength + 1000
         try folder.script("70-long", "head -c \(length) /dev/zero | tr '\\0' y\necho\necho after")
         try await runner().run(for: transition(.restored))
@@ -161,7 +153,6 @@ struct HookRunnerTests {
     }
 
     @Test func filesBreakingTheDispatcherRulesAreRefusedEachWithItsReason() async throws {
-        defer { folder.remove() }
         let nobody: uid_t = 65534
         try folder.script("10-not-executable", "exit 0", mode: 0o644)
         try folder.script("20-world-writable", "exit 0", mode: 0o757)
@@ -189,7 +180,6 @@ struct HookRunnerTests {
     }
 
     @Test func aHookThatCannotStartIsReportedAndTheNextStillRuns() async throws {
-        defer { folder.remove() }
         let hook = "\(folder.path)/10-bad-interpreter"
         try "#!/nonexistent/interpreter\n".write(toFile: hook, atomically: false, encoding: .utf8)
         chmod(hook, 0o755)
@@ -212,7 +202,6 @@ struct HookRunnerTests {
     }
 
     @Test func aDirectoryOthersCanWriteRunsNothing() async throws {
-        defer { folder.remove() }
         try folder.script("10-would-run", "echo ran")
         chmod(folder.path, 0o777)
         await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
@@ -221,7 +210,6 @@ struct HookRunnerTests {
     }
 
     @Test func theDirectoryIsReadAgainForEachTransition() async throws {
-        defer { folder.remove() }
         let runner = self.runner()
         try await runner.run(for: transition(.restored, sequence: 1))
         try folder.script("10-added-later", "echo $REACHD_SEQUENCE >> \(folder.path)/runs")

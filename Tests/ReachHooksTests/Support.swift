@@ -1,16 +1,16 @@
 import Foundation
 import ReachCore
+import ReachTesting
 import Synchronization
 import Testing
 
-/// A temporary hook directory that tests fill with scripts; removed by `remove()`.
+/// A temporary hook directory (mode 0755) that tests fill with scripts; removed with the folder.
 struct HookFolder {
-    let path: String
+    private let directory: TemporaryDirectory
+    var path: String { directory.path }
 
     init() throws {
-        path = NSTemporaryDirectory() + "reachd-hooks-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        chmod(path, 0o755)
+        directory = try TemporaryDirectory("hooks")
     }
 
     /// Writes a `/bin/sh` script and sets its exact mode (no umask) and, when given, its owner.
@@ -31,6 +31,7 @@ struct HookFolder {
         contents(name)?.split(separator: "\n").map(String.init) ?? []
     }
 
+    /// Removes the directory while the test still runs: a hook directory that went away.
     func remove() {
         try? FileManager.default.removeItem(atPath: path)
     }

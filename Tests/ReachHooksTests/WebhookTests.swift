@@ -14,10 +14,12 @@ import Testing
 final class WebhookReceiver: Sendable {
     let port: Int
     let logPath: String
+    private let directory: TemporaryDirectory
     private let process: Process
 
     init(_ options: [String]) async throws {
-        logPath = NSTemporaryDirectory() + "reachd-webhook-\(UUID().uuidString).jsonl"
+        directory = try TemporaryDirectory("webhook")
+        logPath = "\(directory)/requests.jsonl"
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Servers/webhook_receiver.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -47,7 +49,6 @@ final class WebhookReceiver: Sendable {
         // SIGKILL: the test process may ignore SIGTERM (service-lifecycle's signal handling), and children inherit that.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: logPath)
     }
 }
 
@@ -57,10 +58,11 @@ struct WebhookTests {
     let observer = RecordingObserver()
     /// How late a timer may fire on a loaded 2-core machine running the whole suite at once.
     static let lateness = Duration.milliseconds(700)
-    let secretFile: String
+    let directory: TemporaryDirectory
+    var secretFile: String { "\(directory)/secret" }
 
     init() throws {
-        secretFile = NSTemporaryDirectory() + "reachd-webhook-secret-\(UUID().uuidString)"
+        directory = try TemporaryDirectory("webhook-secret")
         try "correct horse battery staple\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
     }
 

@@ -14,8 +14,7 @@ struct DurableQueueTests {
     }
 
     @Test func aThousandItemsEnqueuedOfflineDrainInOrderAfterRestoration() async throws {
-        let directory = try temporaryDirectory("order")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryDirectory("order")
         let driver = try ServiceDriver()
         driver.disconnect()
         let delivered = Collected<Int>()
@@ -48,8 +47,7 @@ struct DurableQueueTests {
     }
 
     @Test func itemsQueuedBeforeTheFirstVerdictDrainOnceItIsConnected() async throws {
-        let directory = try temporaryDirectory("first")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryDirectory("first")
         let driver = try ServiceDriver()
         let delivered = Collected<Int>()
         let store = try await openStore("\(directory)/queue.sqlite")
@@ -119,7 +117,7 @@ struct DurableQueueTests {
     private func runningQueue(
         _ label: String, clock: TestClock, policy: QueuePolicy, handler: @escaping DurableQueue<Upload>.Handler
     ) async throws -> (queue: DurableQueue<Upload>, finish: () async -> Void) {
-        let directory = try temporaryDirectory(label)
+        let directory = try TemporaryDirectory(label)
         let driver = try ServiceDriver(clock: clock.monitorClock)
         driver.connect()
         let store = try await openStore("\(directory)/queue.sqlite")
@@ -130,14 +128,12 @@ struct DurableQueueTests {
             running.cancel()
             await running.value
             await closeStore(store)
-            withExtendedLifetime(driver) {}
-            try? FileManager.default.removeItem(atPath: directory)
+            withExtendedLifetime((driver, directory)) {}
         })
     }
 
     @Test func theBreakerOpensAfterConsecutiveFailuresAndClosesOnRestorationOrCooldown() async throws {
-        let directory = try temporaryDirectory("breaker")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryDirectory("breaker")
         let clock = TestClock()
         let driver = try ServiceDriver(clock: clock.monitorClock)
         driver.connect()
@@ -184,8 +180,7 @@ struct DurableQueueTests {
     }
 
     @Test func itemsThatFailPermanentlyOrTooOftenBecomeDeadLetters() async throws {
-        let directory = try temporaryDirectory("dead")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryDirectory("dead")
         let clock = TestClock()
         let driver = try ServiceDriver(clock: clock.monitorClock)
         driver.connect()
@@ -219,8 +214,7 @@ struct DurableQueueTests {
     }
 
     @Test func aCorruptFileIsAnErrorNamingItAndIsKeptAside() async throws {
-        let directory = try temporaryDirectory("corrupt")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryDirectory("corrupt")
         let path = "\(directory)/queue.sqlite"
         let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         try garbage.write(to: URL(filePath: path))
@@ -239,8 +233,7 @@ struct DurableQueueTests {
     }
 
     @Test func statsCountPendingAndTellTheOldestAge() async throws {
-        let directory = try temporaryDirectory("stats")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryDirectory("stats")
         let clock = TestClock()
         let driver = try ServiceDriver(clock: clock.monitorClock)
         let store = try await openStore("\(directory)/queue.sqlite")
@@ -279,8 +272,7 @@ struct NeverHappened: Error, CustomStringConvertible {
 @Suite("A queue store")
 struct QueueStoreTests {
     @Test func enqueuesCommitWithFullSynchronousWrites() async throws {
-        let directory = try temporaryDirectory("sync")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryDirectory("sync")
         let store = try await openStore("\(directory)/queue.sqlite")
         // 2 is FULL: each commit syncs the WAL before it returns.
         #expect(try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
@@ -293,8 +285,7 @@ struct QueueStoreTests {
     /// Enqueues that arrive while a commit runs share the next one; each caller still learns
     /// whether its own item was new, and every item is on disk when its caller resumes.
     @Test func concurrentEnqueuesFromManyTasksAreAllDurableAndCountedOnce() async throws {
-        let directory = try temporaryDirectory("concurrent")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryDirectory("concurrent")
         let path = "\(directory)/queue.sqlite"
         let driver = try ServiceDriver()
         driver.disconnect()

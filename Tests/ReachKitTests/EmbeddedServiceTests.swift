@@ -13,8 +13,7 @@ extension ReachKitProcessTests {
         private static let products = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
 
         @Test func givesTheDaemonsVerdictsForTheSameFaults() async throws {
-            let directory = try temporaryDirectory("embedded")
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try TemporaryDirectory("embedded")
             let namespace = try await Namespace("embedded")
             // rd0 is the host's link (address, default route); rd1 holds the server's address.
             try await namespace.ip("link", "set", "lo", "up")
@@ -44,7 +43,7 @@ extension ReachKitProcessTests {
             let embedded = try ChildProcess(
                 "reachkit-example", executable: Namespace.ip,
                 arguments: ["netns", "exec", namespace.name, Self.products.appending(path: "reachkit-example").path, "embedded", config],
-                errorLog: "\(directory)/example.log", environment: ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": directory]) { $1 })
+                errorLog: "\(directory)/example.log", environment: ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": directory.path]) { $1 })
             defer { embedded.signal(SIGKILL) }
             let daemon = ReachdService(endpoint: ReachdEndpoint(base: socket), logger: .quiet)
             let following = Task { try await daemon.run() }

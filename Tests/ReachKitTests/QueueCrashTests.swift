@@ -14,8 +14,7 @@ extension ReachKitProcessTests {
     @Suite("A durable queue across a crash")
     struct QueueCrashTests {
         @Test func aProcessKilledMidDrainLosesNothingAndRedeliversOnlyWhatWasInFlight() async throws {
-            let directory = try temporaryDirectory("crash")
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try TemporaryDirectory("crash")
             let path = "\(directory)/queue.sqlite"
             let count = 400
             let enqueue = try await runProgram(queueDrainHelper, ["enqueue", path, "\(count)"])

@@ -12,8 +12,7 @@ extension ReachKitProcessTests {
         static let quickReconnect = ReachdService.Settings(reconnect: ReconnectBackoff(first: .milliseconds(100), longest: .milliseconds(500), jitter: true))
 
         @Test func aServerGoingDownAndUpGivesExactlyOneLostAndOneRestoredCallback() async throws {
-            let directory = try temporaryDirectory("updown")
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try TemporaryDirectory("updown")
             let healthPort = try freeLoopbackPort()
             var server = try await HealthServer(port: healthPort)
             let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
@@ -48,8 +47,7 @@ extension ReachKitProcessTests {
         }
 
         @Test func reachdKilledMidStreamIsReportedAsUnreachableThenResumedWithAReset() async throws {
-            let directory = try temporaryDirectory("restart")
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try TemporaryDirectory("restart")
             let healthPort = try freeLoopbackPort()
             let server = try await HealthServer(port: healthPort)
             let port = try freeLoopbackPort()
@@ -86,8 +84,7 @@ extension ReachKitProcessTests {
         }
 
         @Test func evidenceOlderThanTheWindowIsNotLikelyConnected() async throws {
-            let directory = try temporaryDirectory("stale")
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try TemporaryDirectory("stale")
             let healthPort = try freeLoopbackPort()
             let server = try await HealthServer(port: healthPort)
             let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
@@ -109,8 +106,7 @@ extension ReachKitProcessTests {
 
         @Test func aUnixSocketWithABearerToken() async throws {
             // Short: a unix socket path must fit in 108 bytes.
-            let directory = try temporaryDirectory("sock")
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try TemporaryDirectory("sock")
             let healthPort = try freeLoopbackPort()
             let server = try await HealthServer(port: healthPort)
             let tokenFile = "\(directory)/api-token"

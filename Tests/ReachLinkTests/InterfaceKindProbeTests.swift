@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReachLink
 import ReachCore
+import ReachTesting
 
 @Suite struct InterfaceKindProbeTests {
     private func probe(_ hints: [String: DeviceTypeHints]) -> InterfaceKindProbe {
@@ -33,8 +34,8 @@ import ReachCore
     }
 
     @Test func sysfsReaderFindsRadiosAndDeviceTypes() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("reachlink-sysfs-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
+        let directory = try TemporaryDirectory("sysfs")
+        let root = directory.url
         let files = FileManager.default
         try files.createDirectory(at: root.appendingPathComponent("wlan0/phy80211"), withIntermediateDirectories: true)
         try "DEVTYPE=wlan\nINTERFACE=wlan0\nIFINDEX=3\n".write(to: root.appendingPathComponent("wlan0/uevent"), atomically: true, encoding: .utf8)

@@ -151,10 +151,8 @@ struct EventStreamTests {
 
     @Test func gracefulShutdownEndsTheStreamCleanly() async throws {
         let harness = MonitorHarness()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-sse-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let socket = directory.appendingPathComponent("status.sock").path
+        let directory = try TemporaryDirectory("sse")
+        let socket = "\(directory)/status.sock"
         let app = harness.server(address: .unixSocket(socket)).makeApplication()
         let group = ServiceGroup(services: [app], logger: .quiet)
         let running = Task { try await group.run() }

@@ -217,10 +217,8 @@ struct RobustnessTests {
 @Suite("Status API: Unix socket")
 struct UnixSocketTests {
     @Test func theServerAnswersOverAUnixSocketWithMode0660() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reachd-sock-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("status.sock").path
+        let directory = try TemporaryDirectory("sock")
+        let path = "\(directory)/status.sock"
         let harness = MonitorHarness()
         harness.connect()
         let app = harness.server(address: .unixSocket(path)).makeApplication()

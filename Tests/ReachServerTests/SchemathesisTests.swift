@@ -21,8 +21,10 @@ struct SchemathesisTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
-        // Schemathesis keeps a cache (.schemathesis/) in its working directory: not in the repository.
-        process.currentDirectoryURL = FileManager.default.temporaryDirectory
+        // Schemathesis and Hypothesis keep caches (.schemathesis/, .hypothesis/) in the working
+        // directory: not in the repository, and not kept from one run to the next (the seed is fixed).
+        let directory = try TemporaryDirectory("schemathesis")
+        process.currentDirectoryURL = directory.url
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment["SCHEMATHESIS_TELEMETRY"] = "false"

@@ -157,8 +157,7 @@ struct LogindSleepWatcherBusTests {
 /// Where there is no bus, the watcher gives up at once with one warning. Needs no dbus-daemon.
 struct LogindSleepWatcherNoBusTests {
     @Test func aMissingSocketLogsOneWarningAndReturns() async throws {
-        let directory = try PrivateSystemBus.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryDirectory("no-bus")
         let watcher = RunningWatcher(address: "unix:path=\(directory)/no-such-socket")
         let warning = try await Self.theOneWarning(of: watcher)
         #expect(warning.contains("cannot connect to the system bus"), "\(warning)")
@@ -167,8 +166,7 @@ struct LogindSleepWatcherNoBusTests {
     }
 
     @Test func aSocketNobodyListensOnLogsOneWarningAndReturns() async throws {
-        let directory = try PrivateSystemBus.makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryDirectory("dead-bus")
         // A socket file left behind by a dead bus: bound, never listened on.
         let path = "\(directory)/stale_socket"
         let binder = try ChildProcess(

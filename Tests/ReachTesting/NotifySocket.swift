@@ -16,10 +16,12 @@ public final class NotifySocket: @unchecked Sendable {
     }
 
     public let path: String
+    private let directory: TemporaryDirectory
     private let descriptor: Int32
 
     public init() throws {
-        path = FileManager.default.temporaryDirectory.appending(path: "notify-\(UUID().uuidString.prefix(8))").path
+        directory = try TemporaryDirectory("notify-socket")
+        path = "\(directory)/notify.sock"
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_un()
@@ -36,7 +38,6 @@ public final class NotifySocket: @unchecked Sendable {
 
     deinit {
         close(descriptor)
-        unlink(path)
     }
 
     /// The next message, or nil when none arrives within `timeout`. Sleeps between looks rather

@@ -4,7 +4,7 @@ import Synchronization
 /// A throwaway desktop for notification tests: an `Xvfb` display, a private session
 /// `dbus-daemon` (no service activation, so nothing starts behind the test's back), `dunst` as the
 /// notification server, and `dbus-monitor` recording every `Notify` call. Each instance has its own
-/// display number and bus; ``stop()`` kills everything it started, by pid.
+/// display number and bus; ``stop()`` kills everything it started, by pid, and removes its files.
 public final class PrivateDesktop: Sendable {
     static let tools = ["Xvfb", "dbus-daemon", "dbus-monitor", "dunst", "dunstctl", "import"]
     public static let isAvailable = tools.allSatisfy { tool in
@@ -12,7 +12,7 @@ public final class PrivateDesktop: Sendable {
     }
     public static let unavailableReason = "needs Xvfb, dbus-daemon, dbus-monitor, dunst and import (Debian: xvfb dbus dunst imagemagick)"
 
-    public let directory: String
+    private let directory: TemporaryDirectory
     /// `:123`.
     public let display: String
     /// The bus's address as it printed it (with its guid).
@@ -33,7 +33,7 @@ public final class PrivateDesktop: Sendable {
         return environment
     }
 
-    private init(directory: String, display: String, busAddress: String, xvfb: ChildProcess, bus: ChildProcess, monitor: ChildProcess) {
+    private init(directory: TemporaryDirectory, display: String, busAddress: String, xvfb: ChildProcess, bus: ChildProcess, monitor: ChildProcess) {
         self.directory = directory
         self.display = display
         self.busAddress = busAddress
@@ -45,8 +45,7 @@ public final class PrivateDesktop: Sendable {
     /// Starts the display, the bus, the monitor and dunst; returns once dunst owns
     /// `org.freedesktop.Notifications`.
     public static func start() async throws -> PrivateDesktop {
-        let directory = "/tmp/reachd-desktop-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let directory = try TemporaryDirectory("desktop")
         // A display number nobody holds: the lock file tells.
         var number = Int.random(in: 200...900)
         while FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") { number = Int.random(in: 200...900) }
@@ -77,7 +76,7 @@ public final class PrivateDesktop: Sendable {
             }
         } catch {
             await bus.waitForExit(timeout: .zero)
-            await xvfb.waitForExit(timeout: .zero)
+            await stopDisplay(xvfb, number: number)
             throw error
         }
         let monitor = try ChildProcess(
@@ -97,7 +96,7 @@ public final class PrivateDesktop: Sendable {
         return desktop
     }
 
-    private static func startBus(in directory: String) throws -> ChildProcess {
+    private static func startBus(in directory: TemporaryDirectory) throws -> ChildProcess {
         try ChildProcess(
             "dbus-daemon", executable: "/usr/bin/dbus-daemon",
             arguments: ["--config-file=\(directory)/session.conf", "--nofork", "--print-address=1"],
@@ -169,14 +168,27 @@ public final class PrivateDesktop: Sendable {
         guard result.status == 0 else { throw ChildProcess.Failed(description: "import failed: \(result.output)") }
     }
 
-    /// Kills dunst, dbus-monitor, the bus and the display, and removes the directory.
+    /// Kills dunst, dbus-monitor, the bus and the display. The directory goes with the desktop.
     public func stop() async {
         await killNotificationServer()
-        for child in [monitor, bus.withLock { $0 }, xvfb] {
+        for child in [monitor, bus.withLock { $0 }] {
             child.signal(SIGKILL)
             await child.waitForExit()
         }
-        try? FileManager.default.removeItem(atPath: directory)
+        await Self.stopDisplay(xvfb, number: Int(display.dropFirst()) ?? 0)
+    }
+
+    /// Kills Xvfb and removes the lock file and socket it leaves in /tmp (X puts them there
+    /// whatever TMPDIR says), unless another server has taken the display number meanwhile.
+    private static func stopDisplay(_ xvfb: ChildProcess, number: Int) async {
+        xvfb.signal(SIGKILL)
+        await xvfb.waitForExit()
+        let lock = "/tmp/.X\(number)-lock"
+        guard let owner = try? String(contentsOfFile: lock, encoding: .utf8),
+            Int32(owner.trimmingCharacters(in: .whitespacesAndNewlines)) == xvfb.processIdentifier
+        else { return }
+        unlink("/tmp/.X11-unix/X\(number)")
+        unlink(lock)
     }
 
     private func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {

@@ -14,12 +14,12 @@ public final class PrivateSystemBus: Sendable {
     public static let python = "/usr/bin/python3"
     static let supportDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "SystemBus").path
 
-    public let directory: String
+    private let directory: TemporaryDirectory
     /// The address dbus-daemon printed, such as `unix:path=/tmp/.../system_bus_socket,guid=...`.
     public let address: String
     private let daemon: ChildProcess
 
-    private init(directory: String, address: String, daemon: ChildProcess) {
+    private init(directory: TemporaryDirectory, address: String, daemon: ChildProcess) {
         self.directory = directory
         self.address = address
         self.daemon = daemon
@@ -27,20 +27,20 @@ public final class PrivateSystemBus: Sendable {
 
     /// Starts dbus-daemon and waits until it prints its address (it listens by then).
     public static func start() async throws -> PrivateSystemBus {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TemporaryDirectory("system-bus")
+        let daemon = try ChildProcess(
+            "dbus-daemon",
+            executable: daemonPath ?? "dbus-daemon",
+            arguments: [
+                "--config-file=\(supportDirectory)/bus.conf", "--nofork", "--print-address=1",
+                "--address=unix:path=\(directory)/system_bus_socket",
+            ],
+            errorLog: "\(directory)/dbus-daemon.log")
         do {
-            let daemon = try ChildProcess(
-                "dbus-daemon",
-                executable: daemonPath ?? "dbus-daemon",
-                arguments: [
-                    "--config-file=\(supportDirectory)/bus.conf", "--nofork", "--print-address=1",
-                    "--address=unix:path=\(directory)/system_bus_socket",
-                ],
-                errorLog: "\(directory)/dbus-daemon.log")
             let address = try await daemon.waitForLine { $0.hasPrefix("unix:") }
             return PrivateSystemBus(directory: directory, address: address, daemon: daemon)
         } catch {
-            try? FileManager.default.removeItem(atPath: directory)
+            await daemon.waitForExit(timeout: .zero)
             throw error
         }
     }
@@ -54,23 +54,16 @@ public final class PrivateSystemBus: Sendable {
         await daemon.waitForExit()
     }
 
-    /// Stops dbus-daemon and removes the directory. SIGKILL: children of the test runner inherit
-    /// a signal mask with SIGTERM blocked, and nothing here needs a graceful exit.
+    /// Stops dbus-daemon; the directory goes with the bus. SIGKILL: children of the test runner
+    /// inherit a signal mask with SIGTERM blocked, and nothing here needs a graceful exit.
     public func stop() async {
         daemon.signal(SIGKILL)
         await daemon.waitForExit()
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Starts the logind stand-in and waits until it owns org.freedesktop.login1.
     public func startLogind() async throws -> LogindStandIn {
         try await LogindStandIn.start(on: self)
-    }
-
-    public static func makeTemporaryDirectory() throws -> String {
-        let path = "/tmp/reachd-systemd-test-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        return path
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Testing
 
 /// Keeps Package.swift true to the code: every target declares exactly the modules its files
@@ -30,13 +31,14 @@ struct PackageManifestTests {
     }
 
     /// The manifest as SwiftPM reads it, from a scratch folder of its own so that it never waits
-    /// for the build folder that a running `swift test` holds.
+    /// for the build folder that a running `swift test` holds. The scratch folder is its TMPDIR
+    /// too, so that the lock files and directories SwiftPM leaves there go with it.
     static func targets() throws -> [Target] {
-        let scratch = FileManager.default.temporaryDirectory.appending(path: "reachd-describe-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: scratch) }
+        let scratch = try TemporaryDirectory("describe")
         let process = Process()
         process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--scratch-path", scratch.path, "describe", "--type", "json"]
+        process.arguments = ["swift", "package", "--scratch-path", "\(scratch)/build", "describe", "--type", "json"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { _, new in new }
         process.currentDirectoryURL = root
         let output = Pipe()
         process.standardOutput = output

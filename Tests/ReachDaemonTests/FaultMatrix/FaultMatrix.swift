@@ -18,9 +18,8 @@ struct FaultMatrix {
             return
         }
         let began = ContinuousClock.now
-        let directory = FileManager.default.temporaryDirectory.appending(path: "fault-matrix-\(getpid())").path
-        try? FileManager.default.removeItem(atPath: directory)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let scratch = try TemporaryDirectory("fault-matrix")
+        let directory = scratch.path
         let network = MatrixNetwork()
         try await network.setUp()
         let bus = try await PrivateSystemBus.start()
@@ -80,7 +79,6 @@ struct FaultMatrix {
         await run?.logind.stop()
         await bus.stop()
         await network.tearDown()
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     // MARK: Link

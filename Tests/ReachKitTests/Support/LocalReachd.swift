@@ -9,13 +9,13 @@ private let products = URL(filePath: CommandLine.arguments[0]).deletingLastPathC
 /// it again where its clients expect it.
 final class LocalReachd: Sendable {
     let port: Int
-    let directory: String
+    let directory: TemporaryDirectory
     private let child: ChildProcess
 
     var endpoint: String { "http://127.0.0.1:\(port)" }
 
     /// - Parameter extra: More YAML (a `socket:`, an `api:` section).
-    init(watchingPort healthPort: Int, port: Int, directory: String, extra: String = "") async throws {
+    init(watchingPort healthPort: Int, port: Int, directory: TemporaryDirectory, extra: String = "") async throws {
         self.port = port
         self.directory = directory
         let config = """

@@ -29,13 +29,6 @@ final class ServiceDriver: Sendable {
     deinit { runner.cancel() }
 }
 
-/// A fresh directory under /tmp for one test's files.
-func temporaryDirectory(_ name: String) throws -> String {
-    let path = "/tmp/reachkit-\(name)-\(UUID().uuidString.prefix(8))"
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
-
 /// Values a test collects from concurrent callbacks.
 final class Collected<Value: Sendable>: Sendable {
     private let values = Mutex<[Value]>([])

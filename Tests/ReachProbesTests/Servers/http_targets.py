@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Misbehaving HTTP(S) health targets for reachd's probe tests (python3 stdlib + the openssl CLI).
 
+Usage: http_targets.py DIRECTORY (where it writes its certificate and key; the caller removes it).
 Prints one JSON line with its ports, then serves until stdin closes:
   {"http": PORT, "https": PORT, "blackhole": PORT, "ca": PATH, "server_name": NAME}
 Paths on both http and https:
@@ -24,7 +25,6 @@ import ssl
 import struct
 import subprocess
 import sys
-import tempfile
 
 SERVER_NAME = "reachd-test.example"
 connections = 0
@@ -95,8 +95,7 @@ async def handle(reader, writer):
 
 
 async def main():
-    directory = tempfile.mkdtemp(prefix="reachd-http-targets-")
-    cert, key = make_certificate(directory)
+    cert, key = make_certificate(sys.argv[1])
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(cert, key)
     plain = await asyncio.start_server(handle, "127.0.0.1", 0)

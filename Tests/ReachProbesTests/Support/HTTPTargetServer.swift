@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 
 /// `Servers/http_targets.py` running as a child process: real HTTP(S) endpoints that misbehave on
 /// purpose (slow, stalled, garbage, reset, self-signed TLS, a blackhole).
@@ -14,13 +15,16 @@ final class HTTPTargetServer: Sendable {
     let ports: Ports
     private let process: Process
     private let stdin: Pipe
+    /// The certificate and key: removed with the server.
+    private let directory: TemporaryDirectory
 
     init() throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Servers/http_targets.py")
+        directory = try TemporaryDirectory("http-targets")
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
+        process.arguments = ["python3", script.path, directory.path]
         stdin = Pipe()
         let stdout = Pipe()
         process.standardInput = stdin
