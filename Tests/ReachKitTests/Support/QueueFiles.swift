@@ -1,0 +1,21 @@
+import Foundation
+import ReachKit
+import ReachTesting
+
+/// A fresh directory under /tmp for one test's files.
+func temporaryDirectory(_ name: String) throws -> String {
+    let path = "/tmp/reachkit-\(name)-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// Opens a queue store off the cooperative pool: opening a SQLite file creates, checks and
+/// migrates it with synchronous disk writes, which must not hold one of the pool's few threads.
+func openStore(_ path: String) async throws -> QueueStore {
+    try await offPool { Result { try QueueStore(path: path) } }.get()
+}
+
+/// Closes a queue store off the cooperative pool: closing checkpoints the WAL with synced writes.
+func closeStore(_ store: QueueStore) async {
+    await offPool { try? store.close() }
+}
