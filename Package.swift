@@ -24,10 +24,11 @@ let package = Package(
     products: [
         .executable(name: "reachd", targets: ["reachd"]),
         .executable(name: "reachctl", targets: ["reachctl"]),
-        .library(name: "ReachCore", targets: ["ReachCore"]),
-        .library(name: "ReachLink", targets: ["ReachLink"]),
+        // What a program imports: ReachKit, ReachKitEmbedded for the in-process monitor, and
+        // ReachKitTesting for its tests. The modules behind them are not products of their own.
         .library(name: "ReachKit", targets: ["ReachKit"]),
         .library(name: "ReachKitEmbedded", targets: ["ReachKitEmbedded"]),
+        .library(name: "ReachKitTesting", targets: ["ReachKitTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
@@ -291,7 +292,8 @@ let package = Package(
             swiftSettings: strict
         ),
         // The library for programs: the connectivity service backed by reachd, and a durable queue
-        // that drains on restoration. Small on purpose: no server, no probers, no YAML, no TLS.
+        // that drains on restoration, as swift-service-lifecycle services. Small on purpose: no
+        // server, no probers, no YAML, no TLS.
         .target(
             name: "ReachKit",
             dependencies: [
@@ -303,6 +305,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -312,29 +316,43 @@ let package = Package(
             dependencies: [
                 "ReachKit", "ReachCore", "ReachConfig", "ReachLink", "ReachProbes", "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
-        // Uses ReachKit as a program would: a cache-warming callback and an upload queue.
+        // For a program's tests: a connectivity service the test drives, with the real callback rule.
+        .target(
+            name: "ReachKitTesting",
+            dependencies: [
+                "ReachKit", "ReachCore", "ReachPOSIX",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // Uses ReachKit as a program would, importing nothing else: a cache-warming callback and an upload queue.
         .executableTarget(
             name: "reachkit-example",
-            dependencies: ["ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachKit", "ReachKitEmbedded"],
             path: "Examples/ReachKitExample",
             swiftSettings: strict
         ),
         // Drains a queue in a child process, for the test that kills it mid-drain.
         .executableTarget(
             name: "queue-drain-helper",
-            dependencies: ["ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachKit", "ReachKitTesting", .product(name: "Logging", package: "swift-log")],
             path: "Tests/QueueDrainHelper",
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReachKitTests",
             dependencies: [
-                "ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig", "ReachPOSIX", "ReachTesting", "reachd", "queue-drain-helper", "reachkit-example",
+                "ReachKit", "ReachKitEmbedded", "ReachKitTesting", "ReachCore", "ReachTesting", "reachd", "queue-drain-helper", "reachkit-example",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -355,7 +373,7 @@ let package = Package(
         .executableTarget(
             name: "reachkit-benchmark",
             dependencies: [
-                "ReachKit", "ReachKitEmbedded", "ReachCore", "ReachConfig", "ReachKitBenchmarkSupport",
+                "ReachKit", "ReachKitTesting", "ReachKitBenchmarkSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -9,30 +9,18 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import ReachConfig
-import ReachCore
 import ReachKit
 import ReachKitBenchmarkSupport
-import ReachKitEmbedded
+import ReachKitTesting
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let logger = Logger(label: "reachkit-benchmark") { _ in SwiftLogNoOpLogHandler() }
 
-/// A service that is connected from the start: a loopback target, one success recorded by hand.
-func connectedService() throws -> EmbeddedService {
-    let target = ProbeTarget(
-        name: "server", check: .http(HTTPCheck(url: "http://127.0.0.1:1/", endpoint: HostPort(host: "127.0.0.1", port: 1))))
-    let service = try EmbeddedService(configuration: Configuration(targets: [target]), logger: logger)
-    service.monitor.record(.success("server", latency: .milliseconds(1)), epoch: service.monitor.probeEpoch)
-    return service
-}
-
 func drainBenchmark(directory: String, url: String, items: Int) async throws {
     let http = HTTPClient(eventLoopGroupProvider: .singleton)
     for concurrency in [1, 8] {
-        let service = try connectedService()
-        let monitor = service.monitor
-        let monitorTask = Task { await monitor.run() }
+        // Connected from the start, and staying so: the drain alone is measured.
+        let service = TestConnectivityService(.connected)
         let store = try QueueStore(path: "\(directory)/drain-\(concurrency).sqlite")
         let queue = DurableQueue<Payload>(
             name: "drain", store: store, service: service, policy: QueuePolicy(concurrency: concurrency), logger: logger
@@ -51,7 +39,6 @@ func drainBenchmark(directory: String, url: String, items: Int) async throws {
         while try await queue.stats().pending + queue.stats().inFlight > 0 { try await Task.sleep(for: .milliseconds(5)) }
         let elapsed = now() - started
         draining.cancel()
-        monitorTask.cancel()
         say(String(format: "RESULT drain to a local HTTP server, concurrency %d: %.0f items/s (%d items in %.2f s)", concurrency, Double(items) / elapsed, items, elapsed))
     }
     try await http.shutdown()

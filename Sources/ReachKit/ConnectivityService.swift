@@ -1,19 +1,24 @@
 import ReachCore
+import ServiceLifecycle
 
 /// The connectivity service a program holds: is the machine connected, what changed, and what to
 /// run when it is restored or lost.
 ///
 /// Two services satisfy it, so that a program switches with one line: ``ReachdService`` follows a
-/// running reachd; ``EmbeddedService`` runs the same monitor, link source and probers in-process
-/// for hosts without the daemon. Call ``run()`` in a task of its own for as long as the program
-/// wants the service; cancelling that task stops it.
+/// running reachd; `EmbeddedService` (in `ReachKitEmbedded`) runs the same monitor, link source and
+/// probers in-process for hosts without the daemon. `TestConnectivityService` (in
+/// `ReachKitTesting`) is the one a test drives by hand.
 ///
-/// Callbacks follow the core's reaction rule (``ReachCore/ConnectivityMonitor/addReaction(named:on:timeout:_:)``):
-/// one run per transition, never two at once, transitions that arrive meanwhile coalesced into one
+/// Each is a swift-service-lifecycle `Service`: run it in the program's `ServiceGroup` (or call
+/// ``run()`` in a task of its own) for as long as the program wants it. Graceful shutdown or
+/// cancelling that task stops it.
+///
+/// Callbacks follow the core's reaction rule (the daemon's own code for hooks and webhooks): one
+/// run per transition, never two at once, transitions that arrive meanwhile coalesced into one
 /// more run at the latest state or skipped and reported, a timeout after which the run is reported
 /// as timed out. Leaving `unknown` is not a transition, so a reachd that restarts, or a stream
 /// that breaks and comes back at the same state, runs nothing.
-public protocol ConnectivityService: Sendable {
+public protocol ConnectivityService: Service {
     /// The verdict now.
     var current: ServiceVerdict { get }
 
@@ -31,19 +36,20 @@ public protocol ConnectivityService: Sendable {
     /// Runs `body` on each `disconnected` → `connected` transition, within `timeout` (30 s when `nil`).
     @discardableResult
     func onConnectivityRestored(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
+        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle
 
     /// Runs `body` on each `connected` → `disconnected` transition, within `timeout` (30 s when `nil`).
     @discardableResult
     func onConnectivityLost(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
+        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle
 
     /// Every callback run's outcome (and every skip), from now on: what the reaction rule did, never silent.
     func callbackReports() -> Subscription<CallbackReport>
 
-    /// Follows connectivity and runs callbacks until the calling task is cancelled.
+    /// Follows connectivity and runs callbacks until graceful shutdown or until the calling task
+    /// is cancelled; then ends every stream of ``verdicts()``.
     func run() async throws
 }
 
@@ -51,7 +57,7 @@ extension ConnectivityService {
     /// Runs `body` on each restoration with the default timeout.
     @discardableResult
     public func onConnectivityRestored(
-        named name: String? = nil, _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
+        named name: String? = nil, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
         onConnectivityRestored(named: name, timeout: nil, body)
     }
@@ -59,7 +65,7 @@ extension ConnectivityService {
     /// Runs `body` on each loss with the default timeout.
     @discardableResult
     public func onConnectivityLost(
-        named name: String? = nil, _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
+        named name: String? = nil, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
         onConnectivityLost(named: name, timeout: nil, body)
     }
@@ -69,12 +75,12 @@ extension ConnectivityService {
 /// its own). Dropping the handle does not remove the callback: registrations last as long as the
 /// service unless removed.
 public struct CallbackHandle: Sendable {
-    /// The callback's id, as its ``ReachCore/CallbackReport``s name it.
+    /// The callback's id, as its `CallbackReport`s name it.
     public let id: CallbackID
     private let removal: @Sendable (CallbackID) -> Bool
 
     /// A handle for the callback `id` that `removal` takes off (a service's own registry).
-    public init(id: CallbackID, removal: @escaping @Sendable (CallbackID) -> Bool) {
+    package init(id: CallbackID, removal: @escaping @Sendable (CallbackID) -> Bool) {
         self.id = id
         self.removal = removal
     }

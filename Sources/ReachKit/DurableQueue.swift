@@ -3,6 +3,7 @@ import GRDB
 import Logging
 import ReachCore
 import ReachPOSIX
+import ServiceLifecycle
 import Synchronization
 
 /// Work that must survive being offline and the program restarting: items are kept in a SQLite
@@ -12,14 +13,19 @@ import Synchronization
 ///   an item whose key is already queued is not queued twice.
 /// - ``run()`` drains the queue at start (when connected), on every restoration the
 ///   ``ConnectivityService`` reports, and when items arrive while connected: in enqueue order, up
-///   to ``QueuePolicy/concurrency`` at once.
+///   to ``QueuePolicy/concurrency`` at once. The queue is a swift-service-lifecycle `Service`: on
+///   graceful shutdown it starts no more deliveries, lets those under way end and records them,
+///   and returns; what was not delivered waits in the file for the next start.
 /// - The handler's error decides: ``DeliveryFailure/permanent(_:)`` moves the item to the dead
 ///   letters; anything else is retried after an exponential backoff with jitter, up to
 ///   ``QueuePolicy/maxAttempts``, after which the item is a dead letter too. Nothing is dropped.
 /// - A run of consecutive failures opens a circuit breaker (see ``QueuePolicy/breakerThreshold``).
 /// - At-least-once: an item leaves the file only after its handler returned. A crash re-delivers
 ///   at most the items that were in flight, with their keys.
-public final class DurableQueue<Item: Codable & Sendable>: Sendable {
+/// - Its counts and age are swift-metrics gauges (`reachkit_queue_pending`, `_in_flight`, `_dead`,
+///   `_oldest_pending_age_seconds`, dimension `queue`) once the program bootstraps a metrics
+///   backend before making the queue; until then they cost nothing.
+public final class DurableQueue<Item: Codable & Sendable>: Service {
     /// Delivers one item; returns when it is delivered, throws when it is not.
     public typealias Handler = @Sendable (QueuedItem<Item>) async throws -> Void
 
@@ -41,17 +47,17 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
         var inFlight: Set<Int64> = []
         /// A wake-up for the head item's retry time or the breaker's cool-down.
         var timer: Task<Void, Never>?
+        /// Graceful shutdown: no more deliveries start.
+        var isStopping = false
     }
 
     /// - Parameters:
     ///   - name: Names this queue in the store, the logs and the metrics.
     ///   - service: Says when connectivity is there and when it is restored.
-    ///   - metrics: Report counts and ages as swift-metrics gauges (`reachkit_queue_pending`,
-    ///     `_in_flight`, `_dead`, `_oldest_pending_age_seconds`, dimension `queue`).
     ///   - handler: Delivers one item. It runs only while connected, never twice at once for one item.
     public init(
         name: String, store: QueueStore, service: any ConnectivityService, policy: QueuePolicy = QueuePolicy(),
-        clock: MonitorClock = .system(), logger: Logger, metrics: Bool = false, handler: @escaping Handler
+        clock: MonitorClock = .system(), logger: Logger, handler: @escaping Handler
     ) {
         self.name = name
         self.store = store
@@ -60,7 +66,7 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
         self.handler = handler
         self.clock = clock
         self.logger = logger
-        self.metrics = metrics ? QueueMetrics(queue: name) : nil
+        self.metrics = QueueMetrics(queue: name)
         self.state = Mutex(State(breaker: CircuitBreaker(threshold: policy.breakerThreshold, cooldown: policy.breakerCooldown)))
     }
 
@@ -100,24 +106,28 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
     }
 
     /// The dead letters, oldest first, with why each died: for a person or a repair tool.
-    public func deadLetters() async throws -> [(key: String, item: Item, attempts: Int, lastError: String?)] {
+    public func deadLetters() async throws -> [DeadLetter<Item>] {
         let name = self.name
         let rows = try await store.pool.read { db in
             try Row.fetchAll(db, sql: "SELECT key, payload, attempts, last_error FROM item WHERE queue = ? AND dead = 1 ORDER BY id", arguments: [name])
-                .map { row -> (String, Data, Int, String?) in (row["key"], row["payload"], row["attempts"], row["last_error"]) }
+                .map { row -> DeadLetter<Data> in DeadLetter(key: row["key"], item: row["payload"], attempts: row["attempts"], lastError: row["last_error"]) }
         }
         let decoder = JSONDecoder()
-        return try rows.map { (key: $0.0, item: try decoder.decode(Item.self, from: $0.1), attempts: $0.2, lastError: $0.3) }
+        return try rows.map { DeadLetter(key: $0.key, item: try decoder.decode(Item.self, from: $0.item), attempts: $0.attempts, lastError: $0.lastError) }
     }
 
     // MARK: Draining
 
-    /// Drains when connected, on restoration and when items arrive, until the calling task is
-    /// cancelled. Call it once.
+    /// Drains when connected, on restoration and when items arrive, until graceful shutdown or
+    /// until the calling task is cancelled. Call it once.
     ///
     /// It drains whenever the verdict is `connected`, including the first one after start (leaving
     /// `unknown` is no transition, yet the queue should not wait for a loss and a restoration); a
     /// restoration also closes the circuit breaker.
+    ///
+    /// On graceful shutdown it starts no more deliveries and returns once those under way have
+    /// ended and been recorded. On cancellation it returns at once: a delivery it cancels counts no
+    /// attempt, and the item is delivered at the next start.
     public func run() async {
         let restoration = service.onConnectivityRestored(named: "queue \(name)", timeout: nil) { [weak self] _ in
             guard let self else { return }
@@ -135,16 +145,30 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
             group.addTask {
                 for await verdict in verdicts where verdict.isConnected { self.kick() }
             }
-            group.addTask {
-                for await _ in self.kicks.stream {
-                    await self.drain()
-                    if Task.isCancelled { break }
+            await withGracefulShutdownHandler {
+                for await _ in kicks.stream {
+                    await drain()
+                    if Task.isCancelled || isStopping { break }
                 }
+            } onGracefulShutdown: {
+                self.stop()
             }
+            group.cancelAll()
         }
     }
 
     private func kick() { kicks.continuation.yield() }
+
+    private var isStopping: Bool { state.withLock { $0.isStopping } }
+
+    /// Graceful shutdown: nothing more starts, and an idle ``run()`` wakes to see it.
+    private func stop() {
+        state.withLock { state in
+            state.isStopping = true
+            state.timer?.cancel()
+        }
+        kick()
+    }
 
     /// Wakes ``run()`` after `delay` (the head's retry time, the breaker's cool-down).
     private func wake(after delay: Duration) {
@@ -173,7 +197,7 @@ public final class DurableQueue<Item: Codable & Sendable>: Sendable {
     private func drain() async {
         await withTaskGroup(of: Void.self) { group in
             var running = 0
-            while !Task.isCancelled, service.isConnected {
+            while !Task.isCancelled, !isStopping, service.isConnected {
                 let (allowed, retryIn) = state.withLock { $0.breaker.admit(at: clock.uptime, limit: policy.concurrency) }
                 if let retryIn, running == 0 {
                     wake(after: retryIn)

@@ -1,5 +1,28 @@
-// What a program that imports ReachKit uses without importing anything else: the verdict's types
-// from the core, and where reachd is.
-@_exported import ReachCore
+// What a program that imports ReachKit uses without importing anything else: every type the
+// public API names (the verdict's parts and the callback reports from the core, where reachd is,
+// the logger the initializers take) and what runs the services (swift-service-lifecycle's group
+// and the signals that stop it). Not the core's own verdict, monitor or transition: a program
+// sees ``ServiceVerdict`` and ``ServiceTransition``.
+@_exported import struct Logging.Logger
 @_exported import struct ReachClient.ReachdEndpoint
 @_exported import struct ReachClient.ReachdEndpointError
+@_exported import struct ReachCore.CallbackID
+@_exported import struct ReachCore.CallbackReport
+@_exported import enum ReachCore.ConnectivityState
+@_exported import enum ReachCore.FailureReason
+@_exported import struct ReachCore.MonitorClock
+@_exported import struct ReachCore.ProbeFailure
+@_exported import enum ReachCore.ProbePhase
+@_exported import struct ReachCore.ProbeResult
+@_exported import struct ReachCore.ProbeTimings
+@_exported import struct ReachCore.ReconnectBackoff
+@_exported import struct ReachCore.Subscription
+@_exported import enum ReachCore.TargetHealth
+@_exported import struct ReachCore.TargetStatus
+@_exported import enum ReachCore.TransitionDirection
+@_exported import enum ReachCore.VerdictReason
+@_exported import struct ReachCore.WallTime
+@_exported import protocol ServiceLifecycle.Service
+@_exported import class ServiceLifecycle.ServiceGroup
+@_exported import struct ServiceLifecycle.ServiceGroupConfiguration
+@_exported import struct UnixSignals.UnixSignal

@@ -3,6 +3,7 @@ import ReachAPI
 import ReachClient
 import ReachCore
 import ReachPOSIX
+import ServiceLifecycle
 import Synchronization
 
 /// The connectivity service backed by a running reachd: follows its event stream and runs the
@@ -53,8 +54,6 @@ public final class ReachdService: ConnectivityService {
     }
 
     private struct State {
-        /// The last `connected` or `disconnected` reachd reported: what a transition moves from.
-        var lastDefinite: ConnectivityState?
         var lastEventID: String?
         /// reachd's `likely_connected` and the uptime at which it was read.
         var likely = false
@@ -69,8 +68,7 @@ public final class ReachdService: ConnectivityService {
     private let clock: MonitorClock
     private let logger: Logger
     private let state = Mutex(State())
-    private let feed: VerdictFanOut
-    private let reactions: TransitionReactions
+    private let feed: VerdictFeed
 
     /// Makes the service; nothing connects until ``run()``, which is called once.
     /// 
@@ -80,9 +78,9 @@ public final class ReachdService: ConnectivityService {
         self.settings = settings
         self.clock = clock
         self.logger = logger
-        self.feed = VerdictFanOut(
-            initial: ServiceVerdict(state: .unknown, reason: .reachdUnreachable("not connected to reachd yet"), since: clock.wallTime))
-        self.reactions = TransitionReactions(clock: clock, logger: logger)
+        self.feed = VerdictFeed(
+            initial: ServiceVerdict(state: .unknown, reason: .reachdUnreachable("not connected to reachd yet"), since: clock.wallTime),
+            callbackTimeout: settings.callbackTimeout, clock: clock, logger: logger)
     }
 
     // MARK: ConnectivityService
@@ -97,40 +95,34 @@ public final class ReachdService: ConnectivityService {
         return clock.uptime - evidenceAt <= settings.likelyConnectedWindow
     }
 
-    public func verdicts() -> AsyncStream<ServiceVerdict> { feed.subscribe() }
+    public func verdicts() -> AsyncStream<ServiceVerdict> { feed.verdicts() }
 
     @discardableResult
     public func onConnectivityRestored(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
+        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
-        register(name, [.restored], timeout, body)
+        feed.register(name, on: .restored, timeout: timeout, body)
     }
 
     @discardableResult
     public func onConnectivityLost(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
+        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
-        register(name, [.lost], timeout, body)
+        feed.register(name, on: .lost, timeout: timeout, body)
     }
 
-    public func callbackReports() -> Subscription<CallbackReport> { reactions.callbackReports() }
+    public func callbackReports() -> Subscription<CallbackReport> { feed.callbackReports() }
 
-    /// Follows reachd until the calling task is cancelled; then ends every verdict stream.
+    /// Follows reachd until graceful shutdown or until the calling task is cancelled; then ends
+    /// every verdict stream. A callback still running then is cancelled (and reported so).
     public func run() async throws {
-        await withDiscardingTaskGroup { group in
-            group.addTask { await self.reactions.run() }
-            group.addTask { await self.follow() }
-            group.addTask { await self.refreshEvidence() }
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.feed.run() }
+                group.addTask { await self.follow() }
+                group.addTask { await self.refreshEvidence() }
+            }
         }
-        feed.finish()
-    }
-
-    private func register(
-        _ name: String?, _ directions: Set<TransitionDirection>, _ timeout: Duration?,
-        _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
-    ) -> CallbackHandle {
-        let id = reactions.add(named: name, on: directions, timeout: timeout ?? settings.callbackTimeout, body)
-        return CallbackHandle(id: id) { [reactions] in reactions.remove($0) }
     }
 
     // MARK: Following
@@ -171,20 +163,13 @@ public final class ReachdService: ConnectivityService {
     /// is complete); a move between `connected` and `disconnected` is a transition.
     private func apply(_ document: StatusDocument, id: String?) {
         let verdict = ServiceVerdict(document.verdict)
-        let transition: ConnectivityTransition? = state.withLock { state in
+        let transition = state.withLock { state in
             if let id { state.lastEventID = id }
             state.isStreaming = true
             state.likely = document.likelyConnected
             state.evidenceAt = clock.uptime
             // Published under the lock, so that streams and callbacks see events in reachd's order.
-            feed.publish(verdict)
-            guard verdict.state != .unknown else { return nil }
-            defer { state.lastDefinite = verdict.state }
-            guard let last = state.lastDefinite, last != verdict.state else { return nil }
-            let transition = ConnectivityTransition(
-                direction: verdict.state == .connected ? .restored : .lost, sequence: document.sequence, verdict: verdict.coreVerdict)
-            reactions.deliver(transition)
-            return transition
+            return feed.publish(verdict, sequence: document.sequence)
         }
         if document.reset { logger.info("reachd's event stream started over (reset): its verdict replaces the one known", metadata: ["state": "\(verdict.state.rawValue)"]) }
         if let transition { logger.debug("transition \(transition.direction.rawValue)", metadata: ["sequence": "\(transition.sequence)"]) }
@@ -198,7 +183,8 @@ public final class ReachdService: ConnectivityService {
             let current = feed.current
             guard current.reason != .reachdUnreachable(why) else { return }
             let since = current.state == .unknown ? current.since : clock.wallTime
-            feed.publish(ServiceVerdict(state: .unknown, reason: .reachdUnreachable(why), since: since))
+            // `unknown` is no transition: no sequence number is needed.
+            feed.publish(ServiceVerdict(state: .unknown, reason: .reachdUnreachable(why), since: since), sequence: 0)
         }
     }
 

@@ -51,7 +51,7 @@ public struct ServiceVerdict: Sendable, Hashable {
     }
 
     /// The monitor's verdict as it is.
-    public init(_ verdict: Verdict) {
+    package init(_ verdict: Verdict) {
         self.init(
             state: verdict.state, reason: .monitor(verdict.reason), since: verdict.since, usableInterfaces: verdict.usableInterfaces,
             targets: verdict.targets)
@@ -60,8 +60,8 @@ public struct ServiceVerdict: Sendable, Hashable {
     /// Whether the state is `connected`.
     public var isConnected: Bool { state == .connected }
 
-    /// The core's verdict for this one, handed to callbacks in their ``ConnectivityTransition``.
-    /// Only `connected` and `disconnected` verdicts make transitions, and those carry a monitor reason.
+    /// The core's verdict for this one, for the core's reaction rule. Only `connected` and
+    /// `disconnected` verdicts make transitions, and those carry a monitor reason.
     var coreVerdict: Verdict {
         let reason: VerdictReason = if case .monitor(let reason) = reason { reason } else { .starting }
         return Verdict(state: state, reason: reason, since: since, usableInterfaces: usableInterfaces, targets: targets)

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Logging
 import ReachConfig
 import ReachCore
@@ -5,40 +6,50 @@ import ReachKit
 import ReachLink
 import ReachPOSIX
 import ReachProbes
+import ServiceLifecycle
 
 /// The connectivity service for hosts without reachd: the daemon's own monitor, rtnetlink link
 /// source, probers and probe scheduler, run inside the program, with no HTTP server.
 ///
-/// It takes reachd's ``ReachConfig/Configuration`` (parsed from the same YAML, or the embedded
-/// default, which probes `http://127.0.0.1:8080/api/v1/health`), so that the verdicts are the
-/// daemon's for the same faults. Hooks, webhooks, listen addresses and the token are the daemon's
-/// business and are ignored here.
+/// It takes reachd's ``ReachConfig/Configuration`` (from the same YAML, or the embedded default,
+/// which probes `http://127.0.0.1:8080/api/v1/health`), so that the verdicts are the daemon's for
+/// the same faults. Hooks, webhooks, listen addresses and the token are the daemon's business and
+/// are ignored here.
 public final class EmbeddedService: ConnectivityService {
-    /// The monitor, for what the protocol does not cover (probe now, per-target results).
-    public let monitor: ConnectivityMonitor
+    /// The monitor the service runs: for the package's own tests and benchmarks, which feed it by hand.
+    package let monitor: ConnectivityMonitor
     private let targets: [ProbeTarget]
-    private let linkSource: (any LinkSource)?
-    private let prober: (any Prober)?
     private let clock: MonitorClock
     private let logger: Logger
 
     /// - Parameters:
     ///   - configuration: reachd's configuration; `nil` for its embedded default.
-    ///   - linkSource: Where link facts come from: rtnetlink when `nil`.
-    ///   - prober: What probes the targets: reachd's HTTP, TCP and gRPC probers when `nil`.
+    ///   - clock: Times probes, hysteresis and callback timeouts (a test clock in tests).
     /// - Throws: ``ReachConfig/ConfigurationError`` only when `configuration` is `nil` and the
     ///   embedded default cannot be read (which a test pins).
-    public init(
-        configuration: Configuration? = nil, linkSource: (any LinkSource)? = nil, prober: (any Prober)? = nil,
-        clock: MonitorClock = .system(), logger: Logger
-    ) throws {
+    public init(configuration: Configuration? = nil, clock: MonitorClock = .system(), logger: Logger) throws {
         let configuration = try configuration ?? Configuration.load(from: .embeddedDefault)
         self.monitor = ConnectivityMonitor(configuration: configuration.monitor, clock: clock, logger: logger)
         self.targets = configuration.targets
-        self.linkSource = linkSource
-        self.prober = prober
         self.clock = clock
         self.logger = logger
+    }
+
+    /// The service for reachd's configuration file, found as reachd finds it: `path`, else
+    /// `$REACHD_CONFIG`, else the embedded default.
+    ///
+    /// - Throws: ``ReachConfig/ConfigurationError`` naming the file and what is wrong in it.
+    public convenience init(configurationFile path: String?, clock: MonitorClock = .system(), logger: Logger) throws {
+        let environment = ProcessInfo.processInfo.environment
+        try self.init(
+            configuration: Configuration.load(from: .resolve(commandLine: path, environment: environment), environment: environment),
+            clock: clock, logger: logger)
+    }
+
+    /// Probes every target now, without waiting for its interval: after the program learns of a
+    /// change the monitor cannot see (a VPN it just started, a server it just deployed).
+    public func requestImmediateProbe() {
+        monitor.requestImmediateProbe()
     }
 
     // MARK: ConnectivityService
@@ -62,50 +73,47 @@ public final class EmbeddedService: ConnectivityService {
 
     @discardableResult
     public func onConnectivityRestored(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
+        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
-        let id = monitor.onConnectivityRestored(named: name, timeout: timeout, body)
+        let id = monitor.onConnectivityRestored(named: name, timeout: timeout) { try await body(ServiceTransition($0)) }
         return CallbackHandle(id: id) { [monitor] in monitor.removeCallback($0) }
     }
 
     @discardableResult
     public func onConnectivityLost(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
+        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
-        let id = monitor.onConnectivityLost(named: name, timeout: timeout, body)
+        let id = monitor.onConnectivityLost(named: name, timeout: timeout) { try await body(ServiceTransition($0)) }
         return CallbackHandle(id: id) { [monitor] in monitor.removeCallback($0) }
     }
 
     public func callbackReports() -> Subscription<CallbackReport> { monitor.callbackReports() }
 
-    /// Watches links and probes targets until the calling task is cancelled; then ends every verdict stream.
+    /// Watches links and probes targets until graceful shutdown or until the calling task is
+    /// cancelled; then ends every verdict stream. A callback still running then is cancelled (and
+    /// reported so), as in the daemon.
     public func run() async throws {
-        var http: HTTPProber?
-        let prober: any Prober
-        if let given = self.prober {
-            prober = given
-        } else {
-            let pooled = HTTPProber(logger: logger)
-            http = pooled
-            prober = ProbeDispatcher(http: pooled, grpc: GRPCHealthProber(logger: logger))
-        }
-        let linkSource = linkSource ?? NetlinkLinkSource(logger: logger)
+        let pooled = HTTPProber(logger: logger)
+        let prober = ProbeDispatcher(http: pooled, grpc: GRPCHealthProber(logger: logger))
+        let linkSource = NetlinkLinkSource(logger: logger)
         let scheduler = ProbeScheduler(targets: targets, prober: prober, monitor: monitor, clock: clock)
         let (monitor, logger) = (monitor, logger)
-        await withDiscardingTaskGroup { group in
-            group.addTask { await monitor.run() }
-            group.addTask { await scheduler.run() }
-            group.addTask {
-                do {
-                    try await linkSource.run { monitor.update(links: $0) }
-                } catch is CancellationError {
-                } catch {
-                    // As the daemon does: carry on without link facts, on probes alone.
-                    logger.error("link source failed: carrying on without link facts, on probes alone", metadata: ["error": "\(error)"])
-                    monitor.forgetLinks()
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await monitor.run() }
+                group.addTask { await scheduler.run() }
+                group.addTask {
+                    do {
+                        try await linkSource.run { monitor.update(links: $0) }
+                    } catch is CancellationError {
+                    } catch {
+                        // As the daemon does: carry on without link facts, on probes alone.
+                        logger.error("link source failed: carrying on without link facts, on probes alone", metadata: ["error": "\(error)"])
+                        monitor.forgetLinks()
+                    }
                 }
             }
         }
-        await http?.shutdown()
+        await pooled.shutdown()
     }
 }

@@ -9,10 +9,8 @@ import Glibc
 #endif
 import Foundation
 import Logging
-import ReachConfig
-import ReachCore
 import ReachKit
-import ReachKitEmbedded
+import ReachKitTesting
 
 /// Writes a line at once (print's buffer would hold it when stdout is a pipe).
 func say(_ line: String) {
@@ -27,10 +25,7 @@ guard arguments.count >= 3 else {
 let logger = Logger(label: "queue-drain-helper") { _ in SwiftLogNoOpLogHandler() }
 let store = try QueueStore(path: arguments[2])
 let hangAt = arguments.count > 3 && arguments[1] == "drain" ? Int(arguments[3]) ?? .max : .max
-// A target on loopback: the link does not matter, one success makes the service connected.
-let target = ProbeTarget(
-    name: "server", check: .http(HTTPCheck(url: "http://127.0.0.1:1/api/v1/health", endpoint: HostPort(host: "127.0.0.1", port: 1))))
-let service = try EmbeddedService(configuration: Configuration(targets: [target]), logger: logger)
+let service = TestConnectivityService(.connected)
 let queue = DurableQueue<Int>(
     name: "uploads", store: store, service: service, policy: QueuePolicy(concurrency: 4), logger: logger
 ) { delivery in
@@ -46,9 +41,6 @@ case "enqueue":
     try await queue.enqueue(contentsOf: (0..<count).map { (key: "item-\($0)", item: $0) })
     say("enqueued \(count)")
 case "drain":
-    let monitor = service.monitor
-    let running = Task { await monitor.run() }
-    monitor.record(.success("server", latency: .milliseconds(1)), epoch: monitor.probeEpoch)
     let draining = Task { await queue.run() }
     while true {
         let stats = try await queue.stats()
@@ -57,7 +49,6 @@ case "drain":
     }
     say("drained")
     draining.cancel()
-    running.cancel()
 default:
     exit(2)
 }

@@ -1,8 +1,7 @@
 import Foundation
 import GRDB
-import ReachCore
 @testable import ReachKit
-import ReachKitEmbedded
+import ReachKitTesting
 import ReachTesting
 import Synchronization
 import Testing
@@ -15,11 +14,11 @@ struct DurableQueueTests {
 
     @Test func aThousandItemsEnqueuedOfflineDrainInOrderAfterRestoration() async throws {
         let directory = try TemporaryDirectory("order")
-        let driver = try ServiceDriver()
-        driver.disconnect()
+        let service = TestConnectivityService(.disconnected)
+        let following = Task { try await service.run() }
+        defer { following.cancel() }
         let delivered = Collected<Int>()
         let connectedAtDelivery = Collected<Bool>()
-        let service = driver.service
         let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
             name: "uploads", store: store, service: service, logger: .quiet
@@ -36,7 +35,7 @@ struct DurableQueueTests {
         #expect(try await queue.stats().pending == 1_000)
         #expect(delivered.count == 0, "nothing is delivered while disconnected")
 
-        driver.connect()
+        await service.connect()
         try await waitUntil("1,000 deliveries", timeout: .seconds(120)) { delivered.count >= 1_000 }
         #expect(delivered.all == Array(0..<1_000), "delivered once each, in enqueue order")
         #expect(!connectedAtDelivery.all.contains(false))
@@ -48,18 +47,20 @@ struct DurableQueueTests {
 
     @Test func itemsQueuedBeforeTheFirstVerdictDrainOnceItIsConnected() async throws {
         let directory = try TemporaryDirectory("first")
-        let driver = try ServiceDriver()
+        let service = TestConnectivityService()
+        let following = Task { try await service.run() }
+        defer { following.cancel() }
         let delivered = Collected<Int>()
         let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: store, service: driver.service, logger: .quiet
+            name: "uploads", store: store, service: service, logger: .quiet
         ) { delivered.append($0.item.number) }
         try await queue.enqueue(Upload(number: 7), key: "seven")
         let running = Task { await queue.run() }
         defer { running.cancel() }
-        #expect(driver.service.current.state == .unknown)
+        #expect(service.current.state == .unknown)
         // Leaving `unknown` is no restoration, yet what waits is delivered at once.
-        driver.connect()
+        #expect(await service.connect().isEmpty, "no callback ran")
         try await waitUntil("the item delivered") { delivered.count == 1 }
         #expect(delivered.all == [7])
         running.cancel()
@@ -118,25 +119,25 @@ struct DurableQueueTests {
         _ label: String, clock: TestClock, policy: QueuePolicy, handler: @escaping DurableQueue<Upload>.Handler
     ) async throws -> (queue: DurableQueue<Upload>, finish: () async -> Void) {
         let directory = try TemporaryDirectory(label)
-        let driver = try ServiceDriver(clock: clock.monitorClock)
-        driver.connect()
+        let service = TestConnectivityService(.connected, clock: clock.monitorClock)
         let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: store, service: driver.service, policy: policy, clock: clock.monitorClock, logger: .quiet, handler: handler)
+            name: "uploads", store: store, service: service, policy: policy, clock: clock.monitorClock, logger: .quiet, handler: handler)
         let running = Task { await queue.run() }
         return (queue, {
             running.cancel()
             await running.value
             await closeStore(store)
-            withExtendedLifetime((driver, directory)) {}
+            withExtendedLifetime((service, directory)) {}
         })
     }
 
     @Test func theBreakerOpensAfterConsecutiveFailuresAndClosesOnRestorationOrCooldown() async throws {
         let directory = try TemporaryDirectory("breaker")
         let clock = TestClock()
-        let driver = try ServiceDriver(clock: clock.monitorClock)
-        driver.connect()
+        let service = TestConnectivityService(.connected, clock: clock.monitorClock)
+        let following = Task { try await service.run() }
+        defer { following.cancel() }
         let calls = Collected<Duration>()
         let healthy = Mutex(false)
         let policy = QueuePolicy(
@@ -144,7 +145,7 @@ struct DurableQueueTests {
             breakerCooldown: .seconds(60))
         let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: store, service: driver.service, policy: policy,
+            name: "uploads", store: store, service: service, policy: policy,
             clock: clock.monitorClock, logger: .quiet
         ) { _ in
             calls.append(clock.now.offset)
@@ -162,8 +163,8 @@ struct DurableQueueTests {
         #expect(calls.count == 3, "an open breaker lets nothing through before its cool-down")
 
         // A restoration closes it: draining resumes at once, and three more failures open it again.
-        driver.disconnect()
-        driver.connect()
+        await service.disconnect()
+        #expect(await service.connect().map(\.outcome) == [.succeeded], "the queue's restoration callback ran")
         try await advance(clock, until: "three more failures") { calls.count >= 6 }
         try await waitUntil("the breaker open again") { (try? await queue.stats().isBreakerOpen) == true }
 
@@ -182,13 +183,12 @@ struct DurableQueueTests {
     @Test func itemsThatFailPermanentlyOrTooOftenBecomeDeadLetters() async throws {
         let directory = try TemporaryDirectory("dead")
         let clock = TestClock()
-        let driver = try ServiceDriver(clock: clock.monitorClock)
-        driver.connect()
+        let service = TestConnectivityService(.connected, clock: clock.monitorClock)
         let delivered = Collected<String>()
         let policy = QueuePolicy(maxAttempts: 3, retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), breakerThreshold: 100)
         let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: store, service: driver.service, policy: policy,
+            name: "uploads", store: store, service: service, policy: policy,
             clock: clock.monitorClock, logger: .quiet
         ) { delivery in
             switch delivery.key {
@@ -235,10 +235,9 @@ struct DurableQueueTests {
     @Test func statsCountPendingAndTellTheOldestAge() async throws {
         let directory = try TemporaryDirectory("stats")
         let clock = TestClock()
-        let driver = try ServiceDriver(clock: clock.monitorClock)
         let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: store, service: driver.service,
+            name: "uploads", store: store, service: TestConnectivityService(clock: clock.monitorClock),
             clock: clock.monitorClock, logger: .quiet
         ) { _ in }
         #expect(try await queue.stats().oldestPendingAge == nil)
@@ -287,10 +286,9 @@ struct QueueStoreTests {
     @Test func concurrentEnqueuesFromManyTasksAreAllDurableAndCountedOnce() async throws {
         let directory = try TemporaryDirectory("concurrent")
         let path = "\(directory)/queue.sqlite"
-        let driver = try ServiceDriver()
-        driver.disconnect()
         let store = try await openStore(path)
-        let queue = DurableQueue<DurableQueueTests.Upload>(name: "uploads", store: store, service: driver.service, logger: .quiet) { _ in }
+        let queue = DurableQueue<DurableQueueTests.Upload>(
+            name: "uploads", store: store, service: TestConnectivityService(.disconnected), logger: .quiet) { _ in }
         // 400 callers, two per key: exactly one of each pair is new, whichever commits first.
         let added = try await withThrowingTaskGroup(of: Bool.self) { group in
             for caller in 0..<400 {

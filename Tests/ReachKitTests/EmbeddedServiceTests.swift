@@ -42,7 +42,8 @@ extension ReachKitProcessTests {
             defer { reachd.signal(SIGKILL) }
             let embedded = try ChildProcess(
                 "reachkit-example", executable: Namespace.ip,
-                arguments: ["netns", "exec", namespace.name, Self.products.appending(path: "reachkit-example").path, "embedded", config],
+                // Line-buffered: the example prints with `print`, which a pipe would hold in its buffer.
+                arguments: ["netns", "exec", namespace.name, "stdbuf", "-oL", Self.products.appending(path: "reachkit-example").path, "embedded", config],
                 errorLog: "\(directory)/example.log", environment: ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": directory.path]) { $1 })
             defer { embedded.signal(SIGKILL) }
             let daemon = ReachdService(endpoint: ReachdEndpoint(base: socket), logger: .quiet)

@@ -17,8 +17,8 @@ extension ReachKitProcessTests {
             var server = try await HealthServer(port: healthPort)
             let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
             let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: Self.quickReconnect, logger: .quiet)
-            let lost = Collected<ConnectivityTransition>()
-            let restored = Collected<ConnectivityTransition>()
+            let lost = Collected<ServiceTransition>()
+            let restored = Collected<ServiceTransition>()
             service.onConnectivityLost(named: "pause-uploads") { lost.append($0) }
             service.onConnectivityRestored(named: "warm-cache") { restored.append($0) }
             let running = Task { try await service.run() }
@@ -54,7 +54,7 @@ extension ReachKitProcessTests {
             var reachd = try await LocalReachd(watchingPort: healthPort, port: port, directory: directory)
             let logs = CapturedLogs()
             let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: Self.quickReconnect, logger: logs.logger)
-            let transitions = Collected<ConnectivityTransition>()
+            let transitions = Collected<ServiceTransition>()
             service.onConnectivityLost { transitions.append($0) }
             service.onConnectivityRestored { transitions.append($0) }
             let seen = Collected<ServiceVerdict>()

@@ -1,0 +1,33 @@
+import ReachCore
+
+/// A move between `connected` and `disconnected`, handed to every callback registered for its
+/// direction: which way, the event that made it, and the verdict it arrived at.
+///
+/// Leaving `unknown` is not a transition (there was nothing to restore or lose), so the verdict is
+/// always `connected` or `disconnected`, with the monitor's reason.
+public struct ServiceTransition: Sendable, Hashable {
+    /// `restored` (disconnected → connected) or `lost` (connected → disconnected).
+    public var direction: TransitionDirection
+    /// The sequence number of the event that made it (reachd's, or the embedded monitor's): a
+    /// later transition has a higher one.
+    public var sequence: UInt64
+    /// The verdict it arrived at.
+    public var verdict: ServiceVerdict
+
+    /// A transition from its parts, for a test that calls a callback's body directly.
+    public init(direction: TransitionDirection, sequence: UInt64, verdict: ServiceVerdict) {
+        self.direction = direction
+        self.sequence = sequence
+        self.verdict = verdict
+    }
+
+    /// The core's transition (the embedded monitor's), as a program sees it.
+    package init(_ transition: ConnectivityTransition) {
+        self.init(direction: transition.direction, sequence: transition.sequence, verdict: ServiceVerdict(transition.verdict))
+    }
+
+    /// The core's transition, for its reaction rule (``ReachCore/TransitionReactions``).
+    var core: ConnectivityTransition {
+        ConnectivityTransition(direction: direction, sequence: sequence, verdict: verdict.coreVerdict)
+    }
+}
