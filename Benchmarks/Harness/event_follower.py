@@ -15,6 +15,10 @@ For each gap it keeps what tells whose fault it was:
   * max_queued_bytes_10s: the largest receive queue in the 10 s before.
 
   event_follower.py --port PORT [--json-out FILE] [--status-file FILE] [--max-seconds 7200]
+                    [--connect-within 5]
+
+It may be started before reachd: it tries to connect every 2 ms for --connect-within seconds, so it
+subscribes the moment the API listens and sees the events of the first probe round too.
 
 Runs until SIGTERM/SIGINT, the stream's end, or --max-seconds; then writes the JSON summary
 (events, gaps, event_id_gaps, resets, delivery delay median/p99/max, receive queue max) and prints
@@ -56,8 +60,8 @@ def newest_check(data):
 
 
 class Follower:
-    def __init__(self, port, host="127.0.0.1", status_file=None):
-        self.port, self.host, self.status_file = port, host, status_file
+    def __init__(self, port, host="127.0.0.1", status_file=None, connect_within=5.0):
+        self.port, self.host, self.status_file, self.connect_within = port, host, status_file, connect_within
         self.events = self.resets = self.heartbeats = 0
         self.gaps = []
         self.last_id = None
@@ -107,9 +111,20 @@ class Follower:
                 f.write(f"{self.events} {len(self.gaps)}\n")
             os.replace(self.status_file + ".part", self.status_file)
 
+    def connect(self):
+        """Connects, retrying every 2 ms while nothing listens yet (reachd starting)."""
+        deadline = time.monotonic() + self.connect_within
+        while True:
+            try:
+                return socket.create_connection((self.host, self.port), timeout=5)
+            except ConnectionRefusedError:
+                if time.monotonic() > deadline or self.stopping:
+                    raise SystemExit(f"nothing listened on {self.host}:{self.port} within {self.connect_within:g} s")
+                time.sleep(0.002)
+
     def run(self):
+        sock = self.connect()
         self.started = time.monotonic()
-        sock = socket.create_connection((self.host, self.port), timeout=5)
         sock.sendall(b"GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
         sock.settimeout(1)
         raw = b""          # bytes as read
@@ -188,8 +203,9 @@ def main():
     ap.add_argument("--json-out")
     ap.add_argument("--status-file", help="rewritten after each event: EVENTS GAPS")
     ap.add_argument("--max-seconds", type=float, default=7200)
+    ap.add_argument("--connect-within", type=float, default=5.0, help="seconds to keep trying to connect")
     args = ap.parse_args()
-    follower = Follower(args.port, status_file=args.status_file)
+    follower = Follower(args.port, status_file=args.status_file, connect_within=args.connect_within)
 
     def finish(*_):
         follower.stopping = True
