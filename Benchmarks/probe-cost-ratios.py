@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Ratios of reachd's probe cost to the floor prober's and blackbox_exporter's, from the JSON files
-bench_blackbox_cost.py wrote (--json-out) in one run, rounds interleaved.
+Harness/probe_cost.py wrote (--json-out) in one run, rounds interleaved.
 
   probe-cost-ratios.py DIR      # DIR/ROUND-LABEL-N.json, LABEL in floor, blackbox, reachd
 

@@ -4,8 +4,9 @@
 //   probe-benchmark detection REPS                 healthy → refused / blackhole / restored, to the verdict
 //   probe-benchmark grpc-watch REPS                a watched gRPC server SIGKILLed, to the verdict
 //
-// The HTTP target is ../shared/peers/target_server.py (override with $TARGET_SERVER); the gRPC
-// server is Tests/ReachProbesTests/Servers/grpc_health_server.py (needs grpcio-health-checking).
+// The HTTP target is Benchmarks/Harness/target_server.py and the gRPC server
+// Benchmarks/Harness/grpc_health_server.py (needs grpcio-health-checking), both found from the
+// repository root (the directory it is run from) or named by $TARGET_SERVER and $GRPC_HEALTH_SERVER.
 // Times are CLOCK_MONOTONIC, the clock target_server.py stamps its mode switches with.
 import CoreFoundation  // timespec and rusage as Foundation brings them in
 import Foundation
@@ -87,7 +88,7 @@ struct TargetServer {
     let controlPort: Int
 
     init() throws {
-        let script = ProcessInfo.processInfo.environment["TARGET_SERVER"] ?? "../shared/peers/target_server.py"
+        let script = ProcessInfo.processInfo.environment["TARGET_SERVER"] ?? "Benchmarks/Harness/target_server.py"
         child = try Child(["python3", script, "--port", "0", "--control-port", "0", "--max-seconds", "3600"])
         let ports = try JSONSerialization.jsonObject(with: Data(child.firstLine.utf8)) as? [String: Any] ?? [:]
         port = ports["port"] as? Int ?? 0
@@ -245,7 +246,7 @@ func detection(reps: Int) async throws {
 }
 
 func grpcWatch(reps: Int) async throws {
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Tests/ReachProbesTests/Servers/grpc_health_server.py").standardized.path
+    let script = ProcessInfo.processInfo.environment["GRPC_HEALTH_SERVER"] ?? "Benchmarks/Harness/grpc_health_server.py"
     var port = 0
     var latencies: [Double] = []
     for rep in 0..<reps {

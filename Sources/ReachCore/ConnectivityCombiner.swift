@@ -130,7 +130,15 @@ struct ConnectivityCombiner: Sendable {
         hasAnyResult = true
         let after = verdict.targets[index].health
         if after != before { count(index, from: before, to: after) }
-        let changed = after != before || verdict.targets[index].unhealthyReason != beforeReason
+        // A first finding (a target leaving `unknown`: at start, after a reload, a regained link or a
+        // wake) is news with the rest of its round: when the last unknown target is found, or sooner
+        // with a headline change (`settle`). One event per first finding made the first round as many
+        // events as targets within milliseconds, more than a subscriber may fall behind (EventHub:
+        // 32 events, 4 from 1,024 targets), so every event-stream client connected then was skipped
+        // ahead however fast it read. Every event carries every target: the round's event shows all.
+        let changed = before == .unknown
+            ? unknownCount == 0
+            : after != before || verdict.targets[index].unhealthyReason != beforeReason
         var change = settle(control: probeControl, at: now, targetsChanged: changed)
         if after != before, before != .unknown, after != .unknown {
             change.targetMove = TargetMove(target: result.target, health: after)
