@@ -111,6 +111,19 @@ let package = Package(
             ],
             exclude: ["health.proto"]
         ),
+        // The network's captive-portal API (RFC 8908), found the RFC 8910 way (networkd's link state).
+        .target(
+            name: "ReachCaptivePortal",
+            dependencies: [
+                "ReachCore",
+                "ReachPOSIX",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
         // Health probes on SwiftNIO: HTTP(S), TCP connect, gRPC health.
         .target(
             name: "ReachProbes",
@@ -240,6 +253,7 @@ let package = Package(
                 "ReachServer",
                 "ReachGRPC",
                 "ReachHooks",
+                "ReachCaptivePortal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -431,6 +445,11 @@ let package = Package(
             name: "link-flap-benchmark",
             dependencies: ["ReachLink", "ReachCore", "CNetlink", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/LinkFlap",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachCaptivePortalTests",
+            dependencies: ["ReachCaptivePortal", "ReachCore", "ReachTesting"],
             swiftSettings: strict
         ),
         .testTarget(

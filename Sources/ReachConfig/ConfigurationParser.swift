@@ -8,7 +8,7 @@ import Yams
 
 /// Maps a YAML document onto ``Configuration``, reporting every problem at once.
 struct ConfigurationParser {
-    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "socket", "api", "grpc_health", "log"] + reactionKeys
+    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "socket", "api", "grpc_health", "log", "captive_portal", "tls"] + reactionKeys
     static let httpKeys = ["expect", "headers", "bearer_token_file", "bearer_token_credential", "tls"]
     static let targetKeys = [
         "name", "kind", "url", "address", "service", "watch", "interval", "timeout",
@@ -20,6 +20,7 @@ struct ConfigurationParser {
     static let settleRange = Duration.zero...Duration.seconds(10)
     static let coalescingRange = Duration.zero...Duration.seconds(60)
     static let countRange = 1...100
+    static let certificateWarningRange = Duration.zero...Duration.seconds(365 * 86_400)
     static let idleTimeoutRange = Duration.seconds(1)...Duration.seconds(3600)
 
     /// Per-target defaults from the `probe` section.
@@ -132,11 +133,19 @@ struct ConfigurationParser {
         }
         let log = entries["log"].flatMap { parseLog($0) } ?? LogSettings()
         let reactions = parseReactions(entries)
-        return Configuration(
+        let captivePortal = entries["captive_portal"].flatMap { parseCaptivePortal($0, defaults: defaults) } ?? CaptivePortalSettings()
+        var configuration = Configuration(
             targets: targets, policy: policy, interfaces: filter, linkSettleWindow: settle,
             listen: listen ?? HostPort(host: "127.0.0.1", port: 9780), apiToken: apiToken, apiIdleTimeout: idleTimeout, socket: socket,
             grpcHealthListen: grpcHealthListen, log: log
         ).with(reactions)
+        configuration.captivePortal = captivePortal
+        if let node = entries["tls"], let tls = reader.mapping(node, keys: ["warn_before"]),
+            let warnNode = tls["warn_before"], let warnBefore = reader.duration(warnNode, in: Self.certificateWarningRange)
+        {
+            configuration.certificateWarning = warnBefore
+        }
+        return configuration
     }
 
     mutating func reportSyntax(_ error: YamlError) {

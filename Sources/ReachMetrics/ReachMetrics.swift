@@ -54,6 +54,8 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         var targets: [String: TargetSeries] = [:]
         /// Which interfaces get a `reachd_link_up` series.
         var interfaces = InterfaceFilter()
+        /// `reachd_captive_portal` per interface: the usable ones, and the one behind a portal.
+        var portals: [String: Gauge] = [:]
     }
 
     /// The upper bounds of `reachd_probe_duration_seconds`: a loopback probe to a slow TLS handshake.
@@ -99,7 +101,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     /// never returns to `unknown`, so no change goes there.
     static let stateChangeLabels: [(to: String, reason: String)] =
         [(ConnectivityState.connected.rawValue, VerdictReason.healthy.code)]
-        + ([VerdictReason.noLink, .noAddress, .noRoute, .awaitingProbe].map(\.code) + failureCodes).map {
+        + ([VerdictReason.noLink, .noAddress, .noRoute, .captivePortal, .awaitingProbe].map(\.code) + failureCodes).map {
             (ConnectivityState.disconnected.rawValue, $0)
         }
 
@@ -174,6 +176,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
                 for name in verdict.usableInterfaces { up[name] = ("unknown", 1) }
                 setLinks(up, removingOthers: false, in: &state)
             }
+            setPortals(verdict, in: &state)
             return state.lastState.map { $0 != verdict.state } ?? false
         }
         if changed {
@@ -284,6 +287,23 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         }
     }
 
+    /// Sets `reachd_captive_portal`: 1 for the interface behind a portal (the API's, else the first
+    /// usable one, which the probes went out of; `default` without a link source), 0 for the other
+    /// usable interfaces; the series of an interface no longer usable goes.
+    private func setPortals(_ verdict: Verdict, in state: inout State) {
+        let behind = verdict.portal.flatMap { $0.isCaptive ? ($0.interface ?? verdict.usableInterfaces.first ?? "default") : nil }
+        let names = Set(verdict.usableInterfaces.filter { state.interfaces.admits($0) } + (behind.map { [$0] } ?? []))
+        for (name, gauge) in state.portals where !names.contains(name) {
+            registry.unregisterGauge(gauge)
+            state.portals[name] = nil
+        }
+        for name in names {
+            let gauge = state.portals[name] ?? registry.makeGauge(descriptor: Self.captivePortalName, labels: [("interface", name)])
+            gauge.set(to: name == behind ? 1 : 0)
+            state.portals[name] = gauge
+        }
+    }
+
     // MARK: Names and help, registered once each
 
     private static func name(_ metricName: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
@@ -325,6 +345,9 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     }
     private static var lastTransitionName: MetricNameDescriptor {
         name("reachd_last_transition_timestamp", unit: "seconds", "Unix time at which the connectivity state last changed.")
+    }
+    private static var captivePortalName: MetricNameDescriptor {
+        name("reachd_captive_portal", "1 when a captive portal holds the interface's traffic until someone signs in, else 0.")
     }
     private static var buildInfoName: MetricNameDescriptor {
         name("reachd_build_info", "Always 1; the version label says which reachd is running.")

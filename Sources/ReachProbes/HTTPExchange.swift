@@ -39,6 +39,8 @@ final class HTTPExchange: @unchecked Sendable {
     private var deadline: NIOScheduledCallback?
     private var timings = ProbeTimings(total: .zero)
     private var status = 0
+    /// A redirect's `Location`: where a captive portal sends people to sign in.
+    private var location: String?
     private var body = ByteBuffer()
     private var bodyIsCut = false
     /// A connection whose handshake ended before the bootstrap reported it as the one connected.
@@ -136,6 +138,7 @@ final class HTTPExchange: @unchecked Sendable {
             if head.status.code >= 100, head.status.code < 200, head.status != .switchingProtocols { return }
             timings.firstByte = elapsed
             status = Int(head.status.code)
+            if (300..<400).contains(status) { location = head.headers.first(name: "location") }
             stage = .readingBody
         case .body(var part):
             guard stage == .readingBody, plan.keepsBody else { return }
@@ -147,7 +150,9 @@ final class HTTPExchange: @unchecked Sendable {
         case .end:
             guard stage == .readingBody else { return }
             timings.total = elapsed
-            settle(HTTPProber.judge(status: status, body: body, bodyIsCut: bodyIsCut, check: check, target: target.name, timings: timings))
+            settle(
+                HTTPProber.judge(
+                    status: status, location: location, body: body, bodyIsCut: bodyIsCut, check: check, target: target.name, timings: timings))
         }
     }
 

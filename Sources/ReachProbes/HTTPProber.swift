@@ -107,12 +107,13 @@ public final class HTTPProber: StartingProber {
 
     /// The verdict on a whole answer: the status first, then the body.
     static func judge(
-        status: Int, body: ByteBuffer, bodyIsCut: Bool, check: HTTPCheck, target: String, timings: ProbeTimings
+        status: Int, location: String? = nil, body: ByteBuffer, bodyIsCut: Bool, check: HTTPCheck, target: String, timings: ProbeTimings
     ) -> ProbeResult {
         let expectation = check.expectation
         guard expectation.accepts(status: status) else {
+            let detail = location.map { "HTTP \(status), redirected to \($0)" } ?? "HTTP \(status)"
             return ProbeResult(
-                target: target, failure: ProbeFailure(.httpStatus(status), phase: .head, detail: "HTTP \(status)"), timings: timings)
+                target: target, failure: ProbeFailure(.httpStatus(status), phase: .head, detail: detail, location: location), timings: timings)
         }
         if let mismatch = expectation.mismatch(in: body) {
             let detail = bodyIsCut ? "\(mismatch) (only the first \(bodyLimit >> 20) MiB of the body is read)" : mismatch

@@ -24,6 +24,7 @@ struct FaultMatrix {
         try await network.setUp()
         let bus = try await PrivateSystemBus.start()
         var server: FaultServer?
+        var portal: PortalServer?
         var run: MatrixRun?
         do {
             let logind = try await bus.startLogind()
@@ -31,6 +32,10 @@ struct FaultMatrix {
             let started = try FaultServer(namespace: network.server, certificate: certificate)
             server = started
             let grpc = try GRPCFaultServer(namespace: network.server)
+            let portalServer = try PortalServer(
+                namespace: network.server, certificate: try await FaultServer.makeCertificate(in: directory, name: "portal"))
+            portal = portalServer
+            try await portalServer.waitUntilReady()
             try await started.waitUntilReady()
             try await grpc.waitUntilReady()
             let matrix = try await MatrixRun(network: network, bus: bus, logind: logind, server: started, grpc: grpc, directory: directory)
@@ -41,6 +46,7 @@ struct FaultMatrix {
             await grpcCases(matrix)
             let crowd = await crowdArrives(matrix)
             await serverCases(matrix)
+            await portalCases(matrix, portal: portalServer)
             await journalLines(matrix, directory: directory)
             await systemSleep(matrix)
             await clockJumps(matrix)
@@ -75,6 +81,7 @@ struct FaultMatrix {
             await daemon.waitForExit(timeout: .seconds(5))
         }
         await server?.stop()
+        await portal?.stop()
         await run?.grpc.kill()
         await run?.logind.stop()
         await bus.stop()

@@ -18,7 +18,8 @@ final class MatrixDaemon: Sendable {
 
     /// The configuration every matrix reachd runs: an HTTP target by name with the default cadence
     /// (1 s) and deadline (2 s); a gRPC target polled only every 10 s but watched, so that what
-    /// it reports within a second came through the watch stream; hooks in this directory.
+    /// it reports within a second came through the watch stream; hooks in this directory; the
+    /// portal server's check URL.
     static func configuration(directory: String) -> String {
         """
         socket: \(directory)/reachd.sock
@@ -34,6 +35,9 @@ final class MatrixDaemon: Sendable {
         hooks:
           restored_dir: \(directory)/restored.d
           lost_dir: \(directory)/lost.d
+        captive_portal:
+          check_url: \(PortalServer.checkURL)
+          expect_status: 204
         """
     }
 
