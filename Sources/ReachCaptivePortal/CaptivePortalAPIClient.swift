@@ -57,6 +57,16 @@ public struct CaptivePortalAPIClient: Sendable {
     private func get(_ parts: URLParts, interface: String?) async throws -> [UInt8] {
         let loop = eventLoopGroup.any()
         let collector = ResponseCollector(limit: Self.bodyLimit, promise: loop.makePromise())
+        do {
+            return try await exchange(parts, interface: interface, on: loop, collector: collector)
+        } catch {
+            // Where the channel never got as far as its handlers, nothing else completes the promise.
+            collector.response.fail(error)
+            throw error
+        }
+    }
+
+    private func exchange(_ parts: URLParts, interface: String?, on loop: any EventLoop, collector: ResponseCollector) async throws -> [UInt8] {
         let serverName = IPAddress(parts.host) == nil ? parts.host : nil
         let tls = self.tls
         let channel = try await ClientBootstrap(group: loop)
@@ -77,7 +87,8 @@ public struct CaptivePortalAPIClient: Sendable {
         headers.add(name: "User-Agent", value: "reachd/\(ReachVersion.current)")
         headers.add(name: "Connection", value: "close")
         channel.write(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: parts.path, headers: headers)), promise: nil)
-        try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
+        // A failed handshake fails the write too; the collector hears why (the TLS error) first.
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         let (status, body) = try await collector.response.futureResult.get()
         guard status == 200 else { throw Failure(description: "the API answered HTTP \(status)") }
         return body

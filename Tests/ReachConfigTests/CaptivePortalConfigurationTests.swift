@@ -49,13 +49,13 @@ struct CaptivePortalConfigurationTests {
             "captive_portal: { check_url: \"https://c.example/\", expect_status: 204 }\n" + oneTarget, at: "captive_portal.check_url", line: 1,
             saying: "use an http:// check URL")
         expectProblem("captive_portal: { expect_status: 204 }\n" + oneTarget, at: "captive_portal.expect_status", line: 1, saying: "check_url, which is not set")
-        expectProblem("captive_portal: { check_url: \"http://c.example/\", expect_status: 99 }\n" + oneTarget, at: "captive_portal.expect_status", line: 1, saying: "")
+        expectProblem("captive_portal: { check_url: \"http://c.example/\", expect_status: 99 }\n" + oneTarget, at: "captive_portal.expect_status", line: 1, saying: "from 100 to 599")
     }
 
     @Test func theAPIIsHTTPSAndTheDirectoryAbsolute() {
         expectProblem("captive_portal: { api_url: \"http://p.example/\" }\n" + oneTarget, at: "captive_portal.api_url", line: 1, saying: "over HTTPS")
         expectProblem("captive_portal: { networkd_state_dir: links }\n" + oneTarget, at: "captive_portal.networkd_state_dir", line: 1, saying: "absolute")
-        expectProblem("captive_portal: { check: yes }\n" + oneTarget, at: "captive_portal.check", line: 1, saying: "")
+        expectProblem("captive_portal: { check: yes }\n" + oneTarget, at: "captive_portal.check", line: 1, saying: "unknown key")
         expectProblem("tls: { warn_before: soon }\n" + oneTarget, at: "tls.warn_before", line: 1, saying: "not a duration")
     }
 
