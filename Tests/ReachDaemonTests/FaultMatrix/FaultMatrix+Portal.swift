@@ -20,15 +20,7 @@ extension FaultMatrix {
         // An HTTPS target (added by reload) whose handshake the portal answers with its own certificate.
         let path = run.daemon.configPath
         let original = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        let withTLS = original.replacingOccurrences(of: "targets:\n", with: """
-            targets:
-              - name: tls
-                url: https://\(MatrixNetwork.serverName):\(FaultServer.tlsPort)/health
-                tls:
-                  ca_file: \(run.daemon.directory)/other.pem
-                  server_name: other.test
-
-            """)
+        let withTLS = run.daemon.configuration(original, addingTLSTarget: "other.test")
         let withoutCheck = original.components(separatedBy: "captive_portal:\n").first ?? original
         do {
             try await reload(run, withTLS)

@@ -229,14 +229,7 @@ struct FaultMatrix {
         // A target added by reload whose server's certificate is for another name.
         let path = run.daemon.configPath
         let original = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        let withTLS = original.replacingOccurrences(of: "targets:\n", with: """
-            targets:
-              - name: tls
-                url: https://\(MatrixNetwork.serverName):\(FaultServer.tlsPort)/health
-                tls:
-                  ca_file: \(run.daemon.directory)/other.pem
-
-            """)
+        let withTLS = run.daemon.configuration(original, addingTLSTarget: nil)
         await run.fault("server", "TLS name mismatch (target added by reload)", reason: "tls_failure", bound: MatrixRun.answerBound,
             apply: {
                 try withTLS.write(toFile: path, atomically: true, encoding: .utf8)

@@ -63,6 +63,20 @@ final class MatrixDaemon: Sendable {
             errorLog: logPath, environment: ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": systemBus]) { $1 })
     }
 
+    /// `configuration` with an HTTPS target `tls` first: the fault server's HTTPS port, its
+    /// certificate (for `other.test`) trusted; `serverName` is what it is checked against (the
+    /// URL's host, `server.test`, when `nil`: a name mismatch).
+    func configuration(_ configuration: String, addingTLSTarget serverName: String?) -> String {
+        configuration.replacingOccurrences(of: "targets:\n", with: """
+            targets:
+              - name: tls
+                url: https://\(MatrixNetwork.serverName):\(FaultServer.tlsPort)/health
+                tls:
+                  ca_file: \(directory)/other.pem
+            \(serverName.map { "      server_name: \($0)\n" } ?? "")
+            """)
+    }
+
     var log: String { (FileManager.default.contents(atPath: logPath)).map { String(decoding: $0, as: UTF8.self) } ?? "" }
 
     /// Waits until the log holds `text`.
