@@ -77,7 +77,8 @@ public struct GRPCHealthProber: Prober {
         do {
             security = try await transportSecurity(for: check)
         } catch {
-            return .failure(name, .tlsFailure, phase: .tls, detail: "cannot set up TLS: \(TLSComplaint.words(error) ?? "the trust store cannot be read")", latency: .zero)
+            let words = TLSComplaint.words(error) ?? "the trust store cannot be read"
+            return .failure(name, .tlsFailure, phase: .tls, detail: "cannot set up TLS: \(words)", latency: .zero)
         }
         let deadline = start.advanced(by: timeout)
         let tracker = GRPCProbePhaseTracker()
