@@ -566,7 +566,7 @@ let package = Package(
         .testTarget(
             name: "ReachDaemonTests",
             dependencies: [
-                "ReachDaemon", "ReachConfig", "ReachCore", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachTesting", "reachd",
+                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachTesting", "reachd",
                 "journal-log-helper",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -231,13 +231,18 @@ struct ConfigurationParser {
                 check = nil
             }
         case "tcp", "grpc":
-            forbid(["url"] + Self.httpKeys, in: entries, because: "it applies to http targets only")
-            if kind == "tcp" { forbid(["service", "watch"], in: entries, because: "it applies to grpc targets only") }
+            forbid(["url"] + Self.httpKeys.filter { $0 != "tls" }, in: entries, because: "it applies to http targets only")
+            if kind == "tcp" {
+                forbid(["service", "watch"], in: entries, because: "it applies to grpc targets only")
+                forbid(["tls"], in: entries, because: "it applies to https and grpc targets only")
+            }
             let endpoint = entries["address"].flatMap { hostPort($0, expected: "host:port, like db.internal:5432") }
             if entries["address"] == nil { reader.report("missing address: host:port to connect to", at: node) }
             let service = entries["service"].flatMap { reader.scalar($0, expected: "a gRPC service name") } ?? ""
             let watch = entries["watch"].flatMap { reader.boolean($0) } ?? false
-            check = endpoint.map { kind == "tcp" ? .tcp($0) : .grpc(GRPCHealthCheck(endpoint: $0, service: service, watch: watch)) }
+            // `tls: {}` speaks TLS trusting the system store; no `tls` is plaintext.
+            let tls = kind == "grpc" ? entries["tls"].flatMap { parseTLS($0) } : nil
+            check = endpoint.map { kind == "tcp" ? .tcp($0) : .grpc(GRPCHealthCheck(endpoint: $0, service: service, watch: watch, tls: tls)) }
         default:
             check = nil
         }

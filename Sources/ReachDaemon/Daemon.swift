@@ -66,9 +66,10 @@ public struct Daemon: Sendable {
         let metrics = ReachMetrics(targets: configuration.targets, interfaces: configuration.interfaces)
         self.metrics = metrics
         let http = HTTPProber(logger: logger)
+        let certificates = CertificateExpiryWarner(window: configuration.certificateWarning, clock: clock, logger: logger)
         let probes = ProbeService(
             targets: configuration.probedTargets, prober: prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger)),
-            monitor: monitor, clock: clock, observer: metrics, shutdown: { await http.shutdown() })
+            monitor: monitor, clock: clock, observer: ProbeObservers(observers: [metrics, certificates]), shutdown: { await http.shutdown() })
         self.probes = probes
         let reactions = Reactions(monitor: monitor, hooks: configuration.hooks, webhooks: configuration.webhooks, observer: metrics, logger: logger)
         self.reactions = reactions

@@ -56,6 +56,8 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         var interfaces = InterfaceFilter()
         /// `reachd_captive_portal` per interface: the usable ones, and the one behind a portal.
         var portals: [String: Gauge] = [:]
+        /// `reachd_target_certificate_expiry_timestamp_seconds`, per target that presented a certificate.
+        var certificateExpiries: [String: Gauge] = [:]
     }
 
     /// The upper bounds of `reachd_probe_duration_seconds`: a loopback probe to a slow TLS handshake.
@@ -192,13 +194,28 @@ public final class ReachMetrics: ProbeObserver, Sendable {
 
     // MARK: ProbeObserver
 
-    /// Counts the result, times the probe and sets the target's success gauge. A cancelled probe
-    /// (reachd stopping, or a reload replacing the schedule) learned nothing and is not counted,
-    /// nor is a result for a target a reload removed.
+    /// Counts the result, times the probe and sets the target's success gauge, and its certificate's
+    /// expiry when it presented one. A cancelled probe (reachd stopping, or a reload replacing the
+    /// schedule) learned nothing and is not counted, nor is a result for a target a reload removed.
     public func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
         guard result.failure?.reason != .cancelled, let series = series(for: target.name) else { return }
         series.success.set(to: result.isSuccess ? 1 : 0)
         count(result, in: series, of: target)
+        if let certificate = result.certificate { setCertificateExpiry(certificate, of: target.name) }
+    }
+
+    /// Sets `reachd_target_certificate_expiry_timestamp_seconds{target}`: the series exists only for
+    /// targets that presented a certificate, as blackbox_exporter's `probe_ssl_earliest_cert_expiry`
+    /// does only for TLS probes, and keeps the last date seen while the server is away.
+    private func setCertificateExpiry(_ certificate: ServerCertificate, of name: String) {
+        let gauge = state.withLock { state -> Gauge? in
+            guard state.targets[name] != nil else { return nil }
+            if let gauge = state.certificateExpiries[name] { return gauge }
+            let gauge = registry.makeGauge(descriptor: Self.certificateExpiryName, labels: [("target", name)])
+            state.certificateExpiries[name] = gauge
+            return gauge
+        }
+        gauge?.set(to: certificate.notAfter.secondsSinceEpoch)
     }
 
     /// Counts and times a probe whose result was dropped because a later probe of the target had
@@ -228,10 +245,16 @@ public final class ReachMetrics: ProbeObserver, Sendable {
 
     /// Takes a reloaded target list and interface filter: new targets get their series now, and the
     /// series of removed ones go, so that no alert keeps firing on a `reachd_probe_success` nobody
-    /// updates any more. The filter applies from the next link snapshot.
+    /// updates any more; so does the certificate expiry of a target that no longer speaks TLS. The
+    /// filter applies from the next link snapshot.
     public func reconfigure(targets: [ProbeTarget], interfaces: InterfaceFilter) {
         let names = Set(targets.map(\.name))
+        let secured = Set(targets.filter(\.usesTLS).map(\.name))
         state.withLock { state in
+            for (name, gauge) in state.certificateExpiries where !secured.contains(name) {
+                registry.unregisterGauge(gauge)
+                state.certificateExpiries[name] = nil
+            }
             state.interfaces = interfaces
             for (name, series) in state.targets where !names.contains(name) {
                 registry.unregisterGauge(series.success)
@@ -348,6 +371,11 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     }
     private static var captivePortalName: MetricNameDescriptor {
         name("reachd_captive_portal", "1 when a captive portal holds the interface's traffic until someone signs in, else 0.")
+    }
+    private static var certificateExpiryName: MetricNameDescriptor {
+        name(
+            "reachd_target_certificate_expiry_timestamp", unit: "seconds",
+            "Unix time of the earliest notAfter in the certificate chain the target last presented (blackbox_exporter's probe_ssl_earliest_cert_expiry).")
     }
     private static var buildInfoName: MetricNameDescriptor {
         name("reachd_build_info", "Always 1; the version label says which reachd is running.")

@@ -23,7 +23,7 @@ public final class HTTPProber: StartingProber {
     private let eventLoopGroup: any EventLoopGroup
     /// Plans are made once per check; TLS contexts once per CA bundle.
     private let plans: Mutex<[HTTPCheck: HTTPRequestPlan]> = Mutex([:])
-    private let tlsContexts: Mutex<[String?: NIOSSLContext]> = Mutex([:])
+    private let tlsContexts = TLSContexts()
     private let logger: Logger
 
     public init(eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) {
@@ -35,7 +35,7 @@ public final class HTTPProber: StartingProber {
     /// close; probes after it still work (they prepare again).
     public func shutdown() async {
         plans.withLock { $0.removeAll() }
-        tlsContexts.withLock { $0.removeAll() }
+        tlsContexts.removeAll()
     }
 
     public func probe(_ target: ProbeTarget) async -> ProbeResult {
@@ -82,7 +82,7 @@ public final class HTTPProber: StartingProber {
         var tls: NIOSSLContext?
         if check.isHTTPS {
             do {
-                tls = try await tlsContext(caFile: check.tls.caFile)
+                tls = try await tlsContexts.context(caFile: check.tls.caFile)
             } catch {
                 throw PlanError(reason: .tlsFailure, phase: .tls, detail: "cannot set up TLS: \(TLSComplaint.words(error) ?? "the trust store cannot be read")")
             }
@@ -94,15 +94,6 @@ public final class HTTPProber: StartingProber {
         } catch {
             throw PlanError(reason: .protocolError, detail: "cannot send this request: a header is not valid HTTP")
         }
-    }
-
-    /// Made on NIO's blocking-I/O pool: reading and parsing the trust store takes long enough to
-    /// stall the cooperative pool's few threads.
-    private func tlsContext(caFile: String?) async throws -> NIOSSLContext {
-        if let context = tlsContexts.withLock({ $0[caFile] }) { return context }
-        let context = try await NIOThreadPool.singleton.runIfActive { try HTTPRequestPlan.makeTLSContext(caFile: caFile) }
-        tlsContexts.withLock { $0[caFile] = context }
-        return context
     }
 
     /// The verdict on a whole answer: the status first, then the body.

@@ -44,6 +44,7 @@ enum Summary {
             for target in document.targets {
                 var line = "  " + pad(target.name, nameWidth) + "  " + pad(target.kind, kindWidth) + "  " + pad(target.health, healthWidth)
                 line += "  " + targetDetail(target)
+                if let certificate = target.certificate { line += ", " + certificateDetail(certificate, now: now) }
                 while line.hasSuffix(" ") { line.removeLast() }
                 lines.append(line)
             }
@@ -78,6 +79,14 @@ enum Summary {
         }
         if let latency = target.latencySeconds { return milliseconds(latency) }
         return target.health == "unknown" ? "no result yet" : ""
+    }
+
+    /// `cert expires 2026-12-01 (in 3 days)`, `cert expired 2026-11-25 (1 day ago)`.
+    static func certificateDetail(_ certificate: StatusDocument.Certificate, now: WallTime) -> String {
+        let day = certificate.notAfter.prefix(10)
+        guard let notAfter = RFC3339.wallTime(from: certificate.notAfter) else { return "cert expires \(day)" }
+        let expiry = ServerCertificate(notAfter: notAfter, subject: certificate.subject, issuer: certificate.issuer).expiry(relativeTo: now)
+        return "cert \(notAfter > now ? "expires" : "expired") \(day) (\(expiry))"
     }
 
     static func milliseconds(_ seconds: Double) -> String {

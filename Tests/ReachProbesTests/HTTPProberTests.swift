@@ -139,6 +139,7 @@ final class HTTPProberTests {
         let result = await probe(target(server.secureURL("/ok"), tls: TLSSettings(caFile: server.ports.ca)))
         #expect(result.failure?.reason == .tlsFailure, "the certificate names \(server.ports.server_name), not 127.0.0.1")
         #expect(result.failure?.detail == "the certificate does not name the server")
+        #expect(result.certificate?.subject == "CN=\(server.ports.server_name)", "verified, then refused for its name: still seen")
         await prober.shutdown()
     }
 

@@ -25,12 +25,7 @@ public final class CaptivePortalAPIServer: Sendable {
                     self.wfile.write(body)
                 def log_message(self, *args):
                     pass
-            s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), API)
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            context.load_cert_chain(sys.argv[1], sys.argv[2])
-            s.socket = context.wrap_socket(s.socket, server_side=True)
-            threading.Thread(target=s.serve_forever, daemon=True).start()
-            print('port', s.server_address[1], flush=True)
+            \(PythonHTTPS.serve("API"))
             for line in sys.stdin:
                 state['answer'] = line.strip().encode()
                 print('ack', flush=True)
