@@ -10,23 +10,40 @@ private let reachctlPath = reachdBinary.deletingLastPathComponent().appending(pa
 private let screenshotDirectory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appending(path: ".build/notifications")
 
-/// The health endpoint reachd watches: answers 200 ("up") or 503 ("down") on `/health`, switched
-/// through stdin, on a fixed port so that it can be stopped (connection refused) and started again.
-/// Prints `hit` for every request, so a test can count probes.
+/// The health endpoint reachd watches: answers 200 ("up") or 503 ("down") on `/health`, or, as a
+/// captive portal does, `302` to ``portalSignInURL`` ("portal"), switched through stdin, on a fixed
+/// port so that it can be stopped (connection refused) and started again. Prints `hit` for every
+/// request, so a test can count probes.
 private final class HealthTarget: Sendable {
+    enum Mode: String {
+        case up, down, portal
+    }
+
+    static let portalSignInURL = "http://portal.test/login"
     let port: Int
     private let child: ChildProcess
 
-    init(port: Int, up: Bool, rig: Rig) async throws {
+    convenience init(port: Int, up: Bool, rig: Rig) async throws {
+        try await self.init(port: port, mode: up ? .up : .down, rig: rig)
+    }
+
+    init(port: Int, mode: Mode, rig: Rig) async throws {
         self.port = port
         let script = """
             import http.server, sys, threading
-            state = {'up': \(up ? "True" : "False")}
+            state = {'mode': '\(mode.rawValue)'}
             class H(http.server.BaseHTTPRequestHandler):
                 def do_GET(self):
                     print('hit', flush=True)
-                    body = b'ok' if state['up'] else b'down'
-                    self.send_response(200 if state['up'] and self.path == '/health' else 503)
+                    if state['mode'] == 'portal':
+                        self.send_response(302)
+                        self.send_header('Location', '\(Self.portalSignInURL)')
+                        self.send_header('Content-Length', '0')
+                        self.end_headers()
+                        return
+                    up = state['mode'] == 'up'
+                    body = b'ok' if up else b'down'
+                    self.send_response(200 if up and self.path == '/health' else 503)
                     self.send_header('Content-Length', str(len(body)))
                     self.end_headers()
                     self.wfile.write(body)
@@ -37,7 +54,7 @@ private final class HealthTarget: Sendable {
             threading.Thread(target=server.serve_forever, daemon=True).start()
             print('ready', flush=True)
             for line in sys.stdin:
-                state['up'] = line.strip() == 'up'
+                state['mode'] = line.strip()
                 print('now', line.strip(), flush=True)
             """
         let process = try ChildProcess("health target", executable: "/usr/bin/python3", arguments: ["-c", script, "\(port)"])
@@ -48,7 +65,11 @@ private final class HealthTarget: Sendable {
     var hits: Int { child.output.count { $0 == "hit" } }
 
     func set(up: Bool) throws {
-        try child.writeLine(up ? "up" : "down")
+        try set(up ? .up : .down)
+    }
+
+    func set(_ mode: Mode) throws {
+        try child.writeLine(mode.rawValue)
     }
 
     func stop() async {
@@ -64,7 +85,8 @@ private final class Reachd: Sendable {
     private let child: ChildProcess
     let directory: URL
 
-    init(targetPort: Int, apiPort: Int, interval: String = "200ms", rig: Rig) async throws {
+    /// - Parameter more: More of the configuration, top-level YAML.
+    init(targetPort: Int, apiPort: Int, interval: String = "200ms", more: String = "", rig: Rig) async throws {
         self.apiPort = apiPort
         directory = rig.directory.url
         let config = directory.appending(path: "reachd-\(UUID().uuidString.prefix(6)).yaml")
@@ -76,6 +98,7 @@ private final class Reachd: Sendable {
               interval: \(interval)
               timeout: 1s
             listen: 127.0.0.1:\(apiPort)
+            \(more)
             """.write(to: config, atomically: true, encoding: .utf8)
         child = rig.track(try ChildProcess(
             "reachd", executable: reachdBinary.path, arguments: ["--config", config.path],
@@ -86,6 +109,18 @@ private final class Reachd: Sendable {
     }
 
     var endpoint: String { "http://127.0.0.1:\(apiPort)" }
+
+    /// The status document's `state`, `since` (when the state last changed) and the portal's
+    /// `session_ends_at`, times in seconds since the epoch.
+    func status() throws -> (state: String, since: Double, sessionEndsAt: Double?) {
+        let body = try loopbackGet(port: apiPort, path: "/v1/status").body
+        let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let since = (document["since"] as? String).flatMap(formatter.date(from:))
+        let sessionEndsAt = ((document["portal"] as? [String: Any])?["session_ends_at"] as? String).flatMap(formatter.date(from:))
+        return (document["state"] as? String ?? "", since?.timeIntervalSince1970 ?? 0, sessionEndsAt?.timeIntervalSince1970)
+    }
 
     /// How many verdict changes reachd has published (its `reachd_state_changes_total`).
     func stateChanges() throws -> Int {
@@ -106,6 +141,7 @@ private final class Rig: Sendable {
     let desktop: PrivateDesktop
     let directory: TemporaryDirectory
     private let children = Mutex<[ChildProcess]>([])
+    private let stoppers = Mutex<[@Sendable () async -> Void]>([])
     var agentLog: URL { directory.url.appending(path: "agent.log") }
 
     private init(desktop: PrivateDesktop, directory: TemporaryDirectory) {
@@ -132,10 +168,22 @@ private final class Rig: Sendable {
         return child
     }
 
-    func startAgent(endpoint: String, minInterval: String, environment: [String: String]? = nil) throws -> ChildProcess {
+    /// Runs `stop` when the test ends.
+    func onStop(_ stop: @escaping @Sendable () async -> Void) {
+        stoppers.withLock { $0.append(stop) }
+    }
+
+    /// Starts a desktop portal on this desktop's bus, stopped when the test ends.
+    func startDesktopPortal() async throws -> DesktopPortalStandIn {
+        let portal = try await DesktopPortalStandIn.start(busAddress: desktop.busAddress)
+        onStop { await portal.stop() }
+        return portal
+    }
+
+    func startAgent(endpoint: String, minInterval: String, options: [String] = [], environment: [String: String]? = nil) throws -> ChildProcess {
         track(try ChildProcess(
             "reachctl notify-agent", executable: reachctlPath,
-            arguments: ["--endpoint", endpoint, "notify-agent", "--min-interval", minInterval, "--verbose"],
+            arguments: ["--endpoint", endpoint, "notify-agent", "--min-interval", minInterval, "--verbose"] + options,
             errorLog: agentLog.path, environment: environment ?? desktop.environment))
     }
 
@@ -161,6 +209,7 @@ private final class Rig: Sendable {
     }
 
     private func stop() async {
+        for stop in stoppers.withLock({ $0 }) { await stop() }
         for child in children.withLock({ $0 }) {
             child.closeInput()
             child.signal(SIGKILL)
@@ -210,6 +259,118 @@ struct NotifyAgentTests {
         }
     }
 
+    /// The screen never says "waiting" while reachd says connected: a restoration inside the rate
+    /// limit's window replaces the waiting notification at once instead of when the window ends.
+    @Test func theWaitingNotificationIsReplacedTheMomentReachdSaysConnected() async throws {
+        try await Rig.run { rig in
+            let target = try await HealthTarget(port: try freeLoopbackPort(), up: false, rig: rig)
+            let reachd = try await Reachd(targetPort: target.port, apiPort: try freeLoopbackPort(), interval: "100ms", rig: rig)
+            _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "6s")
+            let waiting = try #require(try await rig.waitForCalls(1).first)
+            #expect(waiting.summary == "Waiting for connectivity…")
+            try await rig.expectOneDisplayed()
+
+            try target.set(up: true)
+            let connected = try await rig.waitForCalls(2, timeout: .seconds(5))[1]
+            let status = try reachd.status()
+            #expect(status.state == "connected")
+            #expect(connected.summary == "Connected")
+            #expect(connected.replacesID != 0, "in place of the waiting notification")
+            let waitingAt = try #require(waiting.time)
+            let replacedAt = try #require(connected.time)
+            let latency = Duration.seconds(replacedAt - status.since)
+            print("restoration: reachd said connected at \(status.since), the waiting notification was replaced \(latency) later, \(Duration.seconds(replacedAt - waitingAt)) after it was posted (window 6 s)")
+            #expect(replacedAt - waitingAt < 6, "inside the window: the case that used to wait for it")
+            #expect(latency < .milliseconds(100), "replaced \(latency) after reachd said connected")
+            try await rig.expectOneDisplayed()
+            // Nothing more when the window ends: the screen already says it.
+            try await Task.sleep(until: .now + .seconds(max(0, 6.5 - (replacedAt - waitingAt))))
+            #expect(rig.desktop.notifyCalls.count == 2)
+        }
+    }
+
+    @Test func behindACaptivePortalItAsksToSignInAndOpensTheSignInPage() async throws {
+        try await Rig.run { rig in
+            let target = try await HealthTarget(port: try freeLoopbackPort(), mode: .portal, rig: rig)
+            let reachd = try await Reachd(targetPort: target.port, apiPort: try freeLoopbackPort(), interval: "200ms", rig: rig)
+            let portal = try await rig.startDesktopPortal()
+            let xdgOpen = try XDGOpenStandIn()
+            var environment = rig.desktop.environment
+            environment["PATH"] = xdgOpen.searchPath
+            _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "1s", environment: environment)
+
+            let signIn = try #require(try await rig.waitForCalls(1).first)
+            #expect(signIn.summary == "Sign in to the network")
+            #expect(signIn.body == "Sign in at portal.test to reach the server.")
+            #expect(signIn.icon == "dialog-password")
+            #expect(signIn.actions == ["default", "Open sign-in page", "open-sign-in", "Open sign-in page", "check-now", "Check now"])
+            #expect(signIn.expireTimeout == 0, "persistent while the portal holds the connection")
+            #expect(signIn.hints["resident"] == "boolean true")
+            try await rig.expectOneDisplayed()
+            try FileManager.default.createDirectory(at: screenshotDirectory, withIntermediateDirectories: true)
+            try await rig.desktop.screenshot(to: screenshotDirectory.appending(path: "portal.png").path)
+
+            // Clicking the notification (dunst's "do action" invokes `default`): the desktop portal opens the page.
+            let action = try await rig.desktop.dunstctl(["action", "0"])
+            #expect(action.status == 0, "\(action.output)")
+            try await waitUntil("the desktop portal was asked to open the page", timeout: .seconds(5)) { !portal.calls.isEmpty }
+            #expect(portal.calls == [.init(parentWindow: "", uri: HealthTarget.portalSignInURL, optionCount: 0)])
+            #expect(xdgOpen.opened.isEmpty)
+
+            // No desktop portal any more: the "Open sign-in page" button runs xdg-open.
+            await portal.stop()
+            try await rig.expectOneDisplayed()
+            try await rig.desktop.chooseAction(key: "open-sign-in")
+            try await waitUntil("xdg-open was run", timeout: .seconds(5)) { !xdgOpen.opened.isEmpty }
+            #expect(xdgOpen.opened == [HealthTarget.portalSignInURL])
+            #expect(portal.calls.count == 1)
+            #expect(rig.agentOutput.contains("opened \(HealthTarget.portalSignInURL) through the desktop portal"), "\(rig.agentOutput)")
+            #expect(rig.agentOutput.contains("opened \(HealthTarget.portalSignInURL) through xdg-open"), "\(rig.agentOutput)")
+
+            // Signed in: "Connected" takes its place.
+            try target.set(.up)
+            let calls = try await rig.waitForCalls(2)
+            #expect(calls[1].summary == "Connected")
+            #expect(calls[1].replacesID != 0)
+            try await rig.expectOneDisplayed()
+        }
+    }
+
+    /// The network's RFC 8908 API tells of a signed-in session ending soon: one warning,
+    /// `--portal-warning` before the end, gone with the session, not repeated when the API's next
+    /// answer moves the end by a few seconds.
+    @Test func aPortalSessionsEndIsWarnedOnceBeforeItEnds() async throws {
+        try await Rig.run { rig in
+            let target = try await HealthTarget(port: try freeLoopbackPort(), up: true, rig: rig)
+            let ca = try await PrivateCA.make(in: rig.directory.path)
+            let api = try await CaptivePortalAPIServer(
+                certificate: try await ca.issue(name: "portal.test"),
+                answer: #"{"captive": false, "user-portal-url": "https://portal.test/login", "venue-info-url": "https://hotel.example/info", "seconds-remaining": 10}"#)
+            rig.onStop { await api.stop() }
+            let reachd = try await Reachd(
+                targetPort: target.port, apiPort: try freeLoopbackPort(),
+                more: "captive_portal:\n  api_url: \(api.url)\n  ca_file: \(ca.certificate)", rig: rig)
+            _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "1s", options: ["--portal-warning", "6s"])
+
+            let warning = try #require(try await rig.waitForCalls(1, timeout: .seconds(15)).first)
+            let sessionEndsAt = try #require(try reachd.status().sessionEndsAt)
+            #expect(warning.summary == "Network session ends in less than a minute")
+            #expect(warning.body == "Sign in again at hotel.example to stay connected.")
+            #expect(warning.icon == "appointment-soon")
+            #expect(warning.actions == ["default", "Open sign-in page", "open-sign-in", "Open sign-in page"])
+            #expect(warning.expireTimeout > 5000 && warning.expireTimeout <= 6000, "gone when the session ends: \(warning.expireTimeout) ms")
+            let lead = sessionEndsAt - (try #require(warning.time))
+            #expect(abs(lead - 6) < 0.5, "warned \(lead) s before the end")
+            try await rig.expectOneDisplayed()
+            try FileManager.default.createDirectory(at: screenshotDirectory, withIntermediateDirectories: true)
+            try await rig.desktop.screenshot(to: screenshotDirectory.appending(path: "session-ending.png").path)
+
+            try await waitUntil("the warning went with the session", timeout: .seconds(10)) { (try? await rig.desktop.displayedCount()) == 0 }
+            try await Task.sleep(for: .seconds(2))
+            #expect(rig.desktop.notifyCalls.count == 1, "once per session: \(rig.desktop.notifyCalls.map(\.summary))")
+        }
+    }
+
     @Test func checkNowMakesReachdProbeAndTheNotificationComesBack() async throws {
         try await Rig.run { rig in
             let target = try await HealthTarget(port: try freeLoopbackPort(), up: false, rig: rig)
@@ -236,7 +397,9 @@ struct NotifyAgentTests {
         }
     }
 
-    @Test func aFlapStormPostsAtMostOncePerWindowAndEndsOnTheFinalState() async throws {
+    /// Pop-ups (the waiting notification) at most once per window; a restoration's "Connected"
+    /// replaces it in place at once; never two notifications; the final state at the end.
+    @Test func aFlapStormPopsUpAtMostOncePerWindowAndEndsOnTheFinalState() async throws {
         try await Rig.run { rig in
             let target = try await HealthTarget(port: try freeLoopbackPort(), up: false, rig: rig)
             let reachd = try await Reachd(targetPort: target.port, apiPort: try freeLoopbackPort(), interval: "100ms", rig: rig)
@@ -247,10 +410,12 @@ struct NotifyAgentTests {
 
             let stormStart = ContinuousClock.now
             var up = false
+            var mostDisplayed = 0
             while ContinuousClock.now - stormStart < .seconds(8) {
                 up.toggle()
                 try target.set(up: up)
                 try await Task.sleep(for: .milliseconds(400))
+                mostDisplayed = max(mostDisplayed, try await rig.desktop.displayedCount() ?? 0)
             }
             try target.set(up: false)
             let stormLength = ContinuousClock.now - stormStart
@@ -265,10 +430,12 @@ struct NotifyAgentTests {
             let calls = rig.desktop.notifyCalls
             print("flap storm: \(flips) verdict changes in \(stormLength) gave \(calls.count) notification posts (window \(window))")
             let allowed = Int((stormLength + window) / window) + 2
-            #expect(calls.count <= allowed, "\(calls.count) posts for \(flips) changes; at most \(allowed)")
+            let popUps = calls.count { $0.summary == "Waiting for connectivity…" }
+            #expect(popUps <= allowed, "\(popUps) waiting pop-ups for \(flips) changes; at most \(allowed)")
             #expect(calls.count < flips, "rate-limited: \(calls.count) posts for \(flips) changes")
+            #expect(calls.filter { $0.summary == "Connected" }.allSatisfy { $0.replacesID != 0 }, "\"Connected\" only ever replaces")
             #expect(calls.last?.summary == "Waiting for connectivity…")
-            #expect(Set(calls.dropFirst().map(\.replacesID)).count <= 2, "one notification (a new id only after Connected expired)")
+            #expect(mostDisplayed == 1, "one notification at a time")
             #expect(try await rig.desktop.displayedCount() == 1)
         }
     }
