@@ -324,8 +324,10 @@ struct NotifyAgentTests {
             try await waitUntil("xdg-open was run", timeout: .seconds(5)) { !xdgOpen.opened.isEmpty }
             #expect(xdgOpen.opened == [HealthTarget.portalSignInURL])
             #expect(portal.calls.count == 1)
-            #expect(rig.agentOutput.contains("opened \(HealthTarget.portalSignInURL) through the desktop portal"), "\(rig.agentOutput)")
-            #expect(rig.agentOutput.contains("opened \(HealthTarget.portalSignInURL) through xdg-open"), "\(rig.agentOutput)")
+            try await waitUntil("the agent logged both", timeout: .seconds(5)) {
+                rig.agentOutput.contains("opened \(HealthTarget.portalSignInURL) through the desktop portal")
+                    && rig.agentOutput.contains("opened \(HealthTarget.portalSignInURL) through xdg-open")
+            }
 
             // Signed in: "Connected" takes its place.
             try target.set(.up)
