@@ -21,7 +21,7 @@ extension ReachctlCommand {
 
         @ParentCommand var root: ReachctlCommand
 
-        @Option(name: .customLong("min-interval"), help: ArgumentHelp("Post at most once per this long: 10s, 500ms, 1m.", valueName: "duration"))
+        @Option(name: .customLong("min-interval"), help: ArgumentHelp("Pop up at most once per this long: 10s, 500ms, 1m.", valueName: "duration"))
         var minInterval = DurationArgument(argument: "10s")!
 
         @Option(name: .customLong("connected-for"), help: ArgumentHelp("How long \"Connected\" stays.", valueName: "duration"))

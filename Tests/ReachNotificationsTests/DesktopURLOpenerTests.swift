@@ -16,6 +16,8 @@ struct DesktopURLOpenerTests {
         let logs = CapturedLogs()
         let route = try await DesktopURLOpener(logger: logs.logger, busAddress: desktop.busAddress, searchPath: xdgOpen.searchPath).open(Self.url)
         #expect(route == DesktopURLOpener.viaDesktopPortal)
+        // The stand-in's output is read on a thread of its own: wait for its line.
+        try await waitUntil("the stand-in's line is read") { !portal.calls.isEmpty }
         #expect(portal.calls == [.init(parentWindow: "", uri: Self.url, optionCount: 0)])
         #expect(xdgOpen.opened.isEmpty)
         #expect(logs.all.isEmpty, "\(logs.all)")
@@ -41,6 +43,7 @@ struct DesktopURLOpenerTests {
         let logs = CapturedLogs()
         let opener = DesktopURLOpener(logger: logs.logger, busAddress: desktop.busAddress, searchPath: xdgOpen.searchPath)
         #expect(try await opener.open(Self.url) == DesktopURLOpener.viaXDGOpen)
+        try await waitUntil("the stand-in's line is read") { !portal.calls.isEmpty }
         #expect(portal.calls.map(\.uri) == [Self.url])
         #expect(logs.contains("org.freedesktop.portal.Error.NotAllowed"), "\(logs.all)")
         await portal.stop()
