@@ -166,7 +166,10 @@ let package = Package(
         // agent that follows reachd's event stream for a person's session.
         .target(
             name: "ReachNotifications",
-            dependencies: ["ReachCore", "ReachAPI", "ReachClient", "ReachBus", "ReachPOSIX", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachCore", "ReachAPI", "ReachClient", "ReachBus", "ReachPOSIX", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
             swiftSettings: strict
         ),
         // reachd's Prometheus metrics.
@@ -472,7 +475,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachNotificationsTests",
-            dependencies: ["ReachNotifications", "ReachCore", "ReachTesting"],
+            dependencies: ["ReachNotifications", "ReachAPI", "ReachCore", "ReachTesting"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,9 +1,9 @@
 /// Reads the host of a redirect's `Location`, to tell a portal's redirect (to another host) from a
-/// server's own (to another path of the same host).
-enum RedirectLocation {
+/// server's own (to another path of the same host); the desktop agent names a portal's venue by it.
+package enum RedirectLocation {
     /// The host of an absolute `Location` (`http://portal.example:8080/login` → `portal.example`),
     /// brackets of an IPv6 literal removed; `nil` for a relative one, which stays on the same host.
-    static func host(of location: String) -> String? {
+    package static func host(of location: String) -> String? {
         guard let schemeEnd = location.firstRange(of: "://") else {
             // A network-path reference, `//portal.example/login`, names a host too.
             guard location.hasPrefix("//") else { return nil }
