@@ -111,6 +111,19 @@ let package = Package(
             ],
             exclude: ["health.proto"]
         ),
+        // The network's captive-portal API (RFC 8908), found the RFC 8910 way (networkd's link state).
+        .target(
+            name: "ReachCaptivePortal",
+            dependencies: [
+                "ReachCore",
+                "ReachPOSIX",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
         // Health probes on SwiftNIO: HTTP(S), TCP connect, gRPC health.
         .target(
             name: "ReachProbes",
@@ -153,7 +166,10 @@ let package = Package(
         // agent that follows reachd's event stream for a person's session.
         .target(
             name: "ReachNotifications",
-            dependencies: ["ReachCore", "ReachAPI", "ReachClient", "ReachBus", "ReachPOSIX", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachCore", "ReachAPI", "ReachClient", "ReachBus", "ReachPOSIX", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
             swiftSettings: strict
         ),
         // reachd's Prometheus metrics.
@@ -240,6 +256,7 @@ let package = Package(
                 "ReachServer",
                 "ReachGRPC",
                 "ReachHooks",
+                "ReachCaptivePortal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -434,6 +451,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "ReachCaptivePortalTests",
+            dependencies: ["ReachCaptivePortal", "ReachCore", "ReachTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ReachProbesTests",
             dependencies: [
                 "ReachProbes",
@@ -453,7 +475,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachNotificationsTests",
-            dependencies: ["ReachNotifications", "ReachCore", "ReachTesting"],
+            dependencies: ["ReachNotifications", "ReachAPI", "ReachCore", "ReachTesting"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -547,7 +569,7 @@ let package = Package(
         .testTarget(
             name: "ReachDaemonTests",
             dependencies: [
-                "ReachDaemon", "ReachConfig", "ReachCore", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachTesting", "reachd",
+                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachTesting", "reachd",
                 "journal-log-helper",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -56,6 +56,9 @@ public struct ReasonWords: Sendable, Hashable {
             code: "no_route", phrase: "no route", clause: "an interface has an address but no default route and no route to the targets",
             sentence: "This computer has no route to the server", isLinkReason: true),
         ReasonWords(
+            code: "captive_portal", phrase: "captive portal", clause: "a captive portal holds the connection until someone signs in",
+            sentence: "Sign in to the network: its login page answers in the server's place", isLinkReason: false),
+        ReasonWords(
             code: "dns_failure", phrase: "name not resolved", clause: "the host name did not resolve",
             sentence: "The server's name could not be looked up", isLinkReason: false),
         ReasonWords(

@@ -19,7 +19,8 @@ extension StatusDocument {
             reset: event.isReset,
             version: version,
             usableInterfaces: verdict.usableInterfaces,
-            targets: verdict.targets.map(Target.init(status:)))
+            targets: verdict.targets.map(Target.init(status:)),
+            portal: verdict.portal.map(Portal.init(portal:)))
     }
 
     /// The described verdict's reason, read from the codes and the structured target: a code this
@@ -41,6 +42,7 @@ extension StatusDocument {
     public var verdict: Verdict {
         let targets = targets.map { target in
             var status = TargetStatus(name: target.name, kind: target.kind, health: TargetHealth(rawValue: target.health) ?? .unknown)
+            status.certificate = target.certificate.flatMap(\.serverCertificate)
             if let code = target.reason {
                 status.lastFailure = ProbeFailure(
                     FailureReason(code: code, httpStatus: target.httpStatus) ?? .protocolError, phase: target.phase.flatMap(ProbePhase.init(rawValue:)),
@@ -50,7 +52,34 @@ extension StatusDocument {
         }
         return Verdict(
             state: ConnectivityState(rawValue: state) ?? .unknown, reason: verdictReason, since: RFC3339.wallTime(from: since) ?? WallTime(sinceEpoch: .zero),
-            usableInterfaces: usableInterfaces, targets: targets)
+            usableInterfaces: usableInterfaces, targets: targets, portal: portal?.captivePortal)
+    }
+}
+
+extension StatusDocument.Portal {
+    init(portal: CaptivePortal) {
+        self.init(
+            captive: portal.isCaptive, userPortalURL: portal.userPortalURL, venueInfoURL: portal.venueInfoURL,
+            secondsRemaining: portal.secondsRemaining, bytesRemaining: portal.bytesRemaining,
+            sessionEndsAt: portal.sessionEndsAt.map(RFC3339.string(from:)), evidence: portal.evidence.rawValue, interface: portal.interface)
+    }
+
+    /// The portal described; evidence this version does not know reads as `check_url`, the weakest a person acts on alike.
+    var captivePortal: CaptivePortal {
+        CaptivePortal(
+            evidence: CaptivePortal.Evidence(rawValue: evidence) ?? .checkURL, isCaptive: captive, userPortalURL: userPortalURL,
+            venueInfoURL: venueInfoURL, secondsRemaining: secondsRemaining, bytesRemaining: bytesRemaining,
+            sessionEndsAt: sessionEndsAt.flatMap(RFC3339.wallTime(from:)), interface: interface)
+    }
+}
+
+extension StatusDocument.Certificate {
+    init(certificate: ServerCertificate) {
+        self.init(notAfter: RFC3339.string(from: certificate.notAfter), subject: certificate.subject, issuer: certificate.issuer)
+    }
+
+    var serverCertificate: ServerCertificate? {
+        RFC3339.wallTime(from: notAfter).map { ServerCertificate(notAfter: $0, subject: subject, issuer: issuer) }
     }
 }
 
@@ -77,7 +106,8 @@ extension StatusDocument.Target {
                 totalSeconds: timings?.total.seconds),
             lastCheckedAt: status.lastCheckedAt.map(RFC3339.string(from:)),
             consecutiveFailures: status.consecutiveFailures,
-            consecutiveSuccesses: status.consecutiveSuccesses)
+            consecutiveSuccesses: status.consecutiveSuccesses,
+            certificate: status.certificate.map(StatusDocument.Certificate.init(certificate:)))
     }
 }
 
@@ -85,6 +115,7 @@ extension Verdict {
     /// The reason in words, for `reason_detail`: for a target's failure, the target, the failure, and
     /// where and how it failed.
     var reasonDetail: String {
+        if reason == .captivePortal, let url = portal?.userPortalURL { return "\(reason.words.clause): sign in at \(url)" }
         guard case .targetFailed(let target, let failureReason) = reason else { return reason.words.clause }
         var text = "target \(target): \(failureReason.words.clause)"
         if let failure = targets.first(where: { $0.name == target })?.lastFailure, failure.reason == failureReason {

@@ -32,6 +32,86 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     public var usableInterfaces: [String]
     /// Every target, in configuration order.
     public var targets: [Target]
+    /// The captive portal: when the reason is `captive_portal`, or when the network's RFC 8908 API
+    /// tells of a signed-in session (`captive: false`); `null` otherwise.
+    public var portal: Portal?
+
+    /// A captive portal: where to sign in, for how long the session lasts, and how reachd knows.
+    public struct Portal: Codable, Sendable, Hashable {
+        /// Whether the portal holds the traffic now (the reason is then `captive_portal`).
+        public var captive: Bool
+        /// Where a person signs in; `null` when unknown.
+        public var userPortalURL: String?
+        /// A page about the venue (the RFC 8908 API's `venue-info-url`).
+        public var venueInfoURL: String?
+        /// The session's remaining time, as the network's API last said.
+        public var secondsRemaining: Int?
+        /// The session's remaining data, as the network's API last said.
+        public var bytesRemaining: Int?
+        /// When the session ends, RFC 3339 in UTC: the API's answer's time plus `seconds_remaining`.
+        public var sessionEndsAt: String?
+        /// `rfc8908`, `redirect`, `check_url` or `tls_intercepted`.
+        public var evidence: String
+        /// The interface whose network's API told, for `rfc8908`.
+        public var interface: String?
+
+        public init(
+            captive: Bool = true, userPortalURL: String? = nil, venueInfoURL: String? = nil, secondsRemaining: Int? = nil,
+            bytesRemaining: Int? = nil, sessionEndsAt: String? = nil, evidence: String, interface: String? = nil
+        ) {
+            self.captive = captive
+            self.sessionEndsAt = sessionEndsAt
+            self.userPortalURL = userPortalURL
+            self.venueInfoURL = venueInfoURL
+            self.secondsRemaining = secondsRemaining
+            self.bytesRemaining = bytesRemaining
+            self.evidence = evidence
+            self.interface = interface
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case captive
+            case userPortalURL = "user_portal_url"
+            case venueInfoURL = "venue_info_url"
+            case secondsRemaining = "seconds_remaining"
+            case bytesRemaining = "bytes_remaining"
+            case sessionEndsAt = "session_ends_at"
+            case evidence, interface
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(captive, forKey: .captive)
+            try container.encode(userPortalURL, forKey: .userPortalURL)
+            try container.encode(venueInfoURL, forKey: .venueInfoURL)
+            try container.encode(secondsRemaining, forKey: .secondsRemaining)
+            try container.encode(bytesRemaining, forKey: .bytesRemaining)
+            try container.encode(sessionEndsAt, forKey: .sessionEndsAt)
+            try container.encode(evidence, forKey: .evidence)
+            try container.encode(interface, forKey: .interface)
+        }
+    }
+
+    /// The certificate chain a TLS target presented.
+    public struct Certificate: Codable, Sendable, Hashable {
+        /// The earliest `notAfter` in the chain, RFC 3339 in UTC: when the server's TLS breaks.
+        public var notAfter: String
+        /// The leaf's subject, as `CN=api.example.com`.
+        public var subject: String
+        /// The leaf's issuer.
+        public var issuer: String
+
+        public init(notAfter: String, subject: String, issuer: String) {
+            self.notAfter = notAfter
+            self.subject = subject
+            self.issuer = issuer
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case notAfter = "not_after"
+            case subject, issuer
+        }
+    }
 
     /// What reachd knows about one target.
     public struct Target: Codable, Sendable, Hashable {
@@ -55,12 +135,15 @@ public struct StatusDocument: Codable, Sendable, Hashable {
         public var lastCheckedAt: String?
         public var consecutiveFailures: Int
         public var consecutiveSuccesses: Int
+        /// The chain the target's last TLS handshake presented; `null` for plain HTTP, TCP, or before one.
+        public var certificate: Certificate?
 
         public init(
             name: String, kind: String, health: String, reason: String? = nil, phase: String? = nil, detail: String? = nil,
             httpStatus: Int? = nil, latencySeconds: Double? = nil, timings: Timings = Timings(), lastCheckedAt: String? = nil,
-            consecutiveFailures: Int = 0, consecutiveSuccesses: Int = 0
+            consecutiveFailures: Int = 0, consecutiveSuccesses: Int = 0, certificate: Certificate? = nil
         ) {
+            self.certificate = certificate
             self.name = name
             self.kind = kind
             self.health = health
@@ -83,6 +166,7 @@ public struct StatusDocument: Codable, Sendable, Hashable {
             case lastCheckedAt = "last_checked_at"
             case consecutiveFailures = "consecutive_failures"
             case consecutiveSuccesses = "consecutive_successes"
+            case certificate
         }
 
         /// Writes every key, `null` included: a missing key would read as a schema change.
@@ -100,6 +184,7 @@ public struct StatusDocument: Codable, Sendable, Hashable {
             try container.encode(lastCheckedAt, forKey: .lastCheckedAt)
             try container.encode(consecutiveFailures, forKey: .consecutiveFailures)
             try container.encode(consecutiveSuccesses, forKey: .consecutiveSuccesses)
+            try container.encode(certificate, forKey: .certificate)
         }
     }
 
@@ -149,7 +234,7 @@ public struct StatusDocument: Codable, Sendable, Hashable {
         case likelyConnected = "likely_connected"
         case sequence, reset, version
         case usableInterfaces = "usable_interfaces"
-        case targets
+        case targets, portal
     }
 
     /// Writes every key, `null` included: a missing key would read as a schema change.
@@ -166,12 +251,15 @@ public struct StatusDocument: Codable, Sendable, Hashable {
         try container.encode(version, forKey: .version)
         try container.encode(usableInterfaces, forKey: .usableInterfaces)
         try container.encode(targets, forKey: .targets)
+        try container.encode(portal, forKey: .portal)
     }
 
     public init(
         state: String, reason: String, reasonDetail: String, target: String? = nil, since: String, likelyConnected: Bool, sequence: UInt64,
-        reset: Bool = false, version: String = ReachVersion.current, usableInterfaces: [String] = [], targets: [Target] = []
+        reset: Bool = false, version: String = ReachVersion.current, usableInterfaces: [String] = [], targets: [Target] = [],
+        portal: Portal? = nil
     ) {
+        self.portal = portal
         self.state = state
         self.reason = reason
         self.reasonDetail = reasonDetail

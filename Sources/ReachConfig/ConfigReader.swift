@@ -136,7 +136,7 @@ struct ConfigReader {
         let bounds = "from \(DurationText.format(range.lowerBound)) to \(DurationText.format(range.upperBound))"
         guard let text = scalar(node, expected: "a duration like 1s or 250ms") else { return nil }
         guard let duration = DurationText.parse(text) else {
-            let hint = Double(text) != nil ? " (add a unit: \(text)s or \(text)ms)" : " (units: ns, us, ms, s, m, h)"
+            let hint = Double(text) != nil ? " (add a unit: \(text)s or \(text)ms)" : " (units: ns, us, ms, s, m, h, d)"
             report("\"\(text)\" is not a duration like 1s, 250ms or 1m30s\(hint)", at: node)
             return nil
         }

@@ -25,6 +25,10 @@ public struct Configuration: Sendable, Equatable {
     public var hooks = HookSettings()
     /// Where transitions are POSTed (the `webhooks` section).
     public var webhooks: [WebhookSettings] = []
+    /// How reachd looks for a captive portal (the `captive_portal` section).
+    public var captivePortal = CaptivePortalSettings()
+    /// How long before a target's certificate expires the journal warns, once a day (`tls.warn_before`).
+    public var certificateWarning = Duration.seconds(14 * 86_400)
 
     public init(
         targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),
@@ -45,9 +49,16 @@ public struct Configuration: Sendable, Equatable {
     }
 
     /// What the core's monitor takes from this configuration.
+    /// What the probe scheduler probes: the targets, and the captive-portal check URL when one is set.
+    public var probedTargets: [ProbeTarget] {
+        targets + (captivePortal.check.map { [$0.target] } ?? [])
+    }
+
     public var monitor: ConnectivityMonitor.Configuration {
-        ConnectivityMonitor.Configuration(
+        var configuration = ConnectivityMonitor.Configuration(
             targets: targets, policy: policy, interfaceFilter: interfaces, linkSettleWindow: linkSettleWindow)
+        configuration.portalCheck = captivePortal.check
+        return configuration
     }
 }
 

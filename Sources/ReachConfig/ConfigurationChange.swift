@@ -29,7 +29,7 @@ public struct ConfigurationChange: Sendable, Equatable {
             }
         }
         removedTargets = old.targets.map(\.name).filter { !after.contains($0) }
-        targetsChanged = old.targets != new.targets
+        targetsChanged = old.targets != new.targets || old.captivePortal.check != new.captivePortal.check
         appliesLive = targetsChanged || old.policy != new.policy || old.interfaces != new.interfaces
             || old.linkSettleWindow != new.linkSettleWindow
         if old.listen != new.listen { needsRestart.append("listen") }
@@ -38,6 +38,8 @@ public struct ConfigurationChange: Sendable, Equatable {
         if old.apiIdleTimeout != new.apiIdleTimeout { needsRestart.append("api.idle_timeout") }
         if old.grpcHealthListen != new.grpcHealthListen { needsRestart.append("grpc_health.listen") }
         if old.log != new.log { needsRestart.append("log") }
+        if old.captivePortal.withoutCheck != new.captivePortal.withoutCheck { needsRestart.append("captive_portal") }
+        if old.certificateWarning != new.certificateWarning { needsRestart.append("tls.warn_before") }
     }
 
     /// `targets +1 -0 ~2 (added: b; changed: a, c)`, for the reload's log line.

@@ -45,20 +45,25 @@ extension ConfigurationParser {
     mutating func parseTLS(_ node: ConfigNode) -> TLSSettings? {
         guard let entries = reader.mapping(node, keys: ["ca_file", "server_name"]) else { return nil }
         var settings = TLSSettings()
-        if let caNode = entries["ca_file"], let path = reader.string(caNode, expected: "the path of a PEM CA bundle") {
-            var isDirectory = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory {
-                reader.report("\(path) is a directory: name the PEM bundle file", at: caNode)
-            } else if FileManager.default.isReadableFile(atPath: path) {
-                settings.caFile = path
-            } else {
-                reader.report("cannot read the CA bundle \(path)", at: caNode)
-            }
-        }
+        if let caNode = entries["ca_file"] { settings.caFile = parseCAFile(caNode) }
         if let nameNode = entries["server_name"] {
             settings.serverName = reader.string(nameNode, expected: "the host name the certificate is for")
         }
         return settings
+    }
+
+    /// A readable PEM CA bundle's path.
+    mutating func parseCAFile(_ node: ConfigNode) -> String? {
+        guard let path = reader.string(node, expected: "the path of a PEM CA bundle") else { return nil }
+        var isDirectory = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory {
+            reader.report("\(path) is a directory: name the PEM bundle file", at: node)
+        } else if FileManager.default.isReadableFile(atPath: path) {
+            return path
+        } else {
+            reader.report("cannot read the CA bundle \(path)", at: node)
+        }
+        return nil
     }
 
     mutating func forbid(_ keys: [String], in entries: [String: ConfigNode], because reason: String) {

@@ -8,7 +8,7 @@ import Yams
 
 /// Maps a YAML document onto ``Configuration``, reporting every problem at once.
 struct ConfigurationParser {
-    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "socket", "api", "grpc_health", "log"] + reactionKeys
+    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "socket", "api", "grpc_health", "log", "captive_portal", "tls"] + reactionKeys
     static let httpKeys = ["expect", "headers", "bearer_token_file", "bearer_token_credential", "tls"]
     static let targetKeys = [
         "name", "kind", "url", "address", "service", "watch", "interval", "timeout",
@@ -20,6 +20,7 @@ struct ConfigurationParser {
     static let settleRange = Duration.zero...Duration.seconds(10)
     static let coalescingRange = Duration.zero...Duration.seconds(60)
     static let countRange = 1...100
+    static let certificateWarningRange = Duration.zero...Duration.seconds(365 * 86_400)
     static let idleTimeoutRange = Duration.seconds(1)...Duration.seconds(3600)
 
     /// Per-target defaults from the `probe` section.
@@ -132,11 +133,19 @@ struct ConfigurationParser {
         }
         let log = entries["log"].flatMap { parseLog($0) } ?? LogSettings()
         let reactions = parseReactions(entries)
-        return Configuration(
+        let captivePortal = entries["captive_portal"].flatMap { parseCaptivePortal($0, defaults: defaults) } ?? CaptivePortalSettings()
+        var configuration = Configuration(
             targets: targets, policy: policy, interfaces: filter, linkSettleWindow: settle,
             listen: listen ?? HostPort(host: "127.0.0.1", port: 9780), apiToken: apiToken, apiIdleTimeout: idleTimeout, socket: socket,
             grpcHealthListen: grpcHealthListen, log: log
         ).with(reactions)
+        configuration.captivePortal = captivePortal
+        if let node = entries["tls"], let tls = reader.mapping(node, keys: ["warn_before"]),
+            let warnNode = tls["warn_before"], let warnBefore = reader.duration(warnNode, in: Self.certificateWarningRange)
+        {
+            configuration.certificateWarning = warnBefore
+        }
+        return configuration
     }
 
     mutating func reportSyntax(_ error: YamlError) {
@@ -222,13 +231,18 @@ struct ConfigurationParser {
                 check = nil
             }
         case "tcp", "grpc":
-            forbid(["url"] + Self.httpKeys, in: entries, because: "it applies to http targets only")
-            if kind == "tcp" { forbid(["service", "watch"], in: entries, because: "it applies to grpc targets only") }
+            forbid(["url"] + Self.httpKeys.filter { $0 != "tls" }, in: entries, because: "it applies to http targets only")
+            if kind == "tcp" {
+                forbid(["service", "watch"], in: entries, because: "it applies to grpc targets only")
+                forbid(["tls"], in: entries, because: "it applies to https and grpc targets only")
+            }
             let endpoint = entries["address"].flatMap { hostPort($0, expected: "host:port, like db.internal:5432") }
             if entries["address"] == nil { reader.report("missing address: host:port to connect to", at: node) }
             let service = entries["service"].flatMap { reader.scalar($0, expected: "a gRPC service name") } ?? ""
             let watch = entries["watch"].flatMap { reader.boolean($0) } ?? false
-            check = endpoint.map { kind == "tcp" ? .tcp($0) : .grpc(GRPCHealthCheck(endpoint: $0, service: service, watch: watch)) }
+            // `tls: {}` speaks TLS trusting the system store; no `tls` is plaintext.
+            let tls = kind == "grpc" ? entries["tls"].flatMap { parseTLS($0) } : nil
+            check = endpoint.map { kind == "tcp" ? .tcp($0) : .grpc(GRPCHealthCheck(endpoint: $0, service: service, watch: watch, tls: tls)) }
         default:
             check = nil
         }

@@ -13,6 +13,10 @@
 ///   consecutive failures to mark a healthy target down and `successesBeforeUp` consecutive
 ///   successes to bring it back.
 /// - Results from an older ``ProbeEpoch`` are dropped.
+/// - Behind a captive portal (see ``CaptivePortal``) the verdict is `disconnected`, reason
+///   `captivePortal`, whatever the targets say: a portal's login page may answer them with 200.
+///   The network's RFC 8908 API decides first; when it answers, nothing else is asked. Else an
+///   intercepted check URL is a portal; else a failing target redirected to another host is.
 ///
 /// A result costs O(1) however many targets there are: health counts are kept as targets change,
 /// and only the recorded target is compared for news.
@@ -45,6 +49,13 @@ struct ConnectivityCombiner: Sendable {
     private(set) var policy: TargetPolicy
     private(set) var filter: InterfaceFilter
     private var targetAddresses: [IPAddress]
+    /// The targets as configured, for what a failure says about a portal (a redirect's host, HTTPS).
+    private(set) var targets: [ProbeTarget]
+    private(set) var portalCheck: PortalCheck?
+    /// What the check URL's last telling probe said on the current link.
+    var portalCheckFinding: PortalCheck.Finding?
+    /// The RFC 8908 API's last answer per interface, and when it came.
+    var portalAPIAnswers: [String: (answer: CaptivePortalAPIAnswer, at: WallTime)] = [:]
     /// False when every target is on loopback, where no network link is involved.
     private(set) var requiresLink: Bool
 
@@ -60,7 +71,9 @@ struct ConnectivityCombiner: Sendable {
     private var unhealthyIndices: Set<Int> = []
     private var hasAnyResult = false
 
-    init(targets: [ProbeTarget], policy: TargetPolicy, filter: InterfaceFilter, now: WallTime) {
+    init(targets: [ProbeTarget], policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck? = nil, now: WallTime) {
+        self.targets = targets
+        self.portalCheck = portalCheck
         self.hystereses = targets.map(\.hysteresis)
         self.indexByName = Dictionary(targets.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.policy = policy
@@ -119,11 +132,15 @@ struct ConnectivityCombiner: Sendable {
 
     mutating func record(_ result: ProbeResult, epoch resultEpoch: ProbeEpoch, at now: WallTime) -> Change {
         // A cancelled probe (reachd stopping, a link change abandoning it) learned nothing about the network.
-        guard resultEpoch == epoch, isLinkUsable, !isSleeping, let index = indexByName[result.target],
-            result.failure?.reason != .cancelled
-        else {
+        guard resultEpoch == epoch, isLinkUsable, !isSleeping, result.failure?.reason != .cancelled else {
             return Change(accepted: false)
         }
+        if let portalCheck, result.target == PortalCheck.probeName {
+            // A check that failed before any answer learned nothing: the last answer stands.
+            if let finding = portalCheck.finding(result) { portalCheckFinding = finding }
+            return settle(control: probeControl, at: now)
+        }
+        guard let index = indexByName[result.target] else { return Change(accepted: false) }
         let before = verdict.targets[index].health
         let beforeReason = verdict.targets[index].unhealthyReason
         verdict.targets[index].record(result, hysteresis: hystereses[index], at: now)
@@ -151,7 +168,8 @@ struct ConnectivityCombiner: Sendable {
     /// When the target list changed, the epoch moves on, so a probe that started under the old
     /// definition (an old URL, say) cannot vouch for the new one.
     mutating func reconfigure(
-        targets: [ProbeTarget], unchanged: Set<String>, policy: TargetPolicy, filter: InterfaceFilter, at now: WallTime
+        targets: [ProbeTarget], unchanged: Set<String>, policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck?,
+        at now: WallTime
     ) -> Change {
         let wasUsable = isLinkUsable
         let previous = Dictionary(verdict.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -161,6 +179,8 @@ struct ConnectivityCombiner: Sendable {
         }
         // A new or changed target that starts from `unknown` may look like a fresh status: count it by name.
         let targetsChanged = statuses != verdict.targets || unchanged.count != targets.count
+        self.targets = targets
+        if portalCheck != self.portalCheck { (self.portalCheck, portalCheckFinding) = (portalCheck, nil) }
         hystereses = targets.map(\.hysteresis)
         indexByName = Dictionary(targets.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.policy = policy
@@ -206,18 +226,20 @@ struct ConnectivityCombiner: Sendable {
     /// Recomputes the verdict and probe control, and says what changed.
     ///
     /// - Parameter targetsChanged: Whether a target's health or failure reason changed.
-    private mutating func settle(control proposed: ProbeControl, at now: WallTime, targetsChanged: Bool = false) -> Change {
+    mutating func settle(control proposed: ProbeControl, at now: WallTime, targetsChanged: Bool = false) -> Change {
         var control = proposed
         control.suspension = isSleeping ? .systemSleeping : (isLinkUsable ? nil : .noUsableLink)
         var change = Change(probeControlChanged: control != probeControl)
         probeControl = control
 
-        let (previousState, previousReason) = (verdict.state, verdict.reason)
-        let (state, reason) = decide()
+        let (previousState, previousReason, previousPortal) = (verdict.state, verdict.reason, verdict.portal)
+        let (state, reason, portal) = decide()
         let usableInterfaces = assessment?.usableInterfaces ?? []
         let interfacesChanged = usableInterfaces != verdict.usableInterfaces
         verdict.state = state
         verdict.reason = reason
+        verdict.portal = portal
+        let portalChanged = portal.map { $0.differsInMeaning(from: previousPortal) } ?? (previousPortal != nil)
         if interfacesChanged { verdict.usableInterfaces = usableInterfaces }
         if state != previousState {
             verdict.since = now
@@ -225,31 +247,40 @@ struct ConnectivityCombiner: Sendable {
                 change.transition = state == .connected ? .restored : .lost
             }
         }
-        change.isHeadline = state != previousState || reason != previousReason || interfacesChanged
+        change.isHeadline = state != previousState || reason != previousReason || interfacesChanged || portalChanged
         change.isNews = change.isHeadline || targetsChanged
         return change
     }
 
-    private func decide() -> (ConnectivityState, VerdictReason) {
+    private func decide() -> (ConnectivityState, VerdictReason, CaptivePortal?) {
         if requiresLink, let blocker = assessment?.blocker {
-            return (.disconnected, VerdictReason(blocker))
+            return (.disconnected, VerdictReason(blocker), nil)
         }
-        switch evaluatePolicy() {
+        let outcome = evaluatePolicy()
+        let portal = networkPortal(failing: outcome)
+        if let portal, portal.isCaptive {
+            return (.disconnected, .captivePortal, portal)
+        }
+        switch outcome {
         case .met:
-            return (.connected, .healthy)
+            return (.connected, .healthy, portal)
         case .failed(let target):
             let status = verdict.targets[target]
+            // An API that answered is not second-guessed (`networkPortal`).
+            if portalAPIAnswers.isEmpty, let portal = redirectPortal(status, of: targets[target]) {
+                return (.disconnected, .captivePortal, portal)
+            }
             // An unhealthy target always has a recorded failure; `cancelled` is unreachable.
-            return (.disconnected, .targetFailed(target: status.name, reason: status.unhealthyReason ?? .cancelled))
+            return (.disconnected, .targetFailed(target: status.name, reason: status.unhealthyReason ?? .cancelled), portal)
         case .pending:
             if verdict.state == .unknown {
-                return (.unknown, links == nil && !hasAnyResult ? .starting : .awaitingProbe)
+                return (.unknown, links == nil && !hasAnyResult ? .starting : .awaitingProbe, portal)
             }
-            return (.disconnected, .awaitingProbe)
+            return (.disconnected, .awaitingProbe, portal)
         }
     }
 
-    private enum PolicyOutcome {
+    enum PolicyOutcome {
         case met
         /// Carries the index of the first unhealthy target.
         case failed(Int)
@@ -291,6 +322,8 @@ struct ConnectivityCombiner: Sendable {
             verdict.targets[index].consecutiveFailures = 0
         }
         (healthyCount, unknownCount, unhealthyIndices) = (0, verdict.targets.count, [])
+        // A new link may be another network, with or without a portal.
+        portalCheckFinding = nil
         return changed
     }
 
@@ -306,6 +339,7 @@ extension TargetStatus {
         lastResult = result
         lastCheckedAt = now
         if let failure = result.failure { lastFailure = failure }
+        if let seen = result.certificate { certificate = seen }
         if result.isSuccess {
             consecutiveSuccesses += 1
             consecutiveFailures = 0

@@ -39,6 +39,8 @@ public final class ConnectivityMonitor: Sendable {
         /// daemon uses the wall clock in microseconds) means an id a client kept from an earlier
         /// run is never mistaken for one of this run's: resuming with it gets a reset, not silence.
         public var firstSequence: UInt64 = 1
+        /// The captive-portal check URL, probed with the targets; `nil` when none is configured.
+        public var portalCheck: PortalCheck?
 
         public init(
             targets: [ProbeTarget],
@@ -87,7 +89,7 @@ public final class ConnectivityMonitor: Sendable {
     public init(configuration: Configuration, clock: MonitorClock, logger: Logger) {
         let combiner = ConnectivityCombiner(
             targets: configuration.targets, policy: configuration.policy, filter: configuration.interfaceFilter,
-            now: clock.wallTime)
+            portalCheck: configuration.portalCheck, now: clock.wallTime)
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -183,7 +185,7 @@ public final class ConnectivityMonitor: Sendable {
             return apply(&state) {
                 $0.reconfigure(
                     targets: configuration.targets, unchanged: unchanged, policy: configuration.policy,
-                    filter: configuration.interfaceFilter, at: clock.wallTime)
+                    filter: configuration.interfaceFilter, portalCheck: configuration.portalCheck, at: clock.wallTime)
             }
         }
         log(published)
@@ -191,6 +193,15 @@ public final class ConnectivityMonitor: Sendable {
 
     /// The targets as configured now: those given at start, or by the last ``reconfigure(_:)``.
     public var targets: [ProbeTarget] { state.withLock { $0.targets } }
+
+    /// Takes what the network's captive-portal API (RFC 8908) answered for `interface`; `nil` when
+    /// it has no API or the API could not be asked, which leaves the decision to the probes.
+    public func update(portalAPI answer: CaptivePortalAPIAnswer?, interface: String) {
+        let published = state.withLock { state in
+            apply(&state) { $0.apply(portalAPI: answer, interface: interface, at: clock.wallTime) }
+        }
+        log(published)
+    }
 
     /// Asks the scheduler to probe every target now (`POST /v1/check`, `reachctl check`).
     public func requestImmediateProbe() {
@@ -342,6 +353,13 @@ public final class ConnectivityMonitor: Sendable {
             }
         if let kind { metadata.merge(kind.metadata) { _, new in new } }
         logger.log(level: level, "\(verdict.state.rawValue): \(verdict.reason)", metadata: metadata)
+        if change.isHeadline, let portal = verdict.portal {
+            var metadata = ReachLogEvent.captivePortal.metadata
+            metadata["portal_url"] = "\(portal.userPortalURL ?? "")"
+            metadata["portal_evidence"] = "\(portal.evidence.rawValue)"
+            if let interface = portal.interface { metadata["interface"] = "\(interface)" }
+            logger.warning("captive portal: sign in at \(portal.userPortalURL ?? "the network's login page")", metadata: metadata)
+        }
     }
 }
 

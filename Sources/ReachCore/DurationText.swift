@@ -1,9 +1,9 @@
 /// Reads and writes durations the way Go, Prometheus and systemd users write them: `250ms`, `1s`,
-/// `1.5s`, `1m30s`. A unit is required; a bare number is ambiguous. The one duration parser: the
+/// `1.5s`, `1m30s`, `14d`. A unit is required; a bare number is ambiguous. The one duration parser: the
 /// configuration's, and reachctl's under its own rules.
 package enum DurationText {
     private static let units: [(suffix: String, nanoseconds: Double)] = [
-        ("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9),
+        ("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9), ("d", 86400e9),
     ]
 
     package static func parse(_ text: String) -> Duration? {

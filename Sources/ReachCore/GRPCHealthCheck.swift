@@ -6,10 +6,13 @@ public struct GRPCHealthCheck: Sendable, Hashable {
     /// Also hold a `Health/Watch` stream open, so the server's own status changes and a broken
     /// connection are noticed in milliseconds rather than at the next tick.
     public var watch: Bool
+    /// How the server's certificate is verified when the server speaks TLS; `nil` for plaintext.
+    public var tls: TLSSettings?
 
-    public init(endpoint: HostPort, service: String = "", watch: Bool = false) {
+    public init(endpoint: HostPort, service: String = "", watch: Bool = false, tls: TLSSettings? = nil) {
         self.endpoint = endpoint
         self.service = service
         self.watch = watch
+        self.tls = tls
     }
 }

@@ -99,11 +99,17 @@ public struct ProbeFailure: Sendable, Hashable {
     public var detail: String? {
         didSet { detail = detail.map(Self.bounded) }
     }
+    /// The `Location` of a redirect (an `http_status` 3xx answer): where a captive portal sends
+    /// people to sign in. Bounded as ``detail`` is.
+    public var location: String? {
+        didSet { location = location.map(Self.bounded) }
+    }
 
-    public init(_ reason: FailureReason, phase: ProbePhase? = nil, detail: String? = nil) {
+    public init(_ reason: FailureReason, phase: ProbePhase? = nil, detail: String? = nil, location: String? = nil) {
         self.reason = reason
         self.phase = phase
         self.detail = detail.map(Self.bounded)
+        self.location = location.map(Self.bounded)
     }
 
     private static func bounded(_ detail: String) -> String {
@@ -125,11 +131,14 @@ public struct ProbeResult: Sendable, Hashable {
     /// `nil` when the probe succeeded.
     public var failure: ProbeFailure?
     public var timings: ProbeTimings
+    /// The chain a TLS probe was presented, when it got as far as a certificate (an expired one included).
+    public var certificate: ServerCertificate?
 
-    public init(target: String, failure: ProbeFailure? = nil, timings: ProbeTimings) {
+    public init(target: String, failure: ProbeFailure? = nil, timings: ProbeTimings, certificate: ServerCertificate? = nil) {
         self.target = target
         self.failure = failure
         self.timings = timings
+        self.certificate = certificate
     }
 
     public static func success(_ target: String, latency: Duration) -> ProbeResult {

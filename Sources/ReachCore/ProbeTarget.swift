@@ -59,4 +59,13 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
         case .grpc(let grpc): grpc.endpoint
         }
     }
+
+    /// Whether its probes speak TLS, and so see a certificate: `https` URLs and gRPC with `tls`.
+    public var usesTLS: Bool {
+        switch check {
+        case .http(let http): http.isHTTPS
+        case .tcp: false
+        case .grpc(let grpc): grpc.tls != nil
+        }
+    }
 }

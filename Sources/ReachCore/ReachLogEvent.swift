@@ -16,6 +16,12 @@ public enum ReachLogEvent: String, Sendable, CaseIterable {
     case targetDown = "target_down"
     /// A target that was down (or unknown) answered healthy.
     case targetUp = "target_up"
+    /// A captive portal holds the traffic (or another portal page is named): sign in to get through.
+    case captivePortal = "captive_portal"
+    /// The captive portal's session ends soon (its API's `seconds-remaining`): sign in again or lose the connection.
+    case portalSessionEnding = "portal_session_ending"
+    /// A target's TLS certificate (or one in its chain) expires within `tls.warn_before`.
+    case certificateExpiring = "certificate_expiring"
     /// The set of usable interfaces changed.
     case linkChanged = "link_changed"
     /// A reload applied a new configuration.

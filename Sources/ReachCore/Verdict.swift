@@ -18,6 +18,8 @@ public enum VerdictReason: Sendable, Hashable, CustomStringConvertible {
     case noLink
     case noAddress
     case noRoute
+    /// A captive portal holds this machine's traffic until someone signs in (``Verdict/portal`` says where).
+    case captivePortal
     /// The target policy does not hold; this is the first failing target (in configuration order) and its reason.
     case targetFailed(target: String, reason: FailureReason)
 
@@ -39,13 +41,14 @@ public enum VerdictReason: Sendable, Hashable, CustomStringConvertible {
         case .noLink: "no_link"
         case .noAddress: "no_address"
         case .noRoute: "no_route"
+        case .captivePortal: "captive_portal"
         case .targetFailed(_, let reason): reason.code
         }
     }
 
     /// The verdict's own reason (not a target's failure) that `code` names; `nil` for any other code.
     public init?(ownCode code: String) {
-        let own: [VerdictReason] = [.starting, .awaitingProbe, .healthy, .noLink, .noAddress, .noRoute]
+        let own: [VerdictReason] = [.starting, .awaitingProbe, .healthy, .noLink, .noAddress, .noRoute, .captivePortal]
         guard let reason = own.first(where: { $0.code == code }) else { return nil }
         self = reason
     }
@@ -83,11 +86,16 @@ public struct TargetStatus: Sendable, Hashable {
     public var lastCheckedAt: WallTime?
     public var consecutiveSuccesses: Int
     public var consecutiveFailures: Int
+    /// The certificate the last TLS probe that saw one was presented, kept while later probes fail
+    /// before the handshake: its expiry is worth knowing most when the server is away.
+    public var certificate: ServerCertificate?
 
     public init(
         name: String, kind: String, health: TargetHealth = .unknown, lastResult: ProbeResult? = nil,
-        lastFailure: ProbeFailure? = nil, lastCheckedAt: WallTime? = nil, consecutiveSuccesses: Int = 0, consecutiveFailures: Int = 0
+        lastFailure: ProbeFailure? = nil, lastCheckedAt: WallTime? = nil, consecutiveSuccesses: Int = 0, consecutiveFailures: Int = 0,
+        certificate: ServerCertificate? = nil
     ) {
+        self.certificate = certificate
         self.name = name
         self.kind = kind
         self.health = health
@@ -114,13 +122,19 @@ public struct Verdict: Sendable, Hashable {
     public var usableInterfaces: [String]
     /// In configuration order.
     public var targets: [TargetStatus]
+    /// The captive portal the reason `captivePortal` is about; `nil` otherwise.
+    public var portal: CaptivePortal?
 
-    public init(state: ConnectivityState, reason: VerdictReason, since: WallTime, usableInterfaces: [String] = [], targets: [TargetStatus] = []) {
+    public init(
+        state: ConnectivityState, reason: VerdictReason, since: WallTime, usableInterfaces: [String] = [], targets: [TargetStatus] = [],
+        portal: CaptivePortal? = nil
+    ) {
         self.state = state
         self.reason = reason
         self.since = since
         self.usableInterfaces = usableInterfaces
         self.targets = targets
+        self.portal = portal
     }
 
     public var isConnected: Bool { state == .connected }

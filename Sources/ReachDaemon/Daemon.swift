@@ -33,6 +33,7 @@ public struct Daemon: Sendable {
     private let grpcHealthServer: (address: HostPort, server: GRPCHealthServer)?
     private let listening: ListenGate
     private let reactions: Reactions
+    private let captivePortal: CaptivePortalService
     private let logger: Logger
 
     /// - Parameters:
@@ -65,9 +66,10 @@ public struct Daemon: Sendable {
         let metrics = ReachMetrics(targets: configuration.targets, interfaces: configuration.interfaces)
         self.metrics = metrics
         let http = HTTPProber(logger: logger)
+        let certificates = CertificateExpiryWarner(window: configuration.certificateWarning, clock: clock, logger: logger)
         let probes = ProbeService(
-            targets: configuration.targets, prober: prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger)),
-            monitor: monitor, clock: clock, observer: metrics, shutdown: { await http.shutdown() })
+            targets: configuration.probedTargets, prober: prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger)),
+            monitor: monitor, clock: clock, observer: ProbeObservers(observers: [metrics, certificates]), shutdown: { await http.shutdown() })
         self.probes = probes
         let reactions = Reactions(monitor: monitor, hooks: configuration.hooks, webhooks: configuration.webhooks, observer: metrics, logger: logger)
         self.reactions = reactions
@@ -77,6 +79,10 @@ public struct Daemon: Sendable {
         self.sleepWatcher = LogindSleepWatcher(logger: logger, busAddress: systemBusAddress)
         let listening = ListenGate(listeners: 1 + (configuration.socket == nil ? 0 : 1) + (configuration.grpcHealthListen == nil ? 0 : 1))
         self.listening = listening
+        let shortest = configuration.probedTargets.min { $0.interval < $1.interval }
+        self.captivePortal = CaptivePortalService(
+            settings: configuration.captivePortal, monitor: monitor, clock: clock, interval: shortest?.interval ?? .seconds(1),
+            timeout: shortest?.timeout ?? .seconds(2), logger: logger)
         let checkWaitLimit = StatusServer.checkWaitLimit(for: configuration.targets)
         let limits = StatusServer.Limits(idleTimeout: configuration.apiIdleTimeout)
         self.statusServer = StatusServer(
@@ -109,6 +115,7 @@ public struct Daemon: Sendable {
             held(LinkService(source: linkSource, monitor: monitor, metrics: metrics, logger: logger)),
             held(SleepService(watcher: sleepWatcher, monitor: monitor)),
             held(probes),
+            held(captivePortal),
             .init(service: Listener(address: .tcp(configuration.listen), key: "listen", service: statusServer.makeApplication(whenListening: whenListening))),
         ] + (socketServer.map { socket in
             [.init(service: Listener(address: .unixSocket(path: socket.path), key: "socket", service: socket.server.makeApplication(whenListening: whenListening)))]

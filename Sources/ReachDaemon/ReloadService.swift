@@ -71,7 +71,7 @@ final class ReloadService: Service, Sendable {
         }
         reactions.reconfigure(hooks: configuration.hooks, webhooks: configuration.webhooks)
         if change.targetsChanged {
-            await probes.replaceTargets(with: configuration.targets) { monitor.reconfigure(configuration.monitor) }
+            await probes.replaceTargets(with: configuration.probedTargets) { monitor.reconfigure(configuration.monitor) }
         } else if change.appliesLive {
             monitor.reconfigure(configuration.monitor)
         }

@@ -30,7 +30,7 @@ struct HookRunner: Sendable {
     /// What a hook finds in its environment for `transition`: the same values as the status document.
     static func environment(for transition: ConnectivityTransition) -> [String: String] {
         let document = StatusDocument(event: ConnectivityEvent(sequence: transition.sequence, verdict: transition.verdict), likelyConnected: false)
-        return [
+        var environment = [
             "PATH": path,
             "REACHD_STATE": document.state,
             "REACHD_PREVIOUS_STATE": transition.direction == .restored ? ConnectivityState.disconnected.rawValue : ConnectivityState.connected.rawValue,
@@ -39,6 +39,9 @@ struct HookRunner: Sendable {
             "REACHD_SEQUENCE": "\(transition.sequence)",
             "REACHD_SINCE": document.since,
         ]
+        // Behind a captive portal: where to sign in (empty when the portal did not say).
+        if let portal = document.portal, portal.captive { environment["REACHD_PORTAL_URL"] = portal.userPortalURL ?? "" }
+        return environment
     }
 
     /// Runs every hook of the directory for `transition`; throws when any did not succeed.

@@ -54,6 +54,10 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         var targets: [String: TargetSeries] = [:]
         /// Which interfaces get a `reachd_link_up` series.
         var interfaces = InterfaceFilter()
+        /// `reachd_captive_portal` per interface: the usable ones, and the one behind a portal.
+        var portals: [String: Gauge] = [:]
+        /// `reachd_target_certificate_expiry_timestamp_seconds`, per target that presented a certificate.
+        var certificateExpiries: [String: Gauge] = [:]
     }
 
     /// The upper bounds of `reachd_probe_duration_seconds`: a loopback probe to a slow TLS handshake.
@@ -99,7 +103,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     /// never returns to `unknown`, so no change goes there.
     static let stateChangeLabels: [(to: String, reason: String)] =
         [(ConnectivityState.connected.rawValue, VerdictReason.healthy.code)]
-        + ([VerdictReason.noLink, .noAddress, .noRoute, .awaitingProbe].map(\.code) + failureCodes).map {
+        + ([VerdictReason.noLink, .noAddress, .noRoute, .captivePortal, .awaitingProbe].map(\.code) + failureCodes).map {
             (ConnectivityState.disconnected.rawValue, $0)
         }
 
@@ -174,6 +178,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
                 for name in verdict.usableInterfaces { up[name] = ("unknown", 1) }
                 setLinks(up, removingOthers: false, in: &state)
             }
+            setPortals(verdict, in: &state)
             return state.lastState.map { $0 != verdict.state } ?? false
         }
         if changed {
@@ -189,13 +194,28 @@ public final class ReachMetrics: ProbeObserver, Sendable {
 
     // MARK: ProbeObserver
 
-    /// Counts the result, times the probe and sets the target's success gauge. A cancelled probe
-    /// (reachd stopping, or a reload replacing the schedule) learned nothing and is not counted,
-    /// nor is a result for a target a reload removed.
+    /// Counts the result, times the probe and sets the target's success gauge, and its certificate's
+    /// expiry when it presented one. A cancelled probe (reachd stopping, or a reload replacing the
+    /// schedule) learned nothing and is not counted, nor is a result for a target a reload removed.
     public func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
         guard result.failure?.reason != .cancelled, let series = series(for: target.name) else { return }
         series.success.set(to: result.isSuccess ? 1 : 0)
         count(result, in: series, of: target)
+        if let certificate = result.certificate { setCertificateExpiry(certificate, of: target.name) }
+    }
+
+    /// Sets `reachd_target_certificate_expiry_timestamp_seconds{target}`: the series exists only for
+    /// targets that presented a certificate, as blackbox_exporter's `probe_ssl_earliest_cert_expiry`
+    /// does only for TLS probes, and keeps the last date seen while the server is away.
+    private func setCertificateExpiry(_ certificate: ServerCertificate, of name: String) {
+        let gauge = state.withLock { state -> Gauge? in
+            guard state.targets[name] != nil else { return nil }
+            if let gauge = state.certificateExpiries[name] { return gauge }
+            let gauge = registry.makeGauge(descriptor: Self.certificateExpiryName, labels: [("target", name)])
+            state.certificateExpiries[name] = gauge
+            return gauge
+        }
+        gauge?.set(to: certificate.notAfter.secondsSinceEpoch)
     }
 
     /// Counts and times a probe whose result was dropped because a later probe of the target had
@@ -225,10 +245,16 @@ public final class ReachMetrics: ProbeObserver, Sendable {
 
     /// Takes a reloaded target list and interface filter: new targets get their series now, and the
     /// series of removed ones go, so that no alert keeps firing on a `reachd_probe_success` nobody
-    /// updates any more. The filter applies from the next link snapshot.
+    /// updates any more; so does the certificate expiry of a target that no longer speaks TLS. The
+    /// filter applies from the next link snapshot.
     public func reconfigure(targets: [ProbeTarget], interfaces: InterfaceFilter) {
         let names = Set(targets.map(\.name))
+        let secured = Set(targets.filter(\.usesTLS).map(\.name))
         state.withLock { state in
+            for (name, gauge) in state.certificateExpiries where !secured.contains(name) {
+                registry.unregisterGauge(gauge)
+                state.certificateExpiries[name] = nil
+            }
             state.interfaces = interfaces
             for (name, series) in state.targets where !names.contains(name) {
                 registry.unregisterGauge(series.success)
@@ -284,6 +310,23 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         }
     }
 
+    /// Sets `reachd_captive_portal`: 1 for the interface behind a portal (the API's, else the first
+    /// usable one, which the probes went out of; `default` without a link source), 0 for the other
+    /// usable interfaces; the series of an interface no longer usable goes.
+    private func setPortals(_ verdict: Verdict, in state: inout State) {
+        let behind = verdict.portal.flatMap { $0.isCaptive ? ($0.interface ?? verdict.usableInterfaces.first ?? "default") : nil }
+        let names = Set(verdict.usableInterfaces.filter { state.interfaces.admits($0) } + (behind.map { [$0] } ?? []))
+        for (name, gauge) in state.portals where !names.contains(name) {
+            registry.unregisterGauge(gauge)
+            state.portals[name] = nil
+        }
+        for name in names {
+            let gauge = state.portals[name] ?? registry.makeGauge(descriptor: Self.captivePortalName, labels: [("interface", name)])
+            gauge.set(to: name == behind ? 1 : 0)
+            state.portals[name] = gauge
+        }
+    }
+
     // MARK: Names and help, registered once each
 
     private static func name(_ metricName: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
@@ -325,6 +368,14 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     }
     private static var lastTransitionName: MetricNameDescriptor {
         name("reachd_last_transition_timestamp", unit: "seconds", "Unix time at which the connectivity state last changed.")
+    }
+    private static var captivePortalName: MetricNameDescriptor {
+        name("reachd_captive_portal", "1 when a captive portal holds the interface's traffic until someone signs in, else 0.")
+    }
+    private static var certificateExpiryName: MetricNameDescriptor {
+        name(
+            "reachd_target_certificate_expiry_timestamp", unit: "seconds",
+            "Unix time of the earliest notAfter in the certificate chain the target last presented (blackbox_exporter's probe_ssl_earliest_cert_expiry).")
     }
     private static var buildInfoName: MetricNameDescriptor {
         name("reachd_build_info", "Always 1; the version label says which reachd is running.")

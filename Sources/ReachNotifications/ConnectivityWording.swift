@@ -1,4 +1,5 @@
 import ReachAPI
+import ReachCore
 
 /// What the desktop notification says, in words a person understands rather than reachd's codes.
 ///
@@ -9,6 +10,14 @@ enum ConnectivityWording {
     static let connectedSummary = "Connected"
     /// From the Icon Naming Specification's status icons.
     static let connectedIcon = "network-transmit-receive"
+    static let checkNowLabel = "Check now"
+    static let signInSummary = "Sign in to the network"
+    static let openSignInLabel = "Open sign-in page"
+    /// A login: the specification's status icon for a password prompt.
+    static let signInIcon = "dialog-password"
+    /// The specification's status icon for "an appointment starts soon".
+    static let sessionEndingIcon = "appointment-soon"
+    static let unknownVenue = "this network's login page"
 
     /// The waiting notification's body: why, and which target, such as
     /// "The server refused the connection (target server)."
@@ -28,6 +37,46 @@ enum ConnectivityWording {
     static func connectedBody(after outage: Duration?) -> String {
         guard let outage, outage >= .seconds(1) else { return "The server can be reached again." }
         return "The server can be reached again after \(spoken(outage))."
+    }
+
+    /// "Sign in at hotel.example to reach the server.", or at "this network's login page" when
+    /// the venue is unknown.
+    static func signInBody(venue: String?) -> String {
+        "Sign in at \(venue ?? unknownVenue) to reach the server."
+    }
+
+    /// "Wi-Fi session ends in 5 minutes": Wi-Fi when the portal's interface is a wireless one
+    /// (`wl…`, as systemd and the kernel name them), "Network" otherwise.
+    static func sessionEndingSummary(remaining: Duration, interface: String?) -> String {
+        let medium = interface?.hasPrefix("wl") == true ? "Wi-Fi" : "Network"
+        return "\(medium) session ends in \(spokenMinutes(remaining))"
+    }
+
+    /// "Sign in again at hotel.example to stay connected."
+    static func sessionEndingBody(venue: String?) -> String {
+        "Sign in again at \(venue ?? unknownVenue) to stay connected."
+    }
+
+    /// The host a person knows the venue by: the venue page's, else the sign-in page's. Only a
+    /// plain host name or address: the network chooses these strings, and a server that reads
+    /// markup must not be handed any.
+    static func venue(venueInfoURL: String?, userPortalURL: String?) -> String? {
+        for url in [venueInfoURL, userPortalURL] {
+            guard let url, let host = RedirectLocation.host(of: url), !host.isEmpty,
+                host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) })
+            else { continue }
+            return host
+        }
+        return nil
+    }
+
+    /// `less than a minute`, `1 minute`, `5 minutes` (the nearest), `1 h 5 min` from an hour on.
+    static func spokenMinutes(_ duration: Duration) -> String {
+        let seconds = Int(duration.components.seconds)
+        if seconds < 60 { return "less than a minute" }
+        let minutes = (seconds + 30) / 60
+        if minutes >= 60 { return spoken(.seconds(minutes * 60)) }
+        return minutes == 1 ? "1 minute" : "\(minutes) minutes"
     }
 
     /// `45 s`, `2 min 5 s`, `1 h 3 min`.

@@ -4,19 +4,23 @@ import Logging
 import ReachAPI
 import ReachClient
 import ReachCore
+import ReachPOSIX
 
 /// The desktop agent behind `reachctl notify-agent`: follows reachd's event stream and shows the
 /// verdict as one desktop notification. ``NotificationPolicy`` decides; this wires it to the
-/// event stream, the session bus, a timer and `POST /v1/check`, one input at a time.
+/// event stream, the session bus, a timer, `POST /v1/check` and the browser, one input at a time.
 public struct NotificationAgent: Sendable {
     private let client: ReachdClient
     private let settings: NotificationPolicy<ContinuousClock.Instant>.Settings
+    private let opener: any URLOpener
     private let logger: Logger
 
-    /// An agent following reachd at `client`'s endpoint, posting as `settings` allow.
-    public init(client: ReachdClient, settings: NotificationPolicy<ContinuousClock.Instant>.Settings, logger: Logger) {
+    /// An agent following reachd at `client`'s endpoint, posting as `settings` allow, opening
+    /// sign-in pages with `opener` (by default the desktop's: ``DesktopURLOpener``).
+    public init(client: ReachdClient, settings: NotificationPolicy<ContinuousClock.Instant>.Settings, opener: (any URLOpener)? = nil, logger: Logger) {
         self.client = client
         self.settings = settings
+        self.opener = opener ?? DesktopURLOpener(logger: logger)
         self.logger = logger
     }
 
@@ -94,6 +98,23 @@ public struct NotificationAgent: Sendable {
                         postFailing = true
                         effects += policy.postFailed(at: .now)
                     }
+                case .close(let id):
+                    do {
+                        try await notifier.close(id)
+                        logger.info("withdrew the notification: it no longer tells the truth", metadata: ["id": "\(id)"])
+                    } catch {
+                        logger.notice("cannot withdraw notification \(id): \(error)")
+                    }
+                case .open(let url):
+                    logger.info("Open sign-in page: opening \(url)")
+                    Task {
+                        do {
+                            let route = try await opener.open(url)
+                            logger.info("opened \(url) through \(route)")
+                        } catch {
+                            logger.warning("cannot open \(url): \(error)")
+                        }
+                    }
                 case .checkNow:
                     logger.info("Check now: asking reachd to probe every target")
                     Task {
@@ -132,8 +153,7 @@ public struct NotificationAgent: Sendable {
                     return
                 }
                 // Every document is a whole verdict, so a `reset` one simply replaces what was known.
-                sink.yield(.verdict(.init(
-                    state: ConnectivityState(rawValue: document.state) ?? .unknown, reason: document.reason, target: document.target)))
+                sink.yield(.verdict(.init(document: document, receivedAt: .now, wallNow: .now())))
             } onBroken: { error, wait in
                 if away {
                     logger.debug("\(error.description); retrying in \(wait)")

@@ -2,16 +2,24 @@ import ReachCore
 
 /// Decides what the desktop notification shows and when, from reachd's verdicts and what the
 /// notification server reports: pure and driven by the instants it is given, so every rule can be
-/// tested with a test clock; the bus and the event stream are adapters around it.
+/// tested with a test clock; the bus, the event stream and the browser are adapters around it.
 ///
 /// The rules:
 /// - **One notification.** Every post replaces the last one the server gave an id for.
 /// - **Waiting** (persistent, with a "Check now" action) while disconnected, its body the reason
-///   in words; replaced by a brief, transient **Connected** once restored. Connected alone (at
-///   start, or after an outage the person never saw) shows nothing; `unknown` changes nothing.
-/// - **Rate limit.** At most one post per ``Settings/minInterval``: the first change after a quiet
-///   spell is shown at once; later ones wait for the window to end, and then only the latest state
-///   is shown. The final state is always shown.
+///   in words; **Sign in to the network** instead while a captive portal holds the connection,
+///   with "Open sign-in page" (``Effect/open(_:)``) when the sign-in URL is known. Replaced by a
+///   brief, transient **Connected** once restored. Connected alone (at start, or after an outage
+///   the person never saw) shows nothing; `unknown` changes nothing.
+/// - **The screen never contradicts reachd.** On restoration the waiting (or sign-in)
+///   notification is replaced in place at once; a "Connected" (or session warning) still on screen
+///   when reachd says disconnected again is withdrawn at once.
+/// - **Rate limit on pop-ups.** Apart from those, at most one post per ``Settings/minInterval``:
+///   the first change after a quiet spell is shown at once; later ones wait for the window to end,
+///   and then only the latest state is shown. The final state is always shown.
+/// - **A session's end, once.** With a portal session's end known, one warning
+///   ``Settings/portalWarning`` before it ("Wi-Fi session ends in 5 minutes"); a session end that
+///   moves later by more than a minute is a new session. The warning goes when the session ends.
 /// - **The person decides.** A waiting notification the person dismissed (or the server expired)
 ///   stays away until the state changes. "Check now" asks for ``Effect/checkNow``; if the server
 ///   took the notification away on the click, it comes back when the check has answered.
@@ -19,16 +27,19 @@ import ReachCore
 ///   is gone: the current waiting notification is posted again at once. A failed post is retried
 ///   when the window ends.
 public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    /// The two knobs a person may want to turn (`--min-interval`, `--connected-for`).
+    /// The knobs a person may want to turn (`--min-interval`, `--connected-for`, `--portal-warning`).
     public struct Settings: Sendable, Hashable {
-        /// The shortest time between two posts.
+        /// The shortest time between two pop-ups.
         public var minInterval: Duration
         /// How long "Connected" stays.
         public var connectedFor: Duration
+        /// How long before a portal session ends the person is told.
+        public var portalWarning: Duration
 
-        public init(minInterval: Duration = .seconds(10), connectedFor: Duration = .seconds(5)) {
+        public init(minInterval: Duration = .seconds(10), connectedFor: Duration = .seconds(5), portalWarning: Duration = .seconds(300)) {
             self.minInterval = minInterval
             self.connectedFor = connectedFor
+            self.portalWarning = portalWarning
         }
     }
 
@@ -37,44 +48,54 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
         /// Post this notification in place of notification `replacing` (0: a new one), then report
         /// ``posted(id:at:)`` or ``postFailed(at:)``.
         case post(DesktopNotification, replacing: UInt32)
+        /// Take notification `id` away (`CloseNotification`): it no longer tells the truth.
+        case close(UInt32)
         /// `POST /v1/check`, then report ``checkFinished(at:)``.
         case checkNow
-    }
-
-    /// A verdict as the policy needs it: the state, and what to say about it.
-    public struct Verdict: Sendable, Hashable {
-        /// What the notification reflects; `unknown` changes nothing.
-        public var state: ConnectivityState
-        /// The reason's code (`connection_refused`, `no_link`, ...).
-        public var reason: String
-        /// The failing target, when the reason is a target's failure.
-        public var target: String?
-
-        public init(state: ConnectivityState, reason: String, target: String? = nil) {
-            self.state = state
-            self.reason = reason
-            self.target = target
-        }
+        /// Open this page (a captive portal's sign-in page) in the person's browser.
+        case open(String)
     }
 
     /// The action key of "Check now".
     public static var checkNowAction: String { "check-now" }
+    /// The action key of "Open sign-in page" (clicking the notification, `default`, does the same).
+    public static var openSignInAction: String { "open-sign-in" }
 
-    private enum Presentation: Hashable {
+    /// What a notification says, before it is worded.
+    enum Presentation: Hashable {
         case waiting(body: String, icon: String)
+        case signIn(body: String, url: String?)
         case connected(body: String)
+        /// The warning for the session ending at `endsAt`.
+        case sessionEnding(endsAt: Instant)
+
+        /// Whether it tells the person that reachd cannot reach the server.
+        var saysDisconnected: Bool {
+            switch self {
+            case .waiting, .signIn: true
+            case .connected, .sessionEnding: false
+            }
+        }
     }
 
     /// The settings it was made with.
     public let settings: Settings
-    /// What should be on screen; nil: nothing (more) to show.
+    /// What reachd's state asks for: an outage's notification, or its pending "Connected"; nil: nothing.
     private var wanted: Presentation?
+    /// The portal's session: what the warning says and when.
+    private(set) var session: Portal?
+    /// The end of the session last warned of: a session ending within a minute of it was warned of.
+    private var warnedEnd: Instant?
     /// What the server shows as far as we know, and its id (0: none).
     private var shown: Presentation?
     private var shownID: UInt32 = 0
     /// A post is on its way; ``posted(id:at:)`` or ``postFailed(at:)`` comes next.
     private var inFlight: Presentation?
     private var lastPostAt: Instant?
+    /// A post waits for the window to end then.
+    private var deferredUntil: Instant?
+    /// When the policy last looked at the time: deadlines before it have been seen.
+    private var evaluatedAt: Instant?
     private var busReady = false
     /// The waiting notification of this outage was posted, so its end is worth a "Connected".
     private var outageShown = false
@@ -96,21 +117,28 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
         case .unknown:
             return []
         case .disconnected:
-            if case .waiting? = wanted {} else {
+            if wanted?.saysDisconnected != true {
                 quiet = false
                 // A waiting notification still on screen (its "Connected" was deferred) carries on.
-                if case .waiting? = shown {} else {
+                if shown?.saysDisconnected != true {
                     outageShown = false
                     outageStart = now
                 }
             }
-            wanted = .waiting(body: ConnectivityWording.waitingBody(reason: verdict.reason, target: verdict.target), icon: ConnectivityWording.waitingIcon(reason: verdict.reason))
+            wanted =
+                verdict.needsSignIn
+                ? .signIn(body: ConnectivityWording.signInBody(venue: verdict.portal?.venue), url: verdict.portal?.signInURL)
+                : .waiting(
+                    body: ConnectivityWording.waitingBody(reason: verdict.reason, target: verdict.target),
+                    icon: ConnectivityWording.waitingIcon(reason: verdict.reason))
         case .connected:
-            guard case .waiting? = wanted else { return [] }
-            let outage = outageStart.map { $0.duration(to: now) }
-            wanted = outageShown ? .connected(body: ConnectivityWording.connectedBody(after: outage)) : nil
-            quiet = false
+            if wanted?.saysDisconnected == true {
+                let outage = outageStart.map { $0.duration(to: now) }
+                wanted = outageShown ? .connected(body: ConnectivityWording.connectedBody(after: outage)) : nil
+                quiet = false
+            }
         }
+        session = verdict.portal?.sessionEndsAt == nil ? nil : verdict.portal
         return flush(at: now)
     }
 
@@ -124,16 +152,26 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
         shown = inFlight
         shownID = id
         inFlight = nil
-        // The brief "Connected" is done once posted: nothing more to show for this outage.
-        if case .connected? = shown, shown == wanted { wanted = nil }
+        switch shown {
+        case .connected? where shown == wanted:
+            // The brief "Connected" is done once posted: nothing more to show for this outage.
+            wanted = nil
+        case .sessionEnding(let end)?:
+            warnedEnd = end
+            // The warning says the connection works; a pending "Connected" would only hide it.
+            if case .connected? = wanted { wanted = nil }
+        default:
+            break
+        }
         return flush(at: now)
     }
 
     /// The post failed (no server, a timeout): retried when the window ends.
     public mutating func postFailed(at now: Instant) -> [Effect] {
         inFlight = nil
-        shown = nil
-        shownID = 0
+        forgetShown()
+        lastPostAt = now
+        deferredUntil = now.advanced(by: settings.minInterval)
         return []
     }
 
@@ -156,17 +194,26 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     /// The server says notification `id` went away.
     public mutating func closed(id: UInt32, at now: Instant) -> [Effect] {
         guard id != 0, id == shownID else { return [] }
-        let wasWaiting = if case .waiting? = shown { true } else { false }
+        let wasOutage = shown?.saysDisconnected == true
         forgetShown()
-        if wasWaiting, !checking { quiet = true }
+        if wasOutage, !checking { quiet = true }
         return []
     }
 
     /// The person invoked `action` on notification `id`.
     public mutating func actionInvoked(id: UInt32, action: String, at now: Instant) -> [Effect] {
-        guard id != 0, id == shownID, action == Self.checkNowAction, !checking, case .waiting? = shown else { return [] }
-        checking = true
-        return [.checkNow]
+        guard id != 0, id == shownID, let shown else { return [] }
+        switch action {
+        case Self.checkNowAction:
+            guard shown.saysDisconnected, !checking else { return [] }
+            checking = true
+            return [.checkNow]
+        case Self.openSignInAction, "default":
+            guard let url = signInURL(of: shown) else { return [] }
+            return [.open(url)]
+        default:
+            return []
+        }
     }
 
     /// The check asked for by ``Effect/checkNow`` answered (or failed): if the server took the
@@ -174,34 +221,76 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     /// person asked).
     public mutating func checkFinished(at now: Instant) -> [Effect] {
         checking = false
-        if case .waiting? = wanted, shown == nil, !quiet { lastPostAt = nil }
+        if wanted?.saysDisconnected == true, shown == nil, !quiet { lastPostAt = nil }
         return flush(at: now)
     }
 
     // MARK: Decisions
 
-    /// When ``tick(at:)`` must be called, if something waits for the window to end.
+    /// When ``tick(at:)`` must be called: the end of the window a post waits for, or the start or
+    /// end of a session's warning.
     public var nextDeadline: Instant? {
-        guard needsPost, let lastPostAt else { return nil }
-        return lastPostAt.advanced(by: settings.minInterval)
+        var deadlines = [deferredUntil]
+        if let end = session?.sessionEndsAt, let evaluatedAt {
+            deadlines += [end.advanced(by: .zero - settings.portalWarning), end].filter { $0 > evaluatedAt }
+        }
+        return deadlines.compactMap { $0 }.min()
     }
 
     /// The id of the notification on screen, 0 when none.
     public var notificationID: UInt32 { shownID }
 
-    private var needsPost: Bool {
-        guard busReady, inFlight == nil, let wanted, wanted != shown else { return false }
-        if case .waiting = wanted, quiet { return false }
-        return true
+    /// What the screen should show now: an outage's notification, else a session's warning when
+    /// due, else a pending "Connected".
+    private func presentation(at now: Instant) -> Presentation? {
+        if let wanted, wanted.saysDisconnected { return wanted }
+        return sessionWarning(at: now) ?? wanted
+    }
+
+    /// The warning for the current session, from ``Settings/portalWarning`` before its end to the
+    /// end; once per session, so nothing new once warned (the warning shown stays).
+    private func sessionWarning(at now: Instant) -> Presentation? {
+        guard let end = session?.sessionEndsAt, now < end, now >= end.advanced(by: .zero - settings.portalWarning) else { return nil }
+        guard let warnedEnd, end <= warnedEnd.advanced(by: .seconds(60)) else { return .sessionEnding(endsAt: end) }
+        return shown == .sessionEnding(endsAt: warnedEnd) ? shown : nil
     }
 
     private mutating func flush(at now: Instant) -> [Effect] {
-        guard needsPost, let wanted else { return [] }
-        if let lastPostAt, now < lastPostAt.advanced(by: settings.minInterval) { return [] }
-        lastPostAt = now
-        inFlight = wanted
-        if case .waiting = wanted { outageShown = true }
-        return [.post(notification(wanted), replacing: shownID)]
+        evaluatedAt = now
+        deferredUntil = nil
+        guard busReady, inFlight == nil else { return [] }
+        let target = presentation(at: now)
+        guard target != shown else { return [] }
+        guard let target, !(quiet && target.saysDisconnected) else {
+            // Nothing to show: a "Connected" fades by itself; anything else no longer tells the truth.
+            if case .connected? = shown { return [] }
+            return withdraw()
+        }
+        let windowEnd = lastPostAt?.advanced(by: settings.minInterval)
+        if windowEnd.map({ now >= $0 }) ?? true {
+            lastPostAt = now
+            return post(target, at: now)
+        }
+        deferredUntil = windowEnd
+        // Inside the window, only what keeps the screen from contradicting reachd happens now.
+        guard let shown, shown.saysDisconnected != target.saysDisconnected else { return [] }
+        // Restored: the news replaces the waiting notification in place; no new pop-up.
+        if shown.saysDisconnected { return post(target, at: now) }
+        // Disconnected again: "Connected" goes; the waiting notification pops up when the window ends.
+        return withdraw()
+    }
+
+    private mutating func post(_ presentation: Presentation, at now: Instant) -> [Effect] {
+        deferredUntil = nil
+        inFlight = presentation
+        if presentation.saysDisconnected { outageShown = true }
+        return [.post(notification(presentation, at: now), replacing: shownID)]
+    }
+
+    private mutating func withdraw() -> [Effect] {
+        let id = shownID
+        forgetShown()
+        return id == 0 ? [] : [.close(id)]
     }
 
     private mutating func forgetShown() {
@@ -209,17 +298,11 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
         shownID = 0
     }
 
-    private func notification(_ presentation: Presentation) -> DesktopNotification {
+    private func signInURL(of presentation: Presentation) -> String? {
         switch presentation {
-        case .waiting(let body, let icon):
-            DesktopNotification(
-                icon: icon, summary: ConnectivityWording.waitingSummary, body: body,
-                actions: [.init(key: Self.checkNowAction, label: "Check now")],
-                urgency: .normal, category: "network.disconnected", resident: true, expiry: .never)
-        case .connected(let body):
-            DesktopNotification(
-                icon: ConnectivityWording.connectedIcon, summary: ConnectivityWording.connectedSummary, body: body,
-                urgency: .normal, category: "network.connected", transient: true, expiry: .after(settings.connectedFor))
+        case .signIn(_, let url): url
+        case .sessionEnding: session?.signInURL
+        case .waiting, .connected: nil
         }
     }
 }

@@ -5,6 +5,7 @@ import GRPCProtobuf
 import Logging
 import NIOCore
 import ReachCore
+import ReachPOSIX
 
 /// Probes a server through the standard gRPC health service, `grpc.health.v1.Health`.
 ///
@@ -28,12 +29,19 @@ import ReachCore
 /// `.ipv4` and `.ipv6` resolve the name with `getaddrinfo` restricted to that family and give the
 /// transport only those addresses, so a pinned probe can never succeed over the other family.
 ///
+/// ### TLS
+/// A target with `tls` speaks gRPC over TLS, verified as an HTTPS target is (the system store plus
+/// its `ca_file`, its `server_name` or host), and its probes keep the chain the server presented,
+/// as ``HTTPProber``'s do: see ``GRPCTransportSecurity``. Without `tls` the connection is plaintext.
+///
 /// ### Calls
 /// Calls go out with `waitForReady` off, so a connection that cannot be established fails the
 /// call at once with its real cause (`ECONNREFUSED`, ...) instead of waiting out the deadline
 /// while the transport retries with backoff. See `GRPCFailure` for how errors map to reasons.
 public struct GRPCHealthProber: Prober {
     private let logger: Logger
+    /// Made once per CA bundle, as the HTTP prober's are.
+    private let tlsContexts = TLSContexts()
 
     /// The first pause before ``watch(_:report:)`` re-opens a broken stream; doubled after each
     /// attempt that saw no status, up to ``watchReopenCap``.
@@ -65,13 +73,22 @@ public struct GRPCHealthProber: Prober {
         let name = target.name
         let timeout = target.timeout
         let family = target.addressFamily
+        let security: GRPCTransportSecurity?
+        do {
+            security = try await transportSecurity(for: check)
+        } catch {
+            let words = TLSComplaint.words(error) ?? "the trust store cannot be read"
+            return .failure(name, .tlsFailure, phase: .tls, detail: "cannot set up TLS: \(words)", latency: .zero)
+        }
         let deadline = start.advanced(by: timeout)
         let tracker = GRPCProbePhaseTracker()
 
-        let work = Task { await Self.check(check, family: family, deadline: deadline, tracker: tracker, name: name, start: start) }
+        let work = Task {
+            await Self.check(check, family: family, security: security, deadline: deadline, tracker: tracker, name: name, start: start)
+        }
         // Once the race is decided, cancelled and left to wind down on its own (see above).
         defer { work.cancel() }
-        let result: ProbeResult
+        var result: ProbeResult
         switch await work.value(within: deadline - ContinuousClock.now) {
         case .finished(let checked):
             result = checked
@@ -80,6 +97,7 @@ public struct GRPCHealthProber: Prober {
         case .cancelled:
             result = .failure(name, .cancelled, phase: tracker.current, latency: ContinuousClock.now - start)
         }
+        result.certificate = tracker.certificate
         if let failure = result.failure {
             logger.debug(
                 "gRPC health check failed",
@@ -120,10 +138,13 @@ public struct GRPCHealthProber: Prober {
         _ target: ProbeTarget, epoch: @escaping @Sendable () -> ProbeEpoch, report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
     ) async {
         guard case .grpc(let check) = target.check else { return }
+        // A context that cannot be made fails every Check too, which reports why.
+        let security = try? await transportSecurity(for: check)
+        if check.tls != nil, security == nil { return }
         var pause = Self.watchReopenStart
         while !Task.isCancelled {
             let streamEpoch = epoch()
-            let sawStatus = await holdWatchStream(target, check: check) { report($0, streamEpoch) }
+            let sawStatus = await holdWatchStream(target, check: check, security: security) { report($0, streamEpoch) }
             if Task.isCancelled { return }
             let checkEpoch = epoch()
             let result = await probe(target)
@@ -141,12 +162,19 @@ public struct GRPCHealthProber: Prober {
 
     // MARK: - Check
 
+    /// The target's TLS, its context made once per CA bundle; `nil` for plaintext.
+    private func transportSecurity(for check: GRPCHealthCheck) async throws -> GRPCTransportSecurity? {
+        guard let settings = check.tls else { return nil }
+        let context = try await tlsContexts.context(caFile: settings.caFile, applicationProtocols: GRPCTransportSecurity.applicationProtocols)
+        return GRPCTransportSecurity(context: context, settings: settings, endpoint: check.endpoint)
+    }
+
     private static func check(
-        _ check: GRPCHealthCheck, family: AddressFamily, deadline: ContinuousClock.Instant,
+        _ check: GRPCHealthCheck, family: AddressFamily, security: GRPCTransportSecurity?, deadline: ContinuousClock.Instant,
         tracker: GRPCProbePhaseTracker, name: String, start: ContinuousClock.Instant
     ) async -> ProbeResult {
         do {
-            let response = try await withHealthClient(check.endpoint, family: family, tracker: tracker) { health in
+            let response = try await withHealthClient(check.endpoint, family: family, security: security, tracker: tracker) { health in
                 var options = CallOptions.defaults
                 options.timeout = max(deadline - ContinuousClock.now, .milliseconds(1))
                 options.waitForReady = false
@@ -155,8 +183,11 @@ public struct GRPCHealthProber: Prober {
             tracker.advance(to: .body)
             return result(for: response.status, target: name, latency: ContinuousClock.now - start)
         } catch {
-            let failure = GRPCFailure.classify(error, phase: tracker.current, taskCancelled: Task.isCancelled)
-            return ProbeResult(target: name, failure: failure, timings: ProbeTimings(total: ContinuousClock.now - start))
+            // The transport says only that the connection closed; the handshake's watcher knows why.
+            let failure = Task.isCancelled ? nil : tracker.tlsFailure
+            var classified = failure ?? GRPCFailure.classify(error, phase: tracker.current, taskCancelled: Task.isCancelled)
+            if let certificate = tracker.certificate { classified = TLSComplaint.explained(classified, presenting: certificate, now: .now()) }
+            return ProbeResult(target: name, failure: classified, timings: ProbeTimings(total: ContinuousClock.now - start))
         }
     }
 
@@ -172,7 +203,7 @@ public struct GRPCHealthProber: Prober {
     /// Opens one Watch stream and reports what it delivers until it ends or the task is cancelled.
     /// Returns whether any status arrived.
     private func holdWatchStream(
-        _ target: ProbeTarget, check: GRPCHealthCheck, report: @escaping @Sendable (ProbeResult) -> Void
+        _ target: ProbeTarget, check: GRPCHealthCheck, security: GRPCTransportSecurity?, report: @escaping @Sendable (ProbeResult) -> Void
     ) async -> Bool {
         let start = ContinuousClock.now
         let family = target.addressFamily
@@ -182,7 +213,7 @@ public struct GRPCHealthProber: Prober {
         // the report that the stream failed to open.
         let stream = Task {
             do {
-                try await Self.withHealthClient(check.endpoint, family: family, tracker: GRPCProbePhaseTracker()) { health in
+                try await Self.withHealthClient(check.endpoint, family: family, security: security, tracker: GRPCProbePhaseTracker()) { health in
                     var options = CallOptions.defaults
                     options.waitForReady = false
                     try await health.watch(request: ClientRequest(message: Self.request(for: check)), options: options) { response in
@@ -262,27 +293,32 @@ public struct GRPCHealthProber: Prober {
         }
     }
 
-    /// Runs `body` with a health client on a fresh plaintext HTTP/2 connection to `endpoint`,
-    /// closed when `body` returns.
+    /// Runs `body` with a health client on a fresh HTTP/2 connection to `endpoint` (over TLS with
+    /// `security`, else plaintext), closed when `body` returns.
     private static func withHealthClient<Result: Sendable>(
-        _ endpoint: HostPort, family: AddressFamily, tracker: GRPCProbePhaseTracker,
+        _ endpoint: HostPort, family: AddressFamily, security: GRPCTransportSecurity?, tracker: GRPCProbePhaseTracker,
         _ body: (Grpc_Health_V1_Health.Client<HTTP2ClientTransport.Posix>) async throws -> Result
     ) async throws -> Result {
-        let transport = try await makeTransport(endpoint, family: family, tracker: tracker)
+        let transport = try await makeTransport(endpoint, family: family, security: security, tracker: tracker)
         return try await withGRPCClient(transport: transport) { client in
             try await body(Grpc_Health_V1_Health.Client(wrapping: client))
         }
     }
 
     private static func makeTransport(
-        _ endpoint: HostPort, family: AddressFamily, tracker: GRPCProbePhaseTracker
+        _ endpoint: HostPort, family: AddressFamily, security: GRPCTransportSecurity?, tracker: GRPCProbePhaseTracker
     ) async throws -> HTTP2ClientTransport.Posix {
         var config = HTTP2ClientTransport.Posix.Config.defaults
-        // Called once the TCP connection is up: from here on the probe waits for the server's
-        // HTTP/2 settings and the answer, so a timeout now means a server that does not speak.
-        config.channelDebuggingCallbacks.onCreateTCPConnection = { channel in
-            tracker.advance(to: .head)
-            return channel.eventLoop.makeSucceededVoidFuture()
+        if let security {
+            // The TLS handlers go in here; their watcher moves the phase to `tls`, then `head`.
+            config.channelDebuggingCallbacks.onCreateTCPConnection = { channel in security.install(on: channel, tracker: tracker) }
+        } else {
+            // Called once the TCP connection is up: from here on the probe waits for the server's
+            // HTTP/2 settings and the answer, so a timeout now means a server that does not speak.
+            config.channelDebuggingCallbacks.onCreateTCPConnection = { channel in
+                tracker.advance(to: .head)
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
         }
         var registry = NameResolverRegistry.defaults
         let resolvable: any ResolvableTarget
@@ -304,7 +340,7 @@ public struct GRPCHealthProber: Prober {
             tracker.advance(to: .connect)
         }
         return try HTTP2ClientTransport.Posix(
-            target: resolvable, transportSecurity: .plaintext, config: config, resolverRegistry: registry
+            target: resolvable, transportSecurity: security == nil ? .plaintext : .customSecure, config: config, resolverRegistry: registry
         )
     }
 }

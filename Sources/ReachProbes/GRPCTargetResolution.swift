@@ -13,22 +13,43 @@ import Darwin
 #endif
 
 /// Where one gRPC probe has got to, written by the transport's callbacks and read when the
-/// deadline fires, so a timeout names the phase it was stuck in (`dns`, `connect`, `head`).
+/// deadline fires, so a timeout names the phase it was stuck in (`dns`, `connect`, `tls`, `head`);
+/// and, over TLS, what the handshake saw: the chain the server presented and why it failed.
 ///
 /// Phases only move forward: a late callback from an earlier phase cannot move it back.
 final class GRPCProbePhaseTracker: Sendable {
-    private let phase: Mutex<ProbePhase>
-
-    init(_ initial: ProbePhase = .dns) {
-        self.phase = Mutex(initial)
+    private struct State {
+        var phase: ProbePhase
+        var certificate: ServerCertificate?
+        var tlsFailure: ProbeFailure?
     }
 
-    var current: ProbePhase { phase.withLock { $0 } }
+    private let state: Mutex<State>
+
+    init(_ initial: ProbePhase = .dns) {
+        self.state = Mutex(State(phase: initial))
+    }
+
+    var current: ProbePhase { state.withLock { $0.phase } }
+
+    /// The chain the server presented, once a TLS handshake got as far as its certificates.
+    var certificate: ServerCertificate? { state.withLock { $0.certificate } }
+
+    /// Why the TLS handshake failed: the transport reports only that the connection closed.
+    var tlsFailure: ProbeFailure? { state.withLock { $0.tlsFailure } }
 
     func advance(to next: ProbePhase) {
-        phase.withLock { phase in
-            if Self.order(next) > Self.order(phase) { phase = next }
+        state.withLock { state in
+            if Self.order(next) > Self.order(state.phase) { state.phase = next }
         }
+    }
+
+    func presented(_ certificate: ServerCertificate) {
+        state.withLock { $0.certificate = certificate }
+    }
+
+    func handshakeFailed(_ failure: ProbeFailure) {
+        state.withLock { $0.tlsFailure = failure }
     }
 
     private static func order(_ phase: ProbePhase) -> Int {

@@ -4,6 +4,7 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 import ReachCore
+import ReachPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,8 @@ import Glibc
 ///
 /// It moves through the phases it can name in a failure: `connect` (DNS and TCP, both families
 /// raced for `auto`), `tls` (the handshake), `head` (the request is out, waiting for the answer),
-/// `body`. Whatever ends it first (the whole answer, an error, the peer closing, the deadline, a
+/// `body`. An HTTPS probe also keeps what the server presented (``ServerCertificate``), whether or
+/// not it verified. Whatever ends it first (the whole answer, an error, the peer closing, the deadline, a
 /// cancellation) settles it, calling `whenDone`; everything after that is ignored, and the channel
 /// is closed with a reset so that no socket lingers in TIME_WAIT.
 ///
@@ -39,10 +41,14 @@ final class HTTPExchange: @unchecked Sendable {
     private var deadline: NIOScheduledCallback?
     private var timings = ProbeTimings(total: .zero)
     private var status = 0
+    /// A redirect's `Location`: where a captive portal sends people to sign in.
+    private var location: String?
     private var body = ByteBuffer()
     private var bodyIsCut = false
     /// A connection whose handshake ended before the bootstrap reported it as the one connected.
     private var handshakeEndedEarly: ObjectIdentifier?
+    /// The chain the server presented, once a handshake got as far as its certificates.
+    private var certificate: ServerCertificate?
 
     init(
         target: ProbeTarget, check: HTTPCheck, plan: HTTPRequestPlan, loop: any EventLoop,
@@ -85,14 +91,15 @@ final class HTTPExchange: @unchecked Sendable {
     }
 
     private func configure(_ pipeline: ChannelPipeline.SynchronousOperations) throws {
+        let handler = HTTPExchangeHandler(exchange: self, watchesChain: plan.tls != nil)
         if let tls = plan.tls {
-            try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: plan.serverHostname))
+            try pipeline.addHandler(ChainWatchingTLS.clientHandler(context: tls, serverHostname: plan.serverHostname) { handler.chain?.saw($0) })
         }
         // NIOHTTP1's encoder and header validator ran once, for the plan; its decoder, which must
         // see the request go by to pair the answer with it, runs for every probe.
         try pipeline.addHandler(EncodedRequestWriter(encodedRequest: plan.encodedRequest))
         try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
-        try pipeline.addHandler(HTTPExchangeHandler(exchange: self))
+        try pipeline.addHandler(handler)
     }
 
     private func connected(_ channel: any Channel) {
@@ -127,6 +134,13 @@ final class HTTPExchange: @unchecked Sendable {
         sendRequest()
     }
 
+    /// The server's chain, when the handshake succeeded or failed. Before the bootstrap names the
+    /// connection, only the one it is about to name can have got this far.
+    func presented(_ certificate: ServerCertificate, on channel: any Channel) {
+        guard stage == .connecting || channel === self.channel else { return }
+        self.certificate = certificate
+    }
+
     func received(_ part: HTTPClientResponsePart, on channel: any Channel) {
         guard channel === self.channel else { return }
         switch part {
@@ -136,6 +150,7 @@ final class HTTPExchange: @unchecked Sendable {
             if head.status.code >= 100, head.status.code < 200, head.status != .switchingProtocols { return }
             timings.firstByte = elapsed
             status = Int(head.status.code)
+            if (300..<400).contains(status) { location = head.headers.first(name: "location") }
             stage = .readingBody
         case .body(var part):
             guard stage == .readingBody, plan.keepsBody else { return }
@@ -147,7 +162,9 @@ final class HTTPExchange: @unchecked Sendable {
         case .end:
             guard stage == .readingBody else { return }
             timings.total = elapsed
-            settle(HTTPProber.judge(status: status, body: body, bodyIsCut: bodyIsCut, check: check, target: target.name, timings: timings))
+            settle(
+                HTTPProber.judge(
+                    status: status, location: location, body: body, bodyIsCut: bodyIsCut, check: check, target: target.name, timings: timings))
         }
     }
 
@@ -190,6 +207,11 @@ final class HTTPExchange: @unchecked Sendable {
 
     private func settle(_ outcome: ProbeResult) {
         guard stage != .done else { return }
+        var outcome = outcome
+        if let certificate {
+            outcome.certificate = certificate
+            outcome.failure = outcome.failure.map { TLSComplaint.explained($0, presenting: certificate, now: .now()) }
+        }
         stage = .done
         deadline?.cancel()
         deadline = nil
@@ -207,15 +229,26 @@ extension HTTPExchange: NIOScheduledCallbackHandler {
     }
 }
 
-/// Hands what one connection sees to its ``HTTPExchange``: the TLS handshake's end, the answer's
-/// parts, errors and the close.
+/// Hands what one connection sees to its ``HTTPExchange``: the TLS handshake's end and the chain
+/// the server presented, the answer's parts, errors and the close.
 final class HTTPExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
 
     private let exchange: HTTPExchange
+    /// What the TLS verifier was shown, until the handshake's end hands it over; `nil` for plain
+    /// HTTP, and once handed over.
+    var chain: PresentedChain?
 
-    init(exchange: HTTPExchange) {
+    init(exchange: HTTPExchange, watchesChain: Bool) {
         self.exchange = exchange
+        self.chain = watchesChain ? PresentedChain() : nil
+    }
+
+    /// Hands the chain over once, with the leaf as the handshake left it.
+    private func handOverChain(_ context: ChannelHandlerContext) {
+        guard let seen = chain else { return }
+        chain = nil
+        if let certificate = seen.certificate(on: context.pipeline.syncOperations) { exchange.presented(certificate, on: context.channel) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -224,12 +257,14 @@ final class HTTPExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            handOverChain(context)
             exchange.handshakeCompleted(on: context.channel)
         }
         context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        handOverChain(context)
         exchange.failed(error, on: context.channel)
         context.close(promise: nil)
     }

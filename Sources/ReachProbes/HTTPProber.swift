@@ -23,7 +23,7 @@ public final class HTTPProber: StartingProber {
     private let eventLoopGroup: any EventLoopGroup
     /// Plans are made once per check; TLS contexts once per CA bundle.
     private let plans: Mutex<[HTTPCheck: HTTPRequestPlan]> = Mutex([:])
-    private let tlsContexts: Mutex<[String?: NIOSSLContext]> = Mutex([:])
+    private let tlsContexts = TLSContexts()
     private let logger: Logger
 
     public init(eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) {
@@ -35,7 +35,7 @@ public final class HTTPProber: StartingProber {
     /// close; probes after it still work (they prepare again).
     public func shutdown() async {
         plans.withLock { $0.removeAll() }
-        tlsContexts.withLock { $0.removeAll() }
+        tlsContexts.removeAll()
     }
 
     public func probe(_ target: ProbeTarget) async -> ProbeResult {
@@ -82,7 +82,7 @@ public final class HTTPProber: StartingProber {
         var tls: NIOSSLContext?
         if check.isHTTPS {
             do {
-                tls = try await tlsContext(caFile: check.tls.caFile)
+                tls = try await tlsContexts.context(caFile: check.tls.caFile)
             } catch {
                 throw PlanError(reason: .tlsFailure, phase: .tls, detail: "cannot set up TLS: \(TLSComplaint.words(error) ?? "the trust store cannot be read")")
             }
@@ -96,23 +96,15 @@ public final class HTTPProber: StartingProber {
         }
     }
 
-    /// Made on NIO's blocking-I/O pool: reading and parsing the trust store takes long enough to
-    /// stall the cooperative pool's few threads.
-    private func tlsContext(caFile: String?) async throws -> NIOSSLContext {
-        if let context = tlsContexts.withLock({ $0[caFile] }) { return context }
-        let context = try await NIOThreadPool.singleton.runIfActive { try HTTPRequestPlan.makeTLSContext(caFile: caFile) }
-        tlsContexts.withLock { $0[caFile] = context }
-        return context
-    }
-
     /// The verdict on a whole answer: the status first, then the body.
     static func judge(
-        status: Int, body: ByteBuffer, bodyIsCut: Bool, check: HTTPCheck, target: String, timings: ProbeTimings
+        status: Int, location: String? = nil, body: ByteBuffer, bodyIsCut: Bool, check: HTTPCheck, target: String, timings: ProbeTimings
     ) -> ProbeResult {
         let expectation = check.expectation
         guard expectation.accepts(status: status) else {
+            let detail = location.map { "HTTP \(status), redirected to \($0)" } ?? "HTTP \(status)"
             return ProbeResult(
-                target: target, failure: ProbeFailure(.httpStatus(status), phase: .head, detail: "HTTP \(status)"), timings: timings)
+                target: target, failure: ProbeFailure(.httpStatus(status), phase: .head, detail: detail, location: location), timings: timings)
         }
         if let mismatch = expectation.mismatch(in: body) {
             let detail = bodyIsCut ? "\(mismatch) (only the first \(bodyLimit >> 20) MiB of the body is read)" : mismatch

@@ -21,7 +21,7 @@ struct HTTPRequestPlan: Sendable {
     /// Whether judging the answer needs its body; other bodies are read and dropped.
     var keepsBody: Bool
 
-    /// - Parameter tls: The TLS context for the check's CA bundle (see ``makeTLSContext(caFile:)``);
+    /// - Parameter tls: The TLS context for the check's CA bundle (see ``TLSContexts``);
     ///   ignored for plain HTTP.
     /// - Throws: When NIOHTTP1 refuses to send the request (a header it finds malformed).
     init(check: HTTPCheck, tls: NIOSSLContext?) throws {
@@ -74,16 +74,5 @@ struct HTTPRequestPlan: Sendable {
         var target = rest[start...]
         if let fragment = target.firstIndex(of: "#") { target = target[..<fragment] }
         return target.first == "?" ? "/" + String(target) : String(target)
-    }
-
-    /// A client TLS context that trusts the system store, plus `caFile` when given.
-    ///
-    /// Blocking: it reads and parses every trusted certificate. Call it off the cooperative pool.
-    static func makeTLSContext(caFile: String?) throws -> NIOSSLContext {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        if let caFile {
-            configuration.additionalTrustRoots = [.file(caFile)]
-        }
-        return try NIOSSLContext(configuration: configuration)
     }
 }

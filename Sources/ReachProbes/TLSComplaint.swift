@@ -1,9 +1,16 @@
 import NIOSSL
+import ReachCore
 
 /// What the TLS layer said went wrong, in words: BoringSSL's reason (`CERTIFICATE_VERIFY_FAILED`
 /// reads `certificate verify failed`) without NIOSSL's wrapping, the error's number, or the
 /// source file that raised it; `nil` when it names nothing a person can act on.
 enum TLSComplaint {
+    /// A `tls_failure` in the `tls` phase with the error's words, when `error` is one of NIOSSL's.
+    static func failure(_ error: any Error) -> ProbeFailure? {
+        guard error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError else { return nil }
+        return ProbeFailure(.tlsFailure, phase: .tls, detail: words(error))
+    }
+
     /// The words for an error of NIOSSL (`NIOSSLError`, `BoringSSLError`, `NIOSSLExtraError`).
     static func words(_ error: any Error) -> String? {
         switch error {
@@ -12,6 +19,16 @@ enum TLSComplaint {
         case let error as NIOSSLExtraError: words(error)
         default: nil
         }
+    }
+
+    /// BoringSSL's only reason for a chain that did not verify is `certificate verify failed`.
+    /// When the chain the server presented is past its `notAfter`, that is why: said in OpenSSL's
+    /// words for it, which curl and `openssl s_client` print too.
+    static func explained(_ failure: ProbeFailure, presenting certificate: ServerCertificate, now: WallTime) -> ProbeFailure {
+        guard failure.reason == .tlsFailure, failure.detail == "certificate verify failed", certificate.notAfter < now else { return failure }
+        var explained = failure
+        explained.detail = "certificate has expired"
+        return explained
     }
 
     private static func words(_ error: NIOSSLError) -> String? {

@@ -32,6 +32,7 @@ enum Summary {
             since += " (\(ago(now.sinceEpoch - time.sinceEpoch)))"
         }
         lines.append("since:      \(since)")
+        if let portal = document.portal { lines.append(contentsOf: portalLines(portal, now: now)) }
         lines.append("interfaces: \(document.usableInterfaces.isEmpty ? "none usable" : document.usableInterfaces.joined(separator: ", "))")
         if document.targets.isEmpty {
             lines.append("targets:    none")
@@ -43,11 +44,29 @@ enum Summary {
             for target in document.targets {
                 var line = "  " + pad(target.name, nameWidth) + "  " + pad(target.kind, kindWidth) + "  " + pad(target.health, healthWidth)
                 line += "  " + targetDetail(target)
+                if let certificate = target.certificate { line += ", " + certificateDetail(certificate, now: now) }
                 while line.hasSuffix(" ") { line.removeLast() }
                 lines.append(line)
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Where to sign in, and when a portal's session ends.
+    static func portalLines(_ portal: StatusDocument.Portal, now: WallTime) -> [String] {
+        var lines: [String] = []
+        if portal.captive {
+            lines.append("sign in:    \(portal.userPortalURL ?? "the network's login page (its address is not known)") (captive portal, \(portal.evidence))")
+        } else {
+            lines.append("portal:     signed in\(portal.userPortalURL.map { " at \($0)" } ?? "")")
+        }
+        if let venue = portal.venueInfoURL { lines.append("venue:      \(venue)") }
+        if let end = portal.sessionEndsAt, let time = RFC3339.wallTime(from: end) {
+            let left = Int((time.sinceEpoch - now.sinceEpoch).components.seconds)
+            lines.append("session:    ends \(end) (\(left > 0 ? "in \(left / 60)m\(left % 60)s" : "now"))")
+        }
+        if let bytes = portal.bytesRemaining { lines.append("data left:  \(bytes) bytes") }
+        return lines
     }
 
     /// `12.3 ms` when healthy; `connection_refused in connect: connection refused` when not.
@@ -60,6 +79,14 @@ enum Summary {
         }
         if let latency = target.latencySeconds { return milliseconds(latency) }
         return target.health == "unknown" ? "no result yet" : ""
+    }
+
+    /// `cert expires 2026-12-01 (in 3 days)`, `cert expired 2026-11-25 (1 day ago)`.
+    static func certificateDetail(_ certificate: StatusDocument.Certificate, now: WallTime) -> String {
+        let day = certificate.notAfter.prefix(10)
+        guard let notAfter = RFC3339.wallTime(from: certificate.notAfter) else { return "cert expires \(day)" }
+        let expiry = ServerCertificate(notAfter: notAfter, subject: certificate.subject, issuer: certificate.issuer).expiry(relativeTo: now)
+        return "cert \(notAfter > now ? "expires" : "expired") \(day) (\(expiry))"
     }
 
     static func milliseconds(_ seconds: Double) -> String {

@@ -42,13 +42,22 @@ struct OpenAPIDocumentTests {
 
     @Test func everyKeyOfTheStatusDocumentIsInTheSchema() throws {
         let lines = Self.text.split(separator: "\n")
-        let target = TargetStatus(name: "a", kind: "http", lastResult: .ok("a"))
-        let event = ConnectivityEvent(sequence: 1, verdict: Verdict(state: .connected, reason: .healthy, since: WallTime(sinceEpoch: .zero), targets: [target]))
+        let target = TargetStatus(
+            name: "a", kind: "http", lastResult: .ok("a"),
+            certificate: ServerCertificate(notAfter: WallTime(sinceEpoch: .seconds(1_900_000_000)), subject: "CN=a", issuer: "CN=CA"))
+        let portal = CaptivePortal(evidence: .rfc8908, isCaptive: false, secondsRemaining: 60, sessionEndsAt: WallTime(sinceEpoch: .seconds(60)))
+        let event = ConnectivityEvent(
+            sequence: 1, verdict: Verdict(state: .connected, reason: .healthy, since: WallTime(sinceEpoch: .zero), targets: [target], portal: portal))
         let data = APIJSON.encode(StatusDocument(event: event, likelyConnected: true))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let targetObject = try #require((object["targets"] as? [[String: Any]])?.first)
         let timings = try #require(targetObject["timings"] as? [String: Any])
-        for (schema, keys) in [("StatusDocument", object.keys), ("TargetStatus", targetObject.keys), ("Timings", timings.keys)] {
+        let portalObject = try #require(object["portal"] as? [String: Any])
+        let certificate = try #require(targetObject["certificate"] as? [String: Any])
+        for (schema, keys) in [
+            ("StatusDocument", object.keys), ("TargetStatus", targetObject.keys), ("Timings", timings.keys), ("CaptivePortal", portalObject.keys),
+            ("Certificate", certificate.keys),
+        ] {
             let properties = block("      properties:", in: block("    \(schema):", in: lines))
             let described = Set(properties.filter { $0.hasPrefix("        ") && !$0.hasPrefix("         ") }.map { $0.trimmingCharacters(in: .whitespaces).dropLast() })
             #expect(described == Set(keys.map { Substring($0) }), "\(schema) properties")

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("The reason table: one set of words for every reason")
 struct ReasonWordsTests {
-    static let verdictReasons: [VerdictReason] = [.starting, .awaitingProbe, .healthy, .noLink, .noAddress, .noRoute]
+    static let verdictReasons: [VerdictReason] = [.starting, .awaitingProbe, .healthy, .noLink, .noAddress, .noRoute, .captivePortal]
     static let failures: [FailureReason] = [
         .dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(503), .unexpectedBody, .networkUnreachable, .connectionReset,
         .cancelled, .protocolError, .notServing,
@@ -43,9 +43,9 @@ struct ReasonWordsTests {
     }
 
     @Test func aCodeFromANewerReachdIsSpokenAsItIs() {
-        let words = ReasonWords.of(code: "captive_portal")
-        #expect(words.phrase == "captive portal")
-        #expect(words.sentence == "The server cannot be reached (captive portal)")
+        let words = ReasonWords.of(code: "upstream_down")
+        #expect(words.phrase == "upstream down")
+        #expect(words.sentence == "The server cannot be reached (upstream down)")
         #expect(!words.isLinkReason)
     }
 

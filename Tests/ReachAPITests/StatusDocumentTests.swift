@@ -27,7 +27,7 @@ struct StatusDocumentTests {
         #expect(
             Set(object.keys)
                 == ["state", "reason", "reason_detail", "target", "since", "likely_connected", "sequence", "reset", "version", "usable_interfaces",
-                    "targets"])
+                    "targets", "portal"])
         #expect(object["state"] as? String == "connected")
         #expect(object["reason"] as? String == "healthy")
         #expect(object["since"] as? String == "2027-01-15T08:00:00.000Z")
@@ -40,7 +40,7 @@ struct StatusDocumentTests {
         #expect(
             Set(target.keys)
                 == ["name", "kind", "health", "reason", "phase", "detail", "http_status", "latency_seconds", "timings", "last_checked_at",
-                    "consecutive_failures", "consecutive_successes"])
+                    "consecutive_failures", "consecutive_successes", "certificate"])
         #expect(target["name"] as? String == "server")
         #expect(target["kind"] as? String == "http")
         #expect(target["health"] as? String == "healthy")

@@ -73,6 +73,26 @@ struct HTTPOptionsConfigurationTests {
         expectProblem("probe: { address_family: ip4 }\n" + oneTarget, at: "probe.address_family", line: 1, saying: "did you mean \"ipv4\"?")
     }
 
+    @Test func grpcTargetsMaySpeakTLS() throws {
+        let configuration = try Configuration.parse(
+            """
+            targets:
+              - { name: plain, kind: grpc, address: "10.0.0.1:50051" }
+              - { name: system, kind: grpc, address: "10.0.0.1:50052", tls: {} }
+              - { name: private, kind: grpc, address: "10.0.0.1:50053", tls: { ca_file: \(directory)/ca.pem, server_name: grpc.internal } }
+            """, source: "t.yaml")
+        var settings: [TLSSettings?] = []
+        for target in configuration.targets {
+            if case .grpc(let check) = target.check { settings.append(check.tls) }
+        }
+        let expected: [TLSSettings?] = [nil, TLSSettings(), TLSSettings(caFile: "\(directory)/ca.pem", serverName: "grpc.internal")]
+        #expect(settings == expected)
+        #expect(configuration.targets.map(\.usesTLS) == [false, true, true])
+        expectProblem("targets:\n  - { name: g, kind: grpc, address: \"h:1\", tls: { verify: false } }\n", at: "targets[0].tls.verify", line: 2, saying: "unknown key")
+        expectProblem("targets:\n  - { name: t, kind: tcp, address: \"h:1\", tls: {} }\n", at: "targets[0].tls", line: 2, saying: "https and grpc targets only")
+        #expect(problems("targets:\n  - { name: t, kind: tcp, address: \"h:1\", tls: {} }\n").count == 1)
+    }
+
     @Test func grpcTargetsMayWatch() throws {
         let configuration = try Configuration.parse("targets:\n  - { name: g, kind: grpc, address: \"10.0.0.1:50051\", watch: true }\n", source: "t.yaml")
         guard case .grpc(let check) = configuration.targets.first?.check else {

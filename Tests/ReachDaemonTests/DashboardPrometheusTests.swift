@@ -23,6 +23,7 @@ private let reachdMetricNames: Set<String> = [
     "reachd_probe_duration_seconds_bucket", "reachd_probe_duration_seconds_sum", "reachd_probe_duration_seconds_count",
     "reachd_probes_total", "reachd_probe_skipped_total", "reachd_restoration_callbacks_total", "reachd_subscribers",
     "reachd_netlink_overruns_total", "reachd_last_transition_timestamp_seconds", "reachd_build_info",
+    "reachd_target_certificate_expiry_timestamp_seconds",
 ]
 
 /// Grafana's variables, replaced by what Grafana would send for a short time range.
@@ -218,18 +219,27 @@ struct DashboardPrometheusTests {
             }
         }
 
-        // A target that answers 200, and reachd watching it.
+        // A target that answers 200, an HTTPS one whose certificate (openssl's, from a CA of the
+        // test's own) expires in 3 days, and reachd watching both (policy all: the first decides).
         let healthPort = try freeLoopbackPort()
         health = try await HealthServer(port: healthPort)
-        let targets = directory.appending(path: "targets.txt")
-        try "\(health?.url ?? "")\n".write(to: targets, atomically: true, encoding: .utf8)
-        let daemon = try ReachdProcess(["--targets-file", targets.path], environment: ["REACHD_CONFIG": ""])
+        let ca = try await PrivateCA.make(in: directory.path)
+        let certificate = try await ca.issue(name: "secure.test", days: 3)
+        let notAfter = try await PrivateCA.notAfter(of: certificate.certificate)
+        let secure = try await LoopbackHTTPSServer(certificate: certificate)
+        let config = directory.appending(path: "reachd.yaml")
+        try """
+            targets:
+              - { name: health, url: "\(health?.url ?? "")" }
+              - { name: secure, url: "\(secure.url)", tls: { ca_file: \(ca.certificate) } }
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try ReachdProcess(["--config", config.path])
         reachd = daemon
         let reachdPort = try #require(try await daemon.waitForPort())
 
         // Prometheus scraping it every second, with the alert rules loaded.
         let prometheusPort = try freeLoopbackPort()
-        let config = directory.appending(path: "prometheus.yml")
+        let prometheusConfig = directory.appending(path: "prometheus.yml")
         try """
             global:
               scrape_interval: 1s
@@ -241,11 +251,11 @@ struct DashboardPrometheusTests {
               - job_name: reachd
                 static_configs:
                   - targets: ['127.0.0.1:\(reachdPort)']
-            """.write(to: config, atomically: true, encoding: .utf8)
+            """.write(to: prometheusConfig, atomically: true, encoding: .utf8)
         let server = try LoggedChild(
             prometheus,
             [
-                "--config.file=\(config.path)", "--storage.tsdb.path=\(directory.appending(path: "data").path)",
+                "--config.file=\(prometheusConfig.path)", "--storage.tsdb.path=\(directory.appending(path: "data").path)",
                 "--web.listen-address=127.0.0.1:\(prometheusPort)", "--web.enable-lifecycle", "--log.level=warn",
             ],
             log: directory.appending(path: "prometheus.log"), directory: directory)
@@ -292,7 +302,7 @@ struct DashboardPrometheusTests {
         let rules = try api.rules()
         #expect(evaluated, "the rules were not all loaded and evaluated: \(rules.map { "\($0.name): \($0.health)" })")
         #expect(rules.count == declared)
-        for expected in ["ReachdDisconnected", "ReachdFlapping", "ReachdProbeLatencyHigh", "ReachdDown"] {
+        for expected in ["ReachdDisconnected", "ReachdFlapping", "ReachdProbeLatencyHigh", "ReachdCertificateExpiresSoon", "ReachdCertificateExpired", "ReachdDown"] {
             #expect(rules.contains { $0.name == expected }, "no rule \(expected)")
         }
         for rule in rules {
@@ -301,7 +311,20 @@ struct DashboardPrometheusTests {
             #expect(answer.status == "success", "\(rule.name): \(rule.query): \(answer.error)")
         }
 
-        // (c) promtool is happy with the rules file and with what reachd serves.
+        // (c) The certificate that expires in 3 days, as scraped: the rule fires for it, with the
+        // time left as its value, and the expired rule does not.
+        let firing = #"ALERTS{alertname="ReachdCertificateExpiresSoon", alertstate="firing", target="secure", job="reachd"}"#
+        let fired = try await eventually(within: .seconds(30)) { api.hasData(firing) }
+        let alerts = try api.query("ALERTS").raw
+        #expect(fired, "ReachdCertificateExpiresSoon never fired: \(alerts)")
+        #expect(!api.hasData(#"ALERTS{alertname="ReachdCertificateExpired"}"#))
+        let left = try api.query(#"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} - time()"#)
+        #expect(left.results == 1, "\(left.raw)")
+        #expect(api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} == \#(Int(notAfter.timeIntervalSince1970))"#))
+        #expect(api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} - time() > 2.9 * 86400"#), "about 3 days left")
+        #expect(!api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="health"}"#), "plain HTTP presents no certificate")
+
+        // (d) promtool is happy with the rules file and with what reachd serves.
         let rulesCheck = try run(promtool, ["check", "rules", alertsFile.path])
         #expect(rulesCheck.status == 0, "\(rulesCheck.output)")
         let scrape = try loopbackGet(port: reachdPort, path: "/metrics")
@@ -309,5 +332,6 @@ struct DashboardPrometheusTests {
         #expect(scrape.body.contains("reachd_connected 1"), "\(scrape.body)")
         let metricsCheck = try run(promtool, ["check", "metrics"], input: Data(scrape.body.utf8))
         #expect(metricsCheck.status == 0, "\(metricsCheck.output)")
+        await secure.stop()
     }
 }

@@ -3,172 +3,10 @@ import ReachTesting
 import Synchronization
 import Testing
 
-/// The built `reachctl`, next to `reachd`.
-private let reachctlPath = reachdBinary.deletingLastPathComponent().appending(path: "reachctl").path
-
-/// Where screenshots go: `.build/notifications/` of the package, for a person to look at.
-private let screenshotDirectory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appending(path: ".build/notifications")
-
-/// The health endpoint reachd watches: answers 200 ("up") or 503 ("down") on `/health`, switched
-/// through stdin, on a fixed port so that it can be stopped (connection refused) and started again.
-/// Prints `hit` for every request, so a test can count probes.
-private final class HealthTarget: Sendable {
-    let port: Int
-    private let child: ChildProcess
-
-    init(port: Int, up: Bool, rig: Rig) async throws {
-        self.port = port
-        let script = """
-            import http.server, sys, threading
-            state = {'up': \(up ? "True" : "False")}
-            class H(http.server.BaseHTTPRequestHandler):
-                def do_GET(self):
-                    print('hit', flush=True)
-                    body = b'ok' if state['up'] else b'down'
-                    self.send_response(200 if state['up'] and self.path == '/health' else 503)
-                    self.send_header('Content-Length', str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                def log_message(self, *args):
-                    pass
-            http.server.ThreadingHTTPServer.allow_reuse_address = True
-            server = http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H)
-            threading.Thread(target=server.serve_forever, daemon=True).start()
-            print('ready', flush=True)
-            for line in sys.stdin:
-                state['up'] = line.strip() == 'up'
-                print('now', line.strip(), flush=True)
-            """
-        let process = try ChildProcess("health target", executable: "/usr/bin/python3", arguments: ["-c", script, "\(port)"])
-        child = rig.track(process)
-        try await process.waitForLine { $0 == "ready" }
-    }
-
-    var hits: Int { child.output.count { $0 == "hit" } }
-
-    func set(up: Bool) throws {
-        try child.writeLine(up ? "up" : "down")
-    }
-
-    func stop() async {
-        child.closeInput()
-        child.signal(SIGKILL)
-        await child.waitForExit()
-    }
-}
-
-/// A reachd on a fixed API port, watching `http://127.0.0.1:<target>/health`.
-private final class Reachd: Sendable {
-    let apiPort: Int
-    private let child: ChildProcess
-    let directory: URL
-
-    init(targetPort: Int, apiPort: Int, interval: String = "200ms", rig: Rig) async throws {
-        self.apiPort = apiPort
-        directory = rig.directory.url
-        let config = directory.appending(path: "reachd-\(UUID().uuidString.prefix(6)).yaml")
-        try """
-            server:
-              base_url: http://127.0.0.1:\(targetPort)
-              health_path: /health
-            probe:
-              interval: \(interval)
-              timeout: 1s
-            listen: 127.0.0.1:\(apiPort)
-            """.write(to: config, atomically: true, encoding: .utf8)
-        child = rig.track(try ChildProcess(
-            "reachd", executable: reachdBinary.path, arguments: ["--config", config.path],
-            errorLog: directory.appending(path: "reachd.log").path))
-        try await waitUntil("reachd answers on \(apiPort)", timeout: .seconds(20)) {
-            (try? loopbackGet(port: apiPort, path: "/v1/status", timeout: .seconds(2)))?.status == 200 || !self.child.isRunning
-        }
-    }
-
-    var endpoint: String { "http://127.0.0.1:\(apiPort)" }
-
-    /// How many verdict changes reachd has published (its `reachd_state_changes_total`).
-    func stateChanges() throws -> Int {
-        let metrics = try loopbackGet(port: apiPort, path: "/metrics").body
-        return metrics.split(separator: "\n").filter { $0.hasPrefix("reachd_state_changes_total{") }
-            .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0) { $0 + Int($1) }
-    }
-
-    func stop() async {
-        child.signal(SIGKILL)
-        await child.waitForExit()
-    }
-}
-
-/// Everything one test needs: a desktop with dunst, a scratch directory, the agent's log, and every
-/// process the test started, all killed (by pid) when the test ends, whether it passed or not.
-private final class Rig: Sendable {
-    let desktop: PrivateDesktop
-    let directory: TemporaryDirectory
-    private let children = Mutex<[ChildProcess]>([])
-    var agentLog: URL { directory.url.appending(path: "agent.log") }
-
-    private init(desktop: PrivateDesktop, directory: TemporaryDirectory) {
-        self.desktop = desktop
-        self.directory = directory
-    }
-
-    /// Runs `body` with a fresh rig, then stops everything in it.
-    static func run(_ body: (Rig) async throws -> Void) async throws {
-        let directory = try TemporaryDirectory("notify")
-        let rig = Rig(desktop: try await PrivateDesktop.start(), directory: directory)
-        do {
-            try await body(rig)
-        } catch {
-            await rig.stop()
-            throw error
-        }
-        await rig.stop()
-    }
-
-    /// Kills `child` when the test ends.
-    func track(_ child: ChildProcess) -> ChildProcess {
-        children.withLock { $0.append(child) }
-        return child
-    }
-
-    func startAgent(endpoint: String, minInterval: String, environment: [String: String]? = nil) throws -> ChildProcess {
-        track(try ChildProcess(
-            "reachctl notify-agent", executable: reachctlPath,
-            arguments: ["--endpoint", endpoint, "notify-agent", "--min-interval", minInterval, "--verbose"],
-            errorLog: agentLog.path, environment: environment ?? desktop.environment))
-    }
-
-    var agentOutput: String { (try? String(contentsOf: agentLog, encoding: .utf8)) ?? "" }
-
-    /// Waits until `count` Notify calls were seen; returns them.
-    func waitForCalls(_ count: Int, timeout: Duration = .seconds(20)) async throws -> [NotifyCall] {
-        do {
-            try await waitUntil("\(count) Notify call(s)", timeout: timeout) { desktop.notifyCalls.count >= count }
-        } catch {
-            Issue.record("saw \(desktop.notifyCalls); the agent logged:\n\(agentOutput)")
-            throw error
-        }
-        return desktop.notifyCalls
-    }
-
-    /// Waits until dunst shows something, lets a second notification (if any) arrive, and
-    /// expects exactly one on screen.
-    func expectOneDisplayed() async throws {
-        try await waitUntil("dunst shows a notification", timeout: .seconds(10)) { ((try? await desktop.displayedCount()) ?? 0) >= 1 }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(try await desktop.displayedCount() == 1, "one notification, not two")
-    }
-
-    private func stop() async {
-        for child in children.withLock({ $0 }) {
-            child.closeInput()
-            child.signal(SIGKILL)
-            await child.waitForExit()
-        }
-        await desktop.stop()
-    }
-}
+private typealias Rig = NotifyAgentRig
+private typealias Reachd = NotifyAgentReachd
+private typealias HealthTarget = NotifyAgentTarget
+private let screenshotDirectory = notifyAgentScreenshots
 
 @Suite("reachctl notify-agent on a real desktop", .serialized, .enabled(if: PrivateDesktop.isAvailable, Comment(rawValue: PrivateDesktop.unavailableReason)))
 struct NotifyAgentTests {
@@ -210,6 +48,36 @@ struct NotifyAgentTests {
         }
     }
 
+    /// The screen never says "waiting" while reachd says connected: a restoration inside the rate
+    /// limit's window replaces the waiting notification at once instead of when the window ends.
+    @Test func theWaitingNotificationIsReplacedTheMomentReachdSaysConnected() async throws {
+        try await Rig.run { rig in
+            let target = try await HealthTarget(port: try freeLoopbackPort(), up: false, rig: rig)
+            let reachd = try await Reachd(targetPort: target.port, apiPort: try freeLoopbackPort(), interval: "100ms", rig: rig)
+            _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "6s")
+            let waiting = try #require(try await rig.waitForCalls(1).first)
+            #expect(waiting.summary == "Waiting for connectivity…")
+            try await rig.expectOneDisplayed()
+
+            try target.set(up: true)
+            let connected = try await rig.waitForCalls(2, timeout: .seconds(5))[1]
+            let status = try reachd.status()
+            #expect(status.state == "connected")
+            #expect(connected.summary == "Connected")
+            #expect(connected.replacesID != 0, "in place of the waiting notification")
+            let waitingAt = try #require(waiting.time)
+            let replacedAt = try #require(connected.time)
+            let latency = Duration.seconds(replacedAt - status.since)
+            print("restoration: reachd said connected at \(status.since), the waiting notification was replaced \(latency) later, \(Duration.seconds(replacedAt - waitingAt)) after it was posted (window 6 s)")
+            #expect(replacedAt - waitingAt < 6, "inside the window: the case that used to wait for it")
+            #expect(latency < .milliseconds(100), "replaced \(latency) after reachd said connected")
+            try await rig.expectOneDisplayed()
+            // Nothing more when the window ends: the screen already says it.
+            try await Task.sleep(until: .now + .seconds(max(0, 6.5 - (replacedAt - waitingAt))))
+            #expect(rig.desktop.notifyCalls.count == 2)
+        }
+    }
+
     @Test func checkNowMakesReachdProbeAndTheNotificationComesBack() async throws {
         try await Rig.run { rig in
             let target = try await HealthTarget(port: try freeLoopbackPort(), up: false, rig: rig)
@@ -236,7 +104,9 @@ struct NotifyAgentTests {
         }
     }
 
-    @Test func aFlapStormPostsAtMostOncePerWindowAndEndsOnTheFinalState() async throws {
+    /// Pop-ups (the waiting notification) at most once per window; a restoration's "Connected"
+    /// replaces it in place at once; never two notifications; the final state at the end.
+    @Test func aFlapStormPopsUpAtMostOncePerWindowAndEndsOnTheFinalState() async throws {
         try await Rig.run { rig in
             let target = try await HealthTarget(port: try freeLoopbackPort(), up: false, rig: rig)
             let reachd = try await Reachd(targetPort: target.port, apiPort: try freeLoopbackPort(), interval: "100ms", rig: rig)
@@ -247,10 +117,12 @@ struct NotifyAgentTests {
 
             let stormStart = ContinuousClock.now
             var up = false
+            var mostDisplayed = 0
             while ContinuousClock.now - stormStart < .seconds(8) {
                 up.toggle()
                 try target.set(up: up)
                 try await Task.sleep(for: .milliseconds(400))
+                mostDisplayed = max(mostDisplayed, try await rig.desktop.displayedCount() ?? 0)
             }
             try target.set(up: false)
             let stormLength = ContinuousClock.now - stormStart
@@ -265,10 +137,12 @@ struct NotifyAgentTests {
             let calls = rig.desktop.notifyCalls
             print("flap storm: \(flips) verdict changes in \(stormLength) gave \(calls.count) notification posts (window \(window))")
             let allowed = Int((stormLength + window) / window) + 2
-            #expect(calls.count <= allowed, "\(calls.count) posts for \(flips) changes; at most \(allowed)")
+            let popUps = calls.count { $0.summary == "Waiting for connectivity…" }
+            #expect(popUps <= allowed, "\(popUps) waiting pop-ups for \(flips) changes; at most \(allowed)")
             #expect(calls.count < flips, "rate-limited: \(calls.count) posts for \(flips) changes")
+            #expect(calls.filter { $0.summary == "Connected" }.allSatisfy { $0.replacesID != 0 }, "\"Connected\" only ever replaces")
             #expect(calls.last?.summary == "Waiting for connectivity…")
-            #expect(Set(calls.dropFirst().map(\.replacesID)).count <= 2, "one notification (a new id only after Connected expired)")
+            #expect(mostDisplayed == 1, "one notification at a time")
             #expect(try await rig.desktop.displayedCount() == 1)
         }
     }

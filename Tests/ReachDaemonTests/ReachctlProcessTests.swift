@@ -103,6 +103,37 @@ struct ReachctlProcessTests {
         try await daemon.stop()
     }
 
+    @Test func behindACaptivePortalStatusSaysWhereToSignIn() async throws {
+        // A portal's answer to the target's plain-HTTP probe: a redirect to its login page on another host.
+        let portal = try ChildProcess("portal", executable: "/usr/bin/python3", arguments: ["-c", """
+            import http.server
+            class H(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    self.send_response(302); self.send_header('Location', 'http://portal.test/login'); self.send_header('Content-Length', '0'); self.end_headers()
+                def log_message(self, *args):
+                    pass
+            s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
+            print('port', s.server_address[1], flush=True)
+            s.serve_forever()
+            """])
+        let port = try await portal.waitForLine { $0.hasPrefix("port ") }.dropFirst("port ".count)
+        let daemon = try await RunningReachd(watching: "http://127.0.0.1:\(port)/api/v1/health")
+        let check = try await reachctl(["--endpoint", daemon.endpoint, "check"])
+        #expect(check.status == 1, "\(check.stderr)")
+        let lines = check.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("disconnected: captive_portal") == true, "\(check.stdout)")
+        #expect(lines.contains("sign in:    http://portal.test/login (captive portal, redirect)"), "\(check.stdout)")
+        let json = try await reachctl(["status", "--json", "--endpoint", daemon.endpoint])
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let described = document?["portal"] as? [String: Any]
+        #expect(described?["user_portal_url"] as? String == "http://portal.test/login")
+        #expect(described?["evidence"] as? String == "redirect")
+        #expect(document?["target"] is NSNull, "the portal is the network's, not a target's")
+        try await daemon.stop()
+        portal.signal(SIGKILL)
+        await portal.waitForExit()
+    }
+
     @Test func aClosedEndpointExits2NamingIt() async throws {
         let endpoint = "http://127.0.0.1:1"
         for command in [["status"], ["status", "--json"], ["check"], ["watch"]] {

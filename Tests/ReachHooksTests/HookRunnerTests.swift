@@ -61,6 +61,17 @@ struct HookRunnerTests {
         #expect(Set(folder.lines("env-20-second")) == environment)
     }
 
+    @Test func behindACaptivePortalAHookIsToldWhereToSignIn() async throws {
+        try folder.script("10-portal", "tr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env")
+        var lost = transition(.lost)
+        lost.verdict.reason = .captivePortal
+        lost.verdict.portal = CaptivePortal(evidence: .redirect, userPortalURL: "http://portal.example/login?from=reachd")
+        try await runner().run(for: lost)
+        let environment = Set(folder.lines("env"))
+        #expect(environment.contains("REACHD_REASON=captive_portal"))
+        #expect(environment.contains("REACHD_PORTAL_URL=http://portal.example/login?from=reachd"))
+    }
+
     @Test func outputIsLoggedLineByLineUnderTheHooksNameAndAFailureIsLoggedAndCounted() async throws {
         try folder.script("50-fails", "echo 'syncing spool'\necho 'spool server refused' >&2\nprintf 'no newline at the end'\nexit 3")
         await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }

@@ -53,8 +53,8 @@ struct ReachMetricsTests {
         }
         #expect(!text.contains(#"to="unknown""#), "the verdict never returns to unknown")
         let stateChangeSeries = text.split(separator: "\n").filter { $0.hasPrefix("reachd_state_changes_total{") }
-        // connected/healthy; disconnected with no_link, no_address, no_route, awaiting_probe or one of ten failure reasons.
-        #expect(stateChangeSeries.count == 15, "a bounded set: \(stateChangeSeries)")
+        // connected/healthy; disconnected with no_link, no_address, no_route, captive_portal, awaiting_probe or one of ten failure reasons.
+        #expect(stateChangeSeries.count == 16, "a bounded set: \(stateChangeSeries)")
         await harness.stop()
     }
 
@@ -88,6 +88,32 @@ struct ReachMetricsTests {
         #expect(sample(text, #"reachd_link_up{interface="eth0",kind="unknown"}"#) == 0)
         #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused"}"#) == 1, "no state change, no count")
 
+        follower.cancel()
+        await follower.value
+        await harness.stop()
+    }
+
+    @Test func theInterfaceBehindACaptivePortalIsTold() async throws {
+        let harness = MonitorHarness()
+        let metrics = ReachMetrics(targets: harness.targets)
+        let follower = Task { await metrics.follow(harness.monitor) }
+        try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
+        harness.connect()
+        try await waitUntil("connected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }
+        #expect(sample(scrape(metrics, harness), #"reachd_captive_portal{interface="eth0"}"#) == 0)
+
+        harness.monitor.update(portalAPI: CaptivePortalAPIAnswer(isCaptive: true, userPortalURL: "https://portal.example/"), interface: "eth0")
+        try await waitUntil("the portal in metrics") { sample(self.scrape(metrics, harness), #"reachd_captive_portal{interface="eth0"}"#) == 1 }
+        var text = scrape(metrics, harness)
+        #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="captive_portal"}"#) == 1)
+
+        harness.monitor.update(portalAPI: CaptivePortalAPIAnswer(isCaptive: false), interface: "eth0")
+        try await waitUntil("signed in, in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }
+        text = scrape(metrics, harness)
+        #expect(sample(text, #"reachd_captive_portal{interface="eth0"}"#) == 0)
+        harness.monitor.update(links: .offline)
+        try await waitUntil("link loss in metrics") { sample(self.scrape(metrics, harness), "reachd_link_usable") == 0 }
+        #expect(!scrape(metrics, harness).contains("reachd_captive_portal{"), "an interface no longer usable has no series")
         follower.cancel()
         await follower.value
         await harness.stop()

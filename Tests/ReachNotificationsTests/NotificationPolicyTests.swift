@@ -5,64 +5,7 @@ import Testing
 
 /// The notification policy driven by a test clock: every rule, step by step and under random storms.
 @Suite struct NotificationPolicyTests {
-    typealias Policy = NotificationPolicy<TestClock.Instant>
-
-    /// A policy with a clock and a record of every post, standing in for the bus adapter.
-    struct Rig {
-        let clock = TestClock()
-        var policy: Policy
-        var posts: [(notification: DesktopNotification, replacing: UInt32, at: Duration)] = []
-        var checks = 0
-        var nextID: UInt32 = 1
-
-        init(minInterval: Duration = .seconds(10), ready: Bool = true) {
-            policy = Policy(settings: .init(minInterval: minInterval, connectedFor: .seconds(5)))
-            if ready { apply(policy.serverReady(at: clock.now)) }
-        }
-
-        var now: TestClock.Instant { clock.now }
-
-        /// Carries out effects as the agent does: each post succeeds with a fresh id (unless `failing`).
-        mutating func apply(_ effects: [Policy.Effect], failing: Bool = false) {
-            var effects = effects
-            while !effects.isEmpty {
-                switch effects.removeFirst() {
-                case .post(let notification, let replacing):
-                    posts.append((notification, replacing, clock.now.offset))
-                    if failing {
-                        effects += policy.postFailed(at: clock.now)
-                    } else {
-                        // Like dunst: a replaced id is kept.
-                        let id = replacing != 0 ? replacing : nextID
-                        if replacing == 0 { nextID += 1 }
-                        effects += policy.posted(id: id, at: clock.now)
-                    }
-                case .checkNow:
-                    checks += 1
-                }
-            }
-        }
-
-        mutating func disconnected(_ reason: String = "connection_refused", target: String? = "server") {
-            apply(policy.verdict(.init(state: .disconnected, reason: reason, target: target), at: clock.now))
-        }
-
-        mutating func connected() {
-            apply(policy.verdict(.init(state: .connected, reason: "healthy"), at: clock.now))
-        }
-
-        /// Advances the clock, ticking at each deadline on the way, as the agent's timer does.
-        mutating func advance(by duration: Duration) {
-            let end = clock.now.advanced(by: duration)
-            while let deadline = policy.nextDeadline, deadline <= end {
-                clock.advance(by: clock.now.duration(to: max(deadline, clock.now)))
-                apply(policy.tick(at: clock.now))
-            }
-            clock.advance(by: clock.now.duration(to: end))
-        }
-
-        var lastSummary: String? { posts.last?.notification.summary }
-    }
+    typealias Rig = PolicyRig
 
     @Test func aLossShowsOnePersistentWaitingNotificationAtOnce() {
         var rig = Rig()
@@ -135,15 +78,38 @@ import Testing
         #expect(rig.posts[1].notification.body == "The server's name could not be looked up (target server).")
     }
 
-    @Test func aShortOutageShowsConnectedWhenTheWindowEnds() {
+    @Test func aRestorationInsideTheWindowReplacesTheWaitingNotificationAtOnce() {
         var rig = Rig(minInterval: .seconds(10))
         rig.disconnected()
         rig.advance(by: .seconds(3))
         rig.connected()
-        #expect(rig.posts.count == 1)
-        rig.advance(by: .seconds(7))
         #expect(rig.posts.map { $0.notification.summary } == ["Waiting for connectivity…", "Connected"])
-        #expect(rig.posts[1].at == .seconds(10))
+        #expect(rig.posts[1].at == .seconds(3), "at once, not when the window ends")
+        #expect(rig.posts[1].replacing == 1, "in place: no new pop-up")
+        #expect(rig.posts[1].notification.body == "The server can be reached again after 3 s.")
+        #expect(rig.screenSummary == "Connected")
+        #expect(rig.policy.nextDeadline == nil)
+        rig.advance(by: .seconds(30))
+        #expect(rig.posts.count == 2)
+    }
+
+    @Test func aConnectedOnScreenIsWithdrawnAtOnceWhenTheServerGoesAgainInsideTheWindow() {
+        var rig = Rig(minInterval: .seconds(10))
+        rig.disconnected()
+        rig.advance(by: .seconds(3))
+        rig.connected()
+        rig.advance(by: .seconds(1))
+        rig.disconnected("timeout")
+        #expect(rig.closes.map(\.id) == [1], "\"Connected\" would be a lie now")
+        #expect(rig.closes.first?.at == .seconds(4))
+        #expect(rig.screen == nil)
+        #expect(rig.posts.count == 2, "the new waiting notification is a pop-up: it waits for the window")
+        #expect(rig.policy.nextDeadline?.offset == .seconds(10))
+        rig.advance(by: .seconds(6))
+        #expect(rig.posts.count == 3)
+        #expect(rig.posts[2].replacing == 0)
+        #expect(rig.posts[2].notification.body == "The server did not answer in time (target server).")
+        #expect(rig.screenSummary == "Waiting for connectivity…")
     }
 
     @Test func aFlapStormPostsAtMostOncePerWindowAndEndsOnTheFinalState() {
@@ -160,15 +126,26 @@ import Testing
                     rig.disconnected(reasons[Int(generator.next() % 3)])
                     disconnectedNow = true
                     everDisconnected = true
+                    #expect(rig.screenSummary != "Connected", "round \(round): the screen says connected while reachd does not")
                 } else {
                     rig.connected()
                     disconnectedNow = false
+                    #expect(rig.screenSummary != "Waiting for connectivity…", "round \(round): the screen says waiting while reachd says connected")
                 }
             }
-            for (earlier, later) in zip(rig.posts, rig.posts.dropFirst()) {
-                #expect(later.at - earlier.at >= window, "round \(round): posts \(earlier.at) and \(later.at) inside \(window)")
+            // Pop-ups are a window apart; inside a window only a restoration's "Connected" replaces the
+            // waiting notification in place.
+            var lastCounted: Duration?
+            for (index, post) in rig.posts.enumerated() {
+                if let lastCounted, post.at - lastCounted < window {
+                    let inPlace = post.notification.summary == "Connected" && post.replacing != 0
+                        && rig.posts[index - 1].notification.summary == "Waiting for connectivity…"
+                    #expect(inPlace, "round \(round): \(post.notification.summary) at \(post.at) inside the window of \(lastCounted)")
+                } else {
+                    lastCounted = post.at
+                }
             }
-            #expect(rig.posts.allSatisfy { $0.replacing == 0 || $0.replacing == 1 }, "round \(round): one notification")
+            #expect(rig.secondNotifications == 0, "round \(round): one notification at a time")
             rig.advance(by: window)
             #expect(rig.policy.nextDeadline == nil, "round \(round): nothing left waiting")
             if disconnectedNow {
@@ -184,7 +161,7 @@ import Testing
     @Test func aDismissedWaitingNotificationStaysAwayUntilTheStateChanges() {
         var rig = Rig(minInterval: .seconds(1))
         rig.disconnected()
-        rig.apply(rig.policy.closed(id: 1, at: rig.now))
+        rig.dismiss(1)
         #expect(rig.policy.notificationID == 0)
         rig.advance(by: .seconds(5))
         rig.disconnected("timeout")
@@ -219,7 +196,7 @@ import Testing
         rig.apply(rig.policy.actionInvoked(id: 1, action: "check-now", at: rig.now))
         #expect(rig.checks == 1)
         // The server took it away on the click (dunst does): not a dismissal.
-        rig.apply(rig.policy.closed(id: 1, at: rig.now))
+        rig.dismiss(1)
         rig.advance(by: .seconds(1))
         rig.apply(rig.policy.checkFinished(at: rig.now))
         #expect(rig.posts.count == 2, "back at once, inside the window: the person asked")
@@ -292,7 +269,7 @@ import Testing
         // Once "Connected" expired, the next outage is a new notification.
         rig.advance(by: .seconds(2))
         rig.connected()
-        rig.apply(rig.policy.closed(id: 1, at: rig.now))
+        rig.dismiss(1)
         rig.advance(by: .seconds(2))
         rig.disconnected()
         #expect(rig.posts.map { $0.replacing } == [0, 1, 1, 1, 0])

@@ -56,6 +56,15 @@ final class HTTPProberTests {
         await prober.shutdown()
     }
 
+    @Test func aRedirectIsNotFollowedAndItsLocationIsKept() async {
+        let result = await probe(target(server.url("/redirect/portal.test/login")))
+        #expect(result.failure?.reason == .httpStatus(302))
+        #expect(result.failure?.location == "http://portal.test/login")
+        #expect(result.failure?.detail == "HTTP 302, redirected to http://portal.test/login")
+        let notRedirected = await probe(target(server.url("/status/503")))
+        #expect(notRedirected.failure?.location == nil)
+    }
+
     @Test func aClosedPortIsRefusedAtOnce() async throws {
         let result = await probe(target("http://127.0.0.1:\(try freeLoopbackPort())/api/v1/health"))
         #expect(result.failure?.reason == .connectionRefused)
@@ -130,6 +139,7 @@ final class HTTPProberTests {
         let result = await probe(target(server.secureURL("/ok"), tls: TLSSettings(caFile: server.ports.ca)))
         #expect(result.failure?.reason == .tlsFailure, "the certificate names \(server.ports.server_name), not 127.0.0.1")
         #expect(result.failure?.detail == "the certificate does not name the server")
+        #expect(result.certificate?.subject == "CN=\(server.ports.server_name)", "verified, then refused for its name: still seen")
         await prober.shutdown()
     }
 

@@ -119,7 +119,8 @@ public final class PrivateDesktop: Sendable {
     /// Starts dunst (again) and waits until it owns `org.freedesktop.Notifications`.
     public func startNotificationServer() async throws {
         let dunstrc = "\(directory)/dunstrc"
-        // Icons from Adwaita, so the screenshot shows the one named in the notification.
+        // Icons from Adwaita, so the screenshot shows the one named in the notification. The
+        // context menu's "dmenu" picks what ``chooseAction(key:)`` asks for, as a person would.
         try """
             [global]
                 font = DejaVu Sans 11
@@ -127,7 +128,13 @@ public final class PrivateDesktop: Sendable {
                 icon_path = /usr/share/icons/Adwaita/48x48/legacy/:/usr/share/icons/Adwaita/48x48/status/
                 min_icon_size = 32
                 max_icon_size = 48
+                dmenu = \(directory)/menu-chooser
             """.write(toFile: dunstrc, atomically: true, encoding: .utf8)
+        try """
+            #!/bin/sh
+            grep -m1 -F -e "$(cat '\(directory)/menu-choice')"
+            """.write(toFile: "\(directory)/menu-chooser", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: "\(directory)/menu-chooser")
         let dunst = try ChildProcess(
             "dunst", executable: "/usr/bin/dunst", arguments: ["-config", dunstrc],
             errorLog: "\(directory)/dunst.log", environment: environment)
@@ -152,6 +159,14 @@ public final class PrivateDesktop: Sendable {
     @discardableResult
     public func dunstctl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await run("/usr/bin/dunstctl", arguments)
+    }
+
+    /// Invokes the action `key` from dunst's context menu (`dunstctl context`), whose lines read
+    /// `#LABEL (SUMMARY) [ID,KEY]`: a person choosing one of several buttons.
+    public func chooseAction(key: String) async throws {
+        try ",\(key)]".write(toFile: "\(directory)/menu-choice", atomically: true, encoding: .utf8)
+        let result = try await dunstctl(["context"])
+        guard result.status == 0 else { throw ChildProcess.Failed(description: "dunstctl context failed: \(result.output)") }
     }
 
     /// How many notifications dunst shows now.
@@ -209,21 +224,30 @@ public struct NotifyCall: Sendable, Hashable {
     /// Each hint's value as dbus-monitor prints it, such as `byte 1` or `string "network.connected"`.
     public var hints: [String: String] = [:]
     public var expireTimeout: Int32 = -1
+    /// When the bus passed the call on, as dbus-monitor stamped it (seconds since the epoch).
+    public var time: Double?
 
     /// Splits dbus-monitor's output into calls: a `method call ... member=Notify` line, then the
     /// arguments indented by three spaces, nested values deeper.
     static func parse(_ lines: [String]) -> [NotifyCall] {
         var calls: [NotifyCall] = []
         var arguments: [String]?
+        var time: Double?
         func finish() {
             // A call dbus-monitor is still printing (all eight arguments not there yet) waits.
-            if let arguments, let call = NotifyCall(arguments) { calls.append(call) }
+            if let arguments, var call = NotifyCall(arguments) {
+                call.time = time
+                calls.append(call)
+            }
             arguments = nil
         }
         for line in lines {
             if line.hasPrefix("method call") || line.hasPrefix("signal") || line.hasPrefix("method return") || line.hasPrefix("error") {
                 finish()
-                if line.hasPrefix("method call"), line.contains("member=Notify") { arguments = [] }
+                if line.hasPrefix("method call"), line.contains("member=Notify") {
+                    arguments = []
+                    time = line.split(separator: " ").first { $0.hasPrefix("time=") }.flatMap { Double($0.dropFirst("time=".count)) }
+                }
             } else if arguments != nil {
                 arguments?.append(line)
             }

@@ -24,6 +24,7 @@ struct FaultMatrix {
         try await network.setUp()
         let bus = try await PrivateSystemBus.start()
         var server: FaultServer?
+        var portal: PortalServer?
         var run: MatrixRun?
         do {
             let logind = try await bus.startLogind()
@@ -31,6 +32,10 @@ struct FaultMatrix {
             let started = try FaultServer(namespace: network.server, certificate: certificate)
             server = started
             let grpc = try GRPCFaultServer(namespace: network.server)
+            let portalServer = try PortalServer(
+                namespace: network.server, certificate: try await FaultServer.makeCertificate(in: directory, name: "portal"))
+            portal = portalServer
+            try await portalServer.waitUntilReady()
             try await started.waitUntilReady()
             try await grpc.waitUntilReady()
             let matrix = try await MatrixRun(network: network, bus: bus, logind: logind, server: started, grpc: grpc, directory: directory)
@@ -41,6 +46,7 @@ struct FaultMatrix {
             await grpcCases(matrix)
             let crowd = await crowdArrives(matrix)
             await serverCases(matrix)
+            await portalCases(matrix, portal: portalServer)
             await journalLines(matrix, directory: directory)
             await systemSleep(matrix)
             await clockJumps(matrix)
@@ -75,6 +81,7 @@ struct FaultMatrix {
             await daemon.waitForExit(timeout: .seconds(5))
         }
         await server?.stop()
+        await portal?.stop()
         await run?.grpc.kill()
         await run?.logind.stop()
         await bus.stop()
@@ -222,14 +229,7 @@ struct FaultMatrix {
         // A target added by reload whose server's certificate is for another name.
         let path = run.daemon.configPath
         let original = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        let withTLS = original.replacingOccurrences(of: "targets:\n", with: """
-            targets:
-              - name: tls
-                url: https://\(MatrixNetwork.serverName):\(FaultServer.tlsPort)/health
-                tls:
-                  ca_file: \(run.daemon.directory)/other.pem
-
-            """)
+        let withTLS = run.daemon.configuration(original, addingTLSTarget: nil)
         await run.fault("server", "TLS name mismatch (target added by reload)", reason: "tls_failure", bound: MatrixRun.answerBound,
             apply: {
                 try withTLS.write(toFile: path, atomically: true, encoding: .utf8)

@@ -101,13 +101,13 @@ final class FaultServer: Sendable {
                 + (certificate.map { [$0.certificate, $0.key] } ?? []))
     }
 
-    /// Makes a self-signed certificate for `other.test` in `directory`; returns its files.
-    static func makeCertificate(in directory: String) async throws -> (certificate: String, key: String) {
-        let (certificate, key) = ("\(directory)/other.pem", "\(directory)/other.key")
+    /// Makes a self-signed certificate for `name.test` in `directory`; returns its files.
+    static func makeCertificate(in directory: String, name: String = "other") async throws -> (certificate: String, key: String) {
+        let (certificate, key) = ("\(directory)/\(name).pem", "\(directory)/\(name).key")
         let result = try await runProgram(
             "/usr/bin/openssl",
             ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", certificate,
-             "-days", "2", "-subj", "/CN=other.test", "-addext", "subjectAltName=DNS:other.test"])
+             "-days", "2", "-subj", "/CN=\(name).test", "-addext", "subjectAltName=DNS:\(name).test"])
         guard result.status == 0 else { throw ChildProcess.Failed(description: "openssl failed: \(result.errors)") }
         return (certificate, key)
     }

@@ -18,7 +18,8 @@ final class MatrixDaemon: Sendable {
 
     /// The configuration every matrix reachd runs: an HTTP target by name with the default cadence
     /// (1 s) and deadline (2 s); a gRPC target polled only every 10 s but watched, so that what
-    /// it reports within a second came through the watch stream; hooks in this directory.
+    /// it reports within a second came through the watch stream; hooks in this directory; the
+    /// portal server's check URL.
     static func configuration(directory: String) -> String {
         """
         socket: \(directory)/reachd.sock
@@ -34,6 +35,9 @@ final class MatrixDaemon: Sendable {
         hooks:
           restored_dir: \(directory)/restored.d
           lost_dir: \(directory)/lost.d
+        captive_portal:
+          check_url: \(PortalServer.checkURL)
+          expect_status: 204
         """
     }
 
@@ -57,6 +61,20 @@ final class MatrixDaemon: Sendable {
             "reachd", executable: MatrixNetwork.ipPath,
             arguments: ["netns", "exec", network.host, reachdBinary.path, "--config", "\(directory)/reachd.yaml", "--log-target", "stderr"],
             errorLog: logPath, environment: ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": systemBus]) { $1 })
+    }
+
+    /// `configuration` with an HTTPS target `tls` first: the fault server's HTTPS port, its
+    /// certificate (for `other.test`) trusted; `serverName` is what it is checked against (the
+    /// URL's host, `server.test`, when `nil`: a name mismatch).
+    func configuration(_ configuration: String, addingTLSTarget serverName: String?) -> String {
+        configuration.replacingOccurrences(of: "targets:\n", with: """
+            targets:
+              - name: tls
+                url: https://\(MatrixNetwork.serverName):\(FaultServer.tlsPort)/health
+                tls:
+                  ca_file: \(directory)/other.pem
+            \(serverName.map { "      server_name: \($0)\n" } ?? "")
+            """)
     }
 
     var log: String { (FileManager.default.contents(atPath: logPath)).map { String(decoding: $0, as: UTF8.self) } ?? "" }

@@ -60,6 +60,8 @@ final class MatrixNetwork: Sendable {
         try await ip(in: host, "link", "add", "m0", "type", "veth", "peer", "name", "m1", "netns", server)
         try await ip(in: server, "addr", "add", "\(Self.serverAddress)/24", "dev", "m1")
         try await ip(in: server, "addr", "add", "\(Self.grpcAddress)/24", "dev", "m1")
+        try await ip(in: server, "addr", "add", "\(PortalServer.address)/24", "dev", "m1")
+        try await ip(in: server, "addr", "add", "\(PortalServer.checkAddress)/24", "dev", "m1")
         try await ip(in: server, "link", "set", "m1", "up")
         try await ip(in: host, "addr", "add", "\(Self.hostAddress)/32", "dev", "m0")
         try await ip(in: host, "link", "set", "m0", "up")
@@ -70,6 +72,28 @@ final class MatrixNetwork: Sendable {
     /// Starts or ends the HTTP server's blackhole: packets reach it, its answers vanish.
     func setBlackhole(_ on: Bool) async throws {
         try await ip(in: server, "rule", on ? "add" : "del", "from", Self.serverAddress, "lookup", Self.blackholeTable, "pref", "100")
+    }
+
+    static let nftPath = ["/usr/sbin/nft", "/sbin/nft"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "nft"
+
+    /// Starts or ends the captive portal the way real ones are built: the server namespace, the
+    /// host's router, sends the host's web traffic (TCP 80 and 8080, 443 and 8443) to the portal's
+    /// server with DNAT; the host is let through once "signed in" (the rule deleted).
+    func setPortal(_ on: Bool) async throws {
+        let rules = on
+            ? """
+            table ip portal {
+                chain prerouting {
+                    type nat hook prerouting priority dstnat; policy accept;
+                    ip saddr \(Self.hostAddress) tcp dport { 80, 8080 } dnat to \(PortalServer.address):\(PortalServer.port)
+                    ip saddr \(Self.hostAddress) tcp dport { 443, 8443 } dnat to \(PortalServer.address):\(PortalServer.tlsPort)
+                }
+            }
+
+            """
+            : "delete table ip portal\n"
+        let result = try await runProgram(Self.ipPath, ["netns", "exec", server, Self.nftPath, "-f", "-"], input: rules)
+        guard result.status == 0 else { throw CommandFailed(description: "nft -f - exited \(result.status): \(result.errors)") }
     }
 
     /// Puts back whatever a case took away: the link up on both sides, the address, the default route.

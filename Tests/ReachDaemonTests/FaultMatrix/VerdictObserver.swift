@@ -8,6 +8,9 @@ struct ObservedVerdict: Sendable {
     var state: String
     var reason: String
     var reset: Bool
+    /// The captive portal's sign-in URL and evidence, when the verdict names a portal.
+    var portalURL: String? = nil
+    var portalEvidence: String? = nil
 
     var summary: String { "\(state)/\(reason)" }
 }
@@ -58,7 +61,10 @@ final class VerdictObserver: Sendable {
             let state = object["state"] as? String, let reason = object["reason"] as? String,
             let sequence = (object["sequence"] as? NSNumber)?.uint64Value
         else { return nil }
-        return ObservedVerdict(at: at, sequence: sequence, state: state, reason: reason, reset: object["reset"] as? Bool ?? false)
+        let portal = object["portal"] as? [String: Any]
+        return ObservedVerdict(
+            at: at, sequence: sequence, state: state, reason: reason, reset: object["reset"] as? Bool ?? false,
+            portalURL: portal?["user_portal_url"] as? String, portalEvidence: portal?["evidence"] as? String)
     }
 
     var all: [ObservedVerdict] { received.verdicts.withLock { $0 } }

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """A real gRPC health server for the GRPCHealthProber tests: grpcio's own grpc.health.v1 servicer.
 
-Usage: grpc_health_server.py [--without-health | --http1] [PORT]   (PORT 0 or absent: any free port)
+Usage: grpc_health_server.py [--without-health | --http1] [--tls CERT KEY] [PORT]   (PORT 0 or absent: any free port)
 
 Listens on 127.0.0.1 and prints the port it bound as the first line of stdout.
 
 --without-health runs a gRPC server with no services at all, so every health call fails with
 UNIMPLEMENTED; --http1 runs a plain HTTP/1.1 server (not gRPC) that answers 404 to everything.
+--tls serves gRPC over TLS with the PEM certificate chain CERT and its key KEY.
 Both still take the commands below (acknowledged, without effect), so tests drive them alike. Then reads one
 command per line on stdin and answers each with a line `ok` (or `error: ...`) once applied:
 
@@ -47,13 +48,19 @@ def start_http1(requested: int):
     return httpd.server_address[1], httpd.shutdown
 
 
-def start_grpc(requested: int, with_health: bool):
-    """A gRPC server, with grpcio's health servicer or with no services; returns (port, stop, servicer)."""
+def start_grpc(requested: int, with_health: bool, tls=None):
+    """A gRPC server, with grpcio's health servicer or with no services, over TLS with tls=(cert, key);
+    returns (port, stop, servicer)."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     servicer = health.HealthServicer()
     if with_health:
         health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
-    port = server.add_insecure_port(f"127.0.0.1:{requested}")
+    if tls:
+        with open(tls[0], "rb") as cert, open(tls[1], "rb") as key:
+            credentials = grpc.ssl_server_credentials([(key.read(), cert.read())])
+        port = server.add_secure_port(f"127.0.0.1:{requested}", credentials)
+    else:
+        port = server.add_insecure_port(f"127.0.0.1:{requested}")
     if port == 0:
         raise OSError(f"cannot bind 127.0.0.1:{requested}")
     server.start()
@@ -62,13 +69,17 @@ def start_grpc(requested: int, with_health: bool):
 
 def main() -> int:
     args = sys.argv[1:]
-    mode = args.pop(0) if args and args[0].startswith("--") else "--health"
+    mode = args.pop(0) if args and args[0].startswith("--") and args[0] != "--tls" else "--health"
+    tls = None
+    if args and args[0] == "--tls":
+        tls = (args[1], args[2])
+        args = args[3:]
     requested = int(args[0]) if args else 0
     if mode == "--http1":
         port, stop = start_http1(requested)
         servicer = health.HealthServicer()
     elif mode in ("--health", "--without-health"):
-        port, stop, servicer = start_grpc(requested, with_health=(mode == "--health"))
+        port, stop, servicer = start_grpc(requested, with_health=(mode == "--health"), tls=tls)
     else:
         print(f"error: unknown mode {mode!r}", file=sys.stderr, flush=True)
         return 2

@@ -60,6 +60,10 @@ async def handle(reader, writer):
             writer.write(response(200, b'{"status":"ok"}', "OK"))
         elif path.startswith("/status/"):
             writer.write(response(int(path.split("/")[2]), b"{}"))
+        elif path.startswith("/redirect/"):
+            location = "http://" + path[len("/redirect/"):]
+            writer.write((f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n"
+                          f"Connection: close\r\n\r\n").encode())
         elif path.startswith("/slow/"):
             await asyncio.sleep(int(path.split("/")[2]) / 1000)
             writer.write(response(200, b'{"status":"ok"}', "OK"))

@@ -42,7 +42,8 @@ final class GRPCHealthServerProcess: Sendable {
     private let output: FileHandle
 
     /// Starts the server on `port` (0: any free port) and waits until it listens.
-    init(port: Int = 0, mode: Mode = .health) throws {
+    /// - Parameter tls: The certificate chain and key to serve gRPC over TLS with; plaintext when `nil`.
+    init(port: Int = 0, mode: Mode = .health, tls: (certificate: String, key: String)? = nil) throws {
         guard Self.pythonReady else { throw Failure.pythonPackagesMissing }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Servers/grpc_health_server.py")
@@ -50,7 +51,7 @@ final class GRPCHealthServerProcess: Sendable {
         let stdout = Pipe()
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, mode.rawValue, String(port)]
+        process.arguments = ["python3", script.path, mode.rawValue] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? []) + [String(port)]
         process.standardInput = stdin
         process.standardOutput = stdout
         try process.run()

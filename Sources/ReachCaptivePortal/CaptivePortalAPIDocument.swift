@@ -1,0 +1,53 @@
+import FoundationEssentials
+import ReachCore
+
+/// The RFC 8908 API's JSON (`application/captive+json`), read leniently: only `captive` is
+/// required; a field of the wrong type is treated as absent, as the RFC asks of clients.
+struct CaptivePortalAPIDocument: Decodable {
+    var captive: Bool
+    var userPortalURL: String?
+    var venueInfoURL: String?
+    var secondsRemaining: Int?
+    var bytesRemaining: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case captive
+        case userPortalURL = "user-portal-url"
+        case venueInfoURL = "venue-info-url"
+        case secondsRemaining = "seconds-remaining"
+        case bytesRemaining = "bytes-remaining"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        captive = try container.decode(Bool.self, forKey: .captive)
+        userPortalURL = Self.webURL(try? container.decodeIfPresent(String.self, forKey: .userPortalURL))
+        venueInfoURL = Self.webURL(try? container.decodeIfPresent(String.self, forKey: .venueInfoURL))
+        secondsRemaining = (try? container.decodeIfPresent(Double.self, forKey: .secondsRemaining)).flatMap(Self.count)
+        bytesRemaining = (try? container.decodeIfPresent(Double.self, forKey: .bytesRemaining)).flatMap(Self.count)
+    }
+
+    /// Parses an API answer; `nil` when it is not the API's JSON.
+    static func parse(_ bytes: [UInt8]) -> CaptivePortalAPIAnswer? {
+        guard let document = try? JSONDecoder().decode(Self.self, from: Data(bytes)) else { return nil }
+        return CaptivePortalAPIAnswer(
+            isCaptive: document.captive, userPortalURL: document.userPortalURL, venueInfoURL: document.venueInfoURL,
+            secondsRemaining: document.secondsRemaining, bytesRemaining: document.bytesRemaining)
+    }
+
+    /// A URL a person may be sent to: http(s) only, short, and without control characters (it is
+    /// shown in notifications and opened in a browser).
+    private static func webURL(_ text: String?) -> String? {
+        guard let text, text.utf8.count <= 2048 else { return nil }
+        let lower = text.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://"),
+            text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
+        else { return nil }
+        return text
+    }
+
+    private static func count(_ value: Double?) -> Int? {
+        guard let value, value.isFinite, value >= 0, value < 1e15 else { return nil }
+        return Int(value)
+    }
+}

@@ -1,0 +1,71 @@
+import ReachAPI
+import ReachCore
+
+extension NotificationPolicy {
+    /// A verdict as the policy needs it: the state, what to say about it, and the captive portal.
+    public struct Verdict: Sendable, Hashable {
+        /// What the notification reflects; `unknown` changes nothing.
+        public var state: ConnectivityState
+        /// The reason's code (`connection_refused`, `no_link`, `captive_portal`, ...).
+        public var reason: String
+        /// The failing target, when the reason is a target's failure.
+        public var target: String?
+        /// The captive portal reachd tells of: the one to sign in to, or a signed-in session's.
+        public var portal: Portal?
+
+        public init(state: ConnectivityState, reason: String, target: String? = nil, portal: Portal? = nil) {
+            self.state = state
+            self.reason = reason
+            self.target = target
+            self.portal = portal
+        }
+
+        /// A portal holds the connection until the person signs in.
+        var needsSignIn: Bool { state == .disconnected && reason == VerdictReason.captivePortal.code }
+    }
+
+    /// A captive portal as the desktop needs it: where to sign in, what the person knows the venue
+    /// by, and when a signed-in session ends.
+    public struct Portal: Sendable, Hashable {
+        /// The sign-in page: an `http` or `https` URL, nothing else (the network chooses it, and
+        /// another scheme could start any program that claims it).
+        public var signInURL: String?
+        /// A host name to show: the venue page's, else the sign-in page's.
+        public var venue: String?
+        /// When the session ends, on the policy's clock.
+        public var sessionEndsAt: Instant?
+        /// The interface behind the portal (`wlan0`), to say "Wi-Fi".
+        public var interface: String?
+
+        public init(signInURL: String? = nil, venue: String? = nil, sessionEndsAt: Instant? = nil, interface: String? = nil) {
+            self.signInURL = signInURL.flatMap(Self.openable)
+            self.venue = venue
+            self.sessionEndsAt = sessionEndsAt
+            self.interface = interface
+        }
+
+        /// `url` when a browser may be sent there: `http` or `https`, no spaces or control characters.
+        static func openable(_ url: String) -> String? {
+            let lowered = url.lowercased()
+            guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return nil }
+            guard url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else { return nil }
+            return url
+        }
+    }
+}
+
+extension NotificationPolicy.Verdict {
+    /// The verdict a status document describes, received at `now` while the wall clock read
+    /// `wallNow`: the session's end, a wall time in the document, becomes an instant of the
+    /// policy's clock.
+    public init(document: StatusDocument, receivedAt now: Instant, wallNow: WallTime) {
+        let portal = document.portal.map { portal in
+            NotificationPolicy.Portal(
+                signInURL: portal.userPortalURL,
+                venue: ConnectivityWording.venue(venueInfoURL: portal.venueInfoURL, userPortalURL: portal.userPortalURL),
+                sessionEndsAt: portal.sessionEndsAt.flatMap(RFC3339.wallTime(from:)).map { now.advanced(by: $0.sinceEpoch - wallNow.sinceEpoch) },
+                interface: portal.interface)
+        }
+        self.init(state: ConnectivityState(rawValue: document.state) ?? .unknown, reason: document.reason, target: document.target, portal: portal)
+    }
+}

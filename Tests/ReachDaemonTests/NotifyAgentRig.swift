@@ -1,0 +1,220 @@
+import Foundation
+import ReachTesting
+import Synchronization
+import Testing
+
+/// The built `reachctl`, next to `reachd`.
+let notifyAgentReachctlPath = reachdBinary.deletingLastPathComponent().appending(path: "reachctl").path
+
+/// Where screenshots go: `.build/notifications/` of the package, for a person to look at.
+let notifyAgentScreenshots = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appending(path: ".build/notifications")
+
+/// The health endpoint reachd watches: answers 200 ("up") or 503 ("down") on `/health`, or, as a
+/// captive portal does, `302` to ``portalSignInURL`` ("portal"), switched through stdin, on a fixed
+/// port so that it can be stopped (connection refused) and started again. Prints `hit` for every
+/// request, so a test can count probes.
+final class NotifyAgentTarget: Sendable {
+    enum Mode: String {
+        case up, down, portal
+    }
+
+    static let portalSignInURL = "http://portal.test/login"
+    let port: Int
+    private let child: ChildProcess
+
+    convenience init(port: Int, up: Bool, rig: NotifyAgentRig) async throws {
+        try await self.init(port: port, mode: up ? .up : .down, rig: rig)
+    }
+
+    init(port: Int, mode: Mode, rig: NotifyAgentRig) async throws {
+        self.port = port
+        let script = """
+            import http.server, sys, threading
+            state = {'mode': '\(mode.rawValue)'}
+            class H(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    print('hit', flush=True)
+                    if state['mode'] == 'portal':
+                        self.send_response(302)
+                        self.send_header('Location', '\(Self.portalSignInURL)')
+                        self.send_header('Content-Length', '0')
+                        self.end_headers()
+                        return
+                    up = state['mode'] == 'up'
+                    body = b'ok' if up else b'down'
+                    self.send_response(200 if up and self.path == '/health' else 503)
+                    self.send_header('Content-Length', str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                def log_message(self, *args):
+                    pass
+            http.server.ThreadingHTTPServer.allow_reuse_address = True
+            server = http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H)
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            print('ready', flush=True)
+            for line in sys.stdin:
+                state['mode'] = line.strip()
+                print('now', line.strip(), flush=True)
+            """
+        let process = try ChildProcess("health target", executable: "/usr/bin/python3", arguments: ["-c", script, "\(port)"])
+        child = rig.track(process)
+        try await process.waitForLine { $0 == "ready" }
+    }
+
+    var hits: Int { child.output.count { $0 == "hit" } }
+
+    func set(up: Bool) throws {
+        try set(up ? .up : .down)
+    }
+
+    func set(_ mode: Mode) throws {
+        try child.writeLine(mode.rawValue)
+    }
+
+    func stop() async {
+        child.closeInput()
+        child.signal(SIGKILL)
+        await child.waitForExit()
+    }
+}
+
+/// A reachd on a fixed API port, watching `http://127.0.0.1:<target>/health`.
+final class NotifyAgentReachd: Sendable {
+    let apiPort: Int
+    private let child: ChildProcess
+    let directory: URL
+
+    /// - Parameter more: More of the configuration, top-level YAML.
+    init(targetPort: Int, apiPort: Int, interval: String = "200ms", more: String = "", rig: NotifyAgentRig) async throws {
+        self.apiPort = apiPort
+        directory = rig.directory.url
+        let config = directory.appending(path: "reachd-\(UUID().uuidString.prefix(6)).yaml")
+        try """
+            server:
+              base_url: http://127.0.0.1:\(targetPort)
+              health_path: /health
+            probe:
+              interval: \(interval)
+              timeout: 1s
+            listen: 127.0.0.1:\(apiPort)
+            \(more)
+            """.write(to: config, atomically: true, encoding: .utf8)
+        child = rig.track(try ChildProcess(
+            "reachd", executable: reachdBinary.path, arguments: ["--config", config.path],
+            errorLog: directory.appending(path: "reachd.log").path))
+        try await waitUntil("reachd answers on \(apiPort)", timeout: .seconds(20)) {
+            (try? loopbackGet(port: apiPort, path: "/v1/status", timeout: .seconds(2)))?.status == 200 || !self.child.isRunning
+        }
+    }
+
+    var endpoint: String { "http://127.0.0.1:\(apiPort)" }
+
+    /// The status document's `state`, `since` (when the state last changed) and the portal's
+    /// `session_ends_at`, times in seconds since the epoch.
+    func status() throws -> (state: String, since: Double, sessionEndsAt: Double?) {
+        let body = try loopbackGet(port: apiPort, path: "/v1/status").body
+        let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let since = (document["since"] as? String).flatMap(formatter.date(from:))
+        let sessionEndsAt = ((document["portal"] as? [String: Any])?["session_ends_at"] as? String).flatMap(formatter.date(from:))
+        return (document["state"] as? String ?? "", since?.timeIntervalSince1970 ?? 0, sessionEndsAt?.timeIntervalSince1970)
+    }
+
+    /// How many verdict changes reachd has published (its `reachd_state_changes_total`).
+    func stateChanges() throws -> Int {
+        let metrics = try loopbackGet(port: apiPort, path: "/metrics").body
+        return metrics.split(separator: "\n").filter { $0.hasPrefix("reachd_state_changes_total{") }
+            .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0) { $0 + Int($1) }
+    }
+
+    func stop() async {
+        child.signal(SIGKILL)
+        await child.waitForExit()
+    }
+}
+
+/// Everything one test needs: a desktop with dunst, a scratch directory, the agent's log, and every
+/// process the test started, all killed (by pid) when the test ends, whether it passed or not.
+final class NotifyAgentRig: Sendable {
+    let desktop: PrivateDesktop
+    let directory: TemporaryDirectory
+    private let children = Mutex<[ChildProcess]>([])
+    private let stoppers = Mutex<[@Sendable () async -> Void]>([])
+    var agentLog: URL { directory.url.appending(path: "agent.log") }
+
+    private init(desktop: PrivateDesktop, directory: TemporaryDirectory) {
+        self.desktop = desktop
+        self.directory = directory
+    }
+
+    /// Runs `body` with a fresh rig, then stops everything in it.
+    static func run(_ body: (NotifyAgentRig) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory("notify")
+        let rig = NotifyAgentRig(desktop: try await PrivateDesktop.start(), directory: directory)
+        do {
+            try await body(rig)
+        } catch {
+            await rig.stop()
+            throw error
+        }
+        await rig.stop()
+    }
+
+    /// Kills `child` when the test ends.
+    func track(_ child: ChildProcess) -> ChildProcess {
+        children.withLock { $0.append(child) }
+        return child
+    }
+
+    /// Runs `stop` when the test ends.
+    func onStop(_ stop: @escaping @Sendable () async -> Void) {
+        stoppers.withLock { $0.append(stop) }
+    }
+
+    /// Starts a desktop portal on this desktop's bus, stopped when the test ends.
+    func startDesktopPortal() async throws -> DesktopPortalStandIn {
+        let portal = try await DesktopPortalStandIn.start(busAddress: desktop.busAddress)
+        onStop { await portal.stop() }
+        return portal
+    }
+
+    func startAgent(endpoint: String, minInterval: String, options: [String] = [], environment: [String: String]? = nil) throws -> ChildProcess {
+        track(try ChildProcess(
+            "reachctl notify-agent", executable: notifyAgentReachctlPath,
+            arguments: ["--endpoint", endpoint, "notify-agent", "--min-interval", minInterval, "--verbose"] + options,
+            errorLog: agentLog.path, environment: environment ?? desktop.environment))
+    }
+
+    var agentOutput: String { (try? String(contentsOf: agentLog, encoding: .utf8)) ?? "" }
+
+    /// Waits until `count` Notify calls were seen; returns them.
+    func waitForCalls(_ count: Int, timeout: Duration = .seconds(20)) async throws -> [NotifyCall] {
+        do {
+            try await waitUntil("\(count) Notify call(s)", timeout: timeout) { desktop.notifyCalls.count >= count }
+        } catch {
+            Issue.record("saw \(desktop.notifyCalls); the agent logged:\n\(agentOutput)")
+            throw error
+        }
+        return desktop.notifyCalls
+    }
+
+    /// Waits until dunst shows something, lets a second notification (if any) arrive, and
+    /// expects exactly one on screen.
+    func expectOneDisplayed() async throws {
+        try await waitUntil("dunst shows a notification", timeout: .seconds(10)) { ((try? await desktop.displayedCount()) ?? 0) >= 1 }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await desktop.displayedCount() == 1, "one notification, not two")
+    }
+
+    private func stop() async {
+        for stop in stoppers.withLock({ $0 }) { await stop() }
+        for child in children.withLock({ $0 }) {
+            child.closeInput()
+            child.signal(SIGKILL)
+            await child.waitForExit()
+        }
+        await desktop.stop()
+    }
+}
