@@ -100,6 +100,19 @@ interfaces:
 #     timeout: 10s                                # one attempt, connect to answer
 #     give_up_after: 5m                           # then the event is given up, logged and counted
 
+# Captive portals (hotel and airport Wi-Fi). The network's own RFC 8908 API is asked whenever
+# the network advertises one (systemd-networkd records it). A check URL is off by default, so
+# that reachd contacts no host you did not name; with one, a portal's login page can never pass
+# for the server. Public ones, for example:
+# captive_portal:
+#   check_url: http://connectivitycheck.gstatic.com/generate_204   # Android's
+#   expect_status: 204
+#   # check_url: http://nmcheck.gnome.org/check_network_status.txt  # NetworkManager's
+#   # expect_body: NetworkManager is online
+#   warn_before: 5m        # warn this long before a portal's session ends (when its API says)
+# tls:
+#   warn_before: 14d       # warn daily when a target's certificate expires within this
+
 # Where the status endpoint listens. Loopback only by default.
 listen: 127.0.0.1:9780
 # api:
