@@ -10,8 +10,8 @@ import Glibc
 /// Asks each network's captive-portal API (RFC 8908) whether this machine is captive, and tells
 /// the monitor; warns in the journal before a portal's session ends.
 ///
-/// Where the API is: `captive_portal.api_url` when set, else what systemd-networkd learned from
-/// the network (RFC 8910), per usable interface. When it is asked:
+/// Where the API is: `captive_portal.api_url` when set (asked along the system's routes), else
+/// what systemd-networkd learned from the network (RFC 8910), per usable interface and out of it. When it is asked:
 /// - at start and whenever the usable interfaces change (a new network may have a portal);
 /// - every probe interval while a portal holds the traffic, so that signing in is seen at once;
 /// - with a session running, at half its remaining time (at most every 5 minutes) and when its
@@ -131,10 +131,9 @@ final class CaptivePortalService: Service, Sendable {
 
     /// The API to ask per interface name (`""` when the interface is not known).
     private func currentAPIs() -> [String: String] {
+        // Set by hand, the API is no one interface's: it is asked along the system's routes.
+        if let url = settings.apiURL { return ["": url] }
         let usable = monitor.current.verdict.usableInterfaces
-        if let url = settings.apiURL {
-            return usable.isEmpty ? ["": url] : Dictionary(uniqueKeysWithValues: usable.map { ($0, url) })
-        }
         var apis: [String: String] = [:]
         for (index, url) in NetworkdLinkState.captivePortalAPIs(in: settings.networkdStateDirectory) {
             guard let name = Self.interfaceName(index) else { continue }
