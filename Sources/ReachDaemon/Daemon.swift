@@ -69,7 +69,7 @@ public struct Daemon: Sendable {
         let certificates = CertificateExpiryWarner(window: configuration.certificateWarning, clock: clock, logger: logger)
         let probes = ProbeService(
             targets: configuration.probedTargets, prober: prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger)),
-            monitor: monitor, clock: clock, observer: ProbeObservers(observers: [metrics, certificates]), shutdown: { await http.shutdown() })
+            monitor: monitor, clock: clock, observer: metrics, certificateObserver: certificates, shutdown: { await http.shutdown() })
         self.probes = probes
         let reactions = Reactions(monitor: monitor, hooks: configuration.hooks, webhooks: configuration.webhooks, observer: metrics, logger: logger)
         self.reactions = reactions

@@ -16,6 +16,7 @@ final class ProbeService: Service, Sendable {
     private let monitor: ConnectivityMonitor
     private let clock: MonitorClock
     private let observer: (any ProbeObserver)?
+    private let certificateObserver: (any ProbeObserver)?
     private let shutdown: @Sendable () async -> Void
     private let targets: [ProbeTarget]
     private let state = Mutex(State())
@@ -26,16 +27,20 @@ final class ProbeService: Service, Sendable {
         var stopped = false
     }
 
-    /// - Parameter shutdown: Closes the probers' pooled resources once probing has stopped.
+    /// - Parameters:
+    ///   - certificateObserver: Also sees the probes while a target speaks TLS (only such probes
+    ///     carry a certificate), so that a list of plain targets pays nothing for it.
+    ///   - shutdown: Closes the probers' pooled resources once probing has stopped.
     init(
         targets: [ProbeTarget], prober: any Prober, monitor: ConnectivityMonitor, clock: MonitorClock,
-        observer: (any ProbeObserver)?, shutdown: @escaping @Sendable () async -> Void
+        observer: (any ProbeObserver)?, certificateObserver: (any ProbeObserver)? = nil, shutdown: @escaping @Sendable () async -> Void
     ) {
         self.targets = targets
         self.prober = prober
         self.monitor = monitor
         self.clock = clock
         self.observer = observer
+        self.certificateObserver = certificateObserver
         self.shutdown = shutdown
     }
 
@@ -63,6 +68,10 @@ final class ProbeService: Service, Sendable {
 
     private func start(_ targets: [ProbeTarget]) {
         // Ticks on the event loop that HTTP and TCP probes run on: no hop per probe.
+        var observer = self.observer
+        if let certificateObserver, targets.contains(where: \.usesTLS) {
+            observer = ProbeObservers(observers: (observer.map { [$0] } ?? []) + [certificateObserver])
+        }
         let scheduler = ProbeScheduler(
             targets: targets, prober: prober, monitor: monitor, clock: clock, observer: observer, timer: EventLoopProbeTimer())
         state.withLock { state in

@@ -207,17 +207,25 @@ final class HTTPExchange: @unchecked Sendable {
 
     private func settle(_ outcome: ProbeResult) {
         guard stage != .done else { return }
-        var outcome = outcome
-        if let certificate {
-            outcome.certificate = certificate
-            outcome.failure = outcome.failure.map { TLSComplaint.explained($0, presenting: certificate, now: .now()) }
-        }
         stage = .done
         deadline?.cancel()
         deadline = nil
         channel?.close(promise: nil)
         channel = nil
-        whenDone(outcome)
+        // A plain-HTTP probe's result goes as it is, not copied to add nothing.
+        if let certificate {
+            whenDone(Self.presenting(certificate, in: outcome))
+        } else {
+            whenDone(outcome)
+        }
+    }
+
+    /// `outcome` with the chain the server presented, and an expired chain named as the failure's cause.
+    private static func presenting(_ certificate: ServerCertificate, in outcome: ProbeResult) -> ProbeResult {
+        var outcome = outcome
+        outcome.certificate = certificate
+        outcome.failure = outcome.failure.map { TLSComplaint.explained($0, presenting: certificate, now: .now()) }
+        return outcome
     }
 }
 

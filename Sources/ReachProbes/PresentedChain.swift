@@ -27,8 +27,9 @@ struct PresentedChain {
     ///   stopping at a failing intermediate, may never have shown it.
     func certificate(leaf: NIOSSLCertificate?) -> ServerCertificate? {
         guard let leaf = leaf ?? last else { return nil }
-        let leafNotAfter = Int(leaf.notValidAfter)
-        let notAfter = min(earliest ?? leafNotAfter, leafNotAfter)
+        var notAfter = earliest ?? Int(leaf.notValidAfter)
+        // Once the chain verified, the leaf was the last one shown: its date is counted already.
+        if let last, leaf != last { notAfter = min(notAfter, Int(leaf.notValidAfter)) }
         return ServerCertificate(
             notAfter: WallTime(sinceEpoch: .seconds(notAfter)), subject: Self.distinguishedName(leaf.subjectName),
             issuer: Self.distinguishedName(leaf.issuerName))
@@ -54,6 +55,11 @@ struct PresentedChain {
 
     /// RFC 4514 §2.4: a backslash before `"+,;<>\`, a leading `#` or space, and a trailing space.
     private static func escaped(_ value: String) -> String {
+        // Nearly every name needs none: checked on the bytes, as walking characters costs more
+        // than the rest of reading the chain.
+        let utf8 = value.utf8
+        let special = { (byte: UInt8) in byte == 0x22 || byte == 0x2B || byte == 0x2C || byte == 0x3B || byte == 0x3C || byte == 0x3E || byte == 0x5C }
+        if !utf8.contains(where: special), utf8.first != 0x23, utf8.first != 0x20, utf8.last != 0x20 { return value }
         var text = ""
         let last = value.count - 1
         for (offset, character) in value.enumerated() {
