@@ -13,6 +13,7 @@ extension StatusDocument {
             reason: verdict.reason.code,
             reasonDetail: verdict.reasonDetail,
             target: verdict.reason.target,
+            fault: verdict.fault?.code,
             since: RFC3339.string(from: verdict.since),
             likelyConnected: likelyConnected,
             sequence: event.sequence,
@@ -52,7 +53,7 @@ extension StatusDocument {
         }
         return Verdict(
             state: ConnectivityState(rawValue: state) ?? .unknown, reason: verdictReason, since: RFC3339.wallTime(from: since) ?? WallTime(sinceEpoch: .zero),
-            usableInterfaces: usableInterfaces, targets: targets, portal: portal?.captivePortal)
+            usableInterfaces: usableInterfaces, targets: targets, portal: portal?.captivePortal, fault: fault.flatMap(Fault.init(rawValue:)))
     }
 }
 

@@ -17,6 +17,10 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     /// The target whose failure is the reason (`server`); `null` when the reason is not a target's
     /// (the link's, or none). A program reads this rather than the words.
     public var target: String?
+    /// Where the path breaks (``ReachCore/Fault``): `link`, `gateway`, `dns`, `upstream`, `server` or
+    /// `portal`; `null` unless `state` is `disconnected` (and while reachd awaits its first probe).
+    /// A program answers "is it us or the server?" from this, not from `reason`.
+    public var fault: String?
     /// When `state` last changed, RFC 3339 in UTC with milliseconds.
     public var since: String
     /// ``ReachCore/ConnectivityMonitor/isLikelyConnected``: `connected` backed by evidence at most a few seconds old.
@@ -229,7 +233,7 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case state, reason
         case reasonDetail = "reason_detail"
-        case target
+        case target, fault
         case since
         case likelyConnected = "likely_connected"
         case sequence, reset, version
@@ -244,6 +248,7 @@ public struct StatusDocument: Codable, Sendable, Hashable {
         try container.encode(reason, forKey: .reason)
         try container.encode(reasonDetail, forKey: .reasonDetail)
         try container.encode(target, forKey: .target)
+        try container.encode(fault, forKey: .fault)
         try container.encode(since, forKey: .since)
         try container.encode(likelyConnected, forKey: .likelyConnected)
         try container.encode(sequence, forKey: .sequence)
@@ -255,7 +260,7 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     }
 
     public init(
-        state: String, reason: String, reasonDetail: String, target: String? = nil, since: String, likelyConnected: Bool, sequence: UInt64,
+        state: String, reason: String, reasonDetail: String, target: String? = nil, fault: String? = nil, since: String, likelyConnected: Bool, sequence: UInt64,
         reset: Bool = false, version: String = ReachVersion.current, usableInterfaces: [String] = [], targets: [Target] = [],
         portal: Portal? = nil
     ) {
@@ -264,6 +269,7 @@ public struct StatusDocument: Codable, Sendable, Hashable {
         self.reason = reason
         self.reasonDetail = reasonDetail
         self.target = target
+        self.fault = fault
         self.since = since
         self.likelyConnected = likelyConnected
         self.sequence = sequence

@@ -232,13 +232,15 @@ struct ConnectivityCombiner: Sendable {
         var change = Change(probeControlChanged: control != probeControl)
         probeControl = control
 
-        let (previousState, previousReason, previousPortal) = (verdict.state, verdict.reason, verdict.portal)
+        let (previousState, previousReason, previousPortal, previousFault) = (verdict.state, verdict.reason, verdict.portal, verdict.fault)
         let (state, reason, portal) = decide()
+        let fault = state == .disconnected ? Fault(reason) : nil
         let usableInterfaces = assessment?.usableInterfaces ?? []
         let interfacesChanged = usableInterfaces != verdict.usableInterfaces
         verdict.state = state
         verdict.reason = reason
         verdict.portal = portal
+        verdict.fault = fault
         let portalChanged = portal.map { $0.differsInMeaning(from: previousPortal) } ?? (previousPortal != nil)
         if interfacesChanged { verdict.usableInterfaces = usableInterfaces }
         if state != previousState {
@@ -247,7 +249,7 @@ struct ConnectivityCombiner: Sendable {
                 change.transition = state == .connected ? .restored : .lost
             }
         }
-        change.isHeadline = state != previousState || reason != previousReason || interfacesChanged || portalChanged
+        change.isHeadline = state != previousState || reason != previousReason || fault != previousFault || interfacesChanged || portalChanged
         change.isNews = change.isHeadline || targetsChanged
         return change
     }

@@ -124,11 +124,14 @@ public struct Verdict: Sendable, Hashable {
     public var targets: [TargetStatus]
     /// The captive portal the reason `captivePortal` is about; `nil` otherwise.
     public var portal: CaptivePortal?
+    /// Where the path breaks, on every `disconnected` verdict but one awaiting its first probe; `nil` otherwise.
+    public var fault: Fault?
 
     public init(
         state: ConnectivityState, reason: VerdictReason, since: WallTime, usableInterfaces: [String] = [], targets: [TargetStatus] = [],
-        portal: CaptivePortal? = nil
+        portal: CaptivePortal? = nil, fault: Fault? = nil
     ) {
+        self.fault = fault
         self.state = state
         self.reason = reason
         self.since = since
