@@ -26,7 +26,7 @@ struct StatusDocumentTests {
         let object = try json(StatusDocument(event: ConnectivityEvent(sequence: 7, verdict: verdict), likelyConnected: true))
         #expect(
             Set(object.keys)
-                == ["state", "reason", "reason_detail", "target", "since", "likely_connected", "sequence", "reset", "version", "usable_interfaces",
+                == ["state", "reason", "reason_detail", "target", "fault", "since", "likely_connected", "sequence", "reset", "version", "usable_interfaces",
                     "targets", "portal"])
         #expect(object["state"] as? String == "connected")
         #expect(object["reason"] as? String == "healthy")
