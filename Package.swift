@@ -231,6 +231,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // reachd's history: transitions and per-minute probe rollups in SQLite (GRDB), across restarts.
+        .target(
+            name: "ReachHistory",
+            dependencies: [
+                "ReachCore", "ReachAPI",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
         // YAML configuration: parsing, validation, the embedded default.
         .target(
             name: "ReachConfig",
@@ -257,6 +267,7 @@ let package = Package(
                 "ReachGRPC",
                 "ReachHooks",
                 "ReachCaptivePortal",
+                "ReachHistory",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
