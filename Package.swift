@@ -565,6 +565,22 @@ let package = Package(
             exclude: ["Servers"],
             swiftSettings: strict
         ),
+        // Writes history as fast as it can in a child process, for the test that kills it mid-write.
+        .executableTarget(
+            name: "history-writer-helper",
+            dependencies: ["ReachHistory", "ReachCore", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/HistoryWriterHelper",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachHistoryTests",
+            dependencies: [
+                "ReachHistory", "ReachAPI", "ReachCore", "ReachTesting", "history-writer-helper",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ReachConfigTests",
             dependencies: ["ReachConfig", "ReachCore", "ReachTesting", "Yams", .product(name: "Logging", package: "swift-log")],

@@ -113,7 +113,8 @@ final class HistoryService: Service, HistoryReading, ProbeObserver, Sendable {
 
     /// Commits every second and maintains every minute until cancelled.
     private func commitAndMaintain(_ recorder: HistoryRecorder) async {
-        var sinceMaintenance = Self.maintenanceInterval
+        // The first maintenance a few seconds in, once this run has known time to count.
+        var sinceMaintenance = Self.maintenanceInterval - .seconds(5)
         var failing = false
         while !Task.isCancelled {
             do {

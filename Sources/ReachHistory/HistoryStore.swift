@@ -58,16 +58,16 @@ public final class HistoryStore: Sendable {
         var configuration = Configuration()
         configuration.label = "reachd.history"
         configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            // Before the first table exists, so that pruning can hand pages back to the file system.
-            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
-        }
         do {
             let pool = try DatabasePool(path: path, configuration: configuration)
             let problems = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
             guard problems == ["ok"] else {
                 try? pool.close()
                 throw OpenFailure.corrupt(problems.prefix(3).joined(separator: "; "))
+            }
+            // Before the first table exists, so that pruning can hand pages back to the file system.
+            try pool.writeWithoutTransaction { db in
+                if try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") == 0 { try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL; VACUUM") }
             }
             try Self.migrate(pool)
             self.pool = pool
