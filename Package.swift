@@ -235,7 +235,7 @@ let package = Package(
         .target(
             name: "ReachHistory",
             dependencies: [
-                "ReachCore", "ReachAPI",
+                "ReachCore", "ReachAPI", "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -127,8 +127,8 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
         }
         var ratios: [(window: String, ratio: Double?)] = []
         for (name, span) in Self.uptimeWindows {
-            let document = try await document(HistoryQuery(window: now.advanced(by: .zero - span)..<now))
-            ratios.append((name, document.uptime.ratio))
+            let uptime = try await store.uptime(over: now.advanced(by: .zero - span)..<now, liveRun: run, now: now)
+            ratios.append((name, uptime.ratio))
         }
         return ratios
     }

@@ -24,9 +24,7 @@ extension HistoryStore {
                 HistoryDocument.Transition(at: Self.text(row["at"]), state: row["state"], reason: row["reason"], fault: row["fault"], target: row["target"])
             }
             let minutes = try Self.minutes(db, target: query.target, from: since, to: until)
-            let uptime = HistoryDocument.Uptime(
-                window: window, outages: timeline.outages.map { Self.range($0.start, $0.end ?? now.secondsSinceEpoch) },
-                gaps: timeline.gaps.map { Self.range($0.start, $0.end ?? until) })
+            let uptime = Self.uptime(timeline, window: window, now: now.secondsSinceEpoch)
             return HistoryDocument(
                 since: RFC3339.string(from: window.lowerBound), until: RFC3339.string(from: window.upperBound), target: query.target,
                 transitions: transitions,
@@ -38,6 +36,22 @@ extension HistoryStore {
                 gaps: timeline.gaps.suffix(HistoryDocument.gapLimit).map { HistoryDocument.Gap(start: Self.text($0.start), end: $0.end.map(Self.text)) },
                 uptime: uptime, minutes: minutes)
         }
+    }
+
+    /// The verdict's uptime over `window` alone: what `reachd_uptime_ratio` needs, without listing anything.
+    public func uptime(over window: Range<WallTime>, liveRun: Int64?, now: WallTime) async throws -> HistoryDocument.Uptime {
+        let (since, until) = (window.lowerBound.secondsSinceEpoch, window.upperBound.secondsSinceEpoch)
+        return try await pool.read { db in
+            let timeline = try Self.timeline(db, scope: "", from: since, to: until, liveRun: liveRun, now: now.secondsSinceEpoch)
+            return Self.uptime(timeline, window: window, now: now.secondsSinceEpoch)
+        }
+    }
+
+    /// The uptime of `window` from a timeline: an open outage lasts until `now`, an open gap to the window's end.
+    private static func uptime(_ timeline: (outages: [Spell], gaps: [Spell]), window: Range<WallTime>, now: Double) -> HistoryDocument.Uptime {
+        let until = window.upperBound.secondsSinceEpoch
+        return HistoryDocument.Uptime(
+            window: window, outages: timeline.outages.map { range($0.start, $0.end ?? now) }, gaps: timeline.gaps.map { range($0.start, $0.end ?? until) })
     }
 
     /// A spell of one kind: an outage (with how it began) or a gap. `end` is `nil` while it lasts.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ReachCore
+import ReachPOSIX
 
 /// reachd's history file: every verdict and target transition, a per-target per-minute rollup, and
 /// the spans reachd ran (so that time it did not record reads as unknown, not as uptime).
@@ -39,7 +40,7 @@ public final class HistoryStore: Sendable {
             }
         }
         let aside: String
-        do { aside = try moveAside(path) } catch { throw .unusable(path: path, detail: "it is corrupt (\(detail)) and cannot be moved aside: \(error)") }
+        do { aside = try CorruptFile.moveAside(path) } catch { throw .unusable(path: path, detail: "it is corrupt (\(detail)) and cannot be moved aside: \(error)") }
         do { return Opening(store: try HistoryStore(path: path), movedAside: (aside, detail)) } catch { throw .unusable(path: path, detail: "\(error)") }
     }
 
@@ -108,16 +109,6 @@ public final class HistoryStore: Sendable {
                 """)
         }
         try migrator.migrate(pool)
-    }
-
-    /// Renames the file and its WAL companions to `PATH.corrupt-SECONDS`; returns the new path.
-    private static func moveAside(_ path: String) throws -> String {
-        let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
-        try FileManager.default.moveItem(atPath: path, toPath: aside)
-        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-            try? FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
-        }
-        return aside
     }
 }
 

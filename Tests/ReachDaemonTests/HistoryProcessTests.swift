@@ -83,9 +83,35 @@ struct HistoryProcessTests {
         let after = try history(port: port, "since=1h")
         #expect((after["outages"] as? [[String: Any]])?.first?["start"] as? String == outage["start"] as? String)
         #expect((after["gaps"] as? [[String: Any]] ?? []).count >= 2, "before the first run, and between the two")
+        // The uptime ratios are computed a few seconds into a run, then once a minute.
+        let deadline = ContinuousClock.now + .seconds(15)
+        var metrics = ""
+        while ContinuousClock.now < deadline, !metrics.contains("reachd_uptime_ratio{window=\"24h\"}") {
+            try await Task.sleep(for: .milliseconds(200))
+            metrics = try loopbackGet(port: port, path: "/metrics").body
+        }
+        #expect(metrics.contains("reachd_uptime_ratio{window=\"90d\"}"), "\(metrics)")
         kill(reachd.process.processIdentifier, SIGTERM)
         _ = try await reachd.finish()
         await restarted.stop()
+    }
+
+    @Test func aReloadTurnsHistoryOn() async throws {
+        let directory = try TemporaryDirectory("history-daemon")
+        let config = directory.url.appending(path: "reachd.yaml")
+        let base = "targets:\n  - name: api\n    kind: tcp\n    address: 127.0.0.1:1\n"
+        try (base + "history:\n  enabled: false\n").write(to: config, atomically: true, encoding: .utf8)
+        let reachd = try ReachdProcess(["--config", config.path])
+        let port = try #require(try await reachd.waitForPort())
+        #expect(try loopbackGet(port: port, path: "/v1/history").status == 503)
+        try (base + "history:\n  path: \(directory.path)/history.sqlite\n").write(to: config, atomically: true, encoding: .utf8)
+        kill(reachd.process.processIdentifier, SIGHUP)
+        _ = try await reachd.waitForLog(containing: "history: recording to \(directory.path)/history.sqlite")
+        let answer = try loopbackGet(port: port, path: "/v1/history?since=1h")
+        #expect(answer.status == 200, "\(answer.body)")
+        kill(reachd.process.processIdentifier, SIGTERM)
+        _ = try await reachd.finish()
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/history.sqlite"))
     }
 
     @Test func anUnusablePathLeavesReachdRunningWithoutHistory() async throws {
