@@ -231,6 +231,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // reachd's history: transitions and per-minute probe rollups in SQLite (GRDB), across restarts.
+        .target(
+            name: "ReachHistory",
+            dependencies: [
+                "ReachCore", "ReachAPI", "ReachPOSIX",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
         // YAML configuration: parsing, validation, the embedded default.
         .target(
             name: "ReachConfig",
@@ -257,6 +267,7 @@ let package = Package(
                 "ReachGRPC",
                 "ReachHooks",
                 "ReachCaptivePortal",
+                "ReachHistory",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -552,6 +563,22 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             exclude: ["Servers"],
+            swiftSettings: strict
+        ),
+        // Writes history as fast as it can in a child process, for the test that kills it mid-write.
+        .executableTarget(
+            name: "history-writer-helper",
+            dependencies: ["ReachHistory", "ReachCore", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/HistoryWriterHelper",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachHistoryTests",
+            dependencies: [
+                "ReachHistory", "ReachAPI", "ReachCore", "ReachTesting", "history-writer-helper",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -33,11 +33,13 @@ public enum StatusAPI {
     public static let check = Route("POST", "/\(version)/check")
     /// `GET /healthz`: reachd's own liveness, a ``LivenessDocument``.
     public static let liveness = Route("GET", "/healthz", isOpen: true)
+    /// `GET /v1/history`: what reachd recorded over a window (``HistoryQuery``), a ``HistoryDocument``.
+    public static let history = Route("GET", "/\(version)/history")
     /// `GET /metrics`: Prometheus text exposition.
     public static let metrics = Route("GET", "/metrics")
 
     /// Every route, in the order the documentation lists them.
-    public static let routes: [Route] = [status, events, check, liveness, metrics]
+    public static let routes: [Route] = [status, events, check, history, liveness, metrics]
 
     /// The header a client resumes the event stream with.
     public static let lastEventIDHeader = "Last-Event-ID"

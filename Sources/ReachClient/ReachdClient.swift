@@ -122,10 +122,37 @@ public struct ReachdClient: Sendable {
 
     private struct Finished: Error {}
 
+    /// `GET /v1/history`: what reachd recorded over a window, as ``HistoryQuery/queryString(since:until:target:)``
+    /// writes it (`since` a duration such as `24h`, or RFC 3339).
+    ///
+    /// - Throws: ``ReachdClientError``; `.refused` with reachd's words when history is off (503) or a parameter is wrong (400).
+    public func history(since: String?, until: String? = nil, target: String? = nil, timeout: Duration = .seconds(30))
+        async throws(ReachdClientError) -> HistoryAnswer
+    {
+        let route = StatusAPI.history
+        let json = try await body(route, query: HistoryQuery.queryString(since: since, until: until, target: target), timeout: timeout)
+        do {
+            return HistoryAnswer(document: try APIJSON.decode(HistoryDocument.self, from: json.utf8), json: json)
+        } catch {
+            throw .notReachd(endpoint, route.path, "not a history document (\(error))")
+        }
+    }
+
     /// One status document, whole, within `timeout`.
     private func document(_ route: StatusAPI.Route, timeout: Duration) async throws(ReachdClientError) -> StatusAnswer {
+        let json = try await body(route, query: "", timeout: timeout)
+        do {
+            return StatusAnswer(document: try APIJSON.decode(StatusDocument.self, from: json.utf8), json: json)
+        } catch {
+            throw .notReachd(endpoint, route.path, "not a status document (\(error))")
+        }
+    }
+
+    /// One answer's body, whole, within `timeout`.
+    private func body(_ route: StatusAPI.Route, query: String, timeout: Duration) async throws(ReachdClientError) -> String {
         let request = ReachdRequest(
-            endpoint: endpoint, method: HTTPMethod(rawValue: route.method), path: route.path, headers: [("Accept", StatusAPI.jsonMediaType)],
+            endpoint: endpoint, method: HTTPMethod(rawValue: route.method), path: query.isEmpty ? route.path : "\(route.path)?\(query)",
+            headers: [("Accept", StatusAPI.jsonMediaType)],
             connectTimeout: connectTimeout, silenceLimit: timeout)
         let endpoint = self.endpoint
         let bytes: ByteBuffer
@@ -149,13 +176,14 @@ public struct ReachdClient: Sendable {
         } catch {
             throw .broke(endpoint, route.path, "\(error)")
         }
-        let json = String(buffer: bytes)
-        do {
-            return StatusAnswer(document: try APIJSON.decode(StatusDocument.self, from: json.utf8), json: json)
-        } catch {
-            throw .notReachd(endpoint, route.path, "not a status document (\(error))")
-        }
+        return String(buffer: bytes)
     }
+}
+
+/// A history document as reachd sent it: decoded, and the JSON text it came as (`reachctl history --json`).
+public struct HistoryAnswer: Sendable {
+    public let document: HistoryDocument
+    public let json: String
 }
 
 /// A status document as reachd sent it: decoded, and the JSON text it came as.

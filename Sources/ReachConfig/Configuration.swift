@@ -29,6 +29,9 @@ public struct Configuration: Sendable, Equatable {
     public var captivePortal = CaptivePortalSettings()
     /// How long before a target's certificate expires the journal warns, once a day (`tls.warn_before`).
     public var certificateWarning = Duration.seconds(14 * 86_400)
+    /// Where and how long reachd keeps its history (the `history` section). Off for a
+    /// configuration built in code; the parser turns it on, as the shipped file documents.
+    public var history = HistorySettings(enabled: false)
 
     public init(
         targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),

@@ -113,6 +113,17 @@ interfaces:
 # tls:
 #   warn_before: 14d       # warn daily when a target's certificate expires within this
 
+# History: every transition and, per target and minute, probes, failures and
+# latency, kept across restarts in SQLite (reachctl history, GET /v1/history,
+# reachd_uptime_ratio). The default file is $STATE_DIRECTORY/history.sqlite under
+# the unit (StateDirectory=reachd), else /var/lib/reachd/history.sqlite when that
+# directory exists; without either, history is off and the log says so.
+# history:
+#   enabled: true
+#   path: /var/lib/reachd/history.sqlite   # its directory is created if need be
+#   retention: 90d                         # older rows are deleted
+#   max_size: 256MiB                       # past it the oldest minutes, then transitions, go
+
 # Where the status endpoint listens. Loopback only by default.
 listen: 127.0.0.1:9780
 # api:

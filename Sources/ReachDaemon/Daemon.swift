@@ -34,6 +34,7 @@ public struct Daemon: Sendable {
     private let listening: ListenGate
     private let reactions: Reactions
     private let captivePortal: CaptivePortalService
+    private let history: HistoryService
     private let logger: Logger
 
     /// - Parameters:
@@ -65,17 +66,20 @@ public struct Daemon: Sendable {
         self.monitor = monitor
         let metrics = ReachMetrics(targets: configuration.targets, interfaces: configuration.interfaces)
         self.metrics = metrics
+        let history = HistoryService(settings: configuration.history, monitor: monitor, metrics: metrics, clock: clock, logger: logger)
+        self.history = history
         let http = HTTPProber(logger: logger)
         let certificates = CertificateExpiryWarner(window: configuration.certificateWarning, clock: clock, logger: logger)
         let probes = ProbeService(
             targets: configuration.probedTargets, prober: prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger)),
-            monitor: monitor, clock: clock, observer: metrics, certificateObserver: certificates, shutdown: { await http.shutdown() })
+            monitor: monitor, clock: clock, observer: ProbeObservers(observers: [metrics, history]),
+            certificateObserver: certificates, shutdown: { await http.shutdown() })
         self.probes = probes
         let reactions = Reactions(monitor: monitor, hooks: configuration.hooks, webhooks: configuration.webhooks, observer: metrics, logger: logger)
         self.reactions = reactions
         self.reloads = ReloadService(
             configuration: configuration, load: reload ?? { configuration }, monitor: monitor, probes: probes, metrics: metrics,
-            reactions: reactions, notifier: notifier, logger: logger)
+            reactions: reactions, history: history, notifier: notifier, logger: logger)
         self.sleepWatcher = LogindSleepWatcher(logger: logger, busAddress: systemBusAddress)
         let listening = ListenGate(listeners: 1 + (configuration.socket == nil ? 0 : 1) + (configuration.grpcHealthListen == nil ? 0 : 1))
         self.listening = listening
@@ -87,11 +91,11 @@ public struct Daemon: Sendable {
         let limits = StatusServer.Limits(idleTimeout: configuration.apiIdleTimeout)
         self.statusServer = StatusServer(
             monitor: monitor, metrics: metrics, address: .tcp(host: configuration.listen.host, port: configuration.listen.port),
-            bearerToken: configuration.apiToken, checkWaitLimit: checkWaitLimit, limits: limits, logger: logger)
+            bearerToken: configuration.apiToken, checkWaitLimit: checkWaitLimit, limits: limits, history: history, logger: logger)
         self.socketServer = configuration.socket.map { path in
             let server = StatusServer(
                 monitor: monitor, metrics: metrics, address: .unixSocket(path), bearerToken: configuration.apiToken,
-                checkWaitLimit: checkWaitLimit, limits: limits, logger: logger)
+                checkWaitLimit: checkWaitLimit, limits: limits, history: history, logger: logger)
             return (path, server)
         }
         self.grpcHealthServer = configuration.grpcHealthListen.map { address in
@@ -111,6 +115,7 @@ public struct Daemon: Sendable {
         return [
             held(MonitorService(monitor: monitor, logger: logger)),
             held(MetricsService(metrics: metrics, monitor: monitor)),
+            held(history),
             held(reactions),
             held(LinkService(source: linkSource, monitor: monitor, metrics: metrics, logger: logger)),
             held(SleepService(watcher: sleepWatcher, monitor: monitor)),

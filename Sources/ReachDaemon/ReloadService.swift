@@ -25,12 +25,14 @@ final class ReloadService: Service, Sendable {
     let probes: ProbeService
     let metrics: ReachMetrics
     let reactions: Reactions
+    let history: HistoryService
     let notifier: SystemdNotifier
     let logger: Logger
 
     init(
         configuration: Configuration, load: @escaping @Sendable () throws(ConfigurationError) -> Configuration,
-        monitor: ConnectivityMonitor, probes: ProbeService, metrics: ReachMetrics, reactions: Reactions, notifier: SystemdNotifier,
+        monitor: ConnectivityMonitor, probes: ProbeService, metrics: ReachMetrics, reactions: Reactions, history: HistoryService,
+        notifier: SystemdNotifier,
         logger: Logger
     ) {
         self.running = Mutex(configuration)
@@ -39,6 +41,7 @@ final class ReloadService: Service, Sendable {
         self.probes = probes
         self.metrics = metrics
         self.reactions = reactions
+        self.history = history
         self.notifier = notifier
         self.logger = logger
     }
@@ -70,6 +73,7 @@ final class ReloadService: Service, Sendable {
             return ConfigurationChange(from: running, to: configuration)
         }
         reactions.reconfigure(hooks: configuration.hooks, webhooks: configuration.webhooks)
+        history.reconfigure(configuration.history)
         if change.targetsChanged {
             await probes.replaceTargets(with: configuration.probedTargets) { monitor.reconfigure(configuration.monitor) }
         } else if change.appliesLive {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ReachPOSIX
 
 /// The SQLite file that holds durable queues: opened in WAL mode with `synchronous = FULL`, so
 /// that a committed write survives a crash and a power loss, and checked at open.
@@ -37,7 +38,7 @@ public final class QueueStore: Sendable {
             let problems = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
             guard problems == ["ok"] else {
                 try? pool.close()
-                throw QueueStoreError.corrupt(path: path, movedTo: try Self.moveAside(path), detail: problems.prefix(3).joined(separator: "; "))
+                throw QueueStoreError.corrupt(path: path, movedTo: try CorruptFile.moveAside(path), detail: problems.prefix(3).joined(separator: "; "))
             }
             try Self.migrate(pool)
             self.pool = pool
@@ -46,7 +47,7 @@ public final class QueueStore: Sendable {
             throw error
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             let movedTo: String
-            do { movedTo = try Self.moveAside(path) } catch { throw .unusable(path: path, detail: "\(error)") }
+            do { movedTo = try CorruptFile.moveAside(path) } catch { throw .unusable(path: path, detail: "\(error)") }
             throw .corrupt(path: path, movedTo: movedTo, detail: error.message ?? "\(error.resultCode)")
         } catch let error as DatabaseError {
             throw .unusable(path: path, detail: error.message ?? "\(error)")
@@ -122,16 +123,6 @@ public final class QueueStore: Sendable {
                 """)
         }
         try migrator.migrate(pool)
-    }
-
-    /// Renames the file and its WAL companions to `PATH.corrupt-SECONDS`; returns the new path.
-    private static func moveAside(_ path: String) throws -> String {
-        let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
-        try FileManager.default.moveItem(atPath: path, toPath: aside)
-        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-            try? FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
-        }
-        return aside
     }
 }
 

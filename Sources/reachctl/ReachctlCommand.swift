@@ -22,7 +22,7 @@ struct ReachctlCommand: AsyncParsableCommand {
             Man pages, from the source tree: swift package generate-manual (or scripts/install).
             """,
         version: ReachVersion.current,
-        subcommands: [Status.self, Watch.self, WaitOnline.self, Check.self, Reload.self, NotifyAgent.self])
+        subcommands: [Status.self, Watch.self, WaitOnline.self, Check.self, History.self, Reload.self, NotifyAgent.self])
 
     @Option(
         name: .long,

@@ -1,0 +1,145 @@
+import Logging
+import ReachAPI
+import ReachCore
+import Synchronization
+
+/// Records one run of reachd into a ``HistoryStore``: verdict and target transitions as they are
+/// published, and every probe result into its target's minute.
+///
+/// The probe path never waits on SQLite: ``probeFinished(_:result:)`` only counts the result into
+/// memory under a lock. ``flush()`` commits what gathered in one transaction (the daemon calls it
+/// every second, off the probe path); ``maintain()`` prunes by age and size.
+public final class HistoryRecorder: ProbeObserver, Sendable {
+    public let store: HistoryStore
+    public let settings: HistorySettings
+    /// This run's id in the store.
+    public let run: Int64
+    private let clock: @Sendable () -> WallTime
+    private let logger: Logger
+
+    private struct State {
+        var pending = HistoryBatch()
+        var rollups: [String: MinuteRollup] = [:]
+        var verdict: HistoryBatch.Transition?
+        var health: [String: String] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Starts a run in `store` at `clock()`.
+    public init(store: HistoryStore, settings: HistorySettings, clock: @escaping @Sendable () -> WallTime, logger: Logger) async throws {
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.logger = logger
+        self.run = try await store.beginRun(at: clock().secondsSinceEpoch)
+    }
+
+    public func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
+        record(result)
+    }
+
+    public func probeSuperseded(_ target: ProbeTarget, result: ProbeResult) {
+        record(result)
+    }
+
+    /// Counts `result` into its target's current minute; a result of a new minute closes the last one.
+    public func record(_ result: ProbeResult) {
+        let now = clock().secondsSinceEpoch
+        let minute = MinuteRollup.minute(of: now)
+        let latency = result.latency.seconds
+        state.withLock { state in
+            var rollup = state.rollups.removeValue(forKey: result.target) ?? MinuteRollup(start: minute)
+            if rollup.start != minute {
+                state.pending.minutes.append(rollup.finished(target: result.target))
+                rollup = MinuteRollup(start: minute)
+            }
+            rollup.add(latency: latency, failure: result.failure?.reason.code)
+            state.rollups[result.target] = rollup
+        }
+    }
+
+    /// Records what changed since the last verdict: its state, reason, fault or failing target,
+    /// and each target's health.
+    public func record(_ verdict: Verdict) {
+        let now = clock().secondsSinceEpoch
+        state.withLock { state in
+            let change = HistoryBatch.Transition(
+                at: now, scope: "", state: verdict.state.rawValue, reason: verdict.reason.code, fault: verdict.fault?.code,
+                target: verdict.reason.target)
+            let last = state.verdict
+            if last?.state != change.state || last?.reason != change.reason || last?.fault != change.fault || last?.target != change.target {
+                // A state change happened at `since`; a new reason within the same state, now.
+                var stamped = change
+                if state.verdict?.state != change.state { stamped.at = min(now, verdict.since.secondsSinceEpoch) }
+                state.verdict = change
+                state.pending.transitions.append(stamped)
+            }
+            for target in verdict.targets where state.health[target.name] != target.health.rawValue {
+                state.health[target.name] = target.health.rawValue
+                let reason = target.health == .unhealthy ? target.unhealthyReason : nil
+                state.pending.transitions.append(
+                    HistoryBatch.Transition(
+                        at: (target.lastCheckedAt ?? verdict.since).secondsSinceEpoch, scope: target.name, state: target.health.rawValue,
+                        reason: reason?.code, fault: reason.map { Fault($0).code }, target: target.name))
+            }
+        }
+    }
+
+    /// Commits the transitions and finished minutes gathered since the last call, in one
+    /// transaction, and moves this run's recorded end to now. With `closingMinutes`, the minutes
+    /// still running are committed too (reachd is stopping).
+    public func flush(closingMinutes: Bool = false) async throws {
+        let now = clock().secondsSinceEpoch
+        let minute = MinuteRollup.minute(of: now)
+        let batch = state.withLock { state in
+            // Minutes that are over even though no result of a later one arrived (a target removed, probing suspended).
+            for (target, rollup) in state.rollups where closingMinutes || rollup.start < minute {
+                state.pending.minutes.append(rollup.finished(target: target))
+                state.rollups[target] = nil
+            }
+            var batch = state.pending
+            state.pending = HistoryBatch()
+            batch.seenAt = now
+            return batch
+        }
+        do {
+            try await store.write(batch, run: run)
+        } catch {
+            // Put it back for the next try, ahead of what arrived meanwhile.
+            state.withLock { state in
+                state.pending.transitions.insert(contentsOf: batch.transitions, at: 0)
+                state.pending.minutes.insert(contentsOf: batch.minutes, at: 0)
+            }
+            throw error
+        }
+    }
+
+    /// Deletes what is past retention or over the size cap (logging the latter), then returns the
+    /// uptime ratio of each of ``uptimeWindows``, for `reachd_uptime_ratio`.
+    public func maintain() async throws -> [(window: String, ratio: Double?)] {
+        let now = clock()
+        let deleted = try await store.prune(now: now.secondsSinceEpoch, retention: settings.retention, maximumSize: settings.maximumSize)
+        if deleted > 0 {
+            logger.warning(
+                "the history file reached history.max_size: deleted its \(deleted) oldest rows",
+                metadata: ["path": "\(store.path)", "max_size": "\(settings.maximumSize)"])
+        }
+        var ratios: [(window: String, ratio: Double?)] = []
+        for (name, span) in Self.uptimeWindows {
+            let uptime = try await store.uptime(over: now.advanced(by: .zero - span)..<now, liveRun: run, now: now)
+            ratios.append((name, uptime.ratio))
+        }
+        return ratios
+    }
+
+    /// The windows of `reachd_uptime_ratio`, by label.
+    public static let uptimeWindows: [(String, Duration)] = [
+        ("24h", .seconds(86_400)), ("7d", .seconds(7 * 86_400)), ("30d", .seconds(30 * 86_400)), ("90d", .seconds(90 * 86_400)),
+    ]
+
+    /// What was recorded over `query`'s window, this run included up to now.
+    public func document(_ query: HistoryQuery) async throws -> HistoryDocument {
+        try await store.document(query, liveRun: run, now: clock())
+    }
+}
