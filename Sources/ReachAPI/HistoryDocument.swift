@@ -31,7 +31,7 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
     /// State changes inside the window, oldest first; at most ``transitionLimit``, the newest kept.
     public var transitions: [Transition]
     /// Spells of `disconnected` (or, for a target, `unhealthy`) overlapping the window, oldest
-    /// first; at most ``outageLimit``, the newest kept. Clipped to nothing: `start` may precede `since`.
+    /// first; at most ``outageLimit``, the newest kept. Not clipped to the window: `start` may precede `since`.
     public var outages: [Outage]
     /// Spells without a verdict overlapping the window (reachd not running, or `unknown`), oldest first.
     public var gaps: [Gap]
