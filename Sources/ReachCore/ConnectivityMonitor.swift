@@ -75,7 +75,7 @@ public final class ConnectivityMonitor: Sendable {
     }
 
     let configuration: Configuration
-    let clock: MonitorClock
+    package let clock: MonitorClock
     let logger: Logger
     let state: Mutex<State>
     private let hub: EventHub

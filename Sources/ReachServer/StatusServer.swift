@@ -7,6 +7,7 @@ import Logging
 import ReachAPI
 import ReachCore
 import ReachMetrics
+import ReachStatusPage
 
 /// reachd's status API over HTTP, for programs and people: the verdict as JSON, a Server-Sent
 /// Events stream of every change, an on-demand check, reachd's own liveness, and Prometheus metrics.
@@ -23,6 +24,7 @@ import ReachMetrics
 /// | `POST /v1/check` | probes every target now, then the ``StatusDocument`` |
 /// | `GET /healthz` | `{"status":"ok"}` while reachd itself works, whatever the connectivity |
 /// | `GET /metrics` | Prometheus text from ``ReachMetrics`` |
+/// | `GET /` | the status page (``ReachStatusPage/StatusPage``), HTML for a person; `?token=` once sets its cookie |
 ///
 /// Errors are `{"error": "..."}`: 400, 401, 404, 405 (with `Allow`), 503. `Sources/ReachAPI/openapi.yaml`
 /// describes all of it.
@@ -80,6 +82,7 @@ public struct StatusServer: Sendable {
     private let heartbeatInterval: Duration
     private let checkWaitLimit: Duration
     private let limits: Limits
+    private let pageHistory: @Sendable () async -> PageHistory?
     private let logger: Logger
 
     /// - Parameters:
@@ -89,10 +92,12 @@ public struct StatusServer: Sendable {
     ///   - checkWaitLimit: The longest `POST /v1/check` waits for fresh results before answering
     ///     with what it has; see ``checkWaitLimit(for:)``.
     ///   - limits: What one client may cost: header and body sizes, idle time, connections.
+    ///   - pageHistory: The history the status page shows, read when the page is requested; `nil`
+    ///     when reachd keeps none.
     public init(
         monitor: ConnectivityMonitor, metrics: ReachMetrics, address: Address, bearerToken: Secret? = nil,
         heartbeatInterval: Duration = .seconds(15), checkWaitLimit: Duration = .seconds(3), limits: Limits = Limits(),
-        logger: Logger
+        pageHistory: @escaping @Sendable () async -> PageHistory? = { nil }, logger: Logger
     ) {
         precondition(heartbeatInterval > .zero, "the heartbeat interval must be positive")
         self.monitor = monitor
@@ -102,6 +107,7 @@ public struct StatusServer: Sendable {
         self.heartbeatInterval = heartbeatInterval
         self.checkWaitLimit = checkWaitLimit
         self.limits = limits
+        self.pageHistory = pageHistory
         self.logger = logger
     }
 
@@ -167,6 +173,10 @@ public struct StatusServer: Sendable {
         router.post(RouterPath(StatusAPI.check.path)) { _, _ in await handlers.check() }
         router.get(RouterPath(StatusAPI.liveness.path)) { _, _ in await handlers.health() }
         router.get(RouterPath(StatusAPI.metrics.path)) { _, _ in handlers.prometheus() }
+        let page = StatusPageRoutes(monitor: monitor, history: pageHistory)
+        router.get(RouterPath(StatusAPI.page.path)) { _, _ in await page.page() }
+        router.get(RouterPath(StatusAPI.pageStyle.path)) { _, _ in StatusPageRoutes.style() }
+        router.get(RouterPath(StatusAPI.pageScript.path)) { _, _ in StatusPageRoutes.script() }
         return router
     }
 }
