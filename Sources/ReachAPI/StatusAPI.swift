@@ -33,6 +33,8 @@ public enum StatusAPI {
     public static let check = Route("POST", "/\(version)/check")
     /// `GET /healthz`: reachd's own liveness, a ``LivenessDocument``.
     public static let liveness = Route("GET", "/healthz", isOpen: true)
+    /// `GET /v1/history`: what reachd recorded over a window (``HistoryQuery``), a ``HistoryDocument``.
+    public static let history = Route("GET", "/\(version)/history")
     /// `GET /metrics`: Prometheus text exposition.
     public static let metrics = Route("GET", "/metrics")
 
@@ -44,11 +46,11 @@ public enum StatusAPI {
     public static let pageScript = Route("GET", "/assets/status-page.js", isOpen: true)
 
     /// Every route, in the order the documentation lists them.
-    public static let routes: [Route] = [status, events, check, liveness, metrics, page, pageStyle, pageScript]
+    public static let routes: [Route] = [status, events, check, history, liveness, metrics, page, pageStyle, pageScript]
 
     /// The read-only routes a browser may reach with the page's cookie instead of a bearer token:
     /// the page and the documents its script reads. Never a route that acts (`POST /v1/check`).
-    public static let pageCookiePaths: Set<String> = [page.path, status.path, events.path, "/\(version)/history"]
+    public static let pageCookiePaths: Set<String> = [page.path, status.path, events.path, history.path]
 
     /// The query parameter that hands the page the bearer token once, to keep in its cookie.
     public static let pageTokenQuery = "token"

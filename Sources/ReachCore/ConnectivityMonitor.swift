@@ -75,7 +75,7 @@ public final class ConnectivityMonitor: Sendable {
     }
 
     let configuration: Configuration
-    package let clock: MonitorClock
+    let clock: MonitorClock
     let logger: Logger
     let state: Mutex<State>
     private let hub: EventHub

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import ReachAPI
 import ReachCore
+import ReachPOSIX
 import ReachStatusPage
 
 /// `GET /` and the page's assets: the status page rendered when a browser asks for it and at no
@@ -9,13 +10,16 @@ import ReachStatusPage
 struct StatusPageRoutes: Sendable {
     let monitor: ConnectivityMonitor
     /// The history the page shows; `nil` when reachd keeps none (the page then says so).
-    let history: @Sendable () async -> PageHistory?
+    let history: (any HistoryReading)?
 
-    /// `GET /`.
+    /// `GET /`: the verdict now, and the last ``ReachStatusPage/PageHistory/span`` of history when
+    /// reachd keeps one and can read it (else the page says there is none).
     func page() async -> Response {
-        let event = monitor.current
-        let status = StatusDocument(event: event, likelyConnected: monitor.isLikelyConnected)
-        let html = StatusPage(status: status, history: await history(), now: monitor.clock.wallTime).html
+        let now = WallTime.now()
+        let status = StatusDocument(event: monitor.current, likelyConnected: monitor.isLikelyConnected)
+        let window = WallTime(sinceEpoch: now.sinceEpoch - PageHistory.span)..<now
+        let document = try? await history?.history(HistoryQuery(window: window))
+        let html = StatusPage(status: status, history: document.map { PageHistory(document: $0, now: now) }, now: now).html
         return Self.response(html, type: StatusAPI.htmlMediaType, cache: "no-store")
     }
 

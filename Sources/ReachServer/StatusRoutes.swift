@@ -3,6 +3,7 @@ import Hummingbird
 import ReachAPI
 import ReachMetrics
 import ReachCore
+import ReachPOSIX
 
 /// The route handlers of ``StatusServer``, each a thin translation from the monitor to HTTP.
 struct StatusRoutes: Sendable {
@@ -10,6 +11,7 @@ struct StatusRoutes: Sendable {
     let metrics: ReachMetrics
     let events: EventStream
     let check: ImmediateCheck
+    let history: (any HistoryReading)?
     /// The longest `/healthz` waits for the monitor to answer before calling reachd unhealthy.
     var livenessLimit: Duration = .seconds(1)
 
@@ -27,6 +29,24 @@ struct StatusRoutes: Sendable {
     /// `POST /v1/check`.
     func check() async -> Response {
         JSONBody.response(document(await check.run()))
+    }
+
+    /// `GET /v1/history`: `400` for a parameter that is not what it must be, `503` without history.
+    func history(_ request: Request) async throws -> Response {
+        let parameters = request.uri.queryParameters
+        let query: HistoryQuery
+        do {
+            query = try HistoryQuery(
+                since: parameters.get("since"), until: parameters.get("until"), target: parameters.get("target"), now: WallTime.now())
+        } catch {
+            throw APIError(.badRequest, error.description)
+        }
+        guard let history else { throw APIError(.serviceUnavailable, "history is off (history.enabled: false)") }
+        do {
+            return JSONBody.response(try await history.history(query))
+        } catch let error as HistoryUnavailable {
+            throw APIError(.serviceUnavailable, error.reason)
+        }
     }
 
     /// `GET /healthz`: reachd's own liveness, not the machine's connectivity: a disconnected

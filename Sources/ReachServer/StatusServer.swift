@@ -22,6 +22,7 @@ import ReachStatusPage
 /// | `GET /v1/status` | ``StatusDocument`` |
 /// | `GET /v1/events` | `text/event-stream` of ``StatusDocument``s; resumes after `Last-Event-ID` |
 /// | `POST /v1/check` | probes every target now, then the ``StatusDocument`` |
+/// | `GET /v1/history` | a ``HistoryDocument`` from ``HistoryReading`` |
 /// | `GET /healthz` | `{"status":"ok"}` while reachd itself works, whatever the connectivity |
 /// | `GET /metrics` | Prometheus text from ``ReachMetrics`` |
 /// | `GET /` | the status page (``ReachStatusPage/StatusPage``), HTML for a person; `?token=` once sets its cookie |
@@ -82,7 +83,7 @@ public struct StatusServer: Sendable {
     private let heartbeatInterval: Duration
     private let checkWaitLimit: Duration
     private let limits: Limits
-    private let pageHistory: @Sendable () async -> PageHistory?
+    private let history: (any HistoryReading)?
     private let logger: Logger
 
     /// - Parameters:
@@ -92,12 +93,12 @@ public struct StatusServer: Sendable {
     ///   - checkWaitLimit: The longest `POST /v1/check` waits for fresh results before answering
     ///     with what it has; see ``checkWaitLimit(for:)``.
     ///   - limits: What one client may cost: header and body sizes, idle time, connections.
-    ///   - pageHistory: The history the status page shows, read when the page is requested; `nil`
-    ///     when reachd keeps none.
+    ///   - history: What `GET /v1/history` reads, and the status page's uptime and transitions; `nil`
+    ///     answers it with `503` (history is off) and the page says there is no history.
     public init(
         monitor: ConnectivityMonitor, metrics: ReachMetrics, address: Address, bearerToken: Secret? = nil,
         heartbeatInterval: Duration = .seconds(15), checkWaitLimit: Duration = .seconds(3), limits: Limits = Limits(),
-        pageHistory: @escaping @Sendable () async -> PageHistory? = { nil }, logger: Logger
+        history: (any HistoryReading)? = nil, logger: Logger
     ) {
         precondition(heartbeatInterval > .zero, "the heartbeat interval must be positive")
         self.monitor = monitor
@@ -107,7 +108,7 @@ public struct StatusServer: Sendable {
         self.heartbeatInterval = heartbeatInterval
         self.checkWaitLimit = checkWaitLimit
         self.limits = limits
-        self.pageHistory = pageHistory
+        self.history = history
         self.logger = logger
     }
 
@@ -167,13 +168,14 @@ public struct StatusServer: Sendable {
         let handlers = StatusRoutes(
             monitor: monitor, metrics: metrics,
             events: EventStream(monitor: monitor, heartbeatInterval: heartbeatInterval),
-            check: ImmediateCheck(monitor: monitor, waitLimit: checkWaitLimit))
+            check: ImmediateCheck(monitor: monitor, waitLimit: checkWaitLimit), history: history)
         router.get(RouterPath(StatusAPI.status.path)) { _, _ in handlers.status() }
         router.get(RouterPath(StatusAPI.events.path)) { request, _ in try handlers.events(request) }
         router.post(RouterPath(StatusAPI.check.path)) { _, _ in await handlers.check() }
+        router.get(RouterPath(StatusAPI.history.path)) { request, _ in try await handlers.history(request) }
         router.get(RouterPath(StatusAPI.liveness.path)) { _, _ in await handlers.health() }
         router.get(RouterPath(StatusAPI.metrics.path)) { _, _ in handlers.prometheus() }
-        let page = StatusPageRoutes(monitor: monitor, history: pageHistory)
+        let page = StatusPageRoutes(monitor: monitor, history: history)
         router.get(RouterPath(StatusAPI.page.path)) { _, _ in await page.page() }
         router.get(RouterPath(StatusAPI.pageStyle.path)) { _, _ in StatusPageRoutes.style() }
         router.get(RouterPath(StatusAPI.pageScript.path)) { _, _ in StatusPageRoutes.script() }

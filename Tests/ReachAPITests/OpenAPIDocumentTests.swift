@@ -64,6 +64,28 @@ struct OpenAPIDocumentTests {
         }
     }
 
+    @Test func everyKeyOfTheHistoryDocumentIsInTheSchema() throws {
+        let lines = Self.text.split(separator: "\n")
+        let document = HistoryDocument(
+            since: "2027-01-15T08:00:00.000Z", until: "2027-01-16T08:00:00.000Z",
+            transitions: [.init(at: "2027-01-15T09:00:00.000Z", state: "disconnected", reason: "timeout", fault: "server", target: "api")],
+            outages: [.init(start: "2027-01-15T09:00:00.000Z", end: nil, durationSeconds: 1, reason: "timeout", fault: "server", target: "api")],
+            gaps: [.init(start: "2027-01-15T08:00:00.000Z", end: nil)],
+            uptime: .init(ratio: nil, connectedSeconds: 0, disconnectedSeconds: 0, unknownSeconds: 0),
+            minutes: [.init(target: "api", start: "2027-01-15T09:00:00.000Z", probes: 1, failures: [:], latencyP50Seconds: nil, latencyP99Seconds: nil)])
+        let object = try #require(try JSONSerialization.jsonObject(with: APIJSON.encode(document)) as? [String: Any])
+        func first(_ key: String) throws -> [String: Any] { try #require((object[key] as? [[String: Any]])?.first) }
+        for (schema, keys) in [
+            ("HistoryDocument", object.keys), ("HistoryTransition", try first("transitions").keys), ("HistoryOutage", try first("outages").keys),
+            ("HistoryGap", try first("gaps").keys), ("HistoryUptime", try #require(object["uptime"] as? [String: Any]).keys),
+            ("HistoryMinute", try first("minutes").keys),
+        ] {
+            let properties = block("      properties:", in: block("    \(schema):", in: lines))
+            let described = Set(properties.filter { $0.hasPrefix("        ") && !$0.hasPrefix("         ") }.map { $0.trimmingCharacters(in: .whitespaces).dropLast() })
+            #expect(described == Set(keys.map { Substring($0) }), "\(schema) properties")
+        }
+    }
+
     @Test func theErrorAndLivenessDocumentsAreTheSchemas() throws {
         let lines = Self.text.split(separator: "\n")
         for (schema, document) in [("Error", APIJSON.encode(APIErrorDocument(error: "x")))] {

@@ -1,0 +1,230 @@
+/// `GET /v1/history`'s answer: what reachd recorded over a window, as JSON. It answers "how often
+/// did we lose the server this week, and for how long?" after restarts, from reachd's own store.
+///
+/// The same stability rules as ``StatusDocument``: snake_case keys, every key written, `null` for
+/// "not known", never a missing key. Times are RFC 3339 in UTC with milliseconds.
+///
+/// Without a target, ``transitions`` and ``outages`` are the unified verdict's; with one, they are
+/// that target's health changes (`healthy`, `unhealthy`, `unknown`) and its unhealthy spells.
+/// Time reachd did not record (it was not running) or had no verdict for (`unknown`) is in
+/// ``gaps``: neither uptime nor downtime.
+public struct HistoryDocument: Codable, Sendable, Hashable {
+    /// The most transitions one answer lists: the newest are kept.
+    public static let transitionLimit = 1000
+    /// The most outages one answer lists: the newest are kept (``uptime`` counts them all).
+    public static let outageLimit = 10_000
+    /// The most gaps one answer lists: the newest are kept (``uptime`` counts them all).
+    public static let gapLimit = 10_000
+    /// The most minutes an answer for one target lists: a day's worth, the newest kept.
+    public static let targetMinuteLimit = 1440
+    /// How far back an answer without a target lists every target's minutes: the window's last 10 minutes.
+    public static let allTargetsMinuteSpan: Duration = .seconds(600)
+    /// The most minutes an answer without a target lists: the newest are kept.
+    public static let allTargetsMinuteLimit = 10_000
+
+    /// The window's start, as resolved (a duration like `24h` becomes a time).
+    public var since: String
+    /// The window's end: the request's `until`, or the time of the answer.
+    public var until: String
+    /// The target asked about; `null` for the unified verdict.
+    public var target: String?
+    /// State changes inside the window, oldest first; at most ``transitionLimit``, the newest kept.
+    public var transitions: [Transition]
+    /// Spells of `disconnected` (or, for a target, `unhealthy`) overlapping the window, oldest
+    /// first; at most ``outageLimit``, the newest kept. Clipped to nothing: `start` may precede `since`.
+    public var outages: [Outage]
+    /// Spells without a verdict overlapping the window (reachd not running, or `unknown`), oldest first.
+    public var gaps: [Gap]
+    /// The window's uptime, from every outage and gap in it.
+    public var uptime: Uptime
+    /// Per-target per-minute rollups, oldest first: with `target`, that target's minutes in the
+    /// window (at most ``targetMinuteLimit``); without, every target's minutes of the window's
+    /// last ``allTargetsMinuteSpan`` (at most ``allTargetsMinuteLimit``). The newest are kept.
+    public var minutes: [Minute]
+
+    public init(
+        since: String, until: String, target: String? = nil, transitions: [Transition] = [], outages: [Outage] = [], gaps: [Gap] = [],
+        uptime: Uptime, minutes: [Minute] = []
+    ) {
+        self.since = since
+        self.until = until
+        self.target = target
+        self.transitions = transitions
+        self.outages = outages
+        self.gaps = gaps
+        self.uptime = uptime
+        self.minutes = minutes
+    }
+
+    /// One recorded change of state.
+    public struct Transition: Codable, Sendable, Hashable {
+        public var at: String
+        /// `connected`, `disconnected`, `unknown`; for a target, `healthy`, `unhealthy`, `unknown`.
+        public var state: String
+        /// The verdict's reason code (``StatusDocument/reason``), or the target's failure code; `null` for a healthy target.
+        public var reason: String?
+        /// ``StatusDocument/fault`` at that time; `null` unless disconnected (or unhealthy).
+        public var fault: String?
+        /// The failing target for the verdict (``StatusDocument/target``); the target itself for a target's change.
+        public var target: String?
+
+        public init(at: String, state: String, reason: String?, fault: String?, target: String?) {
+            self.at = at
+            self.state = state
+            self.reason = reason
+            self.fault = fault
+            self.target = target
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(at, forKey: .at)
+            try container.encode(state, forKey: .state)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(fault, forKey: .fault)
+            try container.encode(target, forKey: .target)
+        }
+    }
+
+    /// A spell of `disconnected` (or a target's `unhealthy`): from the transition into it to the next
+    /// transition out of it, or to the end of reachd's recording when it stopped (or was killed) meanwhile.
+    public struct Outage: Codable, Sendable, Hashable {
+        public var start: String
+        /// `null` while it lasts.
+        public var end: String?
+        /// `end - start`, or `until - start` while it lasts.
+        public var durationSeconds: Double
+        /// The reason it began with.
+        public var reason: String?
+        public var fault: String?
+        public var target: String?
+
+        public init(start: String, end: String?, durationSeconds: Double, reason: String?, fault: String?, target: String?) {
+            self.start = start
+            self.end = end
+            self.durationSeconds = durationSeconds
+            self.reason = reason
+            self.fault = fault
+            self.target = target
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case start, end
+            case durationSeconds = "duration_seconds"
+            case reason, fault, target
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(start, forKey: .start)
+            try container.encode(end, forKey: .end)
+            try container.encode(durationSeconds, forKey: .durationSeconds)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(fault, forKey: .fault)
+            try container.encode(target, forKey: .target)
+        }
+    }
+
+    /// A spell without a verdict: reachd was not running (nothing recorded), or its verdict was `unknown`.
+    public struct Gap: Codable, Sendable, Hashable {
+        public var start: String
+        /// `null` while it lasts.
+        public var end: String?
+
+        public init(start: String, end: String?) {
+            self.start = start
+            self.end = end
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(start, forKey: .start)
+            try container.encode(end, forKey: .end)
+        }
+    }
+
+    /// How a window's time divides: see ``Uptime/init(window:outages:gaps:)``.
+    public struct Uptime: Codable, Sendable, Hashable {
+        /// `connected / (connected + disconnected)`: unknown time counts neither way. `null` when
+        /// the window has no known time at all.
+        public var ratio: Double?
+        public var connectedSeconds: Double
+        public var disconnectedSeconds: Double
+        public var unknownSeconds: Double
+
+        public init(ratio: Double?, connectedSeconds: Double, disconnectedSeconds: Double, unknownSeconds: Double) {
+            self.ratio = ratio
+            self.connectedSeconds = connectedSeconds
+            self.disconnectedSeconds = disconnectedSeconds
+            self.unknownSeconds = unknownSeconds
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case ratio
+            case connectedSeconds = "connected_seconds"
+            case disconnectedSeconds = "disconnected_seconds"
+            case unknownSeconds = "unknown_seconds"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(ratio, forKey: .ratio)
+            try container.encode(connectedSeconds, forKey: .connectedSeconds)
+            try container.encode(disconnectedSeconds, forKey: .disconnectedSeconds)
+            try container.encode(unknownSeconds, forKey: .unknownSeconds)
+        }
+    }
+
+    /// One target's probes in one minute.
+    public struct Minute: Codable, Sendable, Hashable {
+        public var target: String
+        /// The minute's start.
+        public var start: String
+        /// Probes that finished in the minute.
+        public var probes: Int
+        /// Failed probes by failure code (`timeout`, `connection_refused`, ...); `{}` when none failed.
+        public var failures: [String: Int]
+        /// The median duration of the minute's probes, failed ones included; `null` without probes.
+        public var latencyP50Seconds: Double?
+        /// The 99th percentile of the same.
+        public var latencyP99Seconds: Double?
+
+        public init(target: String, start: String, probes: Int, failures: [String: Int], latencyP50Seconds: Double?, latencyP99Seconds: Double?) {
+            self.target = target
+            self.start = start
+            self.probes = probes
+            self.failures = failures
+            self.latencyP50Seconds = latencyP50Seconds
+            self.latencyP99Seconds = latencyP99Seconds
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case target, start, probes, failures
+            case latencyP50Seconds = "latency_p50_seconds"
+            case latencyP99Seconds = "latency_p99_seconds"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(target, forKey: .target)
+            try container.encode(start, forKey: .start)
+            try container.encode(probes, forKey: .probes)
+            try container.encode(failures, forKey: .failures)
+            try container.encode(latencyP50Seconds, forKey: .latencyP50Seconds)
+            try container.encode(latencyP99Seconds, forKey: .latencyP99Seconds)
+        }
+    }
+
+    /// Writes every key, `null` included: a missing key would read as a schema change.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(since, forKey: .since)
+        try container.encode(until, forKey: .until)
+        try container.encode(target, forKey: .target)
+        try container.encode(transitions, forKey: .transitions)
+        try container.encode(outages, forKey: .outages)
+        try container.encode(gaps, forKey: .gaps)
+        try container.encode(uptime, forKey: .uptime)
+        try container.encode(minutes, forKey: .minutes)
+    }
+}
