@@ -1,4 +1,6 @@
 import Foundation
+import ReachAPI
+import ReachCore
 import ReachTesting
 import Testing
 
@@ -32,7 +34,6 @@ struct StatusPageBrowserTests {
             let tokenFile = directory.url.appending(path: "token")
             try rig.token.write(to: tokenFile, atomically: true, encoding: .utf8)
             try """
-                listen: 127.0.0.1:\(port)
                 api: { bearer_token_file: \(tokenFile.path) }
                 probe: { interval: 200ms, timeout: 1s }
                 policy: all
@@ -44,8 +45,8 @@ struct StatusPageBrowserTests {
         }
 
         func reachd() async throws -> ReachdProcess {
-            let reachd = try ReachdProcess(["--config", config.path])
-            _ = try await reachd.waitForLog(containing: "connected (healthy)")
+            let reachd = try ReachdProcess(["--config", config.path, "--listen", "127.0.0.1:\(port)"])
+            _ = try await reachd.waitForLog(containing: "msg=\"connected: healthy\"")
             return reachd
         }
 
@@ -103,6 +104,8 @@ struct StatusPageBrowserTests {
             defer { again.process.terminate() }
             try await page.waitUntil("document.getElementById('live').dataset.state === 'live'", timeout: .seconds(15))
             #expect(try await page.evaluate("window.reachdMarker") as? Double == marker, "no reload")
+
+            try await Self.expectUptimeBarsMatchTheHistory(page, base: rig.base)
         }
     }
 
@@ -151,6 +154,30 @@ struct StatusPageBrowserTests {
                 print("status page: lowest text contrast \(dark ? "dark" : "light"): \((ratio * 100).rounded() / 100):1 (\(worst["text"] ?? ""))")
                 #expect(ratio >= 4.5, "\(dark ? "dark" : "light"): \(worst)")
             }
+        }
+    }
+
+    /// A fresh page's uptime bars against `GET /v1/history` over the same windows, ending at the
+    /// time the page was rendered; where history is off, the page must say so instead.
+    static func expectUptimeBarsMatchTheHistory(_ page: DevToolsPage, base: String) async throws {
+        try await page.navigate("\(base)/")
+        let rendered = try #require(try await page.evaluate("JSON.parse(document.getElementById('page-data').textContent).now") as? Double)
+        let until = RFC3339.string(from: WallTime(sinceEpoch: .milliseconds(Int64(rendered * 1000))))
+        let windows = try #require(try await page.evaluate(
+            "[...document.querySelectorAll('li.uptime')].map(li => [li.dataset.window, li.dataset.ratio])") as? [[String]])
+        for (label, days) in [("24 h", 1), ("7 d", 7), ("30 d", 30), ("90 d", 90)] {
+            let since = RFC3339.string(from: WallTime(sinceEpoch: .milliseconds(Int64(rendered * 1000)) - .seconds(days * 86_400)))
+            let url = "/v1/history?since=\(percentEncodedQueryValue(since))&until=\(percentEncodedQueryValue(until))"
+            let answer = try #require(try await page.evaluate(
+                "fetch(\(DevToolsPage.quoted(url))).then(async r => [r.status, r.status === 200 ? (await r.json()).uptime.ratio : null])") as? [Any])
+            guard answer.first as? Int == 200 else {
+                #expect(try await page.text("#no-history")?.hasPrefix("No history") == true, "history answers \(answer), the page must say it has none")
+                return
+            }
+            let shown = try #require(windows.first { $0.first == label }, "the \(label) bar in \(windows)")
+            let expected = answer.last as? Double
+            print("status page: uptime \(label): page \(shown.last ?? "-"), /v1/history \(expected.map { "\($0)" } ?? "null")")
+            #expect(abs((Double(shown.last ?? "") ?? -1) - (expected ?? -1)) < 1e-4, "\(label): page \(shown), history \(answer)")
         }
     }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// A headless Chromium (Debian's `chromium`) driven over the DevTools protocol through
@@ -45,10 +48,11 @@ public final class Chromium: Sendable {
             "--hide-scrollbars", "--mute-audio", "--force-color-profile=srgb", "about:blank",
         ]
         var environment = ProcessInfo.processInfo.environment
-        for key in ["HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"] { environment[key] = profile }
+        // TMPDIR stays the test's, so that scripts/test-leftovers sees the browser's processes and files.
+        for key in ["HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"] { environment[key] = profile }
         environment["DBUS_SESSION_BUS_ADDRESS"] = "disabled:"
-        let (browserReads, testWrites) = try Self.pipe()
-        let (testReads, browserWrites) = try Self.pipe()
+        let (browserReads, testWrites) = try Self.highPipe()
+        let (testReads, browserWrites) = try Self.highPipe()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -82,9 +86,9 @@ public final class Chromium: Sendable {
 
     /// A pipe whose ends sit above the standard descriptors and 3 and 4, close-on-exec, so that
     /// only the two the spawn puts at 3 and 4 reach the browser.
-    private static func pipe() throws -> (read: Int32, write: Int32) {
+    private static func highPipe() throws -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
-        guard pipe2(&fds, O_CLOEXEC) == 0 else { throw Failed(description: "pipe: errno \(errno)") }
+        guard Glibc.pipe(&fds) == 0 else { throw Failed(description: "pipe: errno \(errno)") }
         let high = fds.map { fcntl($0, F_DUPFD_CLOEXEC, 10) }
         fds.forEach { Foundation.close($0) }
         return (high[0], high[1])
@@ -122,6 +126,9 @@ public final class Chromium: Sendable {
         }
     }
 
+    /// The longest a command may wait for its answer.
+    static let answerLimit: Duration = .seconds(20)
+
     /// Sends one DevTools command (to the page `session` when given) and returns its result.
     @discardableResult
     public func send(_ method: String, _ parameters: [String: Any] = [:], session: String? = nil) async throws -> Result {
@@ -138,6 +145,12 @@ public final class Chromium: Sendable {
             let written = bytes.withUnsafeBytes { write(toBrowser, $0.baseAddress, $0.count) }
             if written != bytes.count {
                 pending.withLock { $0.removeValue(forKey: id) }?.resume(throwing: Failed(description: "writing to chromium failed"))
+                return
+            }
+            // A command the browser never answers fails the test instead of hanging it.
+            Task { [self] in
+                try? await Task.sleep(for: Self.answerLimit)
+                pending.withLock { $0.removeValue(forKey: id) }?.resume(throwing: Failed(description: "\(method): no answer in \(Self.answerLimit)"))
             }
         }
     }
