@@ -178,12 +178,15 @@ let package = Package(
             dependencies: ["ReachCore", .product(name: "Logging", package: "swift-log"), .product(name: "Prometheus", package: "swift-prometheus")],
             swiftSettings: strict
         ),
+        // The status page: HTML rendered from the status and history documents, its style sheet and script.
+        .target(name: "ReachStatusPage", dependencies: ["ReachCore", "ReachAPI"], swiftSettings: strict),
         // The status API's HTTP server (Hummingbird): JSON status, Server-Sent Events, checks, liveness, /metrics.
         .target(
             name: "ReachServer",
             dependencies: [
                 "ReachCore",
                 "ReachAPI",
+                "ReachStatusPage",
                 "ReachMetrics",
                 "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
@@ -511,6 +514,11 @@ let package = Package(
             name: "probe-benchmark",
             dependencies: ["ReachProbes", "ReachLink", "ReachCore", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/Probes",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReachStatusPageTests",
+            dependencies: ["ReachStatusPage", "ReachAPI", "ReachCore"],
             swiftSettings: strict
         ),
         .testTarget(

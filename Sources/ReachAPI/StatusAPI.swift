@@ -38,8 +38,24 @@ public enum StatusAPI {
     /// `GET /metrics`: Prometheus text exposition.
     public static let metrics = Route("GET", "/metrics")
 
+    /// `GET /`: the status page, HTML for a person. `?token=` once sets the page's cookie.
+    public static let page = Route("GET", "/")
+    /// `GET /assets/status-page.css`: the page's style sheet; open, as it holds nothing of this machine's.
+    public static let pageStyle = Route("GET", "/assets/status-page.css", isOpen: true)
+    /// `GET /assets/status-page.js`: the page's script; open, as it holds nothing of this machine's.
+    public static let pageScript = Route("GET", "/assets/status-page.js", isOpen: true)
+
     /// Every route, in the order the documentation lists them.
-    public static let routes: [Route] = [status, events, check, history, liveness, metrics]
+    public static let routes: [Route] = [status, events, check, history, liveness, metrics, page, pageStyle, pageScript]
+
+    /// The read-only routes a browser may reach with the page's cookie instead of a bearer token:
+    /// the page and the documents its script reads. Never a route that acts (`POST /v1/check`).
+    public static let pageCookiePaths: Set<String> = [page.path, status.path, events.path, history.path]
+
+    /// The query parameter that hands the page the bearer token once, to keep in its cookie.
+    public static let pageTokenQuery = "token"
+    /// The media type of the page.
+    public static let htmlMediaType = "text/html; charset=utf-8"
 
     /// The header a client resumes the event stream with.
     public static let lastEventIDHeader = "Last-Event-ID"

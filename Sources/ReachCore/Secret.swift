@@ -25,7 +25,12 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
             let isUpperCaseOfExpected = expected >= UInt8(ascii: "a") && bytes[index] == expected - 0x20
             guard bytes[index] == expected || isUpperCaseOfExpected else { return false }
         }
-        let presented = bytes[scheme.count...]
+        return matches(bytes[scheme.count...])
+    }
+
+    /// Whether `presented` is this secret, byte for byte; the comparison takes the same time
+    /// whatever the first differing byte.
+    public func matches(_ presented: some Collection<UInt8>) -> Bool {
         let expected = Array(revealed.utf8)
         var difference = UInt8(truncatingIfNeeded: presented.count ^ expected.count)
         if presented.count != expected.count { difference |= 1 }

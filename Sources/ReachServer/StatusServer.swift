@@ -7,6 +7,7 @@ import Logging
 import ReachAPI
 import ReachCore
 import ReachMetrics
+import ReachStatusPage
 
 /// reachd's status API over HTTP, for programs and people: the verdict as JSON, a Server-Sent
 /// Events stream of every change, an on-demand check, reachd's own liveness, and Prometheus metrics.
@@ -24,6 +25,7 @@ import ReachMetrics
 /// | `GET /v1/history` | a ``HistoryDocument`` from ``HistoryReading`` |
 /// | `GET /healthz` | `{"status":"ok"}` while reachd itself works, whatever the connectivity |
 /// | `GET /metrics` | Prometheus text from ``ReachMetrics`` |
+/// | `GET /` | the status page (``ReachStatusPage/StatusPage``), HTML for a person; `?token=` once sets its cookie |
 ///
 /// Errors are `{"error": "..."}`: 400, 401, 404, 405 (with `Allow`), 503. `Sources/ReachAPI/openapi.yaml`
 /// describes all of it.
@@ -91,7 +93,8 @@ public struct StatusServer: Sendable {
     ///   - checkWaitLimit: The longest `POST /v1/check` waits for fresh results before answering
     ///     with what it has; see ``checkWaitLimit(for:)``.
     ///   - limits: What one client may cost: header and body sizes, idle time, connections.
-    ///   - history: What `GET /v1/history` reads; `nil` answers it with `503` (history is off).
+    ///   - history: What `GET /v1/history` reads, and the status page's uptime and transitions; `nil`
+    ///     answers it with `503` (history is off) and the page says there is no history.
     public init(
         monitor: ConnectivityMonitor, metrics: ReachMetrics, address: Address, bearerToken: Secret? = nil,
         heartbeatInterval: Duration = .seconds(15), checkWaitLimit: Duration = .seconds(3), limits: Limits = Limits(),
@@ -172,6 +175,10 @@ public struct StatusServer: Sendable {
         router.get(RouterPath(StatusAPI.history.path)) { request, _ in try await handlers.history(request) }
         router.get(RouterPath(StatusAPI.liveness.path)) { _, _ in await handlers.health() }
         router.get(RouterPath(StatusAPI.metrics.path)) { _, _ in handlers.prometheus() }
+        let page = StatusPageRoutes(monitor: monitor, history: history)
+        router.get(RouterPath(StatusAPI.page.path)) { _, _ in await page.page() }
+        router.get(RouterPath(StatusAPI.pageStyle.path)) { _, _ in StatusPageRoutes.style() }
+        router.get(RouterPath(StatusAPI.pageScript.path)) { _, _ in StatusPageRoutes.script() }
         return router
     }
 }

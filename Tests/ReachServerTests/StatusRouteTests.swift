@@ -62,7 +62,7 @@ struct StatusRouteTests {
     @Test func unknownPathsAre404JSON() async throws {
         let harness = MonitorHarness()
         try await harness.server().makeApplication().test(.router) { client in
-            for path in ["/", "/v1", "/v1/nope", "/v2/status"] {
+            for path in ["/v1", "/v1/nope", "/v2/status", "/assets/nope.js"] {
                 try await client.execute(uri: path, method: .get) { response in
                     #expect(response.status == .notFound, "\(path)")
                     #expect(response.headers[.contentType] == "application/json")

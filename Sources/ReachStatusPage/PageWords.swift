@@ -1,0 +1,99 @@
+import ReachAPI
+
+/// The page's words for codes of the status document: one table, which the script reads too (the
+/// page embeds it as JSON), so a live update says the same as the first paint.
+enum PageWords {
+    /// The verdict's word for a state code.
+    static func state(_ code: String) -> String {
+        switch code {
+        case "connected": "Connected"
+        case "disconnected": "Disconnected"
+        default: "Unknown"
+        }
+    }
+
+    /// A target's health in a word.
+    static func health(_ code: String) -> String {
+        switch code {
+        case "healthy": "Healthy"
+        case "unhealthy": "Unhealthy"
+        default: "Not yet known"
+        }
+    }
+
+    /// Where the path breaks, for a person: the fault codes of ``ReachCore/Fault``.
+    static let faults: [String: String] = [
+        "link": "the link (no usable network interface)",
+        "gateway": "the gateway (the local router does not answer)",
+        "dns": "name resolution (DNS)",
+        "upstream": "the upstream network (beyond the gateway)",
+        "server": "the server",
+        "portal": "a captive portal (sign-in needed)",
+    ]
+
+    static func fault(_ code: String) -> String { faults[code] ?? code }
+
+    /// The reason code in words.
+    static func reason(_ code: String) -> String { ReasonWords.of(code: code).clause }
+
+    /// The embedded table for the script: states, healths and faults.
+    static var json: String {
+        func object(_ pairs: [(String, String)]) -> String {
+            "{" + pairs.map { "\(quoted($0.0)):\(quoted($0.1))" }.joined(separator: ",") + "}"
+        }
+        let states = ["connected", "disconnected", "unknown"].map { ($0, state($0)) }
+        let healths = ["healthy", "unhealthy", "unknown"].map { ($0, health($0)) }
+        let reasons = ReasonWords.all.map { ($0.code, $0.clause) }
+        return "{\"states\":\(object(states)),\"healths\":\(object(healths)),\"faults\":\(object(faults.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))"
+            + ",\"reasons\":\(object(reasons))}"
+    }
+
+    /// A JSON string, safe inside a `<script type="application/json">` (see ``scriptSafe(_:)``).
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case _ where scalar.value < 0x20: out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return scriptSafe(out + "\"")
+    }
+
+    /// JSON text made safe inside a `<script>` element: `<` (which occurs only inside strings) becomes
+    /// `\u003c`, so no `</script>` or `<!--` in a target's name can end or bend the element.
+    static func scriptSafe(_ json: String) -> String {
+        json.unicodeScalars.map { $0 == "<" ? "\\u003c" : String($0) }.joined()
+    }
+
+    /// An RFC 3339 time as a person reads it: `2027-01-15 08:00:00 UTC`.
+    static func time(_ rfc3339: String) -> String {
+        guard rfc3339.count >= 19 else { return rfc3339 }
+        return String(rfc3339.prefix(19).map { $0 == "T" ? " " : $0 }) + " UTC"
+    }
+
+    /// A span in the largest units that matter: `45 s`, `3 min`, `2 h 5 min`, `4 d 3 h`.
+    static func span(seconds: Double) -> String {
+        let total = max(0, Int(seconds))
+        let (days, hours, minutes) = (total / 86_400, total / 3600 % 24, total / 60 % 60)
+        if days > 0 { return hours > 0 ? "\(days) d \(hours) h" : "\(days) d" }
+        if hours > 0 { return minutes > 0 ? "\(hours) h \(minutes) min" : "\(hours) h" }
+        if minutes > 0 { return "\(minutes) min" }
+        return "\(total) s"
+    }
+
+    /// A latency: `12 ms`, `1.25 s`.
+    static func latency(_ seconds: Double) -> String {
+        seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : "\((seconds * 100).rounded() / 100) s"
+    }
+
+    /// A ratio as a percentage with two decimals, rounded down so that a single failure never shows as 100 %.
+    static func percent(_ ratio: Double) -> String {
+        let hundredths = Int((ratio * 10_000).rounded(.down))
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) %"
+    }
+}

@@ -1,0 +1,98 @@
+import ReachAPI
+import ReachCore
+
+/// reachd's status page: the verdict, each target and interface, the recent transitions and uptime,
+/// rendered as one HTML document from the documents the API serves.
+///
+/// Pure: a status document, the history (when reachd keeps one) and the time in, HTML out. The
+/// server renders it when a browser asks for `/` and at no other time, so the page costs the daemon
+/// nothing while nobody looks. The first paint is complete without JavaScript; the script
+/// (``StatusPageAssets/script``) then follows `/v1/events` and keeps the same elements current.
+///
+/// ```swift
+/// let html = StatusPage(status: document, history: nil, now: clock.wallTime).html
+/// ```
+public struct StatusPage: Sendable {
+    /// The most transitions the page lists.
+    public static let transitionLimit = 50
+
+    public var status: StatusDocument
+    public var history: PageHistory?
+    public var now: WallTime
+
+    public init(status: StatusDocument, history: PageHistory?, now: WallTime) {
+        self.status = status
+        self.history = history
+        self.now = now
+    }
+
+    /// The whole document.
+    public var html: String {
+        let word = PageWords.state(status.state)
+        let page: HTML = """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
+            <title>\(word) · reachd</title>
+            <link rel="stylesheet" href="\(StatusPageAssets.stylePath)">
+            <script src="\(StatusPageAssets.scriptPath)" defer></script>
+            </head>
+            <body>
+            <a class="skip" href="#targets-heading">Skip to the targets</a>
+            <header class="bar">
+            <h1>reachd status</h1>
+            <p id="live" class="live" data-state="static">Showing the state when this page loaded; reload for a newer one.</p>
+            </header>
+            <main>
+            \(verdictSection)
+            \(targetsSection)
+            \(interfacesSection)
+            \(uptimeSection)
+            \(transitionsSection)
+            </main>
+            <footer class="bar"><p>reachd \(status.version) · event <span id="sequence">\(status.sequence)</span> · rendered \(PageWords.time(RFC3339.string(from: now)))</p></footer>
+            <script type="application/json" id="page-data">\(HTML(stringLiteral: pageData))</script>
+            </body>
+            </html>
+
+            """
+        return page.markup
+    }
+
+    /// What the script starts from: the words table, the document the page was rendered from, the
+    /// render time and each target's recent latency.
+    private var pageData: String {
+        let document = String(decoding: APIJSON.encode(status), as: UTF8.self)
+        let latency = (history?.latency ?? [:]).sorted { $0.key < $1.key }.map { name, points in
+            PageWords.quoted(name) + ":[" + points.map { "[\($0.epochSeconds),\($0.seconds)]" }.joined(separator: ",") + "]"
+        }
+        return "{\"words\":\(PageWords.json),\"status\":\(PageWords.scriptSafe(document)),\"now\":\(now.secondsSinceEpoch)"
+            + ",\"latency\":{\(latency.joined(separator: ","))}}"
+    }
+
+    private var verdictSection: HTML {
+        let since = RFC3339.wallTime(from: status.since)
+        let lasted = since.map { PageWords.span(seconds: now.secondsSinceEpoch - $0.secondsSinceEpoch) } ?? ""
+        return """
+            <section id="verdict" class="verdict" data-state="\(status.state)" aria-labelledby="verdict-heading">
+            <h2 id="verdict-heading" class="visually-hidden">Verdict</h2>
+            <div class="verdict-line" role="status" aria-live="polite" aria-atomic="true">
+            \(Icons.state)
+            <p class="verdict-word" id="verdict-word">\(PageWords.state(status.state))</p>
+            <p class="verdict-reason" id="verdict-reason">\(status.reasonDetail)</p>
+            </div>
+            <p class="since">Since <time id="verdict-since" datetime="\(status.since)">\(PageWords.time(status.since))</time> (<span id="verdict-for">\(lasted)</span>)</p>
+            <dl class="facts">
+            <div id="verdict-target-row"\(hidden(status.target == nil))><dt>Failing target</dt><dd id="verdict-target">\(status.target)</dd></div>
+            <div id="verdict-fault-row"\(hidden(status.fault == nil))><dt>Fault</dt><dd id="verdict-fault">\(status.fault.map(PageWords.fault))</dd></div>
+            <div id="verdict-families-row" hidden><dt>Degraded</dt><dd id="verdict-families"></dd></div>
+            </dl>
+            </section>
+            """
+    }
+
+    private func hidden(_ isHidden: Bool) -> HTML { isHidden ? " hidden" : "" }
+}

@@ -1,0 +1,62 @@
+import ReachAPI
+import ReachCore
+import ReachStatusPage
+import Testing
+
+@Suite("The status page's HTML")
+struct StatusPageTests {
+    private static let now = WallTime(sinceEpoch: .seconds(1_900_000_000))
+
+    private static func document(state: String = "disconnected", target: String = "api") -> StatusDocument {
+        StatusDocument(
+            state: state, reason: "connection_refused", reasonDetail: "target \(target): the connection was refused",
+            target: target, fault: state == "disconnected" ? "server" : nil, since: RFC3339.string(from: now.advanced(by: .seconds(-125))),
+            likelyConnected: false, sequence: 7, usableInterfaces: ["eth0"],
+            targets: [.init(name: target, kind: "http", health: "unhealthy", reason: "connection_refused", latencySeconds: 0.012)])
+    }
+
+    @Test func theVerdictIsWordIconAndReasonWithSinceFaultAndTarget() {
+        let html = StatusPage(status: Self.document(), history: nil, now: Self.now).html
+        #expect(html.contains(#"<section id="verdict" class="verdict" data-state="disconnected""#))
+        #expect(html.contains(#"<p class="verdict-word" id="verdict-word">Disconnected</p>"#))
+        #expect(html.contains(#"aria-live="polite""#))
+        #expect(html.contains(#"<svg class="icon""#))
+        #expect(html.contains("target api: the connection was refused"))
+        #expect(html.contains("(<span id=\"verdict-for\">2 min</span>)"))
+        #expect(html.contains(#"<dd id="verdict-fault">the server</dd>"#))
+        #expect(html.contains(#"<dd id="verdict-target">api</dd>"#))
+        #expect(html.contains(#"<dd class="latency">12 ms</dd>"#))
+        #expect(html.contains("No history: this reachd keeps none"))
+    }
+
+    @Test func textFromTheDocumentIsEscapedEverywhere() {
+        let hostile = #"<script>alert("x")</script>&'"#
+        let html = StatusPage(status: Self.document(target: hostile), history: nil, now: Self.now).html
+        #expect(!html.contains("<script>alert"))
+        #expect(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;"))
+        // In the embedded JSON `<` is \u003c, so the data element cannot be closed early.
+        let data = html.split(separator: #"<script type="application/json" id="page-data">"#)[1]
+        #expect(data.prefix { $0 != "\n" }.filter { $0 == "<" }.count == 1, "only the closing tag's `<`")
+    }
+
+    @Test func historyGivesUptimeBarsAndAtMostFiftyTransitions() {
+        let transitions = (0..<60).map { index in
+            PageHistory.Transition(at: RFC3339.string(from: Self.now.advanced(by: .seconds(-index * 60))), state: index % 2 == 0 ? "connected" : "disconnected", reason: "healthy")
+        }
+        let uptime = [PageHistory.Uptime(label: "24 h", ratio: 0.99987, segments: [1, 0.5, nil], outages: 1)]
+        let html = StatusPage(status: Self.document(state: "connected"), history: PageHistory(transitions: transitions, uptime: uptime), now: Self.now).html
+        #expect(html.split(separator: "<tr data-state=").count - 1 == StatusPage.transitionLimit)
+        #expect(html.contains(#"data-window="24 h" data-ratio="0.99987""#))
+        #expect(html.contains(#"<span class="ratio">99.98 %</span>"#))
+        #expect(html.contains(#"aria-label="24 h: 99.98 % up, 1 outage""#))
+        #expect(html.contains(#"class="seg up""#) && html.contains(#"class="seg down""#) && html.contains(#"class="seg none""#))
+        #expect(!html.contains("No history"))
+    }
+
+    @Test func escapingIsWrittenOnce() {
+        #expect(HTML.escape(#"a<b>&"c'"#) == "a&lt;b&gt;&amp;&quot;c&#39;")
+        let name = "<b>"
+        let markup: HTML = "<p>\(name)</p>"
+        #expect(markup.markup == "<p>&lt;b&gt;</p>")
+    }
+}
