@@ -80,7 +80,8 @@ final class UplinkTopology: Sendable {
     let server: String
     /// The topology's files: dnsmasq's configuration, pid and lease files, its log.
     let directory: TemporaryDirectory
-    private let processes = Mutex<(http: FaultServer?, dns: ChildProcess?)>((nil, nil))
+    /// The HTTP server, and dnsmasq's pid (a daemon, not a child of the test: see ``setDNS(running:)``).
+    private let processes = Mutex<(http: FaultServer?, dns: Int32?)>((nil, nil))
     private static let instances = Atomic<Int>(0)
 
     /// Names the namespaces after the test process (so `scripts/test-leftovers` can tell a
@@ -257,11 +258,10 @@ final class UplinkTopology: Sendable {
             defer { processes.dns = nil }
             return processes.dns
         }
-        if let old {
-            old.signal(SIGTERM)
-            await old.waitForExit(timeout: .seconds(5))
-        }
+        if let old { await Self.stop(old) }
         guard running else { return }
+        let pidFile = "\(directory)/dnsmasq.pid"
+        try? FileManager.default.removeItem(atPath: pidFile)
         let configuration = """
             no-resolv
             no-hosts
@@ -270,7 +270,7 @@ final class UplinkTopology: Sendable {
             listen-address=\(Self.resolverAddress)
             listen-address=\(Self.resolverAddress6)
             host-record=\(Self.serverName),\(Self.serverAddress),\(Self.serverAddress6)
-            pid-file=\(directory)/dnsmasq.pid
+            pid-file=\(pidFile)
             dhcp-leasefile=\(directory)/dnsmasq.leases
             user=root
             group=root
@@ -278,17 +278,27 @@ final class UplinkTopology: Sendable {
 
             """
         try configuration.write(toFile: "\(directory)/dnsmasq.conf", atomically: true, encoding: .utf8)
-        let dns = try ChildProcess(
-            "dnsmasq", executable: MatrixNetwork.ipPath,
-            arguments: ["netns", "exec", server, Self.dnsmasqPath, "--keep-in-foreground", "--conf-file=\(directory)/dnsmasq.conf"],
-            errorLog: "\(directory)/dnsmasq.stderr")
-        processes.withLock { $0.dns = dns }
-        try await waitUntil("dnsmasq answers for \(Self.serverName)", timeout: .seconds(10)) {
-            await self.resolves(from: self.server) || !dns.isRunning
-        }
-        guard dns.isRunning else {
+        // As a daemon, not a child of the test: with dnsmasq a child of the test process, the
+        // programs the test ran after it were seen never to be reaped (their runs hung). dnsmasq's
+        // parent exits once the daemon is ready (or has failed, saying why); the daemon is handed
+        // no pipe of ours, so nothing waits on it.
+        let command = "exec \(MatrixNetwork.ipPath) netns exec \(server) \(Self.dnsmasqPath) --conf-file=\(directory)/dnsmasq.conf </dev/null >/dev/null 2>\(directory)/dnsmasq.stderr"
+        let started = try await runProgram("/bin/sh", ["-c", command])
+        let pid = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard started.status == 0, let pid else {
             let errors = (FileManager.default.contents(atPath: "\(directory)/dnsmasq.stderr")).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            throw MatrixNetwork.CommandFailed(description: "dnsmasq exited \(dns.terminationStatus): \(errors)")
+            throw MatrixNetwork.CommandFailed(description: "dnsmasq exited \(started.status): \(errors)")
+        }
+        processes.withLock { $0.dns = pid }
+    }
+
+    /// Stops the daemon `pid` (SIGTERM, then SIGKILL after 5 s) and waits until it is gone.
+    private static func stop(_ pid: Int32) async {
+        kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while kill(pid, 0) == 0 {
+            if ContinuousClock.now >= deadline { kill(pid, SIGKILL) }
+            try? await Task.sleep(for: .milliseconds(20))
         }
     }
 
@@ -342,10 +352,7 @@ final class UplinkTopology: Sendable {
             return processes
         }
         await http?.stop()
-        if let dns {
-            dns.signal(SIGKILL)
-            await dns.waitForExit(timeout: .seconds(5))
-        }
+        if let dns { await Self.stop(dns) }
         for namespace in namespaces {
             _ = try? await runProgram(MatrixNetwork.ipPath, ["netns", "del", namespace])
         }
