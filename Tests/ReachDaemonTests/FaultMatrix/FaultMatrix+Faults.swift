@@ -84,7 +84,9 @@ extension FaultMatrix {
         await run.fault("server blackholed, the upstream reference answering", fault: "server", reason: "timeout", bound: Self.upstreamBound,
             holdBeyond: Self.upstreamBound,
             apply: { try await topology.setServerBlackholed(true) }, restore: { try await topology.setServerBlackholed(false) })
-        await run.fault("DNS server stopped, a name target", fault: "dns", reason: "dns_failure", bound: Self.upstreamBound,
+        // The resolver's refusal reaches glibc, which gives up after its own attempt (resolv.conf's
+        // 1 s): measured 6 s from the stop, with the stop itself.
+        await run.fault("DNS server stopped, a name target", fault: "dns", reason: "dns_failure", bound: Self.upstreamBound + .seconds(4),
             holdBeyond: Self.upstreamBound,
             apply: { try await topology.setDNS(running: false) }, restore: { try await topology.setDNS(running: true) })
         // Last: without ping sockets, the neighbour table alone (and a line in the log, once).
