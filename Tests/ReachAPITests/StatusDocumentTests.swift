@@ -27,7 +27,7 @@ struct StatusDocumentTests {
         #expect(
             Set(object.keys)
                 == ["state", "reason", "reason_detail", "target", "since", "likely_connected", "sequence", "reset", "version", "usable_interfaces",
-                    "targets", "portal"])
+                    "targets", "portal", "fault"])
         #expect(object["state"] as? String == "connected")
         #expect(object["reason"] as? String == "healthy")
         #expect(object["since"] as? String == "2027-01-15T08:00:00.000Z")
