@@ -27,6 +27,9 @@ public struct Configuration: Sendable, Equatable {
     public var webhooks: [WebhookSettings] = []
     /// How reachd looks for a captive portal (the `captive_portal` section).
     public var captivePortal = CaptivePortalSettings()
+    /// What reachd connects to, while targets fail, to tell the internet connection from the
+    /// server (`upstream.check`).
+    public var upstream = UpstreamCheck.resolver
     /// How long before a target's certificate expires the journal warns, once a day (`tls.warn_before`).
     public var certificateWarning = Duration.seconds(14 * 86_400)
     /// Where and how long reachd keeps its history (the `history` section). Off for a

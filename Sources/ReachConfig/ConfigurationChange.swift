@@ -40,6 +40,7 @@ public struct ConfigurationChange: Sendable, Equatable {
         if old.log != new.log { needsRestart.append("log") }
         if old.captivePortal.withoutCheck != new.captivePortal.withoutCheck { needsRestart.append("captive_portal") }
         if old.certificateWarning != new.certificateWarning { needsRestart.append("tls.warn_before") }
+        if old.upstream != new.upstream { needsRestart.append("upstream.check") }
     }
 
     /// `targets +1 -0 ~2 (added: b; changed: a, c)`, for the reload's log line.

@@ -8,7 +8,7 @@ import Yams
 
 /// Maps a YAML document onto ``Configuration``, reporting every problem at once.
 struct ConfigurationParser {
-    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "socket", "api", "grpc_health", "log", "captive_portal", "tls", "history"] + reactionKeys
+    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "socket", "api", "grpc_health", "log", "captive_portal", "tls", "history", "upstream"] + reactionKeys
     static let httpKeys = ["expect", "headers", "bearer_token_file", "bearer_token_credential", "tls"]
     static let targetKeys = [
         "name", "kind", "url", "address", "service", "watch", "interval", "timeout",
@@ -141,6 +141,7 @@ struct ConfigurationParser {
         ).with(reactions)
         configuration.captivePortal = captivePortal
         configuration.history = entries["history"].flatMap { parseHistory($0) } ?? HistorySettings()
+        if let node = entries["upstream"], let upstream = parseUpstream(node) { configuration.upstream = upstream }
         if let node = entries["tls"], let tls = reader.mapping(node, keys: ["warn_before"]),
             let warnNode = tls["warn_before"], let warnBefore = reader.duration(warnNode, in: Self.certificateWarningRange)
         {

@@ -81,8 +81,8 @@ interfaces:
 # again for each transition (no restart needed). A hook must be a regular
 # executable file owned by root, not writable by group or others, and not
 # setuid; any other file is refused with a log line. Each gets PATH and
-# REACHD_STATE, REACHD_PREVIOUS_STATE, REACHD_REASON, REACHD_INTERFACE,
-# REACHD_SEQUENCE, REACHD_SINCE; its output lines go to reachd's log.
+# REACHD_STATE, REACHD_PREVIOUS_STATE, REACHD_REASON, REACHD_FAULT,
+# REACHD_INTERFACE, REACHD_SEQUENCE, REACHD_SINCE; its output lines go to reachd's log.
 # hooks:
 #   restored_dir: /etc/reachd/restored.d   # run on disconnected -> connected (the default)
 #   lost_dir: /etc/reachd/lost.d           # run on connected -> disconnected (the default)
@@ -123,6 +123,16 @@ interfaces:
 #   path: /var/lib/reachd/history.sqlite   # its directory is created if need be
 #   retention: 90d                         # older rows are deleted
 #   max_size: 256MiB                       # past it the oldest minutes, then transitions, go
+
+# Whose fault (the verdict's "fault": link, gateway, dns, upstream, server or
+# portal). While a target fails without an answer, reachd asks the default
+# gateway (ICMP echo over an unprivileged ping socket, where
+# net.ipv4.ping_group_range includes reachd's group) and an upstream reference
+# beyond it, to tell "your router", "the internet connection" and "the server"
+# apart. Nothing is sent while all is well.
+# upstream:
+#   check: resolver        # the system's resolver, TCP port 53, unless it is loopback or on a
+#                          # directly connected network (the default); or tcp://HOST:PORT; or none
 
 # Where the status endpoint listens. Loopback only by default.
 listen: 127.0.0.1:9780

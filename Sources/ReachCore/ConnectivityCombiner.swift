@@ -17,6 +17,8 @@
 ///   `captivePortal`, whatever the targets say: a portal's login page may answer them with 200.
 ///   The network's RFC 8908 API decides first; when it answers, nothing else is asked. Else an
 ///   intercepted check URL is a portal; else a failing target redirected to another host is.
+/// - Every `disconnected` verdict says where the path breaks (``Fault``), from its reason and the
+///   gateway and upstream evidence (`ConnectivityCombiner+Path`).
 ///
 /// A result costs O(1) however many targets there are: health counts are kept as targets change,
 /// and only the recorded target is compared for news.
@@ -56,6 +58,10 @@ struct ConnectivityCombiner: Sendable {
     var portalCheckFinding: PortalCheck.Finding?
     /// The RFC 8908 API's last answer per interface, and when it came.
     var portalAPIAnswers: [String: (answer: CaptivePortalAPIAnswer, at: WallTime)] = [:]
+    /// What the default gateway and the upstream reference last showed while targets failed
+    /// (`ConnectivityCombiner+Path`); forgotten with the link.
+    var gatewayFinding: GatewayFinding?
+    var upstreamFinding: UpstreamFinding?
     /// False when every target is on loopback, where no network link is involved.
     private(set) var requiresLink: Bool
 
@@ -234,7 +240,7 @@ struct ConnectivityCombiner: Sendable {
 
         let (previousState, previousReason, previousPortal, previousFault) = (verdict.state, verdict.reason, verdict.portal, verdict.fault)
         let (state, reason, portal) = decide()
-        let fault = state == .disconnected ? Fault(reason) : nil
+        let fault = state == .disconnected ? Fault(reason, gateway: gatewayFinding, upstream: upstreamFinding) : nil
         let usableInterfaces = assessment?.usableInterfaces ?? []
         let interfacesChanged = usableInterfaces != verdict.usableInterfaces
         verdict.state = state
@@ -324,8 +330,8 @@ struct ConnectivityCombiner: Sendable {
             verdict.targets[index].consecutiveFailures = 0
         }
         (healthyCount, unknownCount, unhealthyIndices) = (0, verdict.targets.count, [])
-        // A new link may be another network, with or without a portal.
-        portalCheckFinding = nil
+        // A new link may be another network, with or without a portal, behind another gateway.
+        (portalCheckFinding, gatewayFinding, upstreamFinding) = (nil, nil, nil)
         return changed
     }
 

@@ -191,6 +191,10 @@ public final class ConnectivityMonitor: Sendable {
         log(published)
     }
 
+    /// The link facts last applied (`nil` before the first report): where the path evidence finds
+    /// the default gateways.
+    public var links: LinkSnapshot? { state.withLock { $0.combiner.links } }
+
     /// The targets as configured now: those given at start, or by the last ``reconfigure(_:)``.
     public var targets: [ProbeTarget] { state.withLock { $0.targets } }
 
@@ -200,6 +204,20 @@ public final class ConnectivityMonitor: Sendable {
         let published = state.withLock { state in
             apply(&state) { $0.apply(portalAPI: answer, interface: interface, at: clock.wallTime) }
         }
+        log(published)
+    }
+
+    /// Takes what the default gateway showed while targets failed (an ICMP echo, the neighbour
+    /// table); `nil` forgets it. It places a target's silence on the gateway (``Fault/gateway``).
+    public func update(gateway finding: GatewayFinding?) {
+        let published = state.withLock { state in apply(&state) { $0.apply(gateway: finding, at: clock.wallTime) } }
+        log(published)
+    }
+
+    /// Takes what the upstream reference (`upstream.check`) showed while targets failed; `nil`
+    /// forgets it. It tells ``Fault/upstream`` from ``Fault/server``.
+    public func update(upstream finding: UpstreamFinding?) {
+        let published = state.withLock { state in apply(&state) { $0.apply(upstream: finding, at: clock.wallTime) } }
         log(published)
     }
 
@@ -373,6 +391,8 @@ extension Verdict {
             "interfaces": "\(usableInterfaces.joined(separator: ","))",
         ]
         if let target = reason.target { metadata["target"] = "\(target)" }
+        // `REACHD_FAULT` in the journal: where the path breaks.
+        if let fault { metadata["fault"] = "\(fault.code)" }
         if case .targetFailed(_, .httpStatus(let status)) = reason { metadata["http_status"] = "\(status)" }
         return metadata
     }

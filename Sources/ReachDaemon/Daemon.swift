@@ -35,6 +35,7 @@ public struct Daemon: Sendable {
     private let reactions: Reactions
     private let captivePortal: CaptivePortalService
     private let history: HistoryService
+    private let pathEvidence: PathEvidenceService
     private let logger: Logger
 
     /// - Parameters:
@@ -87,6 +88,9 @@ public struct Daemon: Sendable {
         self.captivePortal = CaptivePortalService(
             settings: configuration.captivePortal, monitor: monitor, clock: clock, interval: shortest?.interval ?? .seconds(1),
             timeout: shortest?.timeout ?? .seconds(2), logger: logger)
+        self.pathEvidence = PathEvidenceService(
+            upstream: configuration.upstream, monitor: monitor, clock: clock, interval: shortest?.interval ?? .seconds(1),
+            timeout: shortest?.timeout ?? .seconds(2), logger: logger)
         let checkWaitLimit = StatusServer.checkWaitLimit(for: configuration.targets)
         let limits = StatusServer.Limits(idleTimeout: configuration.apiIdleTimeout)
         self.statusServer = StatusServer(
@@ -121,6 +125,7 @@ public struct Daemon: Sendable {
             held(SleepService(watcher: sleepWatcher, monitor: monitor)),
             held(probes),
             held(captivePortal),
+            held(pathEvidence),
             .init(service: Listener(address: .tcp(configuration.listen), key: "listen", service: statusServer.makeApplication(whenListening: whenListening))),
         ] + (socketServer.map { socket in
             [.init(service: Listener(address: .unixSocket(path: socket.path), key: "socket", service: socket.server.makeApplication(whenListening: whenListening)))]

@@ -35,6 +35,8 @@ struct HookRunner: Sendable {
             "REACHD_STATE": document.state,
             "REACHD_PREVIOUS_STATE": transition.direction == .restored ? ConnectivityState.disconnected.rawValue : ConnectivityState.connected.rawValue,
             "REACHD_REASON": document.reason,
+            // Where the path breaks (link, gateway, dns, upstream, server, portal); empty when connected.
+            "REACHD_FAULT": document.fault ?? "",
             "REACHD_INTERFACE": document.usableInterfaces.joined(separator: ","),
             "REACHD_SEQUENCE": "\(transition.sequence)",
             "REACHD_SINCE": document.since,

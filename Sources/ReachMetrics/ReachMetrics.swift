@@ -86,26 +86,47 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         for outcome in [CallbackReport.Outcome.succeeded, .failed(""), .timedOut, .cancelled, .skipped] {
             _ = registry.makeCounter(descriptor: Self.restorationCallbacksName, labels: [("result", outcome.code)])
         }
-        for (to, reason) in Self.stateChangeLabels {
-            _ = registry.makeCounter(descriptor: Self.stateChangesName, labels: [("to", to), ("reason", reason)])
+        for (to, reason, fault) in Self.stateChangeLabels {
+            _ = registry.makeCounter(descriptor: Self.stateChangesName, labels: [("to", to), ("reason", reason), ("fault", fault)])
         }
         reconfigure(targets: targets, interfaces: interfaces)
     }
 
     /// Every failure reason a probe result can count under (a cancelled probe is never counted).
-    static let failureCodes: [String] = [
-        FailureReason.dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(0), .unexpectedBody,
+    static let failureReasons: [FailureReason] = [
+        .dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(0), .unexpectedBody,
         .networkUnreachable, .connectionReset, .protocolError, .notServing,
-    ].map(\.code)
+    ]
+    static let failureCodes: [String] = failureReasons.map(\.code)
 
-    /// Every `{to, reason}` a state change can carry: `connected` is always `healthy`; a
-    /// disconnection names the link's blocker, `awaiting_probe` or a failure reason. The verdict
-    /// never returns to `unknown`, so no change goes there.
-    static let stateChangeLabels: [(to: String, reason: String)] =
-        [(ConnectivityState.connected.rawValue, VerdictReason.healthy.code)]
-        + ([VerdictReason.noLink, .noAddress, .noRoute, .captivePortal, .awaitingProbe].map(\.code) + failureCodes).map {
-            (ConnectivityState.disconnected.rawValue, $0)
+    /// Every `{to, reason, fault}` a state change can carry: `connected` is always `healthy` with
+    /// fault `none`; a disconnection names the link's blocker (fault `link`), a portal (`portal`),
+    /// `awaiting_probe` (`none`) or a failure reason with each fault the path evidence can give it
+    /// (``ReachCore/Fault/init(_:gateway:upstream:)``): 22 series, a bounded set.
+    static let stateChangeLabels: [(to: String, reason: String, fault: String)] = {
+        let disconnected = ConnectivityState.disconnected.rawValue
+        var labels = [(ConnectivityState.connected.rawValue, VerdictReason.healthy.code, noFault)]
+        for reason in [VerdictReason.noLink, .noAddress, .noRoute, .captivePortal, .awaitingProbe] {
+            labels.append((disconnected, reason.code, Fault(reason)?.code ?? noFault))
         }
+        let gateways: [GatewayFinding?] = [nil, false, true].map { answers in
+            answers.map { GatewayFinding(interface: "", address: IPAddress("192.0.2.1")!, answers: $0, evidence: .echo) }
+        }
+        for failure in failureReasons {
+            var faults: [String] = []
+            for gateway in gateways {
+                for upstream in [nil, UpstreamFinding.answers, .unreachable] {
+                    let fault = Fault(.targetFailed(target: "", reason: failure), gateway: gateway, upstream: upstream)?.code ?? noFault
+                    if !faults.contains(fault) { faults.append(fault) }
+                }
+            }
+            labels += faults.map { (disconnected, failure.code, $0) }
+        }
+        return labels
+    }()
+
+    /// The `fault` label of a verdict that has none (connected, awaiting a probe).
+    static let noFault = "none"
 
     // MARK: Feeding
 
@@ -182,8 +203,8 @@ public final class ReachMetrics: ProbeObserver, Sendable {
             return state.lastState.map { $0 != verdict.state } ?? false
         }
         if changed {
-            registry.makeCounter(descriptor: Self.stateChangesName, labels: [("to", verdict.state.rawValue), ("reason", verdict.reason.code)])
-                .increment()
+            let labels = [("to", verdict.state.rawValue), ("reason", verdict.reason.code), ("fault", verdict.fault?.code ?? Self.noFault)]
+            registry.makeCounter(descriptor: Self.stateChangesName, labels: labels).increment()
         }
     }
 
@@ -337,7 +358,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         name("reachd_connected", "1 when the verdict is connected (a usable link and the targets satisfy the policy), else 0.")
     }
     private static var stateChangesName: MetricNameDescriptor {
-        name("reachd_state_changes", unit: "total", "Changes of the connectivity state, by the new state and the reason for it.")
+        name("reachd_state_changes", unit: "total", "Changes of the connectivity state, by the new state, the reason for it and where the path breaks (fault).")
     }
     private static var linkUsableName: MetricNameDescriptor {
         name("reachd_link_usable", "1 when at least one interface is usable (up, carrier, global address, route), else 0.")

@@ -19,12 +19,15 @@ enum ConnectivityWording {
     static let sessionEndingIcon = "appointment-soon"
     static let unknownVenue = "this network's login page"
 
-    /// The waiting notification's body: why, and which target, such as
-    /// "The server refused the connection (target server)."
-    static func waitingBody(reason: String, target: String?) -> String {
+    /// The waiting notification's body: whose fault it is, when the path evidence says, then why
+    /// and which target, such as "The internet connection is down. The server did not answer in
+    /// time (target server)." The title stays "Waiting for connectivity…" whatever the fault: a
+    /// person need not tell "no internet" from "server down" to know they must wait.
+    static func waitingBody(reason: String, target: String?, fault: String? = nil) -> String {
         let sentence = ReasonWords.of(code: reason).sentence
-        guard let target, !target.isEmpty else { return sentence + "." }
-        return "\(sentence) (target \(target))."
+        let why = target.map { $0.isEmpty ? sentence + "." : "\(sentence) (target \($0))." } ?? sentence + "."
+        guard let fault, FaultWords.leadsTheReason(fault), let lead = FaultWords.sentence(fault) else { return why }
+        return "\(lead) \(why)"
     }
 
     /// `network-offline` when this machine has no usable link, `network-error` when the network is

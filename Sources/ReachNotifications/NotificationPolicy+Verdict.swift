@@ -12,12 +12,15 @@ extension NotificationPolicy {
         public var target: String?
         /// The captive portal reachd tells of: the one to sign in to, or a signed-in session's.
         public var portal: Portal?
+        /// Where the path breaks (`gateway`, `upstream`, `server`, ...), when disconnected.
+        public var fault: String?
 
-        public init(state: ConnectivityState, reason: String, target: String? = nil, portal: Portal? = nil) {
+        public init(state: ConnectivityState, reason: String, target: String? = nil, portal: Portal? = nil, fault: String? = nil) {
             self.state = state
             self.reason = reason
             self.target = target
             self.portal = portal
+            self.fault = fault
         }
 
         /// A portal holds the connection until the person signs in.
@@ -66,6 +69,6 @@ extension NotificationPolicy.Verdict {
                 sessionEndsAt: portal.sessionEndsAt.flatMap(RFC3339.wallTime(from:)).map { now.advanced(by: $0.sinceEpoch - wallNow.sinceEpoch) },
                 interface: portal.interface)
         }
-        self.init(state: ConnectivityState(rawValue: document.state) ?? .unknown, reason: document.reason, target: document.target, portal: portal)
+        self.init(state: ConnectivityState(rawValue: document.state) ?? .unknown, reason: document.reason, target: document.target, portal: portal, fault: document.fault)
     }
 }

@@ -6,8 +6,8 @@ import ReachCore
 ///
 /// The rules:
 /// - **One notification.** Every post replaces the last one the server gave an id for.
-/// - **Waiting** (persistent, with a "Check now" action) while disconnected, its body the reason
-///   in words; **Sign in to the network** instead while a captive portal holds the connection,
+/// - **Waiting** (persistent, with a "Check now" action) while disconnected, its body whose fault
+///   it is ("Your router is not answering") and the reason in words; **Sign in to the network** instead while a captive portal holds the connection,
 ///   with "Open sign-in page" (``Effect/open(_:)``) when the sign-in URL is known. Replaced by a
 ///   brief, transient **Connected** once restored. Connected alone (at start, or after an outage
 ///   the person never saw) shows nothing; `unknown` changes nothing.
@@ -129,7 +129,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
                 verdict.needsSignIn
                 ? .signIn(body: ConnectivityWording.signInBody(venue: verdict.portal?.venue), url: verdict.portal?.signInURL)
                 : .waiting(
-                    body: ConnectivityWording.waitingBody(reason: verdict.reason, target: verdict.target),
+                    body: ConnectivityWording.waitingBody(reason: verdict.reason, target: verdict.target, fault: verdict.fault),
                     icon: ConnectivityWording.waitingIcon(reason: verdict.reason))
         case .connected:
             if wanted?.saysDisconnected == true {

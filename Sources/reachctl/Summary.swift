@@ -27,6 +27,7 @@ enum Summary {
     static func render(_ document: StatusDocument, now: WallTime = WallTime.now()) -> String {
         var lines = [document.headline]
         lines.append("  \(document.reasonDetail)")
+        if let fault = document.fault { lines.append("fault:      \(fault)\(FaultWords.sentence(fault).map { " — \($0)" } ?? "")") }
         var since = document.since
         if let time = RFC3339.wallTime(from: document.since) {
             since += " (\(ago(now.sinceEpoch - time.sinceEpoch)))"

@@ -55,6 +55,8 @@ struct ReachctlProcessTests {
         // In our words, from the reason table: nothing of NIO's "Connection refused) (errno: 111)".
         #expect(lines.dropFirst().first == "  target target-1: connection refused (in the connect phase)", "\(status.stdout)")
         #expect(lines.contains { $0.hasSuffix("unhealthy  connection_refused in connect: connection refused") }, "\(status.stdout)")
+        // Refused is an answer: the path works, so it is the server's fault.
+        #expect(lines.dropFirst(2).first == "fault:      server — The server is not responding — your network is fine.", "\(status.stdout)")
         #expect(lines.contains { $0.hasPrefix("since:") })
         #expect(lines.contains { $0.hasPrefix("interfaces:") })
         #expect(lines.contains { $0.contains("target-1") && $0.contains("http") && $0.contains("unhealthy") && $0.contains("connection_refused in connect") })

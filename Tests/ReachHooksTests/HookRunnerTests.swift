@@ -55,7 +55,7 @@ struct HookRunnerTests {
         #expect(
             environment == [
                 "PATH=\(HookRunner.path)", "REACHD_STATE=connected", "REACHD_PREVIOUS_STATE=disconnected", "REACHD_REASON=healthy",
-                "REACHD_INTERFACE=eth0", "REACHD_SEQUENCE=77", "REACHD_SINCE=2027-01-15T08:00:00.000Z",
+                "REACHD_FAULT=", "REACHD_INTERFACE=eth0", "REACHD_SEQUENCE=77", "REACHD_SINCE=2027-01-15T08:00:00.000Z",
             ], "PATH and the REACHD_ variables, nothing of the daemon's own environment")
         #expect(observer.hooks.map(\.outcome) == [.ok, .ok, .ok])
         #expect(Set(folder.lines("env-20-second")) == environment)
@@ -66,9 +66,11 @@ struct HookRunnerTests {
         var lost = transition(.lost)
         lost.verdict.reason = .captivePortal
         lost.verdict.portal = CaptivePortal(evidence: .redirect, userPortalURL: "http://portal.example/login?from=reachd")
+        lost.verdict.fault = .portal
         try await runner().run(for: lost)
         let environment = Set(folder.lines("env"))
         #expect(environment.contains("REACHD_REASON=captive_portal"))
+        #expect(environment.contains("REACHD_FAULT=portal"))
         #expect(environment.contains("REACHD_PORTAL_URL=http://portal.example/login?from=reachd"))
     }
 

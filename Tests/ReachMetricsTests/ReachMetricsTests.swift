@@ -45,16 +45,19 @@ struct ReachMetricsTests {
             #expect(sample(text, #"reachd_probes_total{target="server",result="\#(result)"}"#) == 0, "\(result)")
         }
         #expect(sample(text, #"reachd_probes_total{target="server",result="cancelled"}"#) == nil, "a cancelled probe is never counted")
-        for (to, reason) in [
-            ("connected", "healthy"), ("disconnected", "no_link"), ("disconnected", "no_route"), ("disconnected", "awaiting_probe"),
-            ("disconnected", "connection_refused"), ("disconnected", "timeout"),
+        for (to, reason, fault) in [
+            ("connected", "healthy", "none"), ("disconnected", "no_link", "link"), ("disconnected", "no_route", "link"),
+            ("disconnected", "awaiting_probe", "none"), ("disconnected", "connection_refused", "server"), ("disconnected", "timeout", "server"),
+            ("disconnected", "timeout", "gateway"), ("disconnected", "timeout", "upstream"), ("disconnected", "dns_failure", "dns"),
+            ("disconnected", "captive_portal", "portal"),
         ] {
-            #expect(sample(text, #"reachd_state_changes_total{to="\#(to)",reason="\#(reason)"}"#) == 0, "\(to) \(reason)")
+            #expect(sample(text, #"reachd_state_changes_total{to="\#(to)",reason="\#(reason)",fault="\#(fault)"}"#) == 0, "\(to) \(reason) \(fault)")
         }
         #expect(!text.contains(#"to="unknown""#), "the verdict never returns to unknown")
         let stateChangeSeries = text.split(separator: "\n").filter { $0.hasPrefix("reachd_state_changes_total{") }
-        // connected/healthy; disconnected with no_link, no_address, no_route, captive_portal, awaiting_probe or one of ten failure reasons.
-        #expect(stateChangeSeries.count == 16, "a bounded set: \(stateChangeSeries)")
+        // connected/healthy; disconnected with no_link, no_address, no_route, captive_portal, awaiting_probe, one of seven
+        // answers (server) or timeout, network_unreachable, dns_failure with each of three faults.
+        #expect(stateChangeSeries.count == 22, "a bounded set: \(stateChangeSeries)")
         await harness.stop()
     }
 
@@ -72,21 +75,21 @@ struct ReachMetricsTests {
         text = scrape(metrics, harness)
         #expect(sample(text, "reachd_link_usable") == 1)
         #expect(sample(text, #"reachd_link_up{interface="eth0",kind="unknown"}"#) == 1, "from the verdict until links are reported")
-        #expect(sample(text, #"reachd_state_changes_total{to="connected",reason="healthy"}"#) == 1)
+        #expect(sample(text, #"reachd_state_changes_total{to="connected",reason="healthy",fault="none"}"#) == 1)
         #expect(sample(text, "reachd_last_transition_timestamp_seconds") == harness.clock.wallTimeAtStart.secondsSinceEpoch)
 
         harness.clock.advance(by: .seconds(2))
         harness.record(.refused("server"))
         try await waitUntil("disconnected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 0 }
         text = scrape(metrics, harness)
-        #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused"}"#) == 1)
+        #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused",fault="server"}"#) == 1)
         #expect(sample(text, "reachd_last_transition_timestamp_seconds") == harness.clock.wallTimeAtStart.secondsSinceEpoch + 2)
 
         harness.monitor.update(links: .offline)
         try await waitUntil("link loss in metrics") { sample(self.scrape(metrics, harness), "reachd_link_usable") == 0 }
         text = scrape(metrics, harness)
         #expect(sample(text, #"reachd_link_up{interface="eth0",kind="unknown"}"#) == 0)
-        #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused"}"#) == 1, "no state change, no count")
+        #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused",fault="server"}"#) == 1, "no state change, no count")
 
         follower.cancel()
         await follower.value
@@ -105,7 +108,7 @@ struct ReachMetricsTests {
         harness.monitor.update(portalAPI: CaptivePortalAPIAnswer(isCaptive: true, userPortalURL: "https://portal.example/"), interface: "eth0")
         try await waitUntil("the portal in metrics") { sample(self.scrape(metrics, harness), #"reachd_captive_portal{interface="eth0"}"#) == 1 }
         var text = scrape(metrics, harness)
-        #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="captive_portal"}"#) == 1)
+        #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="captive_portal",fault="portal"}"#) == 1)
 
         harness.monitor.update(portalAPI: CaptivePortalAPIAnswer(isCaptive: false), interface: "eth0")
         try await waitUntil("signed in, in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }

@@ -279,6 +279,16 @@ import Testing
         #expect(ConnectivityWording.waitingBody(reason: "connection_refused", target: "server") == "The server refused the connection (target server).")
         #expect(ConnectivityWording.waitingBody(reason: "no_link", target: nil) == "No network connection is active (no cable or Wi-Fi link).")
         #expect(ConnectivityWording.waitingBody(reason: "brand_new", target: "api") == "The server cannot be reached (brand new) (target api).")
+        #expect(
+            ConnectivityWording.waitingBody(reason: "timeout", target: "server", fault: "gateway")
+                == "Your router is not answering. The server did not answer in time (target server).")
+        #expect(
+            ConnectivityWording.waitingBody(reason: "timeout", target: "server", fault: "upstream")
+                == "The internet connection is down. The server did not answer in time (target server).")
+        #expect(
+            ConnectivityWording.waitingBody(reason: "http_status", target: "api", fault: "server")
+                == "The server is not responding — your network is fine. The server answered with an error (target api).")
+        #expect(ConnectivityWording.waitingBody(reason: "no_link", target: nil, fault: "link") == "No network connection is active (no cable or Wi-Fi link).")
         #expect(ConnectivityWording.waitingIcon(reason: "no_route") == "network-offline")
         #expect(ConnectivityWording.waitingIcon(reason: "timeout") == "network-error")
         #expect(ConnectivityWording.connectedBody(after: .milliseconds(300)) == "The server can be reached again.")

@@ -12,7 +12,8 @@ final class FaultServer: Sendable {
     private let child: ChildProcess
 
     private static let script = """
-        import random, socket, sys, threading, time
+        import os, random, socket, sys, threading, time
+        dual = os.environ.get('FAULT_SERVER_DUAL_STACK') == '1'
         state = {'mode': 'ok', 'delay': 0.0, 'listener': None}
         def serve(c):
             try:
@@ -48,9 +49,11 @@ final class FaultServer: Sendable {
                 threading.Thread(target=serve, args=(c,), daemon=True).start()
         def open_():
             if state['listener'] is None:
-                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                s = socket.socket(socket.AF_INET6 if dual else socket.AF_INET, socket.SOCK_STREAM)
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                s.bind(('0.0.0.0', \(port)))
+                if dual:
+                    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+                s.bind(('::' if dual else '0.0.0.0', \(port)))
                 s.listen(128)
                 state['listener'] = s
                 threading.Thread(target=accept, args=(s,), daemon=True).start()
@@ -93,12 +96,15 @@ final class FaultServer: Sendable {
             print('ack', line.strip(), flush=True)
         """
 
-    /// - Parameter certificate: A certificate and key (PEM files) for the HTTPS server on ``tlsPort``.
-    init(namespace: String, certificate: (certificate: String, key: String)? = nil) throws {
+    /// - Parameters:
+    ///   - certificate: A certificate and key (PEM files) for the HTTPS server on ``tlsPort``.
+    ///   - dualStack: Whether the HTTP server listens on IPv6 as well (else on IPv4 only).
+    init(namespace: String, certificate: (certificate: String, key: String)? = nil, dualStack: Bool = false) throws {
         child = try ChildProcess(
             "fault-server", executable: MatrixNetwork.ipPath,
             arguments: ["netns", "exec", namespace, "/usr/bin/env", "python3", "-u", "-c", Self.script]
-                + (certificate.map { [$0.certificate, $0.key] } ?? []))
+                + (certificate.map { [$0.certificate, $0.key] } ?? []),
+            environment: ProcessInfo.processInfo.environment.merging(["FAULT_SERVER_DUAL_STACK": dualStack ? "1" : "0"]) { $1 })
     }
 
     /// Makes a self-signed certificate for `name.test` in `directory`; returns its files.

@@ -6,7 +6,8 @@ import ReachTesting
 /// namespace, with hook directories that append one line per run to `hooks.log`.
 final class MatrixDaemon: Sendable {
     let directory: String
-    let network: MatrixNetwork
+    /// The network namespace it runs in.
+    let namespace: String
     private let child: ChildProcess
     let logPath: String
 
@@ -43,13 +44,18 @@ final class MatrixDaemon: Sendable {
 
     /// Writes the configuration and hooks (unless there) and starts reachd; `run` numbers its log.
     /// `systemBus` is where it hears logind's sleep signal.
-    init(directory: String, network: MatrixNetwork, run: Int, systemBus: String) throws {
+    convenience init(directory: String, network: MatrixNetwork, run: Int, systemBus: String) throws {
+        try self.init(directory: directory, namespace: network.host, configuration: Self.configuration(directory: directory), run: run, systemBus: systemBus)
+    }
+
+    /// Writes `configuration` and the hooks (unless there) and starts reachd in `namespace`.
+    init(directory: String, namespace: String, configuration: String, run: Int, systemBus: String?) throws {
         self.directory = directory
-        self.network = network
+        self.namespace = namespace
         logPath = "\(directory)/reachd-\(run).log"
         let files = FileManager.default
         if !files.fileExists(atPath: "\(directory)/reachd.yaml") {
-            try Self.configuration(directory: directory).write(toFile: "\(directory)/reachd.yaml", atomically: true, encoding: .utf8)
+            try configuration.write(toFile: "\(directory)/reachd.yaml", atomically: true, encoding: .utf8)
             for direction in ["restored", "lost"] {
                 try files.createDirectory(atPath: "\(directory)/\(direction).d", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
                 let hook = "\(directory)/\(direction).d/50-record"
@@ -59,8 +65,8 @@ final class MatrixDaemon: Sendable {
         }
         child = try ChildProcess(
             "reachd", executable: MatrixNetwork.ipPath,
-            arguments: ["netns", "exec", network.host, reachdBinary.path, "--config", "\(directory)/reachd.yaml", "--log-target", "stderr"],
-            errorLog: logPath, environment: ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": systemBus]) { $1 })
+            arguments: ["netns", "exec", namespace, reachdBinary.path, "--config", "\(directory)/reachd.yaml", "--log-target", "stderr"],
+            errorLog: logPath, environment: ProcessInfo.processInfo.environment.merging(systemBus.map { ["DBUS_SYSTEM_BUS_ADDRESS": $0] } ?? [:]) { $1 })
     }
 
     /// `configuration` with an HTTPS target `tls` first: the fault server's HTTPS port, its

@@ -158,7 +158,8 @@ final class MatrixNetwork: Sendable {
         var description: String
     }
 
-    private static func ip(_ arguments: [String], input: String? = nil) async throws {
+    /// `ip ARGS…`, throwing with its error output when it fails.
+    static func ip(_ arguments: [String], input: String? = nil) async throws {
         let result = try await runProgram(ipPath, arguments, input: input)
         guard result.status == 0 else {
             throw CommandFailed(description: "ip \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")

@@ -11,6 +11,8 @@ struct ObservedVerdict: Sendable {
     /// The captive portal's sign-in URL and evidence, when the verdict names a portal.
     var portalURL: String? = nil
     var portalEvidence: String? = nil
+    /// Where the path breaks (`fault`), when disconnected.
+    var fault: String? = nil
 
     var summary: String { "\(state)/\(reason)" }
 }
@@ -64,7 +66,7 @@ final class VerdictObserver: Sendable {
         let portal = object["portal"] as? [String: Any]
         return ObservedVerdict(
             at: at, sequence: sequence, state: state, reason: reason, reset: object["reset"] as? Bool ?? false,
-            portalURL: portal?["user_portal_url"] as? String, portalEvidence: portal?["evidence"] as? String)
+            portalURL: portal?["user_portal_url"] as? String, portalEvidence: portal?["evidence"] as? String, fault: object["fault"] as? String)
     }
 
     var all: [ObservedVerdict] { received.verdicts.withLock { $0 } }
