@@ -29,6 +29,9 @@ public struct Configuration: Sendable, Equatable {
     public var captivePortal = CaptivePortalSettings()
     /// How long before a target's certificate expires the journal warns, once a day (`tls.warn_before`).
     public var certificateWarning = Duration.seconds(14 * 86_400)
+    /// Which paths are probed besides the routes' (`probe.per_interface`, and each family of a
+    /// dual-stack name).
+    public var paths = PathProbeSettings()
 
     public init(
         targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),
@@ -58,6 +61,7 @@ public struct Configuration: Sendable, Equatable {
         var configuration = ConnectivityMonitor.Configuration(
             targets: targets, policy: policy, interfaceFilter: interfaces, linkSettleWindow: linkSettleWindow)
         configuration.portalCheck = captivePortal.check
+        configuration.paths = paths
         return configuration
     }
 }

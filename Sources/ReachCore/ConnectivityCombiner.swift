@@ -45,7 +45,7 @@ struct ConnectivityCombiner: Sendable {
     }
 
     private var hystereses: [Hysteresis]
-    private var indexByName: [String: Int]
+    private(set) var indexByName: [String: Int]
     private(set) var policy: TargetPolicy
     private(set) var filter: InterfaceFilter
     private var targetAddresses: [IPAddress]
@@ -59,7 +59,8 @@ struct ConnectivityCombiner: Sendable {
     /// False when every target is on loopback, where no network link is involved.
     private(set) var requiresLink: Bool
 
-    private(set) var verdict: Verdict
+    /// Set here and by the path rules (`ConnectivityCombiner+Paths`).
+    var verdict: Verdict
     private(set) var links: LinkSnapshot?
     private(set) var assessment: LinkAssessment?
     private(set) var epoch = ProbeEpoch(rawValue: 0)
@@ -70,8 +71,14 @@ struct ConnectivityCombiner: Sendable {
     private var unknownCount: Int
     private var unhealthyIndices: Set<Int> = []
     private var hasAnyResult = false
+    /// What the variants of the targets' probes found about each uplink and family (``ProbePath``).
+    var paths: PathFindings
 
-    init(targets: [ProbeTarget], policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck? = nil, now: WallTime) {
+    init(
+        targets: [ProbeTarget], policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck? = nil,
+        paths: PathProbeSettings = PathProbeSettings(), now: WallTime
+    ) {
+        self.paths = PathFindings(settings: paths)
         self.targets = targets
         self.portalCheck = portalCheck
         self.hystereses = targets.map(\.hysteresis)
@@ -111,7 +118,8 @@ struct ConnectivityCombiner: Sendable {
             // Address or route churn on a usable link: check the path now rather than at the next tick.
             control.immediateProbeRequests += 1
         }
-        return settle(control: control, at: now, targetsChanged: targetsChanged)
+        let pathsChanged = planPaths()
+        return settle(control: control, at: now, targetsChanged: targetsChanged || pathsChanged)
     }
 
     /// The link source is gone for good: judge by probes alone, as before the first snapshot,
@@ -127,7 +135,8 @@ struct ConnectivityCombiner: Sendable {
             targetsChanged = resetTargets()
             control.immediateProbeRequests += 1
         }
-        return settle(control: control, at: now, targetsChanged: targetsChanged)
+        let pathsChanged = planPaths()
+        return settle(control: control, at: now, targetsChanged: targetsChanged || pathsChanged)
     }
 
     mutating func record(_ result: ProbeResult, epoch resultEpoch: ProbeEpoch, at now: WallTime) -> Change {
@@ -169,7 +178,7 @@ struct ConnectivityCombiner: Sendable {
     /// definition (an old URL, say) cannot vouch for the new one.
     mutating func reconfigure(
         targets: [ProbeTarget], unchanged: Set<String>, policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck?,
-        at now: WallTime
+        paths settings: PathProbeSettings? = nil, at now: WallTime
     ) -> Change {
         let wasUsable = isLinkUsable
         let previous = Dictionary(verdict.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -200,7 +209,10 @@ struct ConnectivityCombiner: Sendable {
         var control = probeControl
         if targetsChanged || wasUsable != isLinkUsable { epoch = epoch.next() }
         if isLinkUsable, !wasUsable || targetsChanged { control.immediateProbeRequests += 1 }
-        return settle(control: control, at: now, targetsChanged: targetsChanged)
+        let settingsChanged = settings.map { $0 != paths.settings } ?? false
+        if let settings { paths.settings = settings }
+        let pathsChanged = planPaths(targetsChanged: targetsChanged || settingsChanged)
+        return settle(control: control, at: now, targetsChanged: targetsChanged || pathsChanged)
     }
 
     mutating func setSleeping(_ sleeping: Bool, at now: WallTime) -> Change {
@@ -326,7 +338,8 @@ struct ConnectivityCombiner: Sendable {
         (healthyCount, unknownCount, unhealthyIndices) = (0, verdict.targets.count, [])
         // A new link may be another network, with or without a portal.
         portalCheckFinding = nil
-        return changed
+        let pathsChanged = resetPaths()
+        return changed || pathsChanged
     }
 
     /// The facts that matter for reaching the targets: admitted, non-loopback interfaces.

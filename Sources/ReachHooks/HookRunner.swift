@@ -36,6 +36,8 @@ struct HookRunner: Sendable {
             "REACHD_PREVIOUS_STATE": transition.direction == .restored ? ConnectivityState.disconnected.rawValue : ConnectivityState.connected.rawValue,
             "REACHD_REASON": document.reason,
             "REACHD_INTERFACE": document.usableInterfaces.joined(separator: ","),
+            // The uplinks that reach the targets on their own (`probe.per_interface`); empty when off.
+            "REACHD_REACHABLE_INTERFACES": document.reachableInterfaces.joined(separator: ","),
             "REACHD_SEQUENCE": "\(transition.sequence)",
             "REACHD_SINCE": document.since,
         ]
