@@ -315,16 +315,7 @@ struct ConnectivityCombiner: Sendable {
     }
 
     private mutating func count(_ index: Int, from old: TargetHealth, to new: TargetHealth) {
-        switch old {
-        case .healthy: healthyCount -= 1
-        case .unknown: unknownCount -= 1
-        case .unhealthy: unhealthyIndices.remove(index)
-        }
-        switch new {
-        case .healthy: healthyCount += 1
-        case .unknown: unknownCount += 1
-        case .unhealthy: unhealthyIndices.insert(index)
-        }
+        TargetHealth.move(index, from: old, to: new, healthy: &healthyCount, unknown: &unknownCount, unhealthy: &unhealthyIndices)
     }
 
     /// Sets every target back to `unknown`; returns whether any was not.
@@ -345,6 +336,23 @@ struct ConnectivityCombiner: Sendable {
     /// The facts that matter for reaching the targets: admitted, non-loopback interfaces.
     private func relevantInterfaces(_ snapshot: LinkSnapshot) -> [InterfaceFacts] {
         snapshot.interfaces.filter { $0.kind != .loopback && filter.admits($0.name) }
+    }
+}
+
+extension TargetHealth {
+    /// Moves target `index` from one health count to another: how the combiner and each uplink
+    /// keep their counts, so that a result costs O(1).
+    static func move(_ index: Int, from old: TargetHealth, to new: TargetHealth, healthy: inout Int, unknown: inout Int, unhealthy: inout Set<Int>) {
+        switch old {
+        case .healthy: healthy -= 1
+        case .unknown: unknown -= 1
+        case .unhealthy: unhealthy.remove(index)
+        }
+        switch new {
+        case .healthy: healthy += 1
+        case .unknown: unknown += 1
+        case .unhealthy: unhealthy.insert(index)
+        }
     }
 }
 

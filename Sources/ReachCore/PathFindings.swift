@@ -98,16 +98,7 @@ struct PathFindings: Sendable {
 extension PathFindings.Uplink {
     fileprivate mutating func move(_ index: Int, from old: TargetHealth, to new: TargetHealth) {
         guard old != new else { return }
-        switch old {
-        case .healthy: healthy -= 1
-        case .unknown: unknown -= 1
-        case .unhealthy: unhealthy.remove(index)
-        }
-        switch new {
-        case .healthy: healthy += 1
-        case .unknown: unknown += 1
-        case .unhealthy: unhealthy.insert(index)
-        }
+        TargetHealth.move(index, from: old, to: new, healthy: &healthy, unknown: &unknown, unhealthy: &unhealthy)
     }
 
     /// The target policy, over the targets probed out of this uplink: reachable when it holds,
