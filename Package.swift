@@ -117,6 +117,7 @@ let package = Package(
             dependencies: [
                 "ReachCore",
                 "ReachPOSIX",
+                "ReachProbes",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -21,7 +21,9 @@ extension StatusDocument {
             version: version,
             usableInterfaces: verdict.usableInterfaces,
             targets: verdict.targets.map(Target.init(status:)),
-            portal: verdict.portal.map(Portal.init(portal:)))
+            portal: verdict.portal.map(Portal.init(portal:)),
+            interfaces: verdict.interfaces.map(Interface.init(reachability:)),
+            degradedFamilies: verdict.degradedFamilies.map(\.rawValue))
     }
 
     /// The described verdict's reason, read from the codes and the structured target: a code this
@@ -44,6 +46,9 @@ extension StatusDocument {
         let targets = targets.map { target in
             var status = TargetStatus(name: target.name, kind: target.kind, health: TargetHealth(rawValue: target.health) ?? .unknown)
             status.certificate = target.certificate.flatMap(\.serverCertificate)
+            status.families = target.families.compactMap(IPFamily.init(rawValue:))
+            status.answeredFamilies = target.answeredFamilies.compactMap(IPFamily.init(rawValue:))
+            status.degradedFamilies = target.degradedFamilies.compactMap(IPFamily.init(rawValue:))
             if let code = target.reason {
                 status.lastFailure = ProbeFailure(
                     FailureReason(code: code, httpStatus: target.httpStatus) ?? .protocolError, phase: target.phase.flatMap(ProbePhase.init(rawValue:)),
@@ -51,9 +56,11 @@ extension StatusDocument {
             }
             return status
         }
-        return Verdict(
+        var verdict = Verdict(
             state: ConnectivityState(rawValue: state) ?? .unknown, reason: verdictReason, since: RFC3339.wallTime(from: since) ?? WallTime(sinceEpoch: .zero),
             usableInterfaces: usableInterfaces, targets: targets, portal: portal?.captivePortal, fault: fault.flatMap(Fault.init(rawValue:)))
+        verdict.interfaces = interfaces.map(\.reachability)
+        return verdict
     }
 }
 
@@ -108,7 +115,9 @@ extension StatusDocument.Target {
             lastCheckedAt: status.lastCheckedAt.map(RFC3339.string(from:)),
             consecutiveFailures: status.consecutiveFailures,
             consecutiveSuccesses: status.consecutiveSuccesses,
-            certificate: status.certificate.map(StatusDocument.Certificate.init(certificate:)))
+            certificate: status.certificate.map(StatusDocument.Certificate.init(certificate:)),
+            families: status.families.map(\.rawValue), answeredFamilies: status.answeredFamilies.map(\.rawValue),
+            degradedFamilies: status.degradedFamilies.map(\.rawValue))
     }
 }
 

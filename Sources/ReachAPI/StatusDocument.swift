@@ -39,6 +39,12 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     /// The captive portal: when the reason is `captive_portal`, or when the network's RFC 8908 API
     /// tells of a signed-in session (`captive: false`); `null` otherwise.
     public var portal: Portal?
+    /// Each uplink's own reachability (`probe.per_interface`), in index order; empty when that is
+    /// off or there is only one uplink. It does not change `state`, which follows the routes.
+    public var interfaces: [Interface]
+    /// The families (`ipv4`, `ipv6`) over which some target fails while it answers over the other:
+    /// the union of the targets' `degraded_families`. `state` stays `connected`.
+    public var degradedFamilies: [String]
 
     /// A captive portal: where to sign in, for how long the session lasts, and how reachd knows.
     public struct Portal: Codable, Sendable, Hashable {
@@ -141,13 +147,24 @@ public struct StatusDocument: Codable, Sendable, Hashable {
         public var consecutiveSuccesses: Int
         /// The chain the target's last TLS handshake presented; `null` for plain HTTP, TCP, or before one.
         public var certificate: Certificate?
+        /// The families the target is checked over one at a time (a name with addresses of both);
+        /// empty when it is not.
+        public var families: [String]
+        /// Of `families`, those whose last check answered.
+        public var answeredFamilies: [String]
+        /// Of `families`, those that fail while another answers.
+        public var degradedFamilies: [String]
 
         public init(
             name: String, kind: String, health: String, reason: String? = nil, phase: String? = nil, detail: String? = nil,
             httpStatus: Int? = nil, latencySeconds: Double? = nil, timings: Timings = Timings(), lastCheckedAt: String? = nil,
-            consecutiveFailures: Int = 0, consecutiveSuccesses: Int = 0, certificate: Certificate? = nil
+            consecutiveFailures: Int = 0, consecutiveSuccesses: Int = 0, certificate: Certificate? = nil, families: [String] = [],
+            answeredFamilies: [String] = [], degradedFamilies: [String] = []
         ) {
             self.certificate = certificate
+            self.families = families
+            self.answeredFamilies = answeredFamilies
+            self.degradedFamilies = degradedFamilies
             self.name = name
             self.kind = kind
             self.health = health
@@ -170,7 +187,9 @@ public struct StatusDocument: Codable, Sendable, Hashable {
             case lastCheckedAt = "last_checked_at"
             case consecutiveFailures = "consecutive_failures"
             case consecutiveSuccesses = "consecutive_successes"
-            case certificate
+            case certificate, families
+            case answeredFamilies = "answered_families"
+            case degradedFamilies = "degraded_families"
         }
 
         /// Writes every key, `null` included: a missing key would read as a schema change.
@@ -189,6 +208,9 @@ public struct StatusDocument: Codable, Sendable, Hashable {
             try container.encode(consecutiveFailures, forKey: .consecutiveFailures)
             try container.encode(consecutiveSuccesses, forKey: .consecutiveSuccesses)
             try container.encode(certificate, forKey: .certificate)
+            try container.encode(families, forKey: .families)
+            try container.encode(answeredFamilies, forKey: .answeredFamilies)
+            try container.encode(degradedFamilies, forKey: .degradedFamilies)
         }
     }
 
@@ -238,7 +260,8 @@ public struct StatusDocument: Codable, Sendable, Hashable {
         case likelyConnected = "likely_connected"
         case sequence, reset, version
         case usableInterfaces = "usable_interfaces"
-        case targets, portal
+        case targets, portal, interfaces
+        case degradedFamilies = "degraded_families"
     }
 
     /// Writes every key, `null` included: a missing key would read as a schema change.
@@ -257,14 +280,18 @@ public struct StatusDocument: Codable, Sendable, Hashable {
         try container.encode(usableInterfaces, forKey: .usableInterfaces)
         try container.encode(targets, forKey: .targets)
         try container.encode(portal, forKey: .portal)
+        try container.encode(interfaces, forKey: .interfaces)
+        try container.encode(degradedFamilies, forKey: .degradedFamilies)
     }
 
     public init(
         state: String, reason: String, reasonDetail: String, target: String? = nil, fault: String? = nil, since: String, likelyConnected: Bool, sequence: UInt64,
         reset: Bool = false, version: String = ReachVersion.current, usableInterfaces: [String] = [], targets: [Target] = [],
-        portal: Portal? = nil
+        portal: Portal? = nil, interfaces: [Interface] = [], degradedFamilies: [String] = []
     ) {
         self.portal = portal
+        self.interfaces = interfaces
+        self.degradedFamilies = degradedFamilies
         self.state = state
         self.reason = reason
         self.reasonDetail = reasonDetail

@@ -4,11 +4,8 @@ import NIOPosix
 import NIOSSL
 import ReachCore
 import ReachPOSIX
+import ReachProbes
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Asks a network's captive-portal API (RFC 8908) whether this machine is captive: one HTTPS
 /// `GET` with `Accept: application/captive+json`, out of the interface the API was learned on.
@@ -97,28 +94,12 @@ public struct CaptivePortalAPIClient: Sendable {
     private static func words(_ error: any Error) -> String {
         if let error = error as? NIOSSLError, case .handshakeFailed = error { return "the TLS handshake failed: \(error)" }
         if let error = error as? BoringSSLError { return "the TLS handshake failed: \(error)" }
+        if let error = error as? DeviceBindingError { return error.description }
         if let error = error as? IOError { return SystemCallError.reason(error.errnoCode) }
         if error is NIOConnectionError { return "cannot connect" }
         return "\(error)"
     }
 }
-
-extension Channel {
-    /// Sends this socket's traffic out of `interface` only (`SO_BINDTODEVICE`).
-    fileprivate func bind(toDevice interface: String) -> EventLoopFuture<Void> {
-        var name: InterfaceName = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        guard let provider = self as? any SocketOptionProvider, interface.utf8.count < MemoryLayout<InterfaceName>.size else {
-            return eventLoop.makeFailedFuture(CaptivePortalAPIClient.Failure(description: "cannot send out of interface \(interface)"))
-        }
-        withUnsafeMutableBytes(of: &name) { $0.copyBytes(from: interface.utf8) }
-        return provider.unsafeSetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_BINDTODEVICE), value: name)
-    }
-}
-
-/// `IFNAMSIZ` bytes, NUL-terminated: what `SO_BINDTODEVICE` takes.
-private typealias InterfaceName = (
-    CChar, CChar, CChar, CChar, CChar, CChar, CChar, CChar, CChar, CChar, CChar, CChar, CChar, CChar, CChar, CChar
-)
 
 /// Collects one HTTP response's status and body (up to a limit) into a promise.
 private final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler, Sendable {

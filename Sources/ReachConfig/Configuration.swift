@@ -35,6 +35,9 @@ public struct Configuration: Sendable, Equatable {
     /// Where and how long reachd keeps its history (the `history` section). Off for a
     /// configuration built in code; the parser turns it on, as the shipped file documents.
     public var history = HistorySettings(enabled: false)
+    /// Which paths are probed besides the routes' (`probe.per_interface`, and each family of a
+    /// dual-stack name).
+    public var paths = PathProbeSettings()
 
     public init(
         targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),
@@ -64,6 +67,7 @@ public struct Configuration: Sendable, Equatable {
         var configuration = ConnectivityMonitor.Configuration(
             targets: targets, policy: policy, interfaceFilter: interfaces, linkSettleWindow: linkSettleWindow)
         configuration.portalCheck = captivePortal.check
+        configuration.paths = paths
         return configuration
     }
 }

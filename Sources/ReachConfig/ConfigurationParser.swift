@@ -30,6 +30,8 @@ struct ConfigurationParser {
         var hysteresis = Hysteresis()
         var addressFamily = AddressFamily.auto
         var coalescing = ProbeTarget.defaultCoalescing
+        /// `per_interface`: a setting for all targets, not one a target overrides.
+        var perInterface = false
     }
 
     var reader: ConfigReader
@@ -142,6 +144,7 @@ struct ConfigurationParser {
         configuration.captivePortal = captivePortal
         configuration.history = entries["history"].flatMap { parseHistory($0) } ?? HistorySettings()
         if let node = entries["upstream"], let upstream = parseUpstream(node) { configuration.upstream = upstream }
+        configuration.paths.perInterface = defaults.perInterface
         if let node = entries["tls"], let tls = reader.mapping(node, keys: ["warn_before"]),
             let warnNode = tls["warn_before"], let warnBefore = reader.duration(warnNode, in: Self.certificateWarningRange)
         {
@@ -167,12 +170,13 @@ struct ConfigurationParser {
     // MARK: Sections
 
     mutating func parseProbeDefaults(_ node: ConfigNode) -> ProbeDefaults? {
-        let keys = ["interval", "timeout", "failures_before_down", "successes_before_up", "address_family", "coalesce"]
+        let keys = ["interval", "timeout", "failures_before_down", "successes_before_up", "address_family", "coalesce", "per_interface"]
         guard let entries = reader.mapping(node, keys: keys) else {
             return nil
         }
         var defaults = ProbeDefaults()
         apply(entries, to: &defaults)
+        if let node = entries["per_interface"], let value = reader.boolean(node) { defaults.perInterface = value }
         return defaults
     }
 

@@ -37,6 +37,9 @@ probe:
   address_family: auto      # auto (both, first to answer), ipv4 or ipv6
   coalesce: 50ms            # ticks of targets this close share one wake-up (0s: each its own);
                             # a setting for all targets, not one a target overrides
+  per_interface: false      # with two or more uplinks, also probe each target out of each
+                            # one (SO_BINDTODEVICE): the status's "interfaces"; the verdict
+                            # still follows the routes. A setting for all targets.
 
 # More targets, each with a unique name and a kind: http, tcp or grpc.
 # targets:

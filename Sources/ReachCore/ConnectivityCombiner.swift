@@ -47,7 +47,7 @@ struct ConnectivityCombiner: Sendable {
     }
 
     private var hystereses: [Hysteresis]
-    private var indexByName: [String: Int]
+    private(set) var indexByName: [String: Int]
     private(set) var policy: TargetPolicy
     private(set) var filter: InterfaceFilter
     private var targetAddresses: [IPAddress]
@@ -65,7 +65,8 @@ struct ConnectivityCombiner: Sendable {
     /// False when every target is on loopback, where no network link is involved.
     private(set) var requiresLink: Bool
 
-    private(set) var verdict: Verdict
+    /// Set here and by the path rules (`ConnectivityCombiner+Paths`).
+    var verdict: Verdict
     private(set) var links: LinkSnapshot?
     private(set) var assessment: LinkAssessment?
     private(set) var epoch = ProbeEpoch(rawValue: 0)
@@ -76,8 +77,14 @@ struct ConnectivityCombiner: Sendable {
     private var unknownCount: Int
     private var unhealthyIndices: Set<Int> = []
     private var hasAnyResult = false
+    /// What the variants of the targets' probes found about each uplink and family (``ProbePath``).
+    var paths: PathFindings
 
-    init(targets: [ProbeTarget], policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck? = nil, now: WallTime) {
+    init(
+        targets: [ProbeTarget], policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck? = nil,
+        paths: PathProbeSettings = PathProbeSettings(), now: WallTime
+    ) {
+        self.paths = PathFindings(settings: paths)
         self.targets = targets
         self.portalCheck = portalCheck
         self.hystereses = targets.map(\.hysteresis)
@@ -117,7 +124,8 @@ struct ConnectivityCombiner: Sendable {
             // Address or route churn on a usable link: check the path now rather than at the next tick.
             control.immediateProbeRequests += 1
         }
-        return settle(control: control, at: now, targetsChanged: targetsChanged)
+        let pathsChanged = planPaths()
+        return settle(control: control, at: now, targetsChanged: targetsChanged || pathsChanged)
     }
 
     /// The link source is gone for good: judge by probes alone, as before the first snapshot,
@@ -133,7 +141,8 @@ struct ConnectivityCombiner: Sendable {
             targetsChanged = resetTargets()
             control.immediateProbeRequests += 1
         }
-        return settle(control: control, at: now, targetsChanged: targetsChanged)
+        let pathsChanged = planPaths()
+        return settle(control: control, at: now, targetsChanged: targetsChanged || pathsChanged)
     }
 
     mutating func record(_ result: ProbeResult, epoch resultEpoch: ProbeEpoch, at now: WallTime) -> Change {
@@ -175,7 +184,7 @@ struct ConnectivityCombiner: Sendable {
     /// definition (an old URL, say) cannot vouch for the new one.
     mutating func reconfigure(
         targets: [ProbeTarget], unchanged: Set<String>, policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck?,
-        at now: WallTime
+        paths settings: PathProbeSettings? = nil, at now: WallTime
     ) -> Change {
         let wasUsable = isLinkUsable
         let previous = Dictionary(verdict.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -206,7 +215,10 @@ struct ConnectivityCombiner: Sendable {
         var control = probeControl
         if targetsChanged || wasUsable != isLinkUsable { epoch = epoch.next() }
         if isLinkUsable, !wasUsable || targetsChanged { control.immediateProbeRequests += 1 }
-        return settle(control: control, at: now, targetsChanged: targetsChanged)
+        let settingsChanged = settings.map { $0 != paths.settings } ?? false
+        if let settings { paths.settings = settings }
+        let pathsChanged = planPaths(targetsChanged: targetsChanged || settingsChanged)
+        return settle(control: control, at: now, targetsChanged: targetsChanged || pathsChanged)
     }
 
     mutating func setSleeping(_ sleeping: Bool, at now: WallTime) -> Change {
@@ -309,16 +321,7 @@ struct ConnectivityCombiner: Sendable {
     }
 
     private mutating func count(_ index: Int, from old: TargetHealth, to new: TargetHealth) {
-        switch old {
-        case .healthy: healthyCount -= 1
-        case .unknown: unknownCount -= 1
-        case .unhealthy: unhealthyIndices.remove(index)
-        }
-        switch new {
-        case .healthy: healthyCount += 1
-        case .unknown: unknownCount += 1
-        case .unhealthy: unhealthyIndices.insert(index)
-        }
+        TargetHealth.move(index, from: old, to: new, healthy: &healthyCount, unknown: &unknownCount, unhealthy: &unhealthyIndices)
     }
 
     /// Sets every target back to `unknown`; returns whether any was not.
@@ -332,12 +335,30 @@ struct ConnectivityCombiner: Sendable {
         (healthyCount, unknownCount, unhealthyIndices) = (0, verdict.targets.count, [])
         // A new link may be another network, with or without a portal, behind another gateway.
         (portalCheckFinding, gatewayFinding, upstreamFinding) = (nil, nil, nil)
-        return changed
+        let pathsChanged = resetPaths()
+        return changed || pathsChanged
     }
 
     /// The facts that matter for reaching the targets: admitted, non-loopback interfaces.
     private func relevantInterfaces(_ snapshot: LinkSnapshot) -> [InterfaceFacts] {
         snapshot.interfaces.filter { $0.kind != .loopback && filter.admits($0.name) }
+    }
+}
+
+extension TargetHealth {
+    /// Moves target `index` from one health count to another: how the combiner and each uplink
+    /// keep their counts, so that a result costs O(1).
+    static func move(_ index: Int, from old: TargetHealth, to new: TargetHealth, healthy: inout Int, unknown: inout Int, unhealthy: inout Set<Int>) {
+        switch old {
+        case .healthy: healthy -= 1
+        case .unknown: unknown -= 1
+        case .unhealthy: unhealthy.remove(index)
+        }
+        switch new {
+        case .healthy: healthy += 1
+        case .unknown: unknown += 1
+        case .unhealthy: unhealthy.insert(index)
+        }
     }
 }
 

@@ -41,6 +41,8 @@ public final class ConnectivityMonitor: Sendable {
         public var firstSequence: UInt64 = 1
         /// The captive-portal check URL, probed with the targets; `nil` when none is configured.
         public var portalCheck: PortalCheck?
+        /// Which paths are probed besides the routes' (each uplink, each family; see ``PathProbeSettings``).
+        public var paths = PathProbeSettings()
 
         public init(
             targets: [ProbeTarget],
@@ -80,6 +82,8 @@ public final class ConnectivityMonitor: Sendable {
     let state: Mutex<State>
     private let hub: EventHub
     private let control: Broadcast<ProbeControl>
+    /// The variants of the targets' probes to run (``pathProbes()``).
+    let pathPlans: Broadcast<[ProbeTarget]>
     /// Rings after every step that took its input, for ``updates()``.
     private let updated: Broadcast<Void>
     /// Callbacks, hooks and webhooks, and their runs.
@@ -89,7 +93,7 @@ public final class ConnectivityMonitor: Sendable {
     public init(configuration: Configuration, clock: MonitorClock, logger: Logger) {
         let combiner = ConnectivityCombiner(
             targets: configuration.targets, policy: configuration.policy, filter: configuration.interfaceFilter,
-            portalCheck: configuration.portalCheck, now: clock.wallTime)
+            portalCheck: configuration.portalCheck, paths: configuration.paths, now: clock.wallTime)
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -98,6 +102,7 @@ public final class ConnectivityMonitor: Sendable {
             initial: combiner.verdict, firstSequence: configuration.firstSequence, bufferLimit: configuration.subscriberBufferLimit,
             historyLimit: configuration.historyLimit)
         self.control = Broadcast(initial: combiner.probeControl, bufferLimit: 1)
+        self.pathPlans = Broadcast(initial: combiner.pathProbes, bufferLimit: 1)
         self.updated = Broadcast(initial: (), bufferLimit: 1)
         self.reactions = TransitionReactions(clock: clock, logger: logger)
         self.settleRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -185,7 +190,8 @@ public final class ConnectivityMonitor: Sendable {
             return apply(&state) {
                 $0.reconfigure(
                     targets: configuration.targets, unchanged: unchanged, policy: configuration.policy,
-                    filter: configuration.interfaceFilter, portalCheck: configuration.portalCheck, at: clock.wallTime)
+                    filter: configuration.interfaceFilter, portalCheck: configuration.portalCheck, paths: configuration.paths,
+                    at: clock.wallTime)
             }
         }
         log(published)
@@ -288,6 +294,7 @@ public final class ConnectivityMonitor: Sendable {
         }
         hub.finish()
         control.finish()
+        pathPlans.finish()
         updated.finish()
         reactions.finish()
         settleRequests.continuation.finish()
@@ -307,14 +314,18 @@ public final class ConnectivityMonitor: Sendable {
 
     /// Runs one combiner step and publishes what it changed. Called with the lock held, so the hub,
     /// the probe control and the callback queue see changes in decision order.
-    private func apply(
+    func apply(
         _ state: inout State, _ step: (inout ConnectivityCombiner) -> ConnectivityCombiner.Change
     ) -> Publication? {
         // Not the whole verdict: holding it would make the step copy every target's status.
         let previous = (state: state.combiner.verdict.state, usableInterfaces: state.combiner.verdict.usableInterfaces)
+        let pathGeneration = state.combiner.pathProbesGeneration
         let change = step(&state.combiner)
         if change.probeControlChanged {
             control.send(state.combiner.probeControl)
+        }
+        if state.combiner.pathProbesGeneration != pathGeneration {
+            pathPlans.send(state.combiner.pathProbes)
         }
         // Only when someone waits: a probe result is the hot path.
         if change.accepted, updated.hasSubscribers { updated.send(()) }
@@ -328,7 +339,7 @@ public final class ConnectivityMonitor: Sendable {
     }
 
     /// A published event, what changed, and the verdict before it, for the log.
-    private struct Publication {
+    struct Publication {
         let event: ConnectivityEvent
         let change: ConnectivityCombiner.Change
         let previous: (state: ConnectivityState, usableInterfaces: [String])
@@ -336,7 +347,7 @@ public final class ConnectivityMonitor: Sendable {
 
     // MARK: Logging: the one place each event kind is logged
 
-    private func log(_ publication: Publication?) {
+    func log(_ publication: Publication?) {
         guard let publication else { return }
         let (event, change, previous) = (publication.event, publication.change, publication.previous)
         let verdict = event.verdict

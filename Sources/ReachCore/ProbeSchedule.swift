@@ -85,10 +85,20 @@ struct ProbeSchedule {
 
     /// Puts every target's first tick on the grid, phases spread evenly over its interval and
     /// rounded down to its coalescing window, so that targets close in phase share a wake-up.
+    ///
+    /// The grid starts at the first multiple of the window at or after `start`: two schedulers on
+    /// one event loop (the targets' and their variants', ``ProbePath``) then tick at the same
+    /// instants and share their wake-ups too.
     mutating func placeTicks(from start: Duration) {
         for index in slots.indices {
-            ticks.insert(Tick(due: start + phase(of: index), index: index))
+            ticks.insert(Tick(due: Self.aligned(start, to: slots[index].coalescing) + phase(of: index), index: index))
         }
+    }
+
+    /// `start` rounded up to a multiple of `window`; `start` itself without a window.
+    static func aligned(_ start: Duration, to window: Duration) -> Duration {
+        guard window > .zero, start > .zero else { return start }
+        return window * Int((start / window).rounded(.up))
     }
 
     /// Where in its interval a target ticks: its even share of the interval, rounded down to the

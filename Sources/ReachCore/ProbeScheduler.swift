@@ -237,7 +237,11 @@ public final class ProbeScheduler: Sendable {
 
     private func deliver(_ result: ProbeResult, of target: ProbeTarget, epoch: ProbeEpoch) {
         observer?.probeFinished(target, result: result)
-        monitor.record(result, epoch: epoch)
+        if let path = target.path {
+            monitor.record(result, path: path, epoch: epoch)
+        } else {
+            monitor.record(result, epoch: epoch)
+        }
     }
 
     /// Holds `target`'s watch stream open while probing runs, one stream per epoch.

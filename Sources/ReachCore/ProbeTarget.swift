@@ -23,6 +23,9 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     /// found the daemon's code and data cold again. The cadence of every target stays exact;
     /// only where in the interval its ticks fall moves, by less than the window.
     public var coalescing: Duration
+    /// Set on a variant of a configured target that probes one path only (one uplink, one address
+    /// family); `nil` on the configured targets themselves, which follow the system's routes.
+    public var path: ProbePath?
 
     /// The default ``coalescing``: at a one-second interval, at most 20 wake-ups a second for
     /// ticks however many targets there are.
@@ -30,8 +33,10 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
 
     public init(
         name: String, check: Check, interval: Duration = .seconds(1), timeout: Duration = .seconds(2),
-        hysteresis: Hysteresis = Hysteresis(), addressFamily: AddressFamily = .auto, coalescing: Duration = defaultCoalescing
+        hysteresis: Hysteresis = Hysteresis(), addressFamily: AddressFamily = .auto, coalescing: Duration = defaultCoalescing,
+        path: ProbePath? = nil
     ) {
+        self.path = path
         self.name = name
         self.check = check
         self.interval = interval

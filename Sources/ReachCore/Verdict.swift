@@ -89,6 +89,13 @@ public struct TargetStatus: Sendable, Hashable {
     /// The certificate the last TLS probe that saw one was presented, kept while later probes fail
     /// before the handshake: its expiry is worth knowing most when the server is away.
     public var certificate: ServerCertificate?
+    /// The families the target is checked over one at a time (a name with addresses of both,
+    /// ``PathProbeSettings/familyCheckRounds``); empty when it is not.
+    public var families: [IPFamily] = []
+    /// Of ``families``, those whose last check answered.
+    public var answeredFamilies: [IPFamily] = []
+    /// Of ``families``, those that fail while another answers: the verdict stays connected.
+    public var degradedFamilies: [IPFamily] = []
 
     public init(
         name: String, kind: String, health: TargetHealth = .unknown, lastResult: ProbeResult? = nil,
@@ -126,6 +133,9 @@ public struct Verdict: Sendable, Hashable {
     public var portal: CaptivePortal?
     /// Where the path breaks, on every `disconnected` verdict but one awaiting its first probe; `nil` otherwise.
     public var fault: Fault?
+    /// Each uplink's own reachability (`probe.per_interface`), in index order; empty when that is
+    /// off or there is only one uplink. It does not change ``state``: the verdict follows the routes.
+    public var interfaces: [InterfaceReachability] = []
 
     public init(
         state: ConnectivityState, reason: VerdictReason, since: WallTime, usableInterfaces: [String] = [], targets: [TargetStatus] = [],

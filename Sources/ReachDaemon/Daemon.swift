@@ -23,6 +23,7 @@ public struct Daemon: Sendable {
     private let source: Configuration.Source
     private let linkSource: any LinkSource
     private let probes: ProbeService
+    private let pathProbes: PathProbeService
     private let reloads: ReloadService
     private let notifier: SystemdNotifier
     private let clock: MonitorClock
@@ -71,11 +72,15 @@ public struct Daemon: Sendable {
         self.history = history
         let http = HTTPProber(logger: logger)
         let certificates = CertificateExpiryWarner(window: configuration.certificateWarning, clock: clock, logger: logger)
+        let prober = prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))
+        // One loop for the targets' probes and their variants': an uplink's probe costs what a target's does.
+        let timer = EventLoopProbeTimer()
         let probes = ProbeService(
-            targets: configuration.probedTargets, prober: prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger)),
-            monitor: monitor, clock: clock, observer: ProbeObservers(observers: [metrics, history]),
-            certificateObserver: certificates, shutdown: { await http.shutdown() })
+            targets: configuration.probedTargets, prober: prober, monitor: monitor, clock: clock,
+            observer: ProbeObservers(observers: [metrics, history]), certificateObserver: certificates, timer: timer,
+            shutdown: { await http.shutdown() })
         self.probes = probes
+        self.pathProbes = PathProbeService(prober: prober, monitor: monitor, clock: clock, timer: timer, logger: logger)
         let reactions = Reactions(monitor: monitor, hooks: configuration.hooks, webhooks: configuration.webhooks, observer: metrics, logger: logger)
         self.reactions = reactions
         self.reloads = ReloadService(
@@ -124,6 +129,7 @@ public struct Daemon: Sendable {
             held(LinkService(source: linkSource, monitor: monitor, metrics: metrics, logger: logger)),
             held(SleepService(watcher: sleepWatcher, monitor: monitor)),
             held(probes),
+            held(pathProbes),
             held(captivePortal),
             held(pathEvidence),
             .init(service: Listener(address: .tcp(configuration.listen), key: "listen", service: statusServer.makeApplication(whenListening: whenListening))),

@@ -19,6 +19,8 @@ final class ProbeService: Service, Sendable {
     private let certificateObserver: (any ProbeObserver)?
     private let shutdown: @Sendable () async -> Void
     private let targets: [ProbeTarget]
+    /// Where the ticks fire and the probes run: one event loop, shared with the path probes.
+    private let timer: EventLoopProbeTimer
     private let state = Mutex(State())
 
     private struct State {
@@ -33,8 +35,10 @@ final class ProbeService: Service, Sendable {
     ///   - shutdown: Closes the probers' pooled resources once probing has stopped.
     init(
         targets: [ProbeTarget], prober: any Prober, monitor: ConnectivityMonitor, clock: MonitorClock,
-        observer: (any ProbeObserver)?, certificateObserver: (any ProbeObserver)? = nil, shutdown: @escaping @Sendable () async -> Void
+        observer: (any ProbeObserver)?, certificateObserver: (any ProbeObserver)? = nil, timer: EventLoopProbeTimer = EventLoopProbeTimer(),
+        shutdown: @escaping @Sendable () async -> Void
     ) {
+        self.timer = timer
         self.targets = targets
         self.prober = prober
         self.monitor = monitor
@@ -73,7 +77,7 @@ final class ProbeService: Service, Sendable {
             observer = ProbeObservers(observers: (observer.map { [$0] } ?? []) + [certificateObserver])
         }
         let scheduler = ProbeScheduler(
-            targets: targets, prober: prober, monitor: monitor, clock: clock, observer: observer, timer: EventLoopProbeTimer())
+            targets: targets, prober: prober, monitor: monitor, clock: clock, observer: observer, timer: timer)
         state.withLock { state in
             guard !state.stopped else { return }
             state.scheduler = scheduler

@@ -38,6 +38,8 @@ struct HookRunner: Sendable {
             // Where the path breaks (link, gateway, dns, upstream, server, portal); empty when connected.
             "REACHD_FAULT": document.fault ?? "",
             "REACHD_INTERFACE": document.usableInterfaces.joined(separator: ","),
+            // The uplinks that reach the targets on their own (`probe.per_interface`); empty when off.
+            "REACHD_REACHABLE_INTERFACES": document.reachableInterfaces.joined(separator: ","),
             "REACHD_SEQUENCE": "\(transition.sequence)",
             "REACHD_SINCE": document.since,
         ]

@@ -25,6 +25,8 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     private let linkUsable: Gauge
     private let subscribers: Gauge
     private let lastTransition: Gauge
+    /// `reachd_interface_reachable`, per uplink probed on its own.
+    private let interfaceSeries = InterfaceSeries()
     private let netlinkOverruns: Counter
     private let state = Mutex(State())
 
@@ -191,6 +193,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         connected.set(to: verdict.state == .connected ? 1 : 0)
         linkUsable.set(to: verdict.usableInterfaces.isEmpty ? 0 : 1)
         lastTransition.set(to: verdict.since.secondsSinceEpoch)
+        interfaceSeries.record(verdict.interfaces, in: registry)
         let changed = state.withLock { state in
             defer { state.lastState = verdict.state }
             if !state.linksReported {

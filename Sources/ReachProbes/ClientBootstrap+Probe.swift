@@ -16,8 +16,11 @@ extension ClientBootstrap {
     ///   (documented: "Enabling this setting will re-enable Nagle's algorithm"), and disabling
     ///   MPTCP again keeps plain TCP. TLS writes the handshake's end and the request separately,
     ///   so an HTTPS probe keeps the default.
+    ///
+    /// - Parameter interface: The uplink a probe of one path leaves through (`SO_BINDTODEVICE`);
+    ///   `nil`, a target's own probe, follows the routes and pays nothing for it.
     static func forProbe(
-        on loop: any EventLoop, connectTimeout: Duration, writesOnce: Bool,
+        on loop: any EventLoop, connectTimeout: Duration, writesOnce: Bool, interface: String? = nil,
         configure: @escaping @Sendable (any Channel) throws -> Void = { _ in }
     ) -> ClientBootstrap {
         let bootstrap = ClientBootstrap(group: loop)
@@ -26,8 +29,11 @@ extension ClientBootstrap {
             .channelInitializer { channel in
                 do {
                     try channel.closeWithReset()
-                    try configure(channel)
-                    return channel.eventLoop.makeSucceededVoidFuture()
+                    guard let interface else {
+                        try configure(channel)
+                        return channel.eventLoop.makeSucceededVoidFuture()
+                    }
+                    return channel.bind(toDevice: interface).flatMapThrowing { try configure(channel) }
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
                 }

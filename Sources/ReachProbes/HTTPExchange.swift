@@ -73,7 +73,9 @@ final class HTTPExchange: @unchecked Sendable {
             return finish(failure: ProbeFailure(.cancelled, phase: .connect, detail: "the event loop is shutting down"))
         }
         // The connect timeout is past the deadline: the deadline decides, and names the phase.
-        ClientBootstrap.forProbe(on: loop, connectTimeout: target.timeout + .seconds(1), writesOnce: plan.tls == nil) { [self] channel in
+        ClientBootstrap.forProbe(
+            on: loop, connectTimeout: target.timeout + .seconds(1), writesOnce: plan.tls == nil, interface: target.interface
+        ) { [self] channel in
             try configure(channel.pipeline.syncOperations)
         }
         .connect(to: plan.endpoint, family: target.addressFamily, on: loop).whenComplete { [self] outcome in

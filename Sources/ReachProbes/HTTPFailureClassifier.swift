@@ -15,6 +15,8 @@ import ReachPOSIX
 /// - `IOError` and `ChannelError` (alone or inside `NIOConnectionError`) → ``SocketFailure``, e.g.
 ///   ECONNREFUSED → `connectionRefused`; an errno with no meaning for a probe → `protocolError`
 ///   with the errno's words;
+/// - ``DeviceBindingError`` (a probe of one uplink) → `cancelled` when the kernel refuses it, else
+///   `networkUnreachable`;
 /// - ``AddressFamilyMismatch`` (an address of the other family) → `networkUnreachable`;
 /// - `NIOSSLError` / `BoringSSLError` / `NIOSSLExtraError` → `tlsFailure` with the verifier's reason;
 /// - `HTTPParserError` (garbage instead of HTTP) → `protocolError`.
@@ -36,6 +38,8 @@ enum HTTPFailureClassifier {
                 ?? ProbeFailure(.protocolError, phase: phase, detail: SystemCallError.reason(error.errnoCode))
         case let error as ChannelError:
             return SocketFailure.classify(error, phase: phase) ?? ProbeFailure(.protocolError, phase: phase)
+        case let error as DeviceBindingError:
+            return error.failure
         case let error as AddressFamilyMismatch:
             return ProbeFailure(.networkUnreachable, phase: .connect, detail: error.detail)
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:

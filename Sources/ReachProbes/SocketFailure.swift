@@ -24,7 +24,7 @@ enum SocketFailure {
             ProbeFailure(.networkUnreachable, phase: .connect, detail: SystemCallError.reason(code))
         // EAFNOSUPPORT and EINVAL: the name has no address of the family the target is limited to.
         case EAFNOSUPPORT, EINVAL:
-            ProbeFailure(.networkUnreachable, phase: .connect, detail: "no address of the family the target is limited to")
+            ProbeFailure(.networkUnreachable, phase: .connect, detail: ProbeFailure.noAddressOfFamily)
         case ECONNRESET:
             ProbeFailure(.connectionReset, phase: phase)
         case EPIPE, ECONNABORTED:

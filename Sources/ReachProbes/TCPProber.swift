@@ -22,7 +22,7 @@ public struct TCPProber: StartingProber {
         let started = ContinuousClock.now
         let cancelled = CancelFlag()
         let loop = eventLoopGroup.any()
-        let connecting = ClientBootstrap.forProbe(on: loop, connectTimeout: target.timeout, writesOnce: true)
+        let connecting = ClientBootstrap.forProbe(on: loop, connectTimeout: target.timeout, writesOnce: true, interface: target.interface)
             .connect(to: target.endpoint, family: target.addressFamily, on: loop)
         connecting.whenComplete { outcome in
             let elapsed = started.duration(to: .now)

@@ -35,6 +35,7 @@ enum Summary {
         lines.append("since:      \(since)")
         if let portal = document.portal { lines.append(contentsOf: portalLines(portal, now: now)) }
         lines.append("interfaces: \(document.usableInterfaces.isEmpty ? "none usable" : document.usableInterfaces.joined(separator: ", "))")
+        lines.append(contentsOf: pathLines(document))
         if document.targets.isEmpty {
             lines.append("targets:    none")
         } else {

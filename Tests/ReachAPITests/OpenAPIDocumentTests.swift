@@ -46,17 +46,19 @@ struct OpenAPIDocumentTests {
             name: "a", kind: "http", lastResult: .ok("a"),
             certificate: ServerCertificate(notAfter: WallTime(sinceEpoch: .seconds(1_900_000_000)), subject: "CN=a", issuer: "CN=CA"))
         let portal = CaptivePortal(evidence: .rfc8908, isCaptive: false, secondsRemaining: 60, sessionEndsAt: WallTime(sinceEpoch: .seconds(60)))
-        let event = ConnectivityEvent(
-            sequence: 1, verdict: Verdict(state: .connected, reason: .healthy, since: WallTime(sinceEpoch: .zero), targets: [target], portal: portal))
+        var verdict = Verdict(state: .connected, reason: .healthy, since: WallTime(sinceEpoch: .zero), targets: [target], portal: portal)
+        verdict.interfaces = [InterfaceReachability(name: "eth0", reachable: false, reason: .timeout, fault: .server)]
+        let event = ConnectivityEvent(sequence: 1, verdict: verdict)
         let data = APIJSON.encode(StatusDocument(event: event, likelyConnected: true))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let targetObject = try #require((object["targets"] as? [[String: Any]])?.first)
         let timings = try #require(targetObject["timings"] as? [String: Any])
         let portalObject = try #require(object["portal"] as? [String: Any])
         let certificate = try #require(targetObject["certificate"] as? [String: Any])
+        let interface = try #require((object["interfaces"] as? [[String: Any]])?.first)
         for (schema, keys) in [
             ("StatusDocument", object.keys), ("TargetStatus", targetObject.keys), ("Timings", timings.keys), ("CaptivePortal", portalObject.keys),
-            ("Certificate", certificate.keys),
+            ("Certificate", certificate.keys), ("InterfaceReachability", interface.keys),
         ] {
             let properties = block("      properties:", in: block("    \(schema):", in: lines))
             let described = Set(properties.filter { $0.hasPrefix("        ") && !$0.hasPrefix("         ") }.map { $0.trimmingCharacters(in: .whitespaces).dropLast() })

@@ -26,8 +26,8 @@ struct StatusDocumentTests {
         let object = try json(StatusDocument(event: ConnectivityEvent(sequence: 7, verdict: verdict), likelyConnected: true))
         #expect(
             Set(object.keys)
-                == ["state", "reason", "reason_detail", "target", "fault", "since", "likely_connected", "sequence", "reset", "version", "usable_interfaces",
-                    "targets", "portal"])
+                == ["state", "reason", "reason_detail", "target", "fault", "since", "likely_connected", "sequence", "reset", "version",
+                    "usable_interfaces", "targets", "portal", "interfaces", "degraded_families"])
         #expect(object["state"] as? String == "connected")
         #expect(object["reason"] as? String == "healthy")
         #expect(object["since"] as? String == "2027-01-15T08:00:00.000Z")
@@ -40,7 +40,7 @@ struct StatusDocumentTests {
         #expect(
             Set(target.keys)
                 == ["name", "kind", "health", "reason", "phase", "detail", "http_status", "latency_seconds", "timings", "last_checked_at",
-                    "consecutive_failures", "consecutive_successes", "certificate"])
+                    "consecutive_failures", "consecutive_successes", "certificate", "families", "answered_families", "degraded_families"])
         #expect(target["name"] as? String == "server")
         #expect(target["kind"] as? String == "http")
         #expect(target["health"] as? String == "healthy")

@@ -40,6 +40,14 @@ struct ConfigurationTests {
         expectProblem("probe: { coalesce: 2m }\nserver: { base_url: http://h }\n", at: "probe.coalesce", line: 1, saying: "out of range")
     }
 
+    @Test func perInterfaceProbingIsOneSettingForAllTargetsAndOffByDefault() throws {
+        let yaml = "probe: { per_interface: true }\ntargets:\n  - { name: a, url: http://h/ }\n"
+        #expect(try Configuration.parse(yaml, source: "t.yaml").paths.perInterface)
+        #expect(try Configuration.parse(yaml, source: "t.yaml").monitor.paths.perInterface)
+        #expect(try !Configuration.load(from: .embeddedDefault).paths.perInterface)
+        expectProblem("targets:\n  - { name: a, url: http://h/, per_interface: true }\n", at: "targets[0].per_interface", line: 2, saying: "unknown key")
+    }
+
     @Test func theServerShorthandDefaultsItsHealthPath() throws {
         let configuration = try Configuration.parse("server:\n  base_url: https://api.example.com/\n", source: "t.yaml")
         #expect(configuration.targets.map(\.name) == ["server"])

@@ -23,7 +23,7 @@ private let reachdMetricNames: Set<String> = [
     "reachd_probe_duration_seconds_bucket", "reachd_probe_duration_seconds_sum", "reachd_probe_duration_seconds_count",
     "reachd_probes_total", "reachd_probe_skipped_total", "reachd_restoration_callbacks_total", "reachd_subscribers",
     "reachd_netlink_overruns_total", "reachd_last_transition_timestamp_seconds", "reachd_build_info",
-    "reachd_target_certificate_expiry_timestamp_seconds",
+    "reachd_target_certificate_expiry_timestamp_seconds", "reachd_interface_reachable",
 ]
 
 /// Grafana's variables, replaced by what Grafana would send for a short time range.

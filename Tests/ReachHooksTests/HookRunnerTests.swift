@@ -55,7 +55,7 @@ struct HookRunnerTests {
         #expect(
             environment == [
                 "PATH=\(HookRunner.path)", "REACHD_STATE=connected", "REACHD_PREVIOUS_STATE=disconnected", "REACHD_REASON=healthy",
-                "REACHD_FAULT=", "REACHD_INTERFACE=eth0", "REACHD_SEQUENCE=77", "REACHD_SINCE=2027-01-15T08:00:00.000Z",
+                "REACHD_FAULT=", "REACHD_INTERFACE=eth0", "REACHD_REACHABLE_INTERFACES=", "REACHD_SEQUENCE=77", "REACHD_SINCE=2027-01-15T08:00:00.000Z",
             ], "PATH and the REACHD_ variables, nothing of the daemon's own environment")
         #expect(observer.hooks.map(\.outcome) == [.ok, .ok, .ok])
         #expect(Set(folder.lines("env-20-second")) == environment)
@@ -72,6 +72,17 @@ struct HookRunnerTests {
         #expect(environment.contains("REACHD_REASON=captive_portal"))
         #expect(environment.contains("REACHD_FAULT=portal"))
         #expect(environment.contains("REACHD_PORTAL_URL=http://portal.example/login?from=reachd"))
+    }
+
+    @Test func aHookIsToldWhichUplinksReachTheTargets() async throws {
+        try folder.script("10-uplinks", "tr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env")
+        var restored = transition(.restored)
+        restored.verdict.interfaces = [
+            InterfaceReachability(name: "eth0", reachable: false, reason: .timeout, fault: .server),
+            InterfaceReachability(name: "wwan0", reachable: true), InterfaceReachability(name: "wlan0", reachable: true),
+        ]
+        try await runner().run(for: restored)
+        #expect(Set(folder.lines("env")).contains("REACHD_REACHABLE_INTERFACES=wwan0,wlan0"))
     }
 
     @Test func outputIsLoggedLineByLineUnderTheHooksNameAndAFailureIsLoggedAndCounted() async throws {

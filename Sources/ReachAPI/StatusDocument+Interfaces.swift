@@ -1,0 +1,63 @@
+import ReachCore
+
+extension StatusDocument {
+    /// One uplink's own reachability: the targets probed out of it alone (`SO_BINDTODEVICE`), at
+    /// their cadence and deadline. It never changes the document's `state`, which follows the
+    /// system's routes: it tells whether another uplink would do.
+    public struct Interface: Codable, Sendable, Hashable {
+        public var name: String
+        /// Whether the targets answer out of this uplink as the policy requires; `null` until they
+        /// have, or where the kernel refuses to bind a socket to a device (Linux before 5.7).
+        public var reachable: Bool?
+        /// The first failing target's failure code out of this uplink; `null` unless `reachable` is false.
+        public var reason: String?
+        /// Where the path out of this uplink breaks (`dns`, `server`, ...); `null` unless `reachable` is false.
+        public var fault: String?
+        /// The latest successful probe's duration out of this uplink, of the first target probed on it.
+        public var latencySeconds: Double?
+
+        public init(name: String, reachable: Bool? = nil, reason: String? = nil, fault: String? = nil, latencySeconds: Double? = nil) {
+            self.name = name
+            self.reachable = reachable
+            self.reason = reason
+            self.fault = fault
+            self.latencySeconds = latencySeconds
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name, reachable, reason, fault
+            case latencySeconds = "latency_seconds"
+        }
+
+        /// Writes every key, `null` included: a missing key would read as a schema change.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(reachable, forKey: .reachable)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(fault, forKey: .fault)
+            try container.encode(latencySeconds, forKey: .latencySeconds)
+        }
+    }
+
+    /// The uplinks whose targets answer out of them alone, in index order: `REACHD_REACHABLE_INTERFACES`.
+    public var reachableInterfaces: [String] {
+        interfaces.filter { $0.reachable == true }.map(\.name)
+    }
+}
+
+extension StatusDocument.Interface {
+    init(reachability: InterfaceReachability) {
+        self.init(
+            name: reachability.name, reachable: reachability.reachable, reason: reachability.reason?.code, fault: reachability.fault?.code,
+            latencySeconds: reachability.latency?.seconds)
+    }
+
+    /// The uplink described; a reason this version does not know reads as `protocol_error`.
+    var reachability: InterfaceReachability {
+        let failure = reason.map { FailureReason(code: $0) ?? .protocolError }
+        return InterfaceReachability(
+            name: name, reachable: reachable, reason: failure, fault: fault.flatMap(Fault.init(rawValue:)),
+            latency: latencySeconds.map { .seconds($0) })
+    }
+}

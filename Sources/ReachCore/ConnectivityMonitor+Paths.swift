@@ -1,0 +1,36 @@
+import Logging
+import Synchronization
+
+/// The variants of the targets' probes (``ProbePath``): which to run, and what they found.
+extension ConnectivityMonitor {
+    /// Takes a variant's result: an uplink's or a family's finding, which never changes the
+    /// verdict's state. Dropped like a target's result when it is stale.
+    public func record(_ result: ProbeResult, path: ProbePath, epoch: ProbeEpoch) {
+        let (before, published) = state.withLock { state in
+            let before = state.combiner.verdict.interfaces
+            return (before, apply(&state) { $0.record(result, path: path, epoch: epoch, at: clock.wallTime) })
+        }
+        if let published { logUplinks(published.event.verdict.interfaces, before: before) }
+        log(published)
+    }
+
+    /// The variants to probe: the current list first, then every change (uplinks come and go, a
+    /// reload). The daemon runs them on a scheduler of their own.
+    public func pathProbes() -> Subscription<[ProbeTarget]> {
+        pathPlans.subscribe()
+    }
+
+    /// One line when an uplink's reachability changes, at the level of a target's.
+    private func logUplinks(_ interfaces: [InterfaceReachability], before: [InterfaceReachability]) {
+        for uplink in interfaces {
+            guard let reachable = uplink.reachable, let old = before.first(where: { $0.name == uplink.name }), old.reachable != reachable else {
+                continue
+            }
+            var metadata: Logger.Metadata = ["interface": "\(uplink.name)", "reachable": "\(reachable)"]
+            if let reason = uplink.reason { metadata["reason"] = "\(reason.code)" }
+            if let fault = uplink.fault { metadata["fault"] = "\(fault.code)" }
+            let detail = uplink.reason.map { ": \($0)" } ?? ""
+            logger.log(level: reachable ? .notice : .warning, "uplink \(uplink.name) \(reachable ? "reaches" : "does not reach") the targets\(detail)", metadata: metadata)
+        }
+    }
+}
