@@ -19,7 +19,7 @@ struct ReachctlCommand: AsyncParsableCommand {
             2 reachd unreachable, 3 the event stream broke (watch without --follow).
 
             Shell completions: reachctl --generate-completion-script bash|zsh|fish. \
-            Man pages, from the source tree: swift package generate-manual (or scripts/install).
+            Man pages: reachctl(1), reachd(8), reachd.yaml(5) (scripts/install or the Debian package).
             """,
         version: ReachVersion.current,
         subcommands: [Status.self, Watch.self, WaitOnline.self, Check.self, History.self, Reload.self, NotifyAgent.self])

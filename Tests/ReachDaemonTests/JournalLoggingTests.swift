@@ -82,7 +82,7 @@ struct JournalLoggingTests {
         let (_, text) = try await journal.inside(["/usr/bin/journalctl", "--no-pager", "-x", "SYSLOG_IDENTIFIER=\(id)"])
         #expect(text.contains("Subject: Connectivity lost: timeout"), "\(text)")
         #expect(text.contains("Defined-By: reachd"))
-        #expect(text.contains("Support: man:reachd(1)"))
+        #expect(text.contains("Support: man:reachd(8)"))
         #expect(text.contains("this machine cannot reach its"))
         #expect(text.contains("Subject: Target server is down"))
         #expect(text.contains("failed: connection_refused."))

@@ -85,13 +85,17 @@ struct SystemdUnitTests {
         }
     }
 
-    @Test func unitsNameOnlyTheManPagesInstallMakes() throws {
+    /// Every `man:PAGE(N)` a unit's `Documentation=` or the catalog's `Support:` names is a page
+    /// scripts/install installs (it names each file, `PAGE.N`).
+    @Test func unitsAndCatalogNameOnlyTheManPagesInstallMakes() throws {
         let script = try String(contentsOf: repositoryRoot.appending(path: "scripts/install"), encoding: .utf8)
-        for unit in Self.shippedUnits {
-            let text = try String(contentsOf: repositoryRoot.appending(path: "systemd/\(unit)"), encoding: .utf8)
-            for line in text.split(separator: "\n") where line.hasPrefix("Documentation=man:") {
-                let page = line.dropFirst("Documentation=man:".count).replacingOccurrences(of: "(1)", with: ".1")
-                #expect(script.contains(page), "\(unit) names \(page), which scripts/install does not install")
+        let page = /man:([A-Za-z0-9_.-]+)\(([1-9])\)/
+        for file in Self.shippedUnits + ["reachd.catalog"] {
+            let text = try String(contentsOf: repositoryRoot.appending(path: "systemd/\(file)"), encoding: .utf8)
+            let lines = text.split(separator: "\n").filter { $0.hasPrefix("Documentation=") || $0.hasPrefix("Support:") }
+            for match in lines.flatMap({ $0.matches(of: page) }) {
+                let name = "\(match.output.1).\(match.output.2)"
+                #expect(script.contains(name), "\(file) names \(name), which scripts/install does not install")
             }
         }
     }
