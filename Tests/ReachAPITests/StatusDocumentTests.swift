@@ -60,6 +60,21 @@ struct StatusDocumentTests {
         #expect(timings["total_seconds"] as? Double == 0.005)
     }
 
+    @Test func aDocumentFromAnOlderReachdWithoutTheNewerKeysReads() throws {
+        // As reachd 0.1.0 wrote it before `fault`, the uplinks and the families.
+        let older = #"""
+            {"likely_connected":true,"portal":null,"reason":"healthy","reason_detail":"the targets answer","reset":false,"sequence":42,
+             "since":"2027-01-15T08:00:00.000Z","state":"connected","target":null,"usable_interfaces":["eth0"],"version":"0.1.0",
+             "targets":[{"name":"api","kind":"http","health":"healthy","reason":null,"phase":null,"detail":null,"http_status":null,
+             "latency_seconds":0.004,"timings":{"dns_seconds":null,"connect_seconds":null,"tls_seconds":null,"first_byte_seconds":null,
+             "total_seconds":0.004},"last_checked_at":null,"consecutive_failures":0,"consecutive_successes":3,"certificate":null}]}
+            """#
+        let document = try APIJSON.decode(StatusDocument.self, from: Array(older.utf8))
+        #expect(document.fault == nil)
+        #expect(document.interfaces.isEmpty && document.degradedFamilies.isEmpty)
+        #expect(document.targets.map(\.name) == ["api"] && document.targets[0].families.isEmpty)
+    }
+
     @Test func aFailedTargetNamesItsReasonPhaseAndDetail() async throws {
         let harness = MonitorHarness()
         harness.monitor.update(links: .of(.usable()))
