@@ -20,7 +20,7 @@ struct NotifyAgentTests {
             #expect(waiting.appName == "reachd")
             #expect(waiting.replacesID == 0)
             #expect(waiting.summary == "Waiting for connectivity…")
-            #expect(waiting.body == "The server refused the connection (target server).")
+            #expect(waiting.body == "The server is not responding — your network is fine. The server refused the connection (target server).")
             #expect(waiting.icon == "network-error")
             #expect(waiting.expireTimeout == 0, "persistent while waiting")
             #expect(waiting.actions == ["check-now", "Check now"])
@@ -86,7 +86,7 @@ struct NotifyAgentTests {
             _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "30s")
 
             let waiting = try #require(try await rig.waitForCalls(1).first)
-            #expect(waiting.body == "The server answered with an error (target server).")
+            #expect(waiting.body == "The server is not responding — your network is fine. The server answered with an error (target server).")
             try await Task.sleep(for: .milliseconds(500))
             let hitsBefore = target.hits
             let clicked = ContinuousClock.now
