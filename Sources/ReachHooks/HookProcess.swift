@@ -36,47 +36,64 @@ struct HookProcess: Sendable {
     }
 
     /// Runs the hook to its end; `line` gets each output line as it arrives.
+    ///
+    /// A spawn that fails with `ETXTBSY` is tried again a few times, 20 ms apart: the executable is
+    /// still open for writing somewhere, typically an editor or deploy tool that is saving it, or a
+    /// process that forked while it held such a descriptor and has not yet reached `exec`.
     func run(onStart: @escaping @Sendable (Int32) -> Void = { _ in }, line: @escaping @Sendable (Stream, String) -> Void) async -> Ending {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await runOnce(onStart: onStart, line: line)
+            } catch {
+                if Task.isCancelled { return .cancelled }
+                let busy = (error as? SubprocessError)?.underlyingError == .textFileBusy
+                guard busy, attempt <= Self.busyRetries, (try? await Task.sleep(for: .milliseconds(20))) != nil else {
+                    return .notStarted("\(error)")
+                }
+            }
+        }
+    }
+
+    private static let busyRetries = 5
+
+    private func runOnce(onStart: @escaping @Sendable (Int32) -> Void, line: @escaping @Sendable (Stream, String) -> Void) async throws -> Ending {
         var options = PlatformOptions()
         options.processGroupID = 0
         // On cancellation (reachd stopping): SIGTERM to the group, SIGKILL to it after the grace.
         options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: killGrace)]
         let (timeout, killGrace) = (self.timeout, self.killGrace)
-        do {
-            // The raw-bytes form is handed to execve as is: each entry must carry its own NUL.
-            let variables = environment.map { Array("\($0.key)=\($0.value)\0".utf8) }
-            let result = try await Subprocess.run(
-                .path(FilePath(path)), arguments: [], environment: .custom(variables),
-                workingDirectory: "/", platformOptions: options, input: .none, output: .sequence, error: .sequence
-            ) { execution in
-                onStart(execution.processIdentifier.value)
-                let output = Task {
-                    async let stdout: Void = Self.pump(execution.standardOutput, .stdout, line)
-                    async let stderr: Void = Self.pump(execution.standardError, .stderr, line)
-                    _ = await (stdout, stderr)
-                }
-                // Returns whether the hook outlived its timeout.
-                return await withTaskCancellationHandler {
-                    guard case .expired = await output.value(within: timeout) else {
-                        await output.value
-                        return false
-                    }
-                    await Self.stop(execution, grace: killGrace)
+        // The raw-bytes form is handed to execve as is: each entry must carry its own NUL.
+        let variables = environment.map { Array("\($0.key)=\($0.value)\0".utf8) }
+        let result = try await Subprocess.run(
+            .path(FilePath(path)), arguments: [], environment: .custom(variables),
+            workingDirectory: "/", platformOptions: options, input: .none, output: .sequence, error: .sequence
+        ) { execution in
+            onStart(execution.processIdentifier.value)
+            let output = Task {
+                async let stdout: Void = Self.pump(execution.standardOutput, .stdout, line)
+                async let stderr: Void = Self.pump(execution.standardError, .stderr, line)
+                _ = await (stdout, stderr)
+            }
+            // Returns whether the hook outlived its timeout.
+            return await withTaskCancellationHandler {
+                guard case .expired = await output.value(within: timeout) else {
                     await output.value
-                    return true
-                } onCancel: {
-                    output.cancel()
+                    return false
                 }
+                await Self.stop(execution, grace: killGrace)
+                await output.value
+                return true
+            } onCancel: {
+                output.cancel()
             }
-            if Task.isCancelled { return .cancelled }
-            if result.closureResult { return .timedOut }
-            switch result.terminationStatus {
-            case .exited(let code): return .exited(code)
-            case .signaled(let signal): return .signaled(signal)
-            }
-        } catch {
-            if Task.isCancelled { return .cancelled }
-            return .notStarted("\(error)")
+        }
+        if Task.isCancelled { return .cancelled }
+        if result.closureResult { return .timedOut }
+        switch result.terminationStatus {
+        case .exited(let code): return .exited(code)
+        case .signaled(let signal): return .signaled(signal)
         }
     }
 

@@ -214,6 +214,22 @@ struct HookRunnerTests {
         #expect(hookLines("20-fine").map(\.message) == ["20-fine: ran"])
     }
 
+    /// `ETXTBSY`: the file is still open for writing (an editor saving it, or another process
+    /// that forked while holding such a descriptor). The spawn is tried again until it is closed.
+    @Test func aHookStillOpenForWritingRunsOnceTheWriterClosesIt() async throws {
+        let hook = try folder.script("10-being-saved", "echo ran")
+        let writer = open(hook, O_WRONLY | O_CLOEXEC)
+        try #require(writer >= 0)
+        let closer = Task {
+            try? await Task.sleep(for: .milliseconds(50))
+            close(writer)
+        }
+        try await runner().run(for: transition(.restored))
+        await closer.value
+        #expect(observer.hooks.map(\.outcome) == [.ok])
+        #expect(hookLines("10-being-saved").map(\.message) == ["10-being-saved: ran"])
+    }
+
     @Test func linesAreSplitOnNewlinesWithCarriageReturnsDroppedAndBadUTF8Replaced() {
         var lines = OutputLines()
         var seen: [String] = []
