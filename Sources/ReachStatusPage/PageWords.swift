@@ -1,4 +1,5 @@
 import ReachAPI
+import ReachCore
 
 /// The page's words for codes of the status document: one table, which the script reads too (the
 /// page embeds it as JSON), so a live update says the same as the first paint.
@@ -21,17 +22,9 @@ enum PageWords {
         }
     }
 
-    /// Where the path breaks, for a person: the fault codes of ``ReachCore/Fault``.
-    static let faults: [String: String] = [
-        "link": "the link (no usable network interface)",
-        "gateway": "the gateway (the local router does not answer)",
-        "dns": "name resolution (DNS)",
-        "upstream": "the upstream network (beyond the gateway)",
-        "server": "the server",
-        "portal": "a captive portal (sign-in needed)",
-    ]
-
-    static func fault(_ code: String) -> String { faults[code] ?? code }
+    /// Where the path breaks, for a person: the words of ``ReachAPI/FaultWords``, the table that
+    /// `reachctl` and the desktop notification read; the code itself for one this version does not know.
+    static func fault(_ code: String) -> String { FaultWords.sentence(code) ?? code }
 
     /// The reason code in words.
     static func reason(_ code: String) -> String { ReasonWords.of(code: code).clause }
@@ -43,8 +36,9 @@ enum PageWords {
         }
         let states = ["connected", "disconnected", "unknown"].map { ($0, state($0)) }
         let healths = ["healthy", "unhealthy", "unknown"].map { ($0, health($0)) }
+        let faults = Fault.allCases.map { ($0.code, fault($0.code)) }
         let reasons = ReasonWords.all.map { ($0.code, $0.clause) }
-        return "{\"states\":\(object(states)),\"healths\":\(object(healths)),\"faults\":\(object(faults.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))"
+        return "{\"states\":\(object(states)),\"healths\":\(object(healths)),\"faults\":\(object(faults))"
             + ",\"reasons\":\(object(reasons))}"
     }
 

@@ -84,7 +84,7 @@ struct StatusPageBrowserTests {
             print("status page: the server's failure appeared \(Self.milliseconds(failure)) ms after it stopped answering, \(failureShown) ms after reachd decided")
             #expect(failure < .seconds(1))
             #expect(try await page.text("#verdict-target") == "api")
-            #expect(try await page.text("#verdict-fault") == "the server")
+            #expect(try await page.text("#verdict-fault") == FaultWords.sentence(Fault.server.code))
             #expect(try await page.text("#verdict-reason")?.contains("target api") == true)
             try await Self.shoot(page, "dark", width: 1280, height: 900, dark: true)
 

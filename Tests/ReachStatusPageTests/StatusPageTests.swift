@@ -23,10 +23,19 @@ struct StatusPageTests {
         #expect(html.contains(#"<svg class="icon""#))
         #expect(html.contains("target api: the connection was refused"))
         #expect(html.contains("(<span id=\"verdict-for\">2 min</span>)"))
-        #expect(html.contains(#"<dd id="verdict-fault">the server</dd>"#))
+        #expect(html.contains(#"<dd id="verdict-fault">The server is not responding — your network is fine.</dd>"#))
         #expect(html.contains(#"<dd id="verdict-target">api</dd>"#))
         #expect(html.contains(#"<dd class="latency">12 ms</dd>"#))
         #expect(html.contains("No history: this reachd keeps none"))
+    }
+
+    @Test func everyFaultReadsAsReachctlAndTheNotificationSayIt() throws {
+        let html = StatusPage(status: Self.document(), history: nil, now: Self.now).html
+        let data = try #require(html.split(separator: #"<script type="application/json" id="page-data">"#).last)
+        for fault in Fault.allCases {
+            let sentence = try #require(FaultWords.sentence(fault.code))
+            #expect(data.contains("\"\(fault.code)\":\"\(sentence)\""), "the script's words for \(fault.code)")
+        }
     }
 
     @Test func textFromTheDocumentIsEscapedEverywhere() {
