@@ -22,6 +22,29 @@ enum PageWords {
         }
     }
 
+    /// An interface's line in a word, by its state: an uplink that reaches the targets (`healthy`)
+    /// or not (`unhealthy`), one not yet known, or an interface that only gives a usable link.
+    static func uplink(_ state: String) -> String {
+        switch state {
+        case "healthy": "Reaches the targets"
+        case "unhealthy": "Does not reach the targets"
+        case "usable": "Usable link"
+        default: "Not yet known"
+        }
+    }
+
+    /// An address family as a person writes it: `IPv4`, `IPv6`; the code for one this version does not know.
+    static func family(_ code: String) -> String {
+        switch IPFamily(rawValue: code) {
+        case .ipv4: "IPv4"
+        case .ipv6: "IPv6"
+        case nil: code
+        }
+    }
+
+    /// Address families, comma separated.
+    static func families(_ codes: [String]) -> String { codes.map(family).joined(separator: ", ") }
+
     /// Where the path breaks, for a person: the words of ``ReachAPI/FaultWords``, the table that
     /// `reachctl` and the desktop notification read; the code itself for one this version does not know.
     static func fault(_ code: String) -> String { FaultWords.sentence(code) ?? code }
@@ -29,16 +52,19 @@ enum PageWords {
     /// The reason code in words.
     static func reason(_ code: String) -> String { ReasonWords.of(code: code).clause }
 
-    /// The embedded table for the script: states, healths and faults.
+    /// The embedded table for the script: states, healths, faults, reasons, interface states and address families.
     static var json: String {
         func object(_ pairs: [(String, String)]) -> String {
             "{" + pairs.map { "\(quoted($0.0)):\(quoted($0.1))" }.joined(separator: ",") + "}"
         }
         let states = ["connected", "disconnected", "unknown"].map { ($0, state($0)) }
         let healths = ["healthy", "unhealthy", "unknown"].map { ($0, health($0)) }
+        let uplinks = ["healthy", "unhealthy", "unknown", "usable"].map { ($0, uplink($0)) }
+        let families = IPFamily.allCases.map { ($0.rawValue, family($0.rawValue)) }
         let faults = Fault.allCases.map { ($0.code, fault($0.code)) }
         let reasons = ReasonWords.all.map { ($0.code, $0.clause) }
         return "{\"states\":\(object(states)),\"healths\":\(object(healths)),\"faults\":\(object(faults))"
+            + ",\"uplinks\":\(object(uplinks)),\"families\":\(object(families))"
             + ",\"reasons\":\(object(reasons))}"
     }
 

@@ -18,12 +18,13 @@ extension StatusPage {
             + (target.latencySeconds.map { [PageHistory.LatencyPoint(epochSeconds: now.secondsSinceEpoch, seconds: $0)] } ?? [])
         return """
             <li class="target" data-target="\(target.name)" data-state="\(target.health)">
-            <div class="target-head"><h3>\(target.name)</h3>
+            <div class="item-head"><h3>\(target.name)</h3>
             <span class="badge">\(Icons.state)<span class="health-word">\(PageWords.health(target.health))</span></span></div>
             <p class="target-detail muted">\(targetDetail(target))</p>
             <dl class="facts">
             <div><dt>Latency</dt><dd class="latency">\(target.latencySeconds.map(PageWords.latency) ?? "—")</dd></div>
             <div class="cert-row"\(target.certificate == nil ? " hidden" : "")><dt>Certificate expires</dt><dd class="cert">\(certificateWords(target.certificate))</dd></div>
+            <div class="families-row"\(target.degradedFamilies.isEmpty ? " hidden" : "")><dt>Degraded address family</dt><dd class="families">\(PageWords.families(target.degradedFamilies))</dd></div>
             </dl>
             \(LatencyChart(points: points, now: now.secondsSinceEpoch).svg(label: "Latency of \(target.name) over the last minutes"))
             </li>
@@ -42,17 +43,6 @@ extension StatusPage {
         let left = notAfter.secondsSinceEpoch - now.secondsSinceEpoch
         let relative = left < 0 ? "expired \(PageWords.span(seconds: -left)) ago" : "in \(PageWords.span(seconds: left))"
         return "\(PageWords.time(certificate.notAfter)) (\(relative))"
-    }
-
-    var interfacesSection: HTML {
-        let items = status.usableInterfaces.map { name -> HTML in "<li>\(name): usable link</li>" }
-        return """
-            <section class="card" aria-labelledby="interfaces-heading">
-            <h2 id="interfaces-heading">Interfaces</h2>
-            <ul id="interfaces" class="plain">\(HTML.joined(items))</ul>
-            <p id="interfaces-none" class="muted"\(status.usableInterfaces.isEmpty ? "" : " hidden")>No interface gives a usable link.</p>
-            </section>
-            """
     }
 
     var uptimeSection: HTML {

@@ -88,7 +88,7 @@ public struct StatusPage: Sendable {
             <dl class="facts">
             <div id="verdict-target-row"\(hidden(status.target == nil))><dt>Failing target</dt><dd id="verdict-target">\(status.target)</dd></div>
             <div id="verdict-fault-row"\(hidden(status.fault == nil))><dt>Fault</dt><dd id="verdict-fault">\(status.fault.map(PageWords.fault))</dd></div>
-            <div id="verdict-families-row" hidden><dt>Degraded</dt><dd id="verdict-families"></dd></div>
+            <div id="verdict-families-row"\(hidden(status.degradedFamilies.isEmpty))><dt>Degraded address family</dt><dd id="verdict-families">\(PageWords.families(status.degradedFamilies))</dd></div>
             </dl>
             </section>
             """

@@ -17,6 +17,7 @@ extension StatusPageAssets {
           const state = (code) => words.states[code] || words.states.unknown;
           const health = (code) => words.healths[code] || words.healths.unknown;
           const fault = (code) => words.faults[code] || code;
+          const families = (codes) => (Array.isArray(codes) ? codes : []).map((code) => words.families[code] || code).join(", ");
           const reason = (code) => words.reasons[code] || code.replace(/_/g, " ");
           const time = (text) => text ? text.slice(0, 19).replace("T", " ") + " UTC" : "";
           const span = (seconds) => {
@@ -51,9 +52,8 @@ extension StatusPageAssets {
             show("verdict-target-row", doc.target != null);
             $("verdict-fault").textContent = doc.fault ? fault(doc.fault) : "";
             show("verdict-fault-row", doc.fault != null);
-            const families = Array.isArray(doc.degraded_families) ? doc.degraded_families : [];
-            $("verdict-families").textContent = families.join(", ");
-            show("verdict-families-row", families.length > 0);
+            $("verdict-families").textContent = families(doc.degraded_families);
+            show("verdict-families-row", $("verdict-families").textContent !== "");
             $("sequence").textContent = String(doc.sequence);
             document.title = `${state(doc.state)} \\u00b7 reachd`;
             tick();
@@ -68,7 +68,7 @@ extension StatusPageAssets {
             for (const item of document.querySelectorAll("#targets > li")) if (item.dataset.target === name) return item;
             const item = element("li", "target");
             item.dataset.target = name;
-            const head = element("div", "target-head");
+            const head = element("div", "item-head");
             const badge = element("span", "badge");
             badge.append(icon.cloneNode(true), element("span", "health-word"));
             head.append(element("h3", null, name), badge);
@@ -81,6 +81,7 @@ extension StatusPageAssets {
             };
             row("Latency", "latency");
             row("Certificate expires", "cert").className = "cert-row";
+            row("Degraded address family", "families").className = "families-row";
             const chart = document.createElementNS("http://www.w3.org/2000/svg", "svg");
             chart.setAttribute("class", "chart");
             chart.setAttribute("viewBox", "0 0 300 48");
@@ -110,27 +111,44 @@ extension StatusPageAssets {
                 const left = (Date.parse(cert.not_after) - Date.now()) / 1000;
                 item.querySelector(".cert").textContent = `${time(cert.not_after)} (${left < 0 ? "expired " + span(-left) + " ago" : "in " + span(left)})`;
               }
+              item.querySelector(".families").textContent = families(target.degraded_families);
+              item.querySelector(".families-row").hidden = item.querySelector(".families").textContent === "";
               record(target);
             }
             for (const item of document.querySelectorAll("#targets > li")) if (!names.has(item.dataset.target)) item.remove();
           }
 
+          // The server's interfaceItem, built anew: the uplinks, then usable interfaces that are not uplinks.
           function renderInterfaces(doc) {
-            const list = $("interfaces");
-            list.replaceChildren();
-            if (Array.isArray(doc.interfaces)) {
-              for (const link of doc.interfaces) {
-                let text = `${link.name}: ${link.reachable ? "reaches the targets" : "does not reach the targets"}`;
-                if (link.reason) text += ` (${reason(link.reason)}${link.fault ? ", fault: " + fault(link.fault) : ""})`;
-                if (link.latency_seconds != null) text += ` \\u00b7 ${latency(link.latency_seconds)}`;
-                const item = element("li", null, text);
-                item.dataset.state = link.reachable ? "healthy" : "unhealthy";
-                list.append(item);
+            const uplinks = Array.isArray(doc.interfaces) ? doc.interfaces : [];
+            const lines = uplinks.map((link) => ({
+              name: link.name, state: link.reachable == null ? "unknown" : link.reachable ? "healthy" : "unhealthy",
+              reason: link.reason, fault: link.fault, latency: link.latency_seconds,
+            }));
+            for (const name of doc.usable_interfaces || []) if (!lines.some((line) => line.name === name)) lines.push({ name, state: "usable" });
+            $("interfaces").replaceChildren(...lines.map((line) => {
+              const item = element("li", "interface");
+              item.dataset.interface = line.name;
+              item.dataset.state = line.state;
+              const head = element("div", "item-head");
+              const badge = element("span", "badge");
+              badge.append(icon.cloneNode(true), element("span", "interface-word", words.uplinks[line.state] || words.uplinks.unknown));
+              head.append(element("h3", null, line.name), badge);
+              const facts = element("dl", "facts");
+              for (const [label, name, text] of [
+                ["Why", "reason", line.reason ? reason(line.reason) : null],
+                ["Fault", "fault", line.fault ? fault(line.fault) : null],
+                ["Latency", "latency", line.latency != null ? latency(line.latency) : null],
+              ]) {
+                const div = element("div", name + "-row");
+                div.hidden = text == null;
+                div.append(element("dt", null, label), element("dd", name, text));
+                facts.append(div);
               }
-            } else {
-              for (const name of doc.usable_interfaces || []) list.append(element("li", null, `${name}: usable link`));
-            }
-            show("interfaces-none", list.children.length === 0);
+              item.append(head, facts);
+              return item;
+            }));
+            show("interfaces-none", lines.length === 0);
           }
 
           function addTransition(doc) {

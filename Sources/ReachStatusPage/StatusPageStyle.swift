@@ -49,19 +49,22 @@ extension StatusPageAssets {
         [hidden] { display: none !important; }
         .icon { fill: none; stroke: currentColor; stroke-width: 2.2; stroke-linecap: round; stroke-linejoin: round; flex: none; }
         .icon path { display: none; }
-        [data-state="connected"] .when-up, [data-state="healthy"] .when-up { display: inline; }
+        [data-state="connected"] .when-up, [data-state="healthy"] .when-up, [data-state="usable"] .when-up { display: inline; }
         [data-state="disconnected"] .when-down, [data-state="unhealthy"] .when-down { display: inline; }
         [data-state="unknown"] .when-unknown { display: inline; }
         .targets, .plain { list-style: none; margin: 0; padding: 0; display: grid; gap: .75rem; }
         .targets { grid-template-columns: repeat(auto-fill, minmax(17rem, 1fr)); }
         .target { border: 1px solid var(--line); border-radius: .5rem; padding: .75rem; min-width: 0; }
-        .target-head { display: flex; justify-content: space-between; gap: .5rem; align-items: center; }
-        .target-head h3 { overflow-wrap: anywhere; }
+        .item-head { display: flex; flex-wrap: wrap; justify-content: space-between; gap: .25rem .5rem; align-items: center; }
+        .item-head h3 { overflow-wrap: anywhere; min-width: 0; }
+        .interface { border-top: 1px solid var(--line); padding-top: .5rem; }
+        .interface:first-child { border-top: 0; padding-top: 0; }
+        .interface .facts { margin-top: .25rem; font-size: .9rem; }
         .badge { display: inline-flex; gap: .3rem; align-items: center; padding: .1rem .5rem; border-radius: 1rem; font-weight: 600; font-size: .9rem; }
         .badge .icon { width: 1.1rem; height: 1.1rem; }
-        .target[data-state="healthy"] .badge { background: var(--up-bg); color: var(--up); }
-        .target[data-state="unhealthy"] .badge { background: var(--down-bg); color: var(--down); }
-        .target[data-state="unknown"] .badge { background: var(--unknown-bg); color: var(--unknown); }
+        [data-state="healthy"] > .item-head .badge, [data-state="usable"] > .item-head .badge { background: var(--up-bg); color: var(--up); }
+        [data-state="unhealthy"] > .item-head .badge { background: var(--down-bg); color: var(--down); }
+        [data-state="unknown"] > .item-head .badge { background: var(--unknown-bg); color: var(--unknown); }
         .target-detail { margin: .25rem 0 0; font-size: .9rem; overflow-wrap: anywhere; }
         .chart { width: 100%; height: 3rem; margin-top: .5rem; display: block; }
         .chart .axis { stroke: var(--line); stroke-width: 1; vector-effect: non-scaling-stroke; }

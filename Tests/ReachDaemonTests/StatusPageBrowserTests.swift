@@ -75,6 +75,7 @@ struct StatusPageBrowserTests {
             #expect(try await page.evaluate("fetch('/v1/check', {method: 'POST'}).then(r => r.status)") as? Int == 401, "the cookie never acts")
             try await page.waitUntil("document.getElementById('live').dataset.state === 'live'")
             try await Self.shoot(page, "light", width: 1280, height: 900)
+            let firstPaintInterfaces = try await page.evaluate(Self.shape("#interfaces")) as? String
 
             // A server failure, then its restoration, on the page without a reload.
             let marker = try await page.evaluate("window.reachdMarker = Math.random()") as? Double
@@ -86,6 +87,7 @@ struct StatusPageBrowserTests {
             #expect(try await page.text("#verdict-target") == "api")
             #expect(try await page.text("#verdict-fault") == FaultWords.sentence(Fault.server.code))
             #expect(try await page.text("#verdict-reason")?.contains("target api") == true)
+            #expect(try await page.evaluate(Self.shape("#interfaces")) as? String == firstPaintInterfaces, "the script builds the server's markup")
             try await Self.shoot(page, "dark", width: 1280, height: 900, dark: true)
 
             let restored = try await HealthServer(port: rig.server.port)
@@ -200,6 +202,19 @@ struct StatusPageBrowserTests {
           return worst;
         })()
         """
+
+    /// An element's markup without the whitespace between tags and with attributes sorted: what the
+    /// server renders and what the script builds compare equal when they are the same.
+    static func shape(_ selector: String) -> String {
+        """
+        (() => {
+          const shape = (n) => n.nodeType === 3 ? (n.textContent.trim() ? JSON.stringify(n.textContent.trim()) : "")
+            : n.nodeType !== 1 ? "" : `<${n.localName}${[...n.attributes].map((a) => ` ${a.name}=${JSON.stringify(a.value)}`).sort().join("")}>`
+              + [...n.childNodes].map(shape).join("") + `</${n.localName}>`;
+          return shape(document.querySelector(\(DevToolsPage.quoted(selector))));
+        })()
+        """
+    }
 
     /// Milliseconds from the shown verdict's `since` (when reachd decided it) to now, on the same machine's clock.
     static let sinceDecision = "Date.now() - Date.parse(document.getElementById('verdict-since').dateTime)"

@@ -29,6 +29,40 @@ struct StatusPageTests {
         #expect(html.contains("No history: this reachd keeps none"))
     }
 
+    @Test func theFirstPaintShowsEachUplinksReachabilityAndTheDegradedFamilies() {
+        var status = Self.document(state: "connected")
+        status.usableInterfaces = ["eth0", "wlan0", "docker0"]
+        status.interfaces = [
+            .init(name: "eth0", reachable: true, latencySeconds: 0.008),
+            .init(name: "wlan0", reachable: false, reason: "timeout", fault: "upstream"),
+            .init(name: "wwan0"),
+        ]
+        status.degradedFamilies = ["ipv6"]
+        status.targets[0].degradedFamilies = ["ipv6"]
+        let html = StatusPage(status: status, history: nil, now: Self.now).html
+        let interfaces = html.split(separator: #"<ul id="interfaces" class="plain">"#)[1].split(separator: "</ul>")[0]
+        let lines = interfaces.split(separator: "</li>").map(String.init).filter { $0.contains("<li") }
+        #expect(lines.count == 4, "the three uplinks, then docker0: \(interfaces)")
+        #expect(lines[0].contains(#"<li class="interface" data-interface="eth0" data-state="healthy">"#))
+        #expect(lines[0].contains(#"<span class="interface-word">Reaches the targets</span>"#))
+        #expect(lines[0].contains(#"<div class="latency-row"><dt>Latency</dt><dd class="latency">8 ms</dd></div>"#))
+        #expect(lines[0].contains(#"<div class="fault-row" hidden>"#))
+        #expect(lines[1].contains(#"data-interface="wlan0" data-state="unhealthy""#))
+        #expect(lines[1].contains(#"<span class="interface-word">Does not reach the targets</span>"#))
+        #expect(lines[1].contains(#"<div class="reason-row"><dt>Why</dt><dd class="reason">timed out</dd></div>"#))
+        #expect(lines[1].contains(#"<div class="fault-row"><dt>Fault</dt><dd class="fault">The internet connection is down.</dd></div>"#))
+        #expect(lines[1].contains(#"<div class="latency-row" hidden>"#))
+        #expect(lines[2].contains(#"data-interface="wwan0" data-state="unknown""#) && lines[2].contains("Not yet known"))
+        #expect(lines[3].contains(#"data-interface="docker0" data-state="usable""#) && lines[3].contains("Usable link"))
+        #expect(html.contains(#"<p id="interfaces-none" class="muted" hidden>"#))
+        #expect(html.contains(#"<div id="verdict-families-row"><dt>Degraded address family</dt><dd id="verdict-families">IPv6</dd></div>"#))
+        #expect(html.contains(#"<div class="families-row"><dt>Degraded address family</dt><dd class="families">IPv6</dd></div>"#))
+
+        let plain = StatusPage(status: Self.document(), history: nil, now: Self.now).html
+        #expect(plain.contains(#"<div id="verdict-families-row" hidden>"#) && plain.contains(#"<div class="families-row" hidden>"#))
+        #expect(plain.contains(#"<li class="interface" data-interface="eth0" data-state="usable">"#))
+    }
+
     @Test func everyFaultReadsAsReachctlAndTheNotificationSayIt() throws {
         let html = StatusPage(status: Self.document(), history: nil, now: Self.now).html
         let data = try #require(html.split(separator: #"<script type="application/json" id="page-data">"#).last)
