@@ -605,7 +605,8 @@ let package = Package(
         .testTarget(
             name: "ReachDaemonTests",
             dependencies: [
-                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachTesting", "reachd",
+                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachStatusPage", "ReachTesting",
+                "reachd",
                 "journal-log-helper",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -73,19 +73,22 @@ extension StatusPage {
     }
 
     var transitionsSection: HTML {
+        // Each cell names its column too: a phone shows a row as a card of labelled lines.
+        let columns = ["Time", "State", "Reason", "Fault", "Target"]
         let rows = (history?.transitions ?? []).prefix(Self.transitionLimit).map { transition -> HTML in
-            """
-            <tr data-state="\(transition.state)"><td><time datetime="\(transition.at)">\(PageWords.time(transition.at))</time></td>\
-            <td>\(Icons.state) \(PageWords.state(transition.state))</td><td>\(PageWords.reason(transition.reason))</td>\
-            <td>\(transition.fault.map(PageWords.fault) ?? "—")</td><td>\(transition.target ?? "—")</td></tr>
-            """
+            let cells: [HTML] = [
+                "<time datetime=\"\(transition.at)\">\(PageWords.time(transition.at))</time>", "<span>\(Icons.state) \(PageWords.state(transition.state))</span>",
+                "\(PageWords.reason(transition.reason))", "\(transition.fault.map(PageWords.fault) ?? "—")", "\(transition.target ?? "—")",
+            ]
+            return "<tr data-state=\"\(transition.state)\">\(HTML.joined(zip(columns, cells).map { "<td data-label=\"\($0)\">\($1)</td>" as HTML }))</tr>"
         }
+        let head = HTML.joined(columns.map { "<th scope=\"col\">\($0)</th>" as HTML })
         return """
             <section class="card" aria-labelledby="transitions-heading">
             <h2 id="transitions-heading">Last transitions</h2>
             <div class="scroll" tabindex="0" role="region" aria-labelledby="transitions-heading">
             <table id="transitions" aria-labelledby="transitions-heading">
-            <thead><tr><th scope="col">Time</th><th scope="col">State</th><th scope="col">Reason</th><th scope="col">Fault</th><th scope="col">Target</th></tr></thead>
+            <thead><tr>\(head)</tr></thead>
             <tbody>\(HTML.joined(rows))</tbody>
             </table>
             </div>

@@ -157,7 +157,8 @@ extension StatusPageAssets {
             row.dataset.state = doc.state;
             const at = element("time", null, time(doc.since));
             at.dateTime = doc.since;
-            const cell = (child) => { const td = element("td"); td.append(child); row.append(td); };
+            const labels = [...document.querySelectorAll("#transitions thead th")].map((th) => th.textContent);
+            const cell = (child) => { const td = element("td"); td.dataset.label = labels[row.children.length]; td.append(child); row.append(td); };
             cell(at);
             const stateCell = element("span");
             stateCell.append(icon.cloneNode(true), " " + state(doc.state));

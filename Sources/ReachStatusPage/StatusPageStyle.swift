@@ -29,6 +29,7 @@ extension StatusPageAssets {
         .bar p { margin: 0; color: var(--muted); font-size: .9rem; }
         .live[data-state="reconnecting"] { color: var(--down); font-weight: 600; }
         main { max-width: 60rem; margin: 0 auto; padding: 0 1rem 1rem; display: grid; gap: 1rem; }
+        main > * { min-width: 0; }
         .card, .verdict { background: var(--card); border: 1px solid var(--line); border-radius: .75rem; padding: 1rem 1.25rem; }
         h2 { font-size: 1.15rem; margin: 0 0 .75rem; }
         h3 { font-size: 1rem; margin: 0; }
@@ -39,7 +40,7 @@ extension StatusPageAssets {
         .verdict[data-state="unknown"] { background: var(--unknown-bg); color: var(--unknown); border-color: var(--unknown); }
         .verdict-line { display: grid; grid-template-columns: auto 1fr; gap: 0 1rem; align-items: center; }
         .verdict .icon { width: 4rem; height: 4rem; grid-row: span 2; }
-        .verdict-word { font-size: 2.5rem; font-weight: 700; line-height: 1.1; margin: 0; }
+        .verdict-word { font-size: 2.5rem; font-weight: 700; line-height: 1.1; margin: 0; overflow-wrap: anywhere; }
         .verdict-reason { font-size: 1.15rem; margin: 0; overflow-wrap: anywhere; }
         .since { margin: .75rem 0 0; }
         .facts { display: flex; flex-wrap: wrap; gap: .25rem 1.5rem; margin: .5rem 0 0; }
@@ -53,7 +54,7 @@ extension StatusPageAssets {
         [data-state="disconnected"] .when-down, [data-state="unhealthy"] .when-down { display: inline; }
         [data-state="unknown"] .when-unknown { display: inline; }
         .targets, .plain { list-style: none; margin: 0; padding: 0; display: grid; gap: .75rem; }
-        .targets { grid-template-columns: repeat(auto-fill, minmax(17rem, 1fr)); }
+        .targets { grid-template-columns: repeat(auto-fill, minmax(min(17rem, 100%), 1fr)); }
         .target { border: 1px solid var(--line); border-radius: .5rem; padding: .75rem; min-width: 0; }
         .item-head { display: flex; flex-wrap: wrap; justify-content: space-between; gap: .25rem .5rem; align-items: center; }
         .item-head h3 { overflow-wrap: anywhere; min-width: 0; }
@@ -77,13 +78,25 @@ extension StatusPageAssets {
         .scroll { overflow-x: auto; }
         table { border-collapse: collapse; width: 100%; font-size: .95rem; }
         th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+        #transitions td:nth-child(2) span { white-space: nowrap; }
+        #transitions td:nth-child(n+3) { overflow-wrap: anywhere; }
         td .icon { width: 1rem; height: 1rem; vertical-align: -.15rem; }
         tr[data-state="disconnected"] td:nth-child(2) { color: var(--down); }
         tr[data-state="connected"] td:nth-child(2) { color: var(--up); }
+        @media (max-width: 40rem) {
+          #transitions thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+          #transitions, #transitions tbody, #transitions tr { display: block; }
+          #transitions tr { padding: .4rem 0; border-bottom: 1px solid var(--line); }
+          #transitions td { display: grid; grid-template-columns: 4.5rem 1fr; gap: .5rem; padding: .1rem 0; border: 0; overflow-wrap: anywhere; }
+          #transitions td::before { content: attr(data-label); font-weight: 600; }
+        }
         @media (max-width: 30rem) {
+          main { padding: 0 .5rem .5rem; gap: .75rem; }
+          .bar { padding: .75rem .5rem; }
+          .card, .verdict { padding: .75rem; }
           .verdict-word { font-size: 2rem; }
           .verdict .icon { width: 3rem; height: 3rem; }
-          th, td { padding: .3rem .25rem; font-size: .85rem; }
+          #transitions td { font-size: .9rem; }
         }
 
         """

@@ -99,7 +99,8 @@ struct StatusPageBrowserTests {
             #expect(try await page.evaluate("window.reachdMarker") as? Double == marker, "no reload")
             #expect(try await page.evaluate("document.querySelectorAll('#transitions tbody tr').length") as? Int ?? 0 >= 2)
             try await page.waitUntil("document.querySelector('[data-target=api] svg.chart polyline') !== null", timeout: .seconds(15))
-            try await Self.shoot(page, "phone", width: 390, height: 844, mobile: true)
+            try await page.emulate(width: 390, height: 844, mobile: true)
+            #expect(try await page.evaluate("[document.documentElement.scrollWidth, innerWidth]") as? [Int] == [390, 390], "a phone's width")
 
             // reachd away: the page says so, then follows the new run when it is back.
             kill(reachd.process.processIdentifier, SIGKILL)
@@ -223,11 +224,13 @@ struct StatusPageBrowserTests {
         Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
-    static func shoot(_ page: DevToolsPage, _ name: String, width: Int, height: Int, mobile: Bool = false, dark: Bool = false) async throws {
+    static func shoot(
+        _ page: DevToolsPage, _ name: String, width: Int, height: Int, mobile: Bool = false, dark: Bool = false, maxHeight: Int? = nil
+    ) async throws {
         try await page.emulate(width: width, height: height, mobile: mobile, dark: dark)
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
         let path = screenshots.appending(path: "\(name).png").path
-        try await page.screenshot(to: path)
+        try await page.screenshot(to: path, maxHeight: maxHeight)
         print("status page: screenshot \(path)")
     }
 }

@@ -40,9 +40,13 @@ public struct DevToolsPage: Sendable {
         }
     }
 
-    /// A PNG of the whole page, written to `path`.
-    public func screenshot(to path: String) async throws {
-        let shot = try await send("Page.captureScreenshot", ["format": "png", "captureBeyondViewport": true])
+    /// A PNG of the whole page, or of its top `maxHeight` CSS pixels, written to `path`.
+    public func screenshot(to path: String, maxHeight: Int? = nil) async throws {
+        var parameters: [String: Any] = ["format": "png", "captureBeyondViewport": true]
+        if let maxHeight, let size = try await evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]") as? [Int] {
+            parameters["clip"] = ["x": 0, "y": 0, "width": size[0], "height": min(size[1], maxHeight), "scale": 1]
+        }
+        let shot = try await send("Page.captureScreenshot", parameters)
         guard let base64 = shot.object["data"] as? String, let png = Data(base64Encoded: base64) else {
             throw Chromium.Failed(description: "no screenshot data")
         }
