@@ -23,7 +23,7 @@ final class CaptivePortalService: Service, Sendable {
     static let idleRecheck = Duration.seconds(300)
 
     private let settings: CaptivePortalSettings
-    private let client: CaptivePortalAPIClient?
+    private let client: CaptivePortalAPIClient
     private let monitor: ConnectivityMonitor
     private let clock: MonitorClock
     private let interval: Duration
@@ -41,16 +41,10 @@ final class CaptivePortalService: Service, Sendable {
         self.interval = interval
         self.timeout = timeout
         self.logger = logger
-        do {
-            client = try CaptivePortalAPIClient(caFile: settings.caFile)
-        } catch {
-            logger.error("captive-portal API: cannot set up TLS, the API will not be asked: \(error)")
-            client = nil
-        }
+        client = CaptivePortalAPIClient(caFile: settings.caFile)
     }
 
     func run() async {
-        guard let client else { return }
         let updates = monitor.subscribe()
         let wake = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await cancelWhenGracefulShutdown {
@@ -62,12 +56,12 @@ final class CaptivePortalService: Service, Sendable {
                         wake.continuation.yield()
                     }
                 }
-                group.addTask { await self.poll(client, wakes: wake.stream, wake: wake.continuation) }
+                group.addTask { await self.poll(wakes: wake.stream, wake: wake.continuation) }
             }
         }
     }
 
-    private func poll(_ client: CaptivePortalAPIClient, wakes: AsyncStream<Void>, wake: AsyncStream<Void>.Continuation) async {
+    private func poll(wakes: AsyncStream<Void>, wake: AsyncStream<Void>.Continuation) async {
         var asked: Set<String> = []
         var failing: Set<String> = []
         var warnings = PortalSessionWarnings(lead: settings.sessionWarning)
