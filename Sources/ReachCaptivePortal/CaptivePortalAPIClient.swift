@@ -34,7 +34,8 @@ public struct CaptivePortalAPIClient: Sendable {
 
     /// The API's answer at `url`, asked out of `interface` (any, when `nil`), within `timeout`.
     public func answer(at url: String, interface: String?, timeout: Duration) async throws(Failure) -> CaptivePortalAPIAnswer {
-        guard let parts = URLParts(url), parts.isHTTPS else { throw Failure(description: "\(url) is not an https URL") }
+        guard let parts = HTTPURL(url), parts.isHTTPS else { throw Failure(description: "\(url) is not an https URL") }
+        guard parts.userinfo == nil else { throw Failure(description: "\(url) has credentials in it, which would show in logs") }
         let body: [UInt8]
         do {
             body = try await withDeadline(timeout) { try await get(parts, interface: interface) }
@@ -51,7 +52,7 @@ public struct CaptivePortalAPIClient: Sendable {
         return answer
     }
 
-    private func get(_ parts: URLParts, interface: String?) async throws -> [UInt8] {
+    private func get(_ parts: HTTPURL, interface: String?) async throws -> [UInt8] {
         let tls: NIOSSLContext
         do {
             tls = try await tlsContexts.context(caFile: caFile)
@@ -70,7 +71,7 @@ public struct CaptivePortalAPIClient: Sendable {
     }
 
     private func exchange(
-        _ parts: URLParts, interface: String?, tls: NIOSSLContext, on loop: any EventLoop, collector: ResponseCollector
+        _ parts: HTTPURL, interface: String?, tls: NIOSSLContext, on loop: any EventLoop, collector: ResponseCollector
     ) async throws -> [UInt8] {
         let serverName = IPAddress(parts.host) == nil ? parts.host : nil
         let channel = try await ClientBootstrap(group: loop)
@@ -90,7 +91,7 @@ public struct CaptivePortalAPIClient: Sendable {
         headers.add(name: "Accept", value: "application/captive+json")
         headers.add(name: "User-Agent", value: "reachd/\(ReachVersion.current)")
         headers.add(name: "Connection", value: "close")
-        channel.write(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: parts.path, headers: headers)), promise: nil)
+        channel.write(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: parts.requestTarget, headers: headers)), promise: nil)
         // A failed handshake fails the write too; the collector hears why (the TLS error) first.
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         let (status, body) = try await collector.response.futureResult.get()

@@ -62,6 +62,9 @@ import Testing
         await #expect(throws: CaptivePortalAPIClient.Failure.self) {
             try await trusting.answer(at: "http://127.0.0.1:\(server.port)/captive", interface: nil, timeout: .seconds(5))
         }
+        await #expect(throws: CaptivePortalAPIClient.Failure.self, "credentials in the URL would show in logs") {
+            try await trusting.answer(at: "https://user@127.0.0.1:\(server.port)/captive", interface: nil, timeout: .seconds(5))
+        }
         await server.stop()
     }
 }

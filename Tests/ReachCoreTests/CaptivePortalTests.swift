@@ -99,6 +99,9 @@ import Testing
         #expect(harness.reason == .targetFailed(target: "server", reason: .httpStatus(302)))
         harness.record(Self.redirected("server", to: "http://203.0.113.10:80/elsewhere"))
         #expect(harness.reason == .targetFailed(target: "server", reason: .httpStatus(302)))
+        // Relative, even with another host's URL in its query.
+        harness.record(Self.redirected("server", to: "/login?next=http://portal.example/"))
+        #expect(harness.reason == .targetFailed(target: "server", reason: .httpStatus(302)))
         #expect(harness.monitor.current.verdict.portal == nil)
         await harness.stop()
     }
@@ -163,14 +166,24 @@ import Testing
     }
 
     @Test(arguments: [
-        ("http://portal.example:8080/login", "portal.example"), ("https://user@portal.example/x", "portal.example"),
-        ("http://[2001:db8::1]:80/", "2001:db8::1"), ("//portal.example/login", "portal.example"),
+        ("http://portal.example:8080/login", "http://portal.example:8080/login"), ("https://user@portal.example/x", "https://user@portal.example/x"),
+        ("http://[2001:db8::1]:80/", "http://[2001:db8::1]:80/"), ("//portal.example/login", "http://portal.example/login"),
     ])
-    func redirectsToAnotherHostAreTold(location: String, host: String) async {
+    func redirectsToAnotherHostAreTold(location: String, signIn: String) async {
         let harness = MonitorHarness()
         harness.connect()
         harness.record(Self.redirected("server", to: location))
-        #expect(harness.monitor.current.verdict.portal?.userPortalURL == location, "\(host)")
+        #expect(harness.monitor.current.verdict.portal?.userPortalURL == signIn, "a relative Location is resolved against the probe's URL")
+        await harness.stop()
+    }
+
+    @Test func theCheckURLsRelativeRedirectIsResolvedAgainstIt() async {
+        let harness = Self.harness()
+        harness.connect()
+        harness.record(Self.check(302, location: "/login?from=check"))
+        #expect(harness.monitor.current.verdict.portal?.userPortalURL == "http://check.example/login?from=check")
+        harness.record(Self.check(302, location: "javascript:alert(1)"))
+        #expect(harness.monitor.current.verdict.portal?.userPortalURL == Self.checkURL, "never a place that is not a web page")
         await harness.stop()
     }
 }
