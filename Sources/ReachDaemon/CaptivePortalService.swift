@@ -64,7 +64,7 @@ final class CaptivePortalService: Service, Sendable {
     private func poll(wakes: AsyncStream<Void>, wake: AsyncStream<Void>.Continuation) async {
         var asked: Set<String> = []
         var failing: Set<String> = []
-        var warnings = PortalSessionWarnings(lead: settings.sessionWarning)
+        var warnings = PortalSessionWarnings<WallTime>(lead: settings.sessionWarning)
         var woken = wakes.makeAsyncIterator()
         // The first wake is the monitor's current verdict: asked below already.
         while !Task.isCancelled {
@@ -104,7 +104,7 @@ final class CaptivePortalService: Service, Sendable {
     }
 
     /// When to ask again after `answer`, warning now if the session's end is near.
-    private func nextAsk(after answer: CaptivePortalAPIAnswer, on interface: String, url: String, warnings: inout PortalSessionWarnings) -> Duration {
+    private func nextAsk(after answer: CaptivePortalAPIAnswer, on interface: String, url: String, warnings: inout PortalSessionWarnings<WallTime>) -> Duration {
         if answer.isCaptive { return interval }
         guard let seconds = answer.secondsRemaining else { return Self.idleRecheck }
         let now = clock.wallTime

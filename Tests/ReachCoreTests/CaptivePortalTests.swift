@@ -193,7 +193,7 @@ import Testing
     static func at(_ seconds: Int) -> WallTime { WallTime(sinceEpoch: .seconds(1_800_000_000 + seconds)) }
 
     @Test func warnsOnceWhenTheEndIsWithinTheLead() {
-        var warnings = PortalSessionWarnings(lead: .seconds(300))
+        var warnings = PortalSessionWarnings<WallTime>(lead: .seconds(300))
         let end = Self.at(3600)
         let early = warnings.shouldWarn(interface: "wlan0", sessionEndsAt: end, now: Self.at(0))
         #expect(!early)
@@ -206,7 +206,7 @@ import Testing
     }
 
     @Test func anExtendedSessionIsWarnedAboutAgain() {
-        var warnings = PortalSessionWarnings(lead: .seconds(300))
+        var warnings = PortalSessionWarnings<WallTime>(lead: .seconds(300))
         let short = warnings.shouldWarn(interface: "wlan0", sessionEndsAt: Self.at(200), now: Self.at(0))
         #expect(short)
         let extended = warnings.shouldWarn(interface: "wlan0", sessionEndsAt: Self.at(3800), now: Self.at(100))
@@ -216,5 +216,17 @@ import Testing
         warnings.forget(interface: "wlan0")
         let afterForgetting = warnings.shouldWarn(interface: "wlan0", sessionEndsAt: Self.at(3800), now: Self.at(3600))
         #expect(afterForgetting)
+    }
+
+    /// The desktop agent asks on its monotonic clock, and notes the warning only once it is posted.
+    @Test func askingNotesNothingUntilTheWarningIsNoted() {
+        let start = ContinuousClock.Instant.now
+        var warnings = PortalSessionWarnings<ContinuousClock.Instant>(lead: .seconds(300))
+        let end = start.advanced(by: .seconds(600))
+        #expect(!warnings.isDue(interface: "", sessionEndsAt: end, now: start))
+        #expect(warnings.isDue(interface: "", sessionEndsAt: end, now: start.advanced(by: .seconds(300))))
+        #expect(warnings.isDue(interface: "", sessionEndsAt: end, now: start.advanced(by: .seconds(301))), "still due: nothing was noted")
+        warnings.warned(interface: "", sessionEndsAt: end)
+        #expect(!warnings.isDue(interface: "", sessionEndsAt: end.advanced(by: .seconds(1)), now: start.advanced(by: .seconds(400))))
     }
 }
