@@ -76,6 +76,15 @@ package struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
         return port == (isHTTPS ? 443 : 80) ? bracketed : "\(bracketed):\(port)"
     }
 
+    /// `text` when a person may be sent there (a notification shows it, a browser opens it): an
+    /// http(s) URL of at most 2 KiB without spaces or control characters. Networks choose these.
+    package static func openable(_ text: String) -> String? {
+        guard text.utf8.count <= 2048, HTTPURL(text) != nil, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
+            return nil
+        }
+        return text
+    }
+
     /// Where `reference` (a redirect's `Location`) points from this URL, as RFC 3986 (section 5.2)
     /// resolves it: an absolute URL as written; `//host/path` with this scheme; `/path`, `?query`,
     /// `#fragment` and `path` on this host. `nil` when it points at another scheme or is no URL.

@@ -61,6 +61,17 @@ struct HTTPURLTests {
         #expect(try #require(HTTPURL(url)).hostHeader == header)
     }
 
+    /// What the network names as where to sign in is shown and opened: a web page, nothing else.
+    @Test func openableIsAWebPageWithoutSpacesOrControls() {
+        #expect(HTTPURL.openable("https://portal.example/login?x=1") == "https://portal.example/login?x=1")
+        #expect(HTTPURL.openable("HTTP://[2001:db8::1]:8080/") == "HTTP://[2001:db8::1]:8080/")
+        for refused in ["javascript:alert(1)", "file:///etc/passwd", "/login", "http://", "http://portal.example/a b", "http://portal.example/\n",
+            "http://portal.example/\u{7F}", "http://portal.example/" + String(repeating: "a", count: 2048)]
+        {
+            #expect(HTTPURL.openable(refused) == nil, "\(refused.prefix(40))")
+        }
+    }
+
     /// A redirect's `Location` may be relative (RFC 9110 section 10.2.2): resolved as RFC 3986 says.
     @Test(arguments: [
         ("http://portal.example:8080/login", "http://portal.example:8080/login"),
