@@ -59,7 +59,7 @@ let package = Package(
 
         // The pure core: state model, combining policy, hysteresis, probe schedule, hub, callback
         // registry. No I/O: driven by an injected clock and fed by adapters. Also the small helpers
-        // every module shares, each written once: the deadline race, durations, globs, host:port.
+        // every module shares, each written once: the deadline race, durations, globs, host:port, http(s) URLs.
         .target(
             name: "ReachCore",
             dependencies: [
