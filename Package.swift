@@ -59,7 +59,7 @@ let package = Package(
 
         // The pure core: state model, combining policy, hysteresis, probe schedule, hub, callback
         // registry. No I/O: driven by an injected clock and fed by adapters. Also the small helpers
-        // every module shares, each written once: the deadline race, durations, globs, host:port.
+        // every module shares, each written once: the deadline race, durations, globs, host:port, http(s) URLs.
         .target(
             name: "ReachCore",
             dependencies: [
@@ -111,13 +111,25 @@ let package = Package(
             ],
             exclude: ["health.proto"]
         ),
+        // What outgoing connections on SwiftNIO share: a socket sent out of one interface only
+        // (SO_BINDTODEVICE), client TLS contexts made once per CA bundle.
+        .target(
+            name: "ReachOutbound",
+            dependencies: [
+                "ReachPOSIX",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
         // The network's captive-portal API (RFC 8908), found the RFC 8910 way (networkd's link state).
         .target(
             name: "ReachCaptivePortal",
             dependencies: [
                 "ReachCore",
                 "ReachPOSIX",
-                "ReachProbes",
+                "ReachOutbound",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -131,6 +143,7 @@ let package = Package(
             dependencies: [
                 "ReachCore",
                 "ReachPOSIX",
+                "ReachOutbound",
                 "GRPCHealth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -3,8 +3,8 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import ReachCore
+import ReachOutbound
 import ReachPOSIX
-import ReachProbes
 import Synchronization
 
 /// Asks a network's captive-portal API (RFC 8908) whether this machine is captive: one HTTPS
@@ -22,19 +22,20 @@ public struct CaptivePortalAPIClient: Sendable {
     static let bodyLimit = 64 << 10
 
     private let eventLoopGroup: any EventLoopGroup
-    private let tls: NIOSSLContext
+    private let caFile: String?
+    /// The one context it needs, made on the first ask (as the probes make theirs).
+    private let tlsContexts = TLSContexts()
 
     /// - Parameter caFile: Extra CAs to trust (a private CA); the system store is trusted always.
-    public init(caFile: String?, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        if let caFile { configuration.additionalTrustRoots = [.file(caFile)] }
-        self.tls = try NIOSSLContext(configuration: configuration)
+    public init(caFile: String?, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        self.caFile = caFile
         self.eventLoopGroup = eventLoopGroup
     }
 
     /// The API's answer at `url`, asked out of `interface` (any, when `nil`), within `timeout`.
     public func answer(at url: String, interface: String?, timeout: Duration) async throws(Failure) -> CaptivePortalAPIAnswer {
-        guard let parts = URLParts(url), parts.isHTTPS else { throw Failure(description: "\(url) is not an https URL") }
+        guard let parts = HTTPURL(url), parts.isHTTPS else { throw Failure(description: "\(url) is not an https URL") }
+        guard parts.userinfo == nil else { throw Failure(description: "\(url) has credentials in it, which would show in logs") }
         let body: [UInt8]
         do {
             body = try await withDeadline(timeout) { try await get(parts, interface: interface) }
@@ -51,11 +52,17 @@ public struct CaptivePortalAPIClient: Sendable {
         return answer
     }
 
-    private func get(_ parts: URLParts, interface: String?) async throws -> [UInt8] {
+    private func get(_ parts: HTTPURL, interface: String?) async throws -> [UInt8] {
+        let tls: NIOSSLContext
+        do {
+            tls = try await tlsContexts.context(caFile: caFile)
+        } catch {
+            throw Failure(description: "cannot set up TLS: \(error)")
+        }
         let loop = eventLoopGroup.any()
         let collector = ResponseCollector(limit: Self.bodyLimit, promise: loop.makePromise())
         do {
-            return try await exchange(parts, interface: interface, on: loop, collector: collector)
+            return try await exchange(parts, interface: interface, tls: tls, on: loop, collector: collector)
         } catch {
             // Where the channel never got as far as its handlers, nothing else completes the promise.
             collector.response.fail(error)
@@ -63,9 +70,10 @@ public struct CaptivePortalAPIClient: Sendable {
         }
     }
 
-    private func exchange(_ parts: URLParts, interface: String?, on loop: any EventLoop, collector: ResponseCollector) async throws -> [UInt8] {
+    private func exchange(
+        _ parts: HTTPURL, interface: String?, tls: NIOSSLContext, on loop: any EventLoop, collector: ResponseCollector
+    ) async throws -> [UInt8] {
         let serverName = IPAddress(parts.host) == nil ? parts.host : nil
-        let tls = self.tls
         let channel = try await ClientBootstrap(group: loop)
             .channelInitializer { channel in
                 let bound = interface.map { channel.bind(toDevice: $0) } ?? channel.eventLoop.makeSucceededVoidFuture()
@@ -83,7 +91,7 @@ public struct CaptivePortalAPIClient: Sendable {
         headers.add(name: "Accept", value: "application/captive+json")
         headers.add(name: "User-Agent", value: "reachd/\(ReachVersion.current)")
         headers.add(name: "Connection", value: "close")
-        channel.write(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: parts.path, headers: headers)), promise: nil)
+        channel.write(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: parts.requestTarget, headers: headers)), promise: nil)
         // A failed handshake fails the write too; the collector hears why (the TLS error) first.
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         let (status, body) = try await collector.response.futureResult.get()

@@ -21,8 +21,9 @@ struct CaptivePortalAPIDocument: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         captive = try container.decode(Bool.self, forKey: .captive)
-        userPortalURL = Self.webURL(try? container.decodeIfPresent(String.self, forKey: .userPortalURL))
-        venueInfoURL = Self.webURL(try? container.decodeIfPresent(String.self, forKey: .venueInfoURL))
+        // Shown in notifications and opened in a browser: only what HTTPURL finds openable.
+        userPortalURL = (try? container.decodeIfPresent(String.self, forKey: .userPortalURL)).flatMap(HTTPURL.openable)
+        venueInfoURL = (try? container.decodeIfPresent(String.self, forKey: .venueInfoURL)).flatMap(HTTPURL.openable)
         secondsRemaining = (try? container.decodeIfPresent(Double.self, forKey: .secondsRemaining)).flatMap(Self.count)
         bytesRemaining = (try? container.decodeIfPresent(Double.self, forKey: .bytesRemaining)).flatMap(Self.count)
     }
@@ -33,17 +34,6 @@ struct CaptivePortalAPIDocument: Decodable {
         return CaptivePortalAPIAnswer(
             isCaptive: document.captive, userPortalURL: document.userPortalURL, venueInfoURL: document.venueInfoURL,
             secondsRemaining: document.secondsRemaining, bytesRemaining: document.bytesRemaining)
-    }
-
-    /// A URL a person may be sent to: http(s) only, short, and without control characters (it is
-    /// shown in notifications and opened in a browser).
-    private static func webURL(_ text: String?) -> String? {
-        guard let text, text.utf8.count <= 2048 else { return nil }
-        let lower = text.lowercased()
-        guard lower.hasPrefix("https://") || lower.hasPrefix("http://"),
-            text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
-        else { return nil }
-        return text
     }
 
     private static func count(_ value: Double?) -> Int? {

@@ -37,12 +37,13 @@ extension ConnectivityCombiner {
         return CaptivePortal(evidence: evidence, userPortalURL: signInURL)
     }
 
-    /// A portal told by the failing target itself: its plain-HTTP probe was redirected to another host.
+    /// A portal told by the failing target itself: its plain-HTTP probe was redirected to another
+    /// host (a server's own redirect, to another path of the same host, is not one).
     func redirectPortal(_ status: TargetStatus, of target: ProbeTarget) -> CaptivePortal? {
         guard case .http(let check) = target.check, !check.isHTTPS, case .httpStatus(300...399)? = status.unhealthyReason,
-            let location = status.lastFailure?.location, let host = RedirectLocation.host(of: location),
-            host.lowercased() != check.endpoint.host.lowercased()
+            let location = status.lastFailure?.location, let signIn = HTTPURL(check.url)?.resolving(location),
+            signIn.host.lowercased() != check.endpoint.host.lowercased()
         else { return nil }
-        return CaptivePortal(evidence: .redirect, userPortalURL: location)
+        return CaptivePortal(evidence: .redirect, userPortalURL: signIn.text)
     }
 }

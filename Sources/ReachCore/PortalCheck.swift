@@ -25,11 +25,13 @@ public struct PortalCheck: Sendable, Hashable {
 
     /// What one probe of the check URL says: `nil` when it learned nothing (the network failed it
     /// before any answer: no route, a timeout, a refusal), else whether a portal answered and where
-    /// it asks a person to sign in (the redirect's `Location`, else the check URL itself).
+    /// it asks a person to sign in (the redirect's `Location`, resolved against the check URL, else
+    /// the check URL itself).
     func finding(_ result: ProbeResult) -> Finding? {
         guard let failure = result.failure else { return .open }
         switch failure.reason {
-        case .httpStatus, .unexpectedBody: return .intercepted(signInURL: failure.location ?? url)
+        case .httpStatus, .unexpectedBody:
+            return .intercepted(signInURL: failure.location.flatMap { HTTPURL(url)?.resolving($0)?.text } ?? url)
         default: return nil
         }
     }

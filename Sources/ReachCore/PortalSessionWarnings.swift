@@ -1,13 +1,14 @@
 /// Decides when to warn that a captive portal's session is about to end: once per session, a set
-/// time before its end. Pure: the caller passes the time.
+/// time before its end. Pure: the caller passes the time, of the clock it keeps (the daemon's
+/// journal warning takes wall time; the desktop agent's notification, its monotonic clock).
 ///
 /// A session is known by its end. An API that extends it moves the end later, which is a new
 /// session to warn about; the end wobbling by the API's one-second resolution is not.
-public struct PortalSessionWarnings: Sendable {
+public struct PortalSessionWarnings<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// How long before the end to warn.
     public let lead: Duration
     /// The end last warned about, per interface.
-    private var warnedEnds: [String: WallTime] = [:]
+    private var warnedEnds: [String: Instant] = [:]
 
     public init(lead: Duration) {
         self.lead = lead
@@ -15,16 +16,29 @@ public struct PortalSessionWarnings: Sendable {
 
     /// Whether to warn now about the session on `interface` that ends at `end`, and if so, notes
     /// that it was warned about.
-    public mutating func shouldWarn(interface: String, sessionEndsAt end: WallTime, now: WallTime) -> Bool {
-        guard end.sinceEpoch - now.sinceEpoch <= lead else { return false }
-        if let warned = warnedEnds[interface], end.sinceEpoch - warned.sinceEpoch <= .seconds(60) { return false }
-        warnedEnds[interface] = end
+    public mutating func shouldWarn(interface: String, sessionEndsAt end: Instant, now: Instant) -> Bool {
+        guard isDue(interface: interface, sessionEndsAt: end, now: now) else { return false }
+        warned(interface: interface, sessionEndsAt: end)
         return true
     }
 
+    /// Whether the session on `interface` that ends at `end` is within the lead at `now` and not
+    /// warned about yet. Asking notes nothing: see ``warned(interface:sessionEndsAt:)``.
+    public func isDue(interface: String, sessionEndsAt end: Instant, now: Instant) -> Bool {
+        guard now.duration(to: end) <= lead else { return false }
+        if let warned = warnedEnds[interface], warned.duration(to: end) <= .seconds(60) { return false }
+        return true
+    }
+
+    /// Notes that the session on `interface` that ends at `end` was warned about (a warning
+    /// that is shown only once it is posted is noted then).
+    public mutating func warned(interface: String, sessionEndsAt end: Instant) {
+        warnedEnds[interface] = end
+    }
+
     /// How long until the warning about a session ending at `end` is due; `nil` when it is due or past.
-    public func untilWarning(sessionEndsAt end: WallTime, now: WallTime) -> Duration? {
-        let until = end.sinceEpoch - lead - now.sinceEpoch
+    public func untilWarning(sessionEndsAt end: Instant, now: Instant) -> Duration? {
+        let until = now.duration(to: end) - lead
         return until > .zero ? until : nil
     }
 

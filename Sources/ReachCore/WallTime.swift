@@ -1,7 +1,7 @@
 /// A calendar time: the span since the Unix epoch.
 ///
 /// The core stays free of Foundation; adapters turn this into RFC 3339 text or a `Date`.
-public struct WallTime: Sendable, Hashable, Comparable {
+public struct WallTime: InstantProtocol {
     public var sinceEpoch: Duration
 
     public init(sinceEpoch: Duration) {
@@ -17,4 +17,6 @@ public struct WallTime: Sendable, Hashable, Comparable {
     public static func < (lhs: WallTime, rhs: WallTime) -> Bool { lhs.sinceEpoch < rhs.sinceEpoch }
 
     public func advanced(by duration: Duration) -> WallTime { WallTime(sinceEpoch: sinceEpoch + duration) }
+
+    public func duration(to other: WallTime) -> Duration { other.sinceEpoch - sinceEpoch }
 }

@@ -23,7 +23,7 @@ final class CaptivePortalService: Service, Sendable {
     static let idleRecheck = Duration.seconds(300)
 
     private let settings: CaptivePortalSettings
-    private let client: CaptivePortalAPIClient?
+    private let client: CaptivePortalAPIClient
     private let monitor: ConnectivityMonitor
     private let clock: MonitorClock
     private let interval: Duration
@@ -41,16 +41,10 @@ final class CaptivePortalService: Service, Sendable {
         self.interval = interval
         self.timeout = timeout
         self.logger = logger
-        do {
-            client = try CaptivePortalAPIClient(caFile: settings.caFile)
-        } catch {
-            logger.error("captive-portal API: cannot set up TLS, the API will not be asked: \(error)")
-            client = nil
-        }
+        client = CaptivePortalAPIClient(caFile: settings.caFile)
     }
 
     func run() async {
-        guard let client else { return }
         let updates = monitor.subscribe()
         let wake = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await cancelWhenGracefulShutdown {
@@ -62,15 +56,15 @@ final class CaptivePortalService: Service, Sendable {
                         wake.continuation.yield()
                     }
                 }
-                group.addTask { await self.poll(client, wakes: wake.stream, wake: wake.continuation) }
+                group.addTask { await self.poll(wakes: wake.stream, wake: wake.continuation) }
             }
         }
     }
 
-    private func poll(_ client: CaptivePortalAPIClient, wakes: AsyncStream<Void>, wake: AsyncStream<Void>.Continuation) async {
+    private func poll(wakes: AsyncStream<Void>, wake: AsyncStream<Void>.Continuation) async {
         var asked: Set<String> = []
         var failing: Set<String> = []
-        var warnings = PortalSessionWarnings(lead: settings.sessionWarning)
+        var warnings = PortalSessionWarnings<WallTime>(lead: settings.sessionWarning)
         var woken = wakes.makeAsyncIterator()
         // The first wake is the monitor's current verdict: asked below already.
         while !Task.isCancelled {
@@ -110,7 +104,7 @@ final class CaptivePortalService: Service, Sendable {
     }
 
     /// When to ask again after `answer`, warning now if the session's end is near.
-    private func nextAsk(after answer: CaptivePortalAPIAnswer, on interface: String, url: String, warnings: inout PortalSessionWarnings) -> Duration {
+    private func nextAsk(after answer: CaptivePortalAPIAnswer, on interface: String, url: String, warnings: inout PortalSessionWarnings<WallTime>) -> Duration {
         if answer.isCaptive { return interval }
         guard let seconds = answer.secondsRemaining else { return Self.idleRecheck }
         let now = clock.wallTime

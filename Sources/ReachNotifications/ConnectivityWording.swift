@@ -65,7 +65,7 @@ enum ConnectivityWording {
     /// markup must not be handed any.
     static func venue(venueInfoURL: String?, userPortalURL: String?) -> String? {
         for url in [venueInfoURL, userPortalURL] {
-            guard let url, let host = RedirectLocation.host(of: url), !host.isEmpty,
+            guard let url, let host = HTTPURL(url)?.host,
                 host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) })
             else { continue }
             return host

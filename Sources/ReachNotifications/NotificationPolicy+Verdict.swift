@@ -41,18 +41,10 @@ extension NotificationPolicy {
         public var interface: String?
 
         public init(signInURL: String? = nil, venue: String? = nil, sessionEndsAt: Instant? = nil, interface: String? = nil) {
-            self.signInURL = signInURL.flatMap(Self.openable)
+            self.signInURL = signInURL.flatMap(HTTPURL.openable)
             self.venue = venue
             self.sessionEndsAt = sessionEndsAt
             self.interface = interface
-        }
-
-        /// `url` when a browser may be sent there: `http` or `https`, no spaces or control characters.
-        static func openable(_ url: String) -> String? {
-            let lowered = url.lowercased()
-            guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return nil }
-            guard url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else { return nil }
-            return url
         }
     }
 }

@@ -84,8 +84,8 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     private var wanted: Presentation?
     /// The portal's session: what the warning says and when.
     private(set) var session: Portal?
-    /// The end of the session last warned of: a session ending within a minute of it was warned of.
-    private var warnedEnd: Instant?
+    /// Which session was warned of. One session, the verdict's: it goes by no interface.
+    private var sessionWarnings: PortalSessionWarnings<Instant>
     /// What the server shows as far as we know, and its id (0: none).
     private var shown: Presentation?
     private var shownID: UInt32 = 0
@@ -107,6 +107,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     /// A policy with nothing shown yet and no bus ready.
     public init(settings: Settings = Settings()) {
         self.settings = settings
+        sessionWarnings = PortalSessionWarnings(lead: settings.portalWarning)
     }
 
     // MARK: Inputs
@@ -157,7 +158,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
             // The brief "Connected" is done once posted: nothing more to show for this outage.
             wanted = nil
         case .sessionEnding(let end)?:
-            warnedEnd = end
+            sessionWarnings.warned(interface: "", sessionEndsAt: end)
             // The warning says the connection works; a pending "Connected" would only hide it.
             if case .connected? = wanted { wanted = nil }
         default:
@@ -250,9 +251,11 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     /// The warning for the current session, from ``Settings/portalWarning`` before its end to the
     /// end; once per session, so nothing new once warned (the warning shown stays).
     private func sessionWarning(at now: Instant) -> Presentation? {
-        guard let end = session?.sessionEndsAt, now < end, now >= end.advanced(by: .zero - settings.portalWarning) else { return nil }
-        guard let warnedEnd, end <= warnedEnd.advanced(by: .seconds(60)) else { return .sessionEnding(endsAt: end) }
-        return shown == .sessionEnding(endsAt: warnedEnd) ? shown : nil
+        guard let end = session?.sessionEndsAt, now < end, now.duration(to: end) <= settings.portalWarning else { return nil }
+        if sessionWarnings.isDue(interface: "", sessionEndsAt: end, now: now) { return .sessionEnding(endsAt: end) }
+        // Warned of: the warning on screen (always the last session's) stays.
+        if case .sessionEnding? = shown { return shown }
+        return nil
     }
 
     private mutating func flush(at now: Instant) -> [Effect] {

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import ReachCore
+import ReachOutbound
 
 extension ClientBootstrap {
     /// A bootstrap for one probe's connection on `loop`. Every channel it makes closes with a

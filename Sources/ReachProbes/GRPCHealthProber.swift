@@ -5,6 +5,7 @@ import GRPCProtobuf
 import Logging
 import NIOCore
 import ReachCore
+import ReachOutbound
 import ReachPOSIX
 
 /// Probes a server through the standard gRPC health service, `grpc.health.v1.Health`.

@@ -3,6 +3,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import ReachCore
+import ReachOutbound
 import ReachPOSIX
 
 /// Names why an exchange failed, from the errors SwiftNIO and NIOSSL actually raise, with a
@@ -39,7 +40,10 @@ enum HTTPFailureClassifier {
         case let error as ChannelError:
             return SocketFailure.classify(error, phase: phase) ?? ProbeFailure(.protocolError, phase: phase)
         case let error as DeviceBindingError:
-            return error.failure
+            // Refused: nothing is learned about the network, so it is no evidence.
+            return error.isRefused
+                ? ProbeFailure(.cancelled, phase: .connect, detail: ProbeFailure.bindingRefused)
+                : ProbeFailure(.networkUnreachable, phase: .connect, detail: error.description)
         case let error as AddressFamilyMismatch:
             return ProbeFailure(.networkUnreachable, phase: .connect, detail: error.detail)
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:

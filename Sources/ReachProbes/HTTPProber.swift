@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import ReachCore
+import ReachOutbound
 import Synchronization
 
 /// Probes HTTP(S) health endpoints: `GET url` on a fresh connection, judged by status and body.

@@ -27,12 +27,11 @@ struct HTTPRequestPlan: Sendable {
     init(check: HTTPCheck, tls: NIOSSLContext?) throws {
         endpoint = check.endpoint
         keepsBody = check.expectation.needsBody
-        let target = Self.requestTarget(of: check.url)
+        // A check made in code (ReachKit's embedded service) may skip the parser: `/` then.
+        let target = HTTPURL(check.url)?.requestTarget ?? "/"
         var headers = HTTPHeaders()
         let hostName = check.tls.serverName ?? check.endpoint.host
-        let defaultPort = check.isHTTPS ? 443 : 80
-        let bracketed = hostName.contains(":") ? "[\(hostName)]" : hostName
-        headers.add(name: "Host", value: check.endpoint.port == defaultPort ? bracketed : "\(bracketed):\(check.endpoint.port)")
+        headers.add(name: "Host", value: HTTPURL.hostHeader(host: hostName, port: check.endpoint.port, isHTTPS: check.isHTTPS))
         headers.add(name: "User-Agent", value: "reachd/\(ReachVersion.current)")
         for field in check.headers {
             headers.add(name: field.name, value: field.value)
@@ -64,15 +63,5 @@ struct HTTPRequestPlan: Sendable {
             bytes.writeBuffer(&part)
         }
         return bytes
-    }
-
-    /// The path and query of `url` (`/` when it has none); a fragment is never sent.
-    static func requestTarget(of url: String) -> String {
-        guard let schemeEnd = url.firstRange(of: "://") else { return "/" }
-        let rest = url[schemeEnd.upperBound...]
-        guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
-        var target = rest[start...]
-        if let fragment = target.firstIndex(of: "#") { target = target[..<fragment] }
-        return target.first == "?" ? "/" + String(target) : String(target)
     }
 }

@@ -25,10 +25,12 @@ import Testing
         let server = try await CaptivePortalAPIServer(
             certificate: try await ca.issue(name: "portal.test"),
             answer: #"{"captive": true, "user-portal-url": "https://portal.test/login", "venue-info-url": "https://portal.test/venue", "seconds-remaining": 42, "can-extend-session": true}"#)
-        let client = try CaptivePortalAPIClient(caFile: ca.certificate)
+        let client = CaptivePortalAPIClient(caFile: ca.certificate)
         let answer = try await client.answer(at: server.url, interface: "lo", timeout: .seconds(5))
         #expect(answer == CaptivePortalAPIAnswer(
             isCaptive: true, userPortalURL: "https://portal.test/login", venueInfoURL: "https://portal.test/venue", secondsRemaining: 42))
+        // The server's log line reaches the test through a pipe, possibly after the answer.
+        try await waitUntil("the API logs the request") { server.requests.count == 1 }
         #expect(server.requests == ["application/captive+json"])
 
         try await server.answer(#"{"captive": false, "bytes-remaining": 1000000, "user-portal-url": "javascript:alert(1)"}"#)
@@ -41,12 +43,12 @@ import Testing
         let directory = try TemporaryDirectory("captive-api-broken")
         let ca = try await PrivateCA.make(in: directory.path)
         let server = try await CaptivePortalAPIServer(certificate: try await ca.issue(name: "portal.test"), answer: "<html>login</html>")
-        let trusting = try CaptivePortalAPIClient(caFile: ca.certificate)
+        let trusting = CaptivePortalAPIClient(caFile: ca.certificate)
         await #expect(throws: CaptivePortalAPIClient.Failure.self) {
             try await trusting.answer(at: server.url, interface: nil, timeout: .seconds(5))
         }
         // A certificate from a CA nobody trusts.
-        let untrusting = try CaptivePortalAPIClient(caFile: nil)
+        let untrusting = CaptivePortalAPIClient(caFile: nil)
         do {
             _ = try await untrusting.answer(at: server.url, interface: nil, timeout: .seconds(5))
             Issue.record("an untrusted certificate was accepted")
@@ -59,6 +61,9 @@ import Testing
         }
         await #expect(throws: CaptivePortalAPIClient.Failure.self) {
             try await trusting.answer(at: "http://127.0.0.1:\(server.port)/captive", interface: nil, timeout: .seconds(5))
+        }
+        await #expect(throws: CaptivePortalAPIClient.Failure.self, "credentials in the URL would show in logs") {
+            try await trusting.answer(at: "https://user@127.0.0.1:\(server.port)/captive", interface: nil, timeout: .seconds(5))
         }
         await server.stop()
     }

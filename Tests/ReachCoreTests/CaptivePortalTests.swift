@@ -99,6 +99,9 @@ import Testing
         #expect(harness.reason == .targetFailed(target: "server", reason: .httpStatus(302)))
         harness.record(Self.redirected("server", to: "http://203.0.113.10:80/elsewhere"))
         #expect(harness.reason == .targetFailed(target: "server", reason: .httpStatus(302)))
+        // Relative, even with another host's URL in its query.
+        harness.record(Self.redirected("server", to: "/login?next=http://portal.example/"))
+        #expect(harness.reason == .targetFailed(target: "server", reason: .httpStatus(302)))
         #expect(harness.monitor.current.verdict.portal == nil)
         await harness.stop()
     }
@@ -163,14 +166,24 @@ import Testing
     }
 
     @Test(arguments: [
-        ("http://portal.example:8080/login", "portal.example"), ("https://user@portal.example/x", "portal.example"),
-        ("http://[2001:db8::1]:80/", "2001:db8::1"), ("//portal.example/login", "portal.example"),
+        ("http://portal.example:8080/login", "http://portal.example:8080/login"), ("https://user@portal.example/x", "https://user@portal.example/x"),
+        ("http://[2001:db8::1]:80/", "http://[2001:db8::1]:80/"), ("//portal.example/login", "http://portal.example/login"),
     ])
-    func redirectsToAnotherHostAreTold(location: String, host: String) async {
+    func redirectsToAnotherHostAreTold(location: String, signIn: String) async {
         let harness = MonitorHarness()
         harness.connect()
         harness.record(Self.redirected("server", to: location))
-        #expect(harness.monitor.current.verdict.portal?.userPortalURL == location, "\(host)")
+        #expect(harness.monitor.current.verdict.portal?.userPortalURL == signIn, "a relative Location is resolved against the probe's URL")
+        await harness.stop()
+    }
+
+    @Test func theCheckURLsRelativeRedirectIsResolvedAgainstIt() async {
+        let harness = Self.harness()
+        harness.connect()
+        harness.record(Self.check(302, location: "/login?from=check"))
+        #expect(harness.monitor.current.verdict.portal?.userPortalURL == "http://check.example/login?from=check")
+        harness.record(Self.check(302, location: "javascript:alert(1)"))
+        #expect(harness.monitor.current.verdict.portal?.userPortalURL == Self.checkURL, "never a place that is not a web page")
         await harness.stop()
     }
 }
@@ -180,7 +193,7 @@ import Testing
     static func at(_ seconds: Int) -> WallTime { WallTime(sinceEpoch: .seconds(1_800_000_000 + seconds)) }
 
     @Test func warnsOnceWhenTheEndIsWithinTheLead() {
-        var warnings = PortalSessionWarnings(lead: .seconds(300))
+        var warnings = PortalSessionWarnings<WallTime>(lead: .seconds(300))
         let end = Self.at(3600)
         let early = warnings.shouldWarn(interface: "wlan0", sessionEndsAt: end, now: Self.at(0))
         #expect(!early)
@@ -193,7 +206,7 @@ import Testing
     }
 
     @Test func anExtendedSessionIsWarnedAboutAgain() {
-        var warnings = PortalSessionWarnings(lead: .seconds(300))
+        var warnings = PortalSessionWarnings<WallTime>(lead: .seconds(300))
         let short = warnings.shouldWarn(interface: "wlan0", sessionEndsAt: Self.at(200), now: Self.at(0))
         #expect(short)
         let extended = warnings.shouldWarn(interface: "wlan0", sessionEndsAt: Self.at(3800), now: Self.at(100))
@@ -203,5 +216,17 @@ import Testing
         warnings.forget(interface: "wlan0")
         let afterForgetting = warnings.shouldWarn(interface: "wlan0", sessionEndsAt: Self.at(3800), now: Self.at(3600))
         #expect(afterForgetting)
+    }
+
+    /// The desktop agent asks on its monotonic clock, and notes the warning only once it is posted.
+    @Test func askingNotesNothingUntilTheWarningIsNoted() {
+        let start = ContinuousClock.Instant.now
+        var warnings = PortalSessionWarnings<ContinuousClock.Instant>(lead: .seconds(300))
+        let end = start.advanced(by: .seconds(600))
+        #expect(!warnings.isDue(interface: "", sessionEndsAt: end, now: start))
+        #expect(warnings.isDue(interface: "", sessionEndsAt: end, now: start.advanced(by: .seconds(300))))
+        #expect(warnings.isDue(interface: "", sessionEndsAt: end, now: start.advanced(by: .seconds(301))), "still due: nothing was noted")
+        warnings.warned(interface: "", sessionEndsAt: end)
+        #expect(!warnings.isDue(interface: "", sessionEndsAt: end.advanced(by: .seconds(1)), now: start.advanced(by: .seconds(400))))
     }
 }

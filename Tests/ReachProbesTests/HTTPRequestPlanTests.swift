@@ -19,17 +19,6 @@ struct HTTPRequestPlanTests {
     }
 
     @Test(arguments: [
-        ("http://127.0.0.1:8080/api/v1/health", "/api/v1/health"),
-        ("http://example.com", "/"),
-        ("http://example.com?ready=1", "/?ready=1"),
-        ("http://example.com/a/b?x=1&y=2", "/a/b?x=1&y=2"),
-        ("http://example.com/health#top", "/health"),
-    ])
-    func theRequestTargetIsThePathAndQuery(url: String, target: String) {
-        #expect(HTTPRequestPlan.requestTarget(of: url) == target)
-    }
-
-    @Test(arguments: [
         ("https://127.0.0.1:8443/health", "127.0.0.1", 8443, "api.internal:8443"),
         ("https://[::1]:8443/health", "::1", 8443, "api.internal:8443"),
         ("https://[2001:db8::5]/health", "2001:db8::5", 443, "api.internal"),

@@ -2,10 +2,10 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// Client TLS contexts, made once per CA bundle and ALPN list and shared by every probe that
-/// needs one: a context reads and parses the whole trust store, which would cost more than the
-/// probe.
-final class TLSContexts: Sendable {
+/// Client TLS contexts, made once per CA bundle and ALPN list and shared by every connection that
+/// needs one (the probes, the captive-portal API client): a context reads and parses the whole
+/// trust store, which would cost more than the probe.
+package final class TLSContexts: Sendable {
     private struct Key: Hashable {
         var caFile: String?
         var applicationProtocols: [String]
@@ -13,10 +13,12 @@ final class TLSContexts: Sendable {
 
     private let made = Mutex<[Key: NIOSSLContext]>([:])
 
+    package init() {}
+
     /// A context that trusts the system store, plus `caFile` when given, and offers
     /// `applicationProtocols` in ALPN. Made on NIO's blocking-I/O pool: reading the trust store
     /// takes long enough to stall the cooperative pool's few threads.
-    func context(caFile: String?, applicationProtocols: [String] = []) async throws -> NIOSSLContext {
+    package func context(caFile: String?, applicationProtocols: [String] = []) async throws -> NIOSSLContext {
         let key = Key(caFile: caFile, applicationProtocols: applicationProtocols)
         if let context = made.withLock({ $0[key] }) { return context }
         let context = try await NIOThreadPool.singleton.runIfActive { try Self.make(key) }
@@ -25,7 +27,7 @@ final class TLSContexts: Sendable {
     }
 
     /// Forgets every context (a CA bundle may have changed on disk).
-    func removeAll() {
+    package func removeAll() {
         made.withLock { $0.removeAll() }
     }
 

@@ -1,5 +1,4 @@
 import NIOCore
-import ReachCore
 import ReachPOSIX
 
 #if canImport(Glibc)
@@ -38,13 +37,6 @@ package struct DeviceBindingError: Error, CustomStringConvertible {
 
     package var description: String {
         "cannot send out of \(interface) only: " + (errno.map { SystemCallError.reason($0) } ?? "not a usable interface name")
-    }
-
-    /// What a probe reports for it: `cancelled` (no evidence) when refused, else `network_unreachable`.
-    package var failure: ProbeFailure {
-        isRefused
-            ? ProbeFailure(.cancelled, phase: .connect, detail: ProbeFailure.bindingRefused)
-            : ProbeFailure(.networkUnreachable, phase: .connect, detail: description)
     }
 }
 
