@@ -428,10 +428,11 @@ let package = Package(
             path: "Benchmarks/ConfigLoad",
             swiftSettings: strict
         ),
-        // Fakes that surround the unit under test: a manual clock, an in-memory link source.
+        // Fakes and rigs that surround the unit under test: a manual clock, an in-memory link source,
+        // network namespaces to run code in.
         .target(
             name: "ReachTesting",
-            dependencies: ["ReachCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachCore", "CNetlink", .product(name: "Logging", package: "swift-log")],
             path: "Tests/ReachTesting",
             exclude: ["SystemBus"],
             swiftSettings: strict
