@@ -452,6 +452,7 @@ let package = Package(
             dependencies: [
                 "ReachLink",
                 "ReachCore",
+                "ReachPOSIX",
                 "ReachTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
