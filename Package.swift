@@ -429,7 +429,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // Fakes and rigs that surround the unit under test: a manual clock, an in-memory link source,
-        // network namespaces to run code in.
+        // network namespaces to run code in, a small tmpfs to fill.
         .target(
             name: "ReachTesting",
             dependencies: ["ReachCore", "CNetlink", .product(name: "Logging", package: "swift-log")],
