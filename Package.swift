@@ -428,6 +428,13 @@ let package = Package(
             path: "Benchmarks/ConfigLoad",
             swiftSettings: strict
         ),
+        // What history's own work costs at N targets, apart from the rest of reachd (docs/performance.md).
+        .executableTarget(
+            name: "history-recording-benchmark",
+            dependencies: ["ReachHistory", "ReachCore", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/HistoryRecording",
+            swiftSettings: strict
+        ),
         // Fakes and rigs that surround the unit under test: a manual clock, an in-memory link source,
         // network namespaces to run code in, a small tmpfs to fill.
         .target(
