@@ -441,10 +441,18 @@ let package = Package(
             path: "Benchmarks/ConfigLoad",
             swiftSettings: strict
         ),
-        // Fakes that surround the unit under test: a manual clock, an in-memory link source.
+        // What history's own work costs at N targets, apart from the rest of reachd (docs/performance.md).
+        .executableTarget(
+            name: "history-recording-benchmark",
+            dependencies: ["ReachHistory", "ReachCore", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/HistoryRecording",
+            swiftSettings: strict
+        ),
+        // Fakes and rigs that surround the unit under test: a manual clock, an in-memory link source,
+        // network namespaces to run code in, a small tmpfs to fill.
         .target(
             name: "ReachTesting",
-            dependencies: ["ReachCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachCore", "CNetlink", .product(name: "Logging", package: "swift-log")],
             path: "Tests/ReachTesting",
             exclude: ["SystemBus"],
             swiftSettings: strict
@@ -464,6 +472,7 @@ let package = Package(
             dependencies: [
                 "ReachLink",
                 "ReachCore",
+                "ReachPOSIX",
                 "ReachTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

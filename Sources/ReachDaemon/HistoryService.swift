@@ -126,7 +126,11 @@ final class HistoryService: Service, HistoryReading, ProbeObserver, Sendable {
                 if failing { logger.notice("history: writing works again", metadata: ["path": "\(recorder.store.path)"]) }
                 failing = false
             } catch {
-                if !failing { logger.error("history: cannot write (kept in memory, retried each second): \(error)", metadata: ["path": "\(recorder.store.path)"]) }
+                if !failing {
+                    logger.error(
+                        "history: cannot write (up to \(recorder.maximumPending) rows kept in memory, retried each second): \(error)",
+                        metadata: ["path": "\(recorder.store.path)"])
+                }
                 failing = true
             }
             try? await Task.sleep(for: Self.flushInterval)

@@ -31,4 +31,16 @@ struct HistoryBatch: Sendable {
     var seenAt: Double = 0
 
     var isEmpty: Bool { transitions.isEmpty && minutes.isEmpty }
+
+    var count: Int { transitions.count + minutes.count }
+
+    /// Drops the oldest rows until at most `limit` remain, minutes first: a transition (an outage's
+    /// start or end) says more than a minute's counts. Returns how many went.
+    mutating func trim(to limit: Int) -> Int {
+        let excess = max(0, count - max(0, limit))
+        let minutesGone = min(excess, minutes.count)
+        minutes.removeFirst(minutesGone)
+        transitions.removeFirst(excess - minutesGone)
+        return excess
+    }
 }

@@ -8,10 +8,17 @@ import Synchronization
 ///
 /// The probe path never waits on SQLite: ``probeFinished(_:result:)`` only counts the result into
 /// memory under a lock. ``flush()`` commits what gathered in one transaction (the daemon calls it
-/// every second, off the probe path); ``maintain()`` prunes by age and size.
+/// every second, off the probe path); ``maintain()`` prunes by age and size. While the file cannot
+/// be written (a full disk), what gathered waits in memory for the next commit, at most
+/// ``maximumPending`` rows.
 public final class HistoryRecorder: ProbeObserver, Sendable {
     public let store: HistoryStore
     public let settings: HistorySettings
+    /// The rows kept in memory while commits fail; beyond it the oldest minutes go first, then the
+    /// oldest transitions.
+    public let maximumPending: Int
+    /// An hour of minutes at 1,000 targets, plus the transitions: about 10 MB at most.
+    public static let defaultMaximumPending = 65_536
     /// This run's id in the store.
     public let run: Int64
     private let clock: @Sendable () -> WallTime
@@ -22,14 +29,20 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
         var rollups: [String: MinuteRollup] = [:]
         var verdict: HistoryBatch.Transition?
         var health: [String: String] = [:]
+        /// Rows dropped over ``maximumPending`` since the last commit that worked.
+        var dropped = 0
     }
 
     private let state = Mutex(State())
 
     /// Starts a run in `store` at `clock()`.
-    public init(store: HistoryStore, settings: HistorySettings, clock: @escaping @Sendable () -> WallTime, logger: Logger) async throws {
+    public init(
+        store: HistoryStore, settings: HistorySettings, clock: @escaping @Sendable () -> WallTime, logger: Logger,
+        maximumPending: Int = HistoryRecorder.defaultMaximumPending
+    ) async throws {
         self.store = store
         self.settings = settings
+        self.maximumPending = maximumPending
         self.clock = clock
         self.logger = logger
         self.run = try await store.beginRun(at: clock().secondsSinceEpoch)
@@ -88,8 +101,9 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
 
     /// Commits the transitions and finished minutes gathered since the last call, in one
     /// transaction, and moves this run's recorded end to now. With `closingMinutes`, the minutes
-    /// still running are committed too (reachd is stopping).
-    public func flush(closingMinutes: Bool = false) async throws {
+    /// still running are committed too (reachd is stopping). When the commit fails, its rows wait
+    /// for the next call (at most ``maximumPending``).
+    public func flush(closingMinutes: Bool = false) async throws(HistoryWriteFailure) {
         let now = clock().secondsSinceEpoch
         let minute = MinuteRollup.minute(of: now)
         let batch = state.withLock { state in
@@ -106,13 +120,33 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
         do {
             try await store.write(batch, run: run)
         } catch {
-            // Put it back for the next try, ahead of what arrived meanwhile.
-            state.withLock { state in
+            // Put it back for the next try, ahead of what arrived meanwhile, within the bound.
+            let (dropped, before) = state.withLock { state in
                 state.pending.transitions.insert(contentsOf: batch.transitions, at: 0)
                 state.pending.minutes.insert(contentsOf: batch.minutes, at: 0)
+                let dropped = state.pending.trim(to: maximumPending)
+                defer { state.dropped += dropped }
+                return (dropped, state.dropped)
+            }
+            if dropped > 0, before == 0 {
+                logger.warning(
+                    "history: more than \(maximumPending) rows wait for the file to be writable: dropping the oldest, minutes before transitions",
+                    metadata: ["path": "\(store.path)"])
             }
             throw error
         }
+        let dropped = state.withLock { state in
+            defer { state.dropped = 0 }
+            return state.dropped
+        }
+        if dropped > 0 {
+            logger.warning("history: \(dropped) rows were dropped while the file could not be written", metadata: ["path": "\(store.path)"])
+        }
+    }
+
+    /// The rows waiting for the next commit: after a failed one, what it held and what came since.
+    public var pendingRows: Int {
+        state.withLock { $0.pending.count }
     }
 
     /// Deletes what is past retention or over the size cap (logging the latter), then returns the

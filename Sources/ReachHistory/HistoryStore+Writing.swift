@@ -12,7 +12,15 @@ extension HistoryStore {
     }
 
     /// Commits `batch` in one transaction and moves the run's recorded end to `batch.seenAt`.
-    func write(_ batch: HistoryBatch, run: Int64) async throws {
+    func write(_ batch: HistoryBatch, run: Int64) async throws(HistoryWriteFailure) {
+        do {
+            try await insert(batch, run: run)
+        } catch {
+            throw HistoryWriteFailure(error, path: path)
+        }
+    }
+
+    private func insert(_ batch: HistoryBatch, run: Int64) async throws {
         try await pool.write { db in
             let transition = try db.cachedStatement(
                 sql: "INSERT INTO transition (run, at, scope, state, reason, fault, target) VALUES (?, ?, ?, ?, ?, ?, ?)")

@@ -23,9 +23,11 @@ struct HistoryProcessTests {
         Issue.record("reachd never reported \(state)")
     }
 
-    @Test func anOutageIsRecordedAnsweredAndSurvivesARestart() async throws {
-        let directory = try TemporaryDirectory("history-daemon")
-        let server = try await HealthServer()
+    /// Writes a configuration in `directory` probing `server` every 100 ms with history at `path`,
+    /// and starts reachd on it; returns once it records and is connected.
+    private func startRecording(
+        _ server: HealthServer, historyAt path: String, in directory: TemporaryDirectory
+    ) async throws -> (reachd: ReachdProcess, port: Int, config: URL) {
         let config = directory.url.appending(path: "reachd.yaml")
         try """
             targets:
@@ -35,12 +37,19 @@ struct HistoryProcessTests {
                 interval: 100ms
                 timeout: 500ms
             history:
-              path: \(directory.path)/state/history.sqlite
+              path: \(path)
             """.write(to: config, atomically: true, encoding: .utf8)
-        var reachd = try ReachdProcess(["--config", config.path])
-        var port = try #require(try await reachd.waitForPort())
-        _ = try await reachd.waitForLog(containing: "history: recording to \(directory.path)/state/history.sqlite")
+        let reachd = try ReachdProcess(["--config", config.path])
+        let port = try #require(try await reachd.waitForPort())
+        _ = try await reachd.waitForLog(containing: "history: recording to \(path)")
         try await waitForState("connected", port: port)
+        return (reachd, port, config)
+    }
+
+    @Test func anOutageIsRecordedAnsweredAndSurvivesARestart() async throws {
+        let directory = try TemporaryDirectory("history-daemon")
+        let server = try await HealthServer()
+        var (reachd, port, config) = try await startRecording(server, historyAt: "\(directory.path)/state/history.sqlite", in: directory)
 
         await server.stop()
         try await waitForState("disconnected", port: port)
@@ -60,7 +69,8 @@ struct HistoryProcessTests {
         #expect(outage["end"] is String, "the outage is over")
         #expect((outage["duration_seconds"] as? Double ?? 0) >= 0.4)
         let transitions = try #require(document["transitions"] as? [[String: Any]])
-        #expect(transitions.map { $0["state"] as? String } == ["connected", "disconnected", "connected"])
+        // An `unknown` first, when history opened before the first probe's result.
+        #expect(transitions.compactMap { $0["state"] as? String }.filter { $0 != "unknown" } == ["connected", "disconnected", "connected"])
         let forTarget = try history(port: port, "since=1h&target=api")
         #expect((forTarget["outages"] as? [[String: Any]])?.first?["reason"] as? String == "connection_refused")
         #expect(try loopbackGet(port: port, path: "/v1/history?since=yesterday").status == 400)
@@ -94,6 +104,49 @@ struct HistoryProcessTests {
         kill(reachd.process.processIdentifier, SIGTERM)
         _ = try await reachd.finish()
         await restarted.stop()
+    }
+
+    /// The history file on a tmpfs of 1 MiB that the test fills while an outage happens: reachd
+    /// says so at `error` level and keeps running, and once space is freed it writes the outage it
+    /// kept in memory (the recorder's own test checks that what waits stays within its bound).
+    @Test(.enabled(if: TinyFileSystem.isAvailable, "needs root to mount a tmpfs"))
+    func aFullDiskIsLoggedAndWhatWaitedIsWrittenOnceSpaceIsFreed() async throws {
+        let directory = try TemporaryDirectory("history-full")
+        let disk = try await TinyFileSystem(size: "1m")
+        let server = try await HealthServer()
+        let (reachd, port, _) = try await startRecording(server, historyAt: "\(disk.path)/history.sqlite", in: directory)
+        try await Task.sleep(for: .milliseconds(1500))
+        // An `unknown` first, when history opened before the first probe's result.
+        let transitions = { (document: [String: Any]) in
+            (document["transitions"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }.filter { $0 != "unknown" }
+        }
+        #expect(transitions(try history(port: port, "since=1h")) == ["connected"])
+
+        try disk.fill()
+        await server.stop()
+        try await waitForState("disconnected", port: port)
+        let log = try await reachd.waitForLog(containing: "history: cannot write", timeout: .seconds(5))
+        let line = log.split(separator: "\n").first { $0.contains("history: cannot write") } ?? ""
+        #expect(line.contains("level=error") && line.contains("is full"), "\(line)")
+        let restarted = try await HealthServer(port: server.port)
+        try await waitForState("connected", port: port)
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(reachd.process.isRunning)
+        #expect(try loopbackGet(port: port, path: "/v1/status").status == 200)
+        #expect(transitions(try history(port: port, "since=1h")) == ["connected"], "nothing written while the disk is full")
+
+        try disk.free()
+        _ = try await reachd.waitForLog(containing: "history: writing works again", timeout: .seconds(5))
+        let document = try history(port: port, "since=1h")
+        #expect(transitions(document) == ["connected", "disconnected", "connected"], "\(document)")
+        let outages = document["outages"] as? [[String: Any]] ?? []
+        #expect(outages.count == 1 && outages.first?["reason"] as? String == "connection_refused", "\(outages)")
+
+        kill(reachd.process.processIdentifier, SIGTERM)
+        let (status, _, stderr) = try await reachd.finish()
+        #expect(status == 0, "\(stderr)")
+        await restarted.stop()
+        await disk.unmount()
     }
 
     @Test func aReloadTurnsHistoryOn() async throws {

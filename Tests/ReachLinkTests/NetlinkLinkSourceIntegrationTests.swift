@@ -2,11 +2,12 @@ import Foundation
 import Logging
 import ReachCore
 import ReachLink
+import ReachTesting
 import Testing
 
 /// The real adapter against the real kernel, each test in its own network namespace with a veth
 /// pair: rd0 (watched, 198.51.100.2/24, default route via 198.51.100.1) and its peer rd1.
-@Suite(.enabled(if: TestNamespace.isAvailable, TestNamespace.unavailableReason))
+@Suite(.enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason)))
 struct NetlinkLinkSourceIntegrationTests {
     private let filter = InterfaceFilter(include: ["rd0", "rd2"], exclude: [])
 

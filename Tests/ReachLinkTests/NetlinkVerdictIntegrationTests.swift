@@ -7,7 +7,7 @@ import Testing
 
 /// The real adapter feeding the real monitor, in a throw-away namespace: what a subscriber sees
 /// when the kernel's link state changes.
-@Suite(.enabled(if: TestNamespace.isAvailable, TestNamespace.unavailableReason))
+@Suite(.enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason)))
 struct NetlinkVerdictIntegrationTests {
     /// A monitor watching rd0 in `namespace`, with its adapter running; stopped by `stop()`.
     final class Rig: Sendable {

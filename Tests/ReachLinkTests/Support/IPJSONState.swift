@@ -1,5 +1,6 @@
 import Foundation
 import ReachCore
+import ReachTesting
 
 /// What `ip -j` says about a namespace, reduced to what a ``LinkSnapshot`` carries, so the two can be
 /// compared: names, indices, admin and carrier flags, operstate, link kind, addresses with scope and
