@@ -53,34 +53,18 @@ enum PageWords {
     static func reason(_ code: String) -> String { ReasonWords.of(code: code).clause }
 
     /// The embedded table for the script: states, healths, faults, reasons, interface states and address families.
-    static var json: String {
-        func object(_ pairs: [(String, String)]) -> String {
-            "{" + pairs.map { "\(quoted($0.0)):\(quoted($0.1))" }.joined(separator: ",") + "}"
+    static var table: [String: [String: String]] {
+        func words(_ codes: [String], _ word: (String) -> String) -> [String: String] {
+            Dictionary(uniqueKeysWithValues: codes.map { ($0, word($0)) })
         }
-        let states = ["connected", "disconnected", "unknown"].map { ($0, state($0)) }
-        let healths = ["healthy", "unhealthy", "unknown"].map { ($0, health($0)) }
-        let uplinks = ["healthy", "unhealthy", "unknown", "usable"].map { ($0, uplink($0)) }
-        let families = IPFamily.allCases.map { ($0.rawValue, family($0.rawValue)) }
-        let faults = Fault.allCases.map { ($0.code, fault($0.code)) }
-        let reasons = ReasonWords.all.map { ($0.code, $0.clause) }
-        return "{\"states\":\(object(states)),\"healths\":\(object(healths)),\"faults\":\(object(faults))"
-            + ",\"uplinks\":\(object(uplinks)),\"families\":\(object(families))"
-            + ",\"reasons\":\(object(reasons))}"
-    }
-
-    /// A JSON string, safe inside a `<script type="application/json">` (see ``scriptSafe(_:)``).
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case _ where scalar.value < 0x20: out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return scriptSafe(out + "\"")
+        return [
+            "states": words(["connected", "disconnected", "unknown"], state),
+            "healths": words(["healthy", "unhealthy", "unknown"], health),
+            "uplinks": words(["healthy", "unhealthy", "unknown", "usable"], uplink),
+            "families": words(IPFamily.allCases.map(\.rawValue), family),
+            "faults": words(Fault.allCases.map(\.code), fault),
+            "reasons": words(ReasonWords.all.map(\.code), reason),
+        ]
     }
 
     /// JSON text made safe inside a `<script>` element: `<` (which occurs only inside strings) becomes

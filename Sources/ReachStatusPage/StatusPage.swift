@@ -63,14 +63,19 @@ public struct StatusPage: Sendable {
     }
 
     /// What the script starts from: the words table, the document the page was rendered from, the
-    /// render time and each target's recent latency.
+    /// render time and each target's recent latency as `[epoch seconds, seconds]` pairs.
+    private struct PageData: Encodable {
+        let words: [String: [String: String]]
+        let status: StatusDocument
+        let now: Double
+        let latency: [String: [[Double]]]
+    }
+
+    /// ``PageData`` in the API's JSON, safe inside the page's `<script type="application/json">`.
     private var pageData: String {
-        let document = String(decoding: APIJSON.encode(status), as: UTF8.self)
-        let latency = (history?.latency ?? [:]).sorted { $0.key < $1.key }.map { name, points in
-            PageWords.quoted(name) + ":[" + points.map { "[\($0.epochSeconds),\($0.seconds)]" }.joined(separator: ",") + "]"
-        }
-        return "{\"words\":\(PageWords.json),\"status\":\(PageWords.scriptSafe(document)),\"now\":\(now.secondsSinceEpoch)"
-            + ",\"latency\":{\(latency.joined(separator: ","))}}"
+        let latency = (history?.latency ?? [:]).mapValues { $0.map { [$0.epochSeconds, $0.seconds] } }
+        let data = PageData(words: PageWords.table, status: status, now: now.secondsSinceEpoch, latency: latency)
+        return PageWords.scriptSafe(String(decoding: APIJSON.encode(data), as: UTF8.self))
     }
 
     private var verdictSection: HTML {
