@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import ReachCore
 import ReachLink
@@ -158,7 +157,8 @@ final class PathEvidenceService: Service, Sendable {
         logger.log(level: level, "\(message)")
     }
 
+    /// A resolver file's text; `nil` when it is missing, unreadable or past 64 KiB (no real one is).
     private static func read(_ path: String) -> String? {
-        FileManager.default.contents(atPath: path).map { String(decoding: $0.prefix(65_536), as: UTF8.self) }
+        try? BoundedFile.readText(path, limit: 64 << 10).get()
     }
 }

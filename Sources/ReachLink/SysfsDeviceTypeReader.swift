@@ -1,4 +1,5 @@
 import Glibc
+import ReachPOSIX
 
 /// Reads the device-type hints of `/sys/class/net/NAME` with plain system calls.
 enum SysfsDeviceTypeReader {
@@ -12,7 +13,8 @@ enum SysfsDeviceTypeReader {
         let directory = root + "/" + name
         var hints = DeviceTypeHints()
         hints.isWireless = access(directory + "/wireless", F_OK) == 0 || access(directory + "/phy80211", F_OK) == 0
-        if let uevent = readSmallFile(directory + "/uevent") {
+        // A sysfs attribute is at most a page.
+        if let uevent = try? BoundedFile.readText(directory + "/uevent", limit: 4096).get() {
             for line in uevent.split(separator: "\n") where line.hasPrefix("DEVTYPE=") {
                 hints.deviceType = String(line.dropFirst("DEVTYPE=".count))
             }
@@ -24,22 +26,5 @@ enum SysfsDeviceTypeReader {
     /// does is not used as a path.
     static func isSafePathComponent(_ name: String) -> Bool {
         !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.utf8.contains(0)
-    }
-
-    private static func readSmallFile(_ path: String, limit: Int = 4096) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: limit)
-        var filled = 0
-        while filled < limit {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                read(fd, buffer.baseAddress.map { $0 + filled }, limit - filled)
-            }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            filled += count
-        }
-        return String(decoding: bytes[..<filled], as: UTF8.self)
     }
 }
