@@ -89,7 +89,7 @@ public struct ICMPEchoProber: Sendable {
             let remaining = clock.now.duration(to: deadline)
             if sent >= count, remaining <= .zero { return .silent }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = max(0, Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+            let milliseconds = Int32(max(0, remaining.milliseconds))
             guard poll(&poller, 1, milliseconds) > 0 else { continue }
             // Only replies to this socket's identifier arrive; an ICMP error (unreachable) reads as an error: keep waiting.
             let received = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
