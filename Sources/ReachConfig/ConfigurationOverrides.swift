@@ -41,7 +41,7 @@ extension Configuration {
                 return ConfigurationProblem(source: path, keyPath: "", line: line, message: problem.message)
             })
         }
-        if case .quorum(let k) = policy, k > targets.count { policy = .all }
+        policy = policy.capped(at: targets.count)
     }
 
     /// Replaces the status endpoint's address with `host:port`; a non-loopback one needs ``apiToken``.

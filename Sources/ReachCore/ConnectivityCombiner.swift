@@ -300,24 +300,8 @@ struct ConnectivityCombiner: Sendable {
         }
     }
 
-    enum PolicyOutcome {
-        case met
-        /// Carries the index of the first unhealthy target.
-        case failed(Int)
-        case pending
-    }
-
     private func evaluatePolicy() -> PolicyOutcome {
-        let count = verdict.targets.count
-        let required: Int
-        switch policy {
-        case .all: required = count
-        case .any: required = min(1, count)
-        case .quorum(let k): required = k
-        }
-        if healthyCount >= required { return .met }
-        if healthyCount + unknownCount < required, let firstUnhealthy = unhealthyIndices.min() { return .failed(firstUnhealthy) }
-        return .pending
+        policy.outcome(count: verdict.targets.count, healthy: healthyCount, unknown: unknownCount, unhealthy: unhealthyIndices)
     }
 
     private mutating func count(_ index: Int, from old: TargetHealth, to new: TargetHealth) {

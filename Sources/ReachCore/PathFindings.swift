@@ -105,15 +105,11 @@ extension PathFindings.Uplink {
     /// unreachable with the first failing target's reason when it no longer can, else unknown.
     fileprivate func reachability(named name: String, policy: TargetPolicy) -> InterfaceReachability {
         let count = healthy + unknown + unhealthy.count
-        let required: Int =
-            switch policy {
-            case .all: count
-            case .any: min(1, count)
-            case .quorum(let k): min(k, count)
-            }
         let latency = first.flatMap { statuses[$0]?.lastResult }.flatMap { $0.isSuccess ? $0.latency : nil }
-        if healthy >= required, count > 0 { return InterfaceReachability(name: name, reachable: true, latency: latency) }
-        if healthy + unknown < required, let failing = unhealthy.min(), let reason = statuses[failing]?.unhealthyReason {
+        guard count > 0 else { return InterfaceReachability(name: name, latency: latency) }
+        let outcome = policy.capped(at: count).outcome(count: count, healthy: healthy, unknown: unknown, unhealthy: unhealthy)
+        if case .met = outcome { return InterfaceReachability(name: name, reachable: true, latency: latency) }
+        if case .failed(let failing) = outcome, let reason = statuses[failing]?.unhealthyReason {
             return InterfaceReachability(name: name, reachable: false, reason: reason, fault: Fault(reason), latency: latency)
         }
         return InterfaceReachability(name: name, latency: latency)

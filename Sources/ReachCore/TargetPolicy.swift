@@ -15,3 +15,34 @@ public enum TargetPolicy: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension TargetPolicy {
+    /// The same policy over `count` targets: a quorum beyond them asks for all of them (a
+    /// `--targets-file` shorter than the quorum, the targets probed out of one uplink).
+    package func capped(at count: Int) -> TargetPolicy {
+        if case .quorum(let k) = self, k > count { return .all }
+        return self
+    }
+
+    /// Where the counts of `count` targets' health leave the policy: the one rule behind the verdict
+    /// and each uplink's reachability.
+    func outcome(count: Int, healthy: Int, unknown: Int, unhealthy: Set<Int>) -> PolicyOutcome {
+        let required =
+            switch self {
+            case .all: count
+            case .any: min(1, count)
+            case .quorum(let k): k
+            }
+        if healthy >= required { return .met }
+        if healthy + unknown < required, let firstUnhealthy = unhealthy.min() { return .failed(firstUnhealthy) }
+        return .pending
+    }
+}
+
+/// What the targets' health says under a ``TargetPolicy``.
+enum PolicyOutcome {
+    case met
+    /// Carries the index of the first unhealthy target.
+    case failed(Int)
+    case pending
+}
