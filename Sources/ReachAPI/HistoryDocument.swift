@@ -68,7 +68,7 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
         /// The failing target for the verdict (``StatusDocument/target``); the target itself for a target's change.
         public var target: String?
 
-        public init(at: String, state: String, reason: String?, fault: String?, target: String?) {
+        public init(at: String, state: String, reason: String?, fault: String? = nil, target: String? = nil) {
             self.at = at
             self.state = state
             self.reason = reason

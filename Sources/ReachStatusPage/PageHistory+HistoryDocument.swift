@@ -12,9 +12,7 @@ extension PageHistory {
     /// its last transitions, newest first; uptime per window and segment from the document's one
     /// uptime computation (``ReachAPI/HistoryDocument/uptime(over:)``); each target's median latency per minute.
     public init(document: HistoryDocument, now: WallTime) {
-        let transitions = document.transitions.suffix(StatusPage.transitionLimit).reversed().map { transition in
-            Transition(at: transition.at, state: transition.state, reason: transition.reason ?? transition.state, fault: transition.fault, target: transition.target)
-        }
+        let transitions = document.transitions.suffix(StatusPage.transitionLimit).reversed()
         let uptime = Self.windows.map { window in
             let span = Duration.seconds(window.days * 86_400)
             let start = WallTime(sinceEpoch: now.sinceEpoch - span)

@@ -1,28 +1,11 @@
+import ReachAPI
+
 /// What the page shows from reachd's history: the last transitions, uptime per window, and each
 /// target's recent latency. Built from the history document by the server when history is kept;
 /// `nil` makes the page say plainly that there is none.
 public struct PageHistory: Sendable, Hashable {
-    /// A change of the verdict.
-    public struct Transition: Sendable, Hashable {
-        /// When, RFC 3339 in UTC.
-        public var at: String
-        /// `connected`, `disconnected` or `unknown`.
-        public var state: String
-        /// The reason code.
-        public var reason: String
-        /// The fault code, when disconnected.
-        public var fault: String?
-        /// The failing target, when the reason is a target's.
-        public var target: String?
-
-        public init(at: String, state: String, reason: String, fault: String? = nil, target: String? = nil) {
-            self.at = at
-            self.state = state
-            self.reason = reason
-            self.fault = fault
-            self.target = target
-        }
-    }
+    /// A change of the verdict, as the history document carries it.
+    public typealias Transition = HistoryDocument.Transition
 
     /// The uptime over one window (24 h, 7 d, ...), overall and in equal segments, oldest first.
     public struct Uptime: Sendable, Hashable {

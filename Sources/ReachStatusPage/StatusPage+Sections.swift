@@ -78,7 +78,7 @@ extension StatusPage {
         let rows = (history?.transitions ?? []).prefix(Self.transitionLimit).map { transition -> HTML in
             let cells: [HTML] = [
                 "<time datetime=\"\(transition.at)\">\(PageWords.time(transition.at))</time>", "<span>\(Icons.state) \(PageWords.state(transition.state))</span>",
-                "\(PageWords.reason(transition.reason))", "\(transition.fault.map(PageWords.fault) ?? "—")", "\(transition.target ?? "—")",
+                "\(PageWords.reason(transition.reason ?? transition.state))", "\(transition.fault.map(PageWords.fault) ?? "—")", "\(transition.target ?? "—")",
             ]
             return "<tr data-state=\"\(transition.state)\">\(HTML.joined(zip(columns, cells).map { "<td data-label=\"\($0)\">\($1)</td>" as HTML }))</tr>"
         }
