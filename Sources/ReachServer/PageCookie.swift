@@ -18,17 +18,7 @@ struct PageCookie: Sendable {
     let value: Secret
 
     init(token: Secret) {
-        var encoded = ""
-        for byte in token.revealed.utf8 {
-            let isCookieOctet = byte > 0x20 && byte < 0x7F && !"\";,\\%".utf8.contains(byte)
-            if isCookieOctet {
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                let hex = Array("0123456789ABCDEF".utf8)
-                encoded += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
-            }
-        }
-        value = Secret(encoded)
+        value = Secret(token.revealed.percentEncoded { $0 > 0x20 && $0 < 0x7F && !"\";,\\%".utf8.contains($0) })
     }
 
     /// The `Set-Cookie` value.
