@@ -163,6 +163,8 @@ public final class ReachdService: ConnectivityService {
     /// is complete); a move between `connected` and `disconnected` is a transition.
     private func apply(_ document: StatusDocument, id: String?) {
         let verdict = ServiceVerdict(document.verdict)
+        // Told before the verdict is published, so whoever sees the new verdict can also see why.
+        if document.reset { logger.info("reachd's event stream started over (reset): its verdict replaces the one known", metadata: ["state": "\(verdict.state.rawValue)"]) }
         let transition = state.withLock { state in
             if let id { state.lastEventID = id }
             state.isStreaming = true
@@ -171,7 +173,6 @@ public final class ReachdService: ConnectivityService {
             // Published under the lock, so that streams and callbacks see events in reachd's order.
             return feed.publish(verdict, sequence: document.sequence)
         }
-        if document.reset { logger.info("reachd's event stream started over (reset): its verdict replaces the one known", metadata: ["state": "\(verdict.state.rawValue)"]) }
         if let transition { logger.debug("transition \(transition.direction.rawValue)", metadata: ["sequence": "\(transition.sequence)"]) }
     }
 
