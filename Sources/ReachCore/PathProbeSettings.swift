@@ -11,10 +11,11 @@ public struct PathProbeSettings: Sendable, Hashable {
     /// over each family on its own; 0 never. Happy Eyeballs hides a broken family (the other one
     /// answers), so the target's own probes cannot tell; probing both families every round would
     /// double the cost of every dual-stack target, every tenth round adds a fifth. A family that
-    /// breaks is reported within `familyCheckRounds × interval × failuresBeforeDown + timeout`.
+    /// breaks is reported within `familyCheckRounds × interval × failuresBeforeDown + timeout`
+    /// and half a second (how close after an immediate probe a tick counts as a repeat).
     public var familyCheckRounds: Int
 
-    /// The default of ``familyCheckRounds``: a broken family is told within 12 s at the default
+    /// The default of ``familyCheckRounds``: a broken family is told within 12.5 s at the default
     /// one-second interval, two-second timeout and no damping.
     public static let defaultFamilyCheckRounds = 10
 

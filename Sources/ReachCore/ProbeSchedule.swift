@@ -25,6 +25,8 @@ struct ProbeSchedule {
         let coalescing: Duration
         /// How many probes of this target may be in flight at once (see ``ProbeScheduler/maximumOverlap(interval:timeout:)``).
         let maximumOverlap: Int
+        /// How soon after a probe a tick would only repeat it (see ``ProbeSchedule/repeatWindow(interval:)``).
+        let repeatWindow: Duration
         /// The probes in flight, oldest first.
         var running: [Running] = []
         /// When an immediate probe is owed, the moment it may start.
@@ -43,6 +45,17 @@ struct ProbeSchedule {
         /// The tick it is for; `nil` for an immediate probe.
         var tick: Duration?
         var epoch: ProbeEpoch
+    }
+
+    /// How soon after a probe of a target a tick of it would only repeat that probe, and is passed
+    /// over: half its interval, at most half a second.
+    ///
+    /// The cap keeps a long interval's promise. A family check ticks every 10 s; passing over a
+    /// tick 4 s after an immediate probe (a route change asks for one) left 14 s between two
+    /// checks, and a family that broke in between was told after 16 s instead of 12.5. With the cap,
+    /// two probes of a target are never more than its interval and half a second apart.
+    static func repeatWindow(interval: Duration) -> Duration {
+        min(interval / 2, .milliseconds(500))
     }
 
     /// The most ticks that share one wake-up: more windows than the coalescing window allows
@@ -79,7 +92,8 @@ struct ProbeSchedule {
         slots = targets.map { target in
             Slot(
                 interval: target.interval, timeout: target.timeout, coalescing: min(target.coalescing, target.interval / 20),
-                maximumOverlap: ProbeScheduler.maximumOverlap(interval: target.interval, timeout: target.timeout))
+                maximumOverlap: ProbeScheduler.maximumOverlap(interval: target.interval, timeout: target.timeout),
+                repeatWindow: Self.repeatWindow(interval: target.interval))
         }
     }
 
@@ -132,7 +146,7 @@ struct ProbeSchedule {
     ///
     /// An owed immediate probe starts when its moment comes if the target has room for one more
     /// probe in flight; otherwise it waits for one to end. A tick starts a probe unless probing is
-    /// suspended, a probe of the target started less than half an interval ago (an immediate
+    /// suspended, a probe of the target started within its ``Slot/repeatWindow`` (an immediate
     /// probe: the tick would only repeat it), or the target is at its ``Slot/maximumOverlap``; only
     /// that last case is a skip, and counted.
     mutating func dueProbes(now: Duration, epoch: ProbeEpoch) -> Due {
@@ -152,7 +166,7 @@ struct ProbeSchedule {
             next.due += interval
             if suspended {
                 // Nothing is owed for ticks that fall in a suspension.
-            } else if let last = slots[index].lastStart, now - last < interval / 2 {
+            } else if let last = slots[index].lastStart, now - last < slots[index].repeatWindow {
                 // An immediate probe just started; this tick would only repeat it.
             } else if slots[index].hasRoom {
                 due.starts.append(Start(index: index, run: begin(index, now: now), tick: tick.due, epoch: epoch))

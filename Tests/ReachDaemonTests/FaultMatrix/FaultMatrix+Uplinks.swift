@@ -17,7 +17,8 @@ struct UplinkFaultMatrix {
     /// The probe bound: the 1 s cadence, the 2 s deadline, no damping, and a little for the
     /// observer's polling.
     static let uplinkBound = Duration.seconds(4)
-    /// A family is checked every tenth interval: 10 s, plus the 2 s deadline, plus polling.
+    /// A family is checked every tenth interval: 10 s, half a second for a tick passed over after
+    /// an immediate probe, the 2 s deadline, and polling.
     static let familyBound = Duration.seconds(13)
 
     @Test(.timeLimit(.minutes(4)))
