@@ -6,11 +6,21 @@ extension ConnectivityMonitor {
     /// Takes a variant's result: an uplink's or a family's finding, which never changes the
     /// verdict's state. Dropped like a target's result when it is stale.
     public func record(_ result: ProbeResult, path: ProbePath, epoch: ProbeEpoch) {
-        let (before, published) = state.withLock { state in
-            let before = state.combiner.verdict.interfaces
-            return (before, apply(&state) { $0.record(result, path: path, epoch: epoch, at: clock.wallTime) })
+        let (before, index, published) = state.withLock { state in
+            let before = state.combiner.verdict
+            let index = state.combiner.indexByName[path.target]
+            return (before, index, apply(&state) { $0.record(result, path: path, epoch: epoch, at: clock.wallTime) })
         }
-        if let published { logUplinks(published.event.verdict.interfaces, before: before) }
+        if let after = published?.event.verdict {
+            switch path.kind {
+            case .interface:
+                logUplinks(after.interfaces, before: before.interfaces)
+            case .family:
+                if let index, index < after.targets.count, index < before.targets.count {
+                    logFamilies(of: after.targets[index], before: before.targets[index])
+                }
+            }
+        }
         log(published)
     }
 
@@ -31,6 +41,23 @@ extension ConnectivityMonitor {
             if let fault = uplink.fault { metadata["fault"] = "\(fault.code)" }
             let detail = uplink.reason.map { ": \($0)" } ?? ""
             logger.log(level: reachable ? .notice : .warning, "uplink \(uplink.name) \(reachable ? "reaches" : "does not reach") the targets\(detail)", metadata: metadata)
+        }
+    }
+
+    /// One line when a target's family stops answering while another answers, and one when it
+    /// answers again: Happy Eyeballs hides both from the target's own probes.
+    private func logFamilies(of target: TargetStatus, before: TargetStatus) {
+        guard target.name == before.name else { return }
+        let answered = target.answeredFamilies.map(\.rawValue).joined(separator: ", ")
+        for family in target.degradedFamilies where !before.degradedFamilies.contains(family) {
+            logger.warning(
+                "target \(target.name) does not answer over \(family.rawValue), only over \(answered)",
+                metadata: ["target": "\(target.name)", "family": "\(family.rawValue)"])
+        }
+        for family in before.degradedFamilies where target.answeredFamilies.contains(family) {
+            logger.notice(
+                "target \(target.name) answers over \(family.rawValue) again",
+                metadata: ["target": "\(target.name)", "family": "\(family.rawValue)"])
         }
     }
 }

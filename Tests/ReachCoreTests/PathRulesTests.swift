@@ -6,10 +6,7 @@ import Testing
 /// results say, without ever changing the verdict's state.
 @Suite("Combiner: each uplink and each family")
 struct PathRulesTests {
-    private static let dualStack = InterfaceFacts.usable("eth0", index: 2).with {
-        $0.addresses.append(InterfaceAddress(prefix: IPPrefix("2001:db8::10/64")!, scope: .global))
-        $0.routes.append(Route(destination: IPPrefix("::/0")!, gateway: IPAddress("fe80::1")))
-    }
+    private static let dualStack = InterfaceFacts.usable("eth0", index: 2).dualStack
 
     private static func named(_ name: String, host: String = "api.example") -> ProbeTarget {
         .http(name, host: host)

@@ -13,6 +13,15 @@ extension InterfaceFacts {
             ])
     }
 
+    /// ``usable(_:index:address:gateway:)`` with a global IPv6 address and an IPv6 default route
+    /// too: a host that can use both families.
+    public var dualStack: InterfaceFacts {
+        with {
+            $0.addresses.append(InterfaceAddress(prefix: IPPrefix("2001:db8::10/64")!, scope: .global))
+            $0.routes.append(Route(destination: IPPrefix("::/0")!, gateway: IPAddress("fe80::1")))
+        }
+    }
+
     /// The loopback interface as the kernel reports it.
     public static let loopback = InterfaceFacts(
         index: 1, name: "lo", kind: .loopback, isAdminUp: true, isLowerUp: true, operState: .unknown,
