@@ -25,11 +25,3 @@ final class InterfaceSeries: Sendable {
         }
     }
 }
-
-extension ReachMetrics {
-    static var interfaceReachableName: MetricNameDescriptor {
-        MetricNameDescriptor(
-            metricName: "reachd_interface_reachable", unitName: "",
-            helpText: "1 when the targets answer out of this uplink alone (probe.per_interface), else 0; absent while unknown.")
-    }
-}

@@ -41,18 +41,4 @@ extension ReachMetrics: ReactionObserver {
     public func webhookFinished(_ webhook: String, outcome: WebhookOutcome) {
         registry.makeCounter(descriptor: Self.webhookDeliveriesName, labels: [("webhook", webhook), ("result", outcome.rawValue)]).increment()
     }
-
-    private static var hookRunsName: MetricNameDescriptor {
-        MetricNameDescriptor(
-            metricName: "reachd_hook_runs", unitName: "total",
-            helpText: "Hook runs by hook and result: ok, failed, timed_out, not_started, refused (breaks the ownership and mode rules), cancelled.")
-    }
-    private static var hookDurationName: MetricNameDescriptor {
-        MetricNameDescriptor(metricName: "reachd_hook_duration", unitName: "seconds", helpText: "How long each hook run took, start to exit (or kill).")
-    }
-    private static var webhookDeliveriesName: MetricNameDescriptor {
-        MetricNameDescriptor(
-            metricName: "reachd_webhook_deliveries", unitName: "total",
-            helpText: "Webhook deliveries by webhook and result: delivered (a 2xx answer), gave_up (no 2xx within the retry budget), cancelled.")
-    }
 }

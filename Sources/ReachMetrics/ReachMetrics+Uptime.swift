@@ -11,10 +11,4 @@ extension ReachMetrics {
             if let ratio { gauge.set(to: ratio) } else { registry.unregisterGauge(gauge) }
         }
     }
-
-    private static var uptimeRatioName: MetricNameDescriptor {
-        MetricNameDescriptor(
-            metricName: "reachd_uptime_ratio", unitName: "",
-            helpText: "Connected time over known time in the window, from reachd's history; time reachd did not record counts neither way.")
-    }
 }
