@@ -102,7 +102,12 @@ struct StatusPageBrowserTests {
             try await page.emulate(width: 390, height: 844, mobile: true)
             #expect(try await page.evaluate("[document.documentElement.scrollWidth, innerWidth]") as? [Int] == [390, 390], "a phone's width")
 
-            // reachd away: the page says so, then follows the new run when it is back.
+            // reachd away: the page says so, then follows the new run when it is back. The outage
+            // is committed first (history writes once a second, and SIGKILL loses what it has not),
+            // so that the uptime bars below have it to show.
+            try await waitUntil("the outage is in the history", timeout: .seconds(5)) {
+                (try? await page.evaluate("fetch('/v1/history').then(r => r.json()).then(d => d.outages.length)")) as? Int ?? 0 > 0
+            }
             kill(reachd.process.processIdentifier, SIGKILL)
             try await page.waitUntil("document.getElementById('live').dataset.state === 'reconnecting'", timeout: .seconds(5))
             #expect(try await page.text("#live")?.hasPrefix("Reconnecting") == true)
@@ -163,8 +168,8 @@ struct StatusPageBrowserTests {
         }
     }
 
-    /// A fresh page's uptime bars against `GET /v1/history` over the same windows, ending at the
-    /// time the page was rendered. The page computes from the document's times, which are whole
+    /// A fresh page's uptime bars, which include an outage, against `GET /v1/history` over the same
+    /// windows, ending at the time the page was rendered. The page computes from the document's times, which are whole
     /// milliseconds, and the history from its exact ones: each edge of an outage or gap may move by
     /// up to a millisecond, which in the few seconds this test records moves the ratio by ~1e-4.
     static func expectUptimeBarsMatchTheHistory(_ page: DevToolsPage, base: String) async throws {
@@ -191,6 +196,7 @@ struct StatusPageBrowserTests {
             let tolerance = Double(2 * spans + 1) * 0.001 / max(known, 0.001)
             print("status page: uptime \(label): page \(shown.last ?? "-"), /v1/history \(expected.map { "\($0)" } ?? "null") (±\(tolerance))")
             #expect(abs((Double(shown.last ?? "") ?? -1) - (expected ?? -1)) <= tolerance, "\(label): page \(shown), history \(answer), tolerance \(tolerance)")
+            #expect((expected ?? 1) < 1, "\(label): the outage counts against the uptime: \(answer)")
         }
     }
 
