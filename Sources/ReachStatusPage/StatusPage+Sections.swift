@@ -73,23 +73,24 @@ extension StatusPage {
     }
 
     var transitionsSection: HTML {
-        // Each cell names its column too: a phone shows a row as a card of labelled lines.
+        // Each cell names its column too: a phone shows a row as a card of labelled lines. The roles
+        // are explicit because that card layout (`display: block`) makes browsers drop the table's.
         let columns = ["Time", "State", "Reason", "Fault", "Target"]
         let rows = (history?.transitions ?? []).prefix(Self.transitionLimit).map { transition -> HTML in
             let cells: [HTML] = [
                 "<time datetime=\"\(transition.at)\">\(PageWords.time(transition.at))</time>", "<span>\(Icons.state) \(PageWords.state(transition.state))</span>",
                 "\(PageWords.reason(transition.reason ?? transition.state))", "\(transition.fault.map(PageWords.fault) ?? "—")", "\(transition.target ?? "—")",
             ]
-            return "<tr data-state=\"\(transition.state)\">\(HTML.joined(zip(columns, cells).map { "<td data-label=\"\($0)\">\($1)</td>" as HTML }))</tr>"
+            return "<tr role=\"row\" data-state=\"\(transition.state)\">\(HTML.joined(zip(columns, cells).map { "<td role=\"cell\" data-label=\"\($0)\">\($1)</td>" as HTML }))</tr>"
         }
-        let head = HTML.joined(columns.map { "<th scope=\"col\">\($0)</th>" as HTML })
+        let head = HTML.joined(columns.map { "<th role=\"columnheader\" scope=\"col\">\($0)</th>" as HTML })
         return """
             <section class="card" aria-labelledby="transitions-heading">
             <h2 id="transitions-heading">Last transitions</h2>
             <div class="scroll" tabindex="0" role="region" aria-labelledby="transitions-heading">
-            <table id="transitions" aria-labelledby="transitions-heading">
-            <thead><tr>\(head)</tr></thead>
-            <tbody>\(HTML.joined(rows))</tbody>
+            <table id="transitions" role="table" aria-labelledby="transitions-heading">
+            <thead role="rowgroup"><tr role="row">\(head)</tr></thead>
+            <tbody role="rowgroup">\(HTML.joined(rows))</tbody>
             </table>
             </div>
             \(history == nil ? "<p class=\"muted\">Transitions seen while this page is open appear here.</p>" : "" as HTML)

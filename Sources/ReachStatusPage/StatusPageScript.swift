@@ -154,11 +154,12 @@ extension StatusPageAssets {
           function addTransition(doc) {
             const body = document.querySelector("#transitions tbody");
             const row = element("tr");
+            row.setAttribute("role", "row");
             row.dataset.state = doc.state;
             const at = element("time", null, time(doc.since));
             at.dateTime = doc.since;
             const labels = [...document.querySelectorAll("#transitions thead th")].map((th) => th.textContent);
-            const cell = (child) => { const td = element("td"); td.dataset.label = labels[row.children.length]; td.append(child); row.append(td); };
+            const cell = (child) => { const td = element("td"); td.setAttribute("role", "cell"); td.dataset.label = labels[row.children.length]; td.append(child); row.append(td); };
             cell(at);
             const stateCell = element("span");
             stateCell.append(icon.cloneNode(true), " " + state(doc.state));

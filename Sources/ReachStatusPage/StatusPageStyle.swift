@@ -88,7 +88,7 @@ extension StatusPageAssets {
           #transitions, #transitions tbody, #transitions tr { display: block; }
           #transitions tr { padding: .4rem 0; border-bottom: 1px solid var(--line); }
           #transitions td { display: grid; grid-template-columns: 4.5rem 1fr; gap: .5rem; padding: .1rem 0; border: 0; overflow-wrap: anywhere; }
-          #transitions td::before { content: attr(data-label); font-weight: 600; }
+          #transitions td::before { content: attr(data-label); content: attr(data-label) / ""; font-weight: 600; }
         }
         @media (max-width: 30rem) {
           main { padding: 0 .5rem .5rem; gap: .75rem; }

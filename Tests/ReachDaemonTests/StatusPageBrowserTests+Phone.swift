@@ -37,9 +37,40 @@ extension StatusPageBrowserTests {
                 print("status page: lowest text contrast at \(width) px (\(dark ? "dark" : "light")): \((ratio * 100).rounded() / 100):1")
                 #expect(ratio >= 4.5, "\(width) px, \(dark ? "dark" : "light"): \(worst)")
             }
+            // As cards, the transitions are still a table to a screen reader: rows of cells under
+            // column headers, and a cell's name is its content, not the label drawn before it.
+            try await tab.emulate(width: 390, height: 844, mobile: true)
+            #expect(try await tab.evaluate("getComputedStyle(document.querySelector('#transitions tr')).display") as? String == "block", "the card layout")
+            let table = try await Self.accessibleTable(tab, named: "Last transitions")
+            #expect(table.rows == StatusPage.transitionLimit + 1, "\(table)")
+            #expect(table.columnHeaders == ["Time", "State", "Reason", "Fault", "Target"], "\(table)")
+            #expect(table.cells == StatusPage.transitionLimit * 5, "\(table)")
+            #expect(table.firstCellNames.count == 5 && !table.firstCellNames.contains { $0.hasPrefix("Time") || $0.hasPrefix("State") || $0.hasPrefix("Reason") }, "\(table)")
             _ = try await tab.evaluate("scrollTo(0, 0)")
             try await Self.shoot(tab, "phone", width: 390, height: 844, mobile: true, maxHeight: 2600)
         }
+    }
+
+    /// What the accessibility tree makes of the table named `name`: its rows, column headers, cells,
+    /// and the names of its first row's cells.
+    static func accessibleTable(_ tab: DevToolsPage, named name: String) async throws
+        -> (rows: Int, columnHeaders: [String], cells: Int, firstCellNames: [String])
+    {
+        try await tab.send("Accessibility.enable")
+        let nodes = try await tab.send("Accessibility.getFullAXTree").object["nodes"] as? [[String: Any]] ?? []
+        func value(_ node: [String: Any], _ key: String) -> String { (node[key] as? [String: Any])?["value"] as? String ?? "" }
+        let byID = Dictionary(nodes.compactMap { node in (node["nodeId"] as? String).map { ($0, node) } }) { first, _ in first }
+        func children(_ node: [String: Any]) -> [[String: Any]] { (node["childIds"] as? [String] ?? []).compactMap { byID[$0] } }
+        func descendants(_ node: [String: Any], role: String) -> [[String: Any]] {
+            children(node).flatMap { child in (value(child, "role") == role ? [child] : []) + descendants(child, role: role) }
+        }
+        guard let table = nodes.first(where: { value($0, "role") == "table" && value($0, "name") == name }) else { return (0, [], 0, []) }
+        let rows = descendants(table, role: "row")
+        let firstBodyRow = rows.first { !descendants($0, role: "cell").isEmpty }
+        return (
+            rows.count, descendants(table, role: "columnheader").map { value($0, "name") }, descendants(table, role: "cell").count,
+            firstBodyRow.map { descendants($0, role: "cell").map { value($0, "name") } } ?? []
+        )
     }
 
     /// The page's width, the viewport's, and the first elements that reach past `width`, for the failure message.

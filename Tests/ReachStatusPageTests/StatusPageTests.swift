@@ -88,11 +88,11 @@ struct StatusPageTests {
         }
         let uptime = [PageHistory.Uptime(label: "24 h", ratio: 0.99987, segments: [1, 0.5, nil], outages: 1)]
         let html = StatusPage(status: Self.document(state: "connected"), history: PageHistory(transitions: transitions, uptime: uptime), now: Self.now).html
-        #expect(html.split(separator: "<tr data-state=").count - 1 == StatusPage.transitionLimit)
+        #expect(html.split(separator: "<tr role=\"row\" data-state=").count - 1 == StatusPage.transitionLimit)
         // Each cell names its column, which a phone shows beside it when a row becomes a card.
-        #expect(html.contains(#"<thead><tr><th scope="col">Time</th><th scope="col">State</th>"#))
-        #expect(html.contains(#"<tr data-state="connected"><td data-label="Time"><time datetime=""#))
-        #expect(html.contains(#"<td data-label="Reason">the targets answer as the policy requires</td><td data-label="Fault">—</td><td data-label="Target">—</td></tr>"#))
+        #expect(html.contains(#"<thead role="rowgroup"><tr role="row"><th role="columnheader" scope="col">Time</th><th role="columnheader" scope="col">State</th>"#))
+        #expect(html.contains(#"<tr role="row" data-state="connected"><td role="cell" data-label="Time"><time datetime=""#))
+        #expect(html.contains(#"<td role="cell" data-label="Reason">the targets answer as the policy requires</td><td role="cell" data-label="Fault">—</td><td role="cell" data-label="Target">—</td></tr>"#))
         #expect(html.contains(#"data-window="24 h" data-ratio="0.99987""#))
         #expect(html.contains(#"<span class="ratio">99.98 %</span>"#))
         #expect(html.contains(#"aria-label="24 h: 99.98 % up, 1 outage""#))
