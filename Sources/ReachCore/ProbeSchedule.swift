@@ -25,8 +25,6 @@ struct ProbeSchedule {
         let coalescing: Duration
         /// How many probes of this target may be in flight at once (see ``ProbeScheduler/maximumOverlap(interval:timeout:)``).
         let maximumOverlap: Int
-        /// How soon after a probe a tick would only repeat it (see ``ProbeSchedule/repeatWindow(interval:)``).
-        let repeatWindow: Duration
         /// The probes in flight, oldest first.
         var running: [Running] = []
         /// When an immediate probe is owed, the moment it may start.
@@ -92,8 +90,7 @@ struct ProbeSchedule {
         slots = targets.map { target in
             Slot(
                 interval: target.interval, timeout: target.timeout, coalescing: min(target.coalescing, target.interval / 20),
-                maximumOverlap: ProbeScheduler.maximumOverlap(interval: target.interval, timeout: target.timeout),
-                repeatWindow: Self.repeatWindow(interval: target.interval))
+                maximumOverlap: ProbeScheduler.maximumOverlap(interval: target.interval, timeout: target.timeout))
         }
     }
 
@@ -146,7 +143,7 @@ struct ProbeSchedule {
     ///
     /// An owed immediate probe starts when its moment comes if the target has room for one more
     /// probe in flight; otherwise it waits for one to end. A tick starts a probe unless probing is
-    /// suspended, a probe of the target started within its ``Slot/repeatWindow`` (an immediate
+    /// suspended, a probe of the target started within its ``repeatWindow(interval:)`` (an immediate
     /// probe: the tick would only repeat it), or the target is at its ``Slot/maximumOverlap``; only
     /// that last case is a skip, and counted.
     mutating func dueProbes(now: Duration, epoch: ProbeEpoch) -> Due {
@@ -166,7 +163,7 @@ struct ProbeSchedule {
             next.due += interval
             if suspended {
                 // Nothing is owed for ticks that fall in a suspension.
-            } else if let last = slots[index].lastStart, now - last < slots[index].repeatWindow {
+            } else if let last = slots[index].lastStart, now - last < Self.repeatWindow(interval: interval) {
                 // An immediate probe just started; this tick would only repeat it.
             } else if slots[index].hasRoom {
                 due.starts.append(Start(index: index, run: begin(index, now: now), tick: tick.due, epoch: epoch))
