@@ -16,9 +16,8 @@ extension ConnectivityMonitor {
             case .interface:
                 logUplinks(after.interfaces, before: before.interfaces)
             case .family:
-                if let index, index < after.targets.count, index < before.targets.count {
-                    logFamilies(of: after.targets[index], before: before.targets[index])
-                }
+                // Both read under one lock, around a result that leaves the targets as they are.
+                if let index { logFamilies(of: after.targets[index], before: before.targets[index]) }
             }
         }
         log(published)
@@ -47,7 +46,6 @@ extension ConnectivityMonitor {
     /// One line when a target's family stops answering while another answers, and one when it
     /// answers again: Happy Eyeballs hides both from the target's own probes.
     private func logFamilies(of target: TargetStatus, before: TargetStatus) {
-        guard target.name == before.name else { return }
         let answered = target.answeredFamilies.map(\.rawValue).joined(separator: ", ")
         for family in target.degradedFamilies where !before.degradedFamilies.contains(family) {
             logger.warning(
