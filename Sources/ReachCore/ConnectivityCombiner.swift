@@ -301,7 +301,7 @@ struct ConnectivityCombiner: Sendable {
     }
 
     private func evaluatePolicy() -> PolicyOutcome {
-        policy.outcome(count: verdict.targets.count, healthy: healthyCount, unknown: unknownCount, unhealthy: unhealthyIndices)
+        policy.outcome(healthy: healthyCount, unknown: unknownCount, unhealthy: unhealthyIndices)
     }
 
     private mutating func count(_ index: Int, from old: TargetHealth, to new: TargetHealth) {

@@ -107,7 +107,7 @@ extension PathFindings.Uplink {
         let count = healthy + unknown + unhealthy.count
         let latency = first.flatMap { statuses[$0]?.lastResult }.flatMap { $0.isSuccess ? $0.latency : nil }
         guard count > 0 else { return InterfaceReachability(name: name, latency: latency) }
-        let outcome = policy.capped(at: count).outcome(count: count, healthy: healthy, unknown: unknown, unhealthy: unhealthy)
+        let outcome = policy.capped(at: count).outcome(healthy: healthy, unknown: unknown, unhealthy: unhealthy)
         if case .met = outcome { return InterfaceReachability(name: name, reachable: true, latency: latency) }
         if case .failed(let failing) = outcome, let reason = statuses[failing]?.unhealthyReason {
             return InterfaceReachability(name: name, reachable: false, reason: reason, fault: Fault(reason), latency: latency)

@@ -24,9 +24,10 @@ extension TargetPolicy {
         return self
     }
 
-    /// Where the counts of `count` targets' health leave the policy: the one rule behind the verdict
-    /// and each uplink's reachability.
-    func outcome(count: Int, healthy: Int, unknown: Int, unhealthy: Set<Int>) -> PolicyOutcome {
+    /// Where the targets' health counts (each target counted once: healthy, unknown, or unhealthy by
+    /// index) leave the policy: the one rule behind the verdict and each uplink's reachability.
+    func outcome(healthy: Int, unknown: Int, unhealthy: Set<Int>) -> PolicyOutcome {
+        let count = healthy + unknown + unhealthy.count
         let required =
             switch self {
             case .all: count
