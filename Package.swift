@@ -539,9 +539,10 @@ let package = Package(
             path: "Benchmarks/Probes",
             swiftSettings: strict
         ),
+        // The page's renderer, and the page in a real Chromium against a real reachd.
         .testTarget(
             name: "ReachStatusPageTests",
-            dependencies: ["ReachStatusPage", "ReachAPI", "ReachCore"],
+            dependencies: ["ReachStatusPage", "ReachAPI", "ReachCore", "ReachTesting", "reachd"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -624,10 +625,11 @@ let package = Package(
             path: "Tests/JournalLogHelper",
             swiftSettings: strict
         ),
+        // The daemon: its composition root in-process, and reachd as a process (the fault matrix too).
         .testTarget(
             name: "ReachDaemonTests",
             dependencies: [
-                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachStatusPage", "ReachTesting",
+                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachTesting",
                 "reachd",
                 "journal-log-helper",
                 .product(name: "Logging", package: "swift-log"),
@@ -635,5 +637,11 @@ let package = Package(
             exclude: ["Clients"],
             swiftSettings: strict
         ),
+        // reachctl as a person runs it, against a real reachd.
+        .testTarget(name: "ReachctlTests", dependencies: ["ReachTesting", "reachd", "reachctl"], swiftSettings: strict),
+        // The desktop agent (`reachctl notify-agent`) on a real desktop: Xvfb, a session bus, dunst.
+        .testTarget(name: "NotifyAgentTests", dependencies: ["ReachTesting", "reachd", "reachctl"], swiftSettings: strict),
+        // Dashboards/: the Grafana dashboard and the alert rules against a real Prometheus scraping a real reachd.
+        .testTarget(name: "DashboardsTests", dependencies: ["ReachTesting", "reachd"], swiftSettings: strict),
     ]
 )

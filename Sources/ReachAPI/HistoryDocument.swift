@@ -94,7 +94,9 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
         public var end: String?
         /// `end - start`, or `until - start` while it lasts.
         public var durationSeconds: Double
-        /// The reason it began with.
+        /// The reason that held longest while it lasted (the first of equals): a server killed with a
+        /// probe in flight is `connection_reset` for a moment, then `connection_refused`. The
+        /// transitions keep every change.
         public var reason: String?
         public var fault: String?
         public var target: String?

@@ -133,6 +133,7 @@ final class HistoryService: Service, HistoryReading, ProbeObserver, Sendable {
                 }
                 failing = true
             }
+            metrics.setHistoryPendingRows(recorder.pendingRows)
             try? await Task.sleep(for: Self.flushInterval)
             sinceMaintenance += Self.flushInterval
         }

@@ -95,20 +95,25 @@ extension HistoryStore {
                 arguments: [scope, id, to])
             var spellStart = start
             var state = "unknown"
-            var first: (reason: String?, fault: String?, target: String?) = (nil, nil, nil)
+            var causes = SpellCauses()
             func close(at time: Double, open: Bool) {
                 guard time > spellStart || open else { return }
-                let spell = Spell(start: spellStart, end: open ? nil : time, reason: first.reason, fault: first.fault, target: first.target)
+                let cause = causes.longestHeld(until: time)
+                let spell = Spell(start: spellStart, end: open ? nil : time, reason: cause.reason, fault: cause.fault, target: cause.target)
                 if state == "unknown" { add(spell, to: &gaps) } else if ["disconnected", "unhealthy"].contains(state) { add(spell, to: &outages) }
             }
             for change in changes {
                 let at: Double = change["at"]
                 let next: String = change["state"]
+                let cause = SpellCauses.Cause(reason: change["reason"], fault: change["fault"], target: change["target"])
                 // The same state again (an outage whose reason changed) continues the spell.
-                if next == state { continue }
+                if next == state {
+                    causes.change(to: cause, at: at)
+                    continue
+                }
                 close(at: at, open: false)
                 (spellStart, state) = (at, next)
-                first = (change["reason"], change["fault"], change["target"])
+                causes = SpellCauses(first: cause, at: at)
             }
             close(at: end, open: isLive && end >= now)
         }

@@ -58,6 +58,8 @@ public final class ReachdService: ConnectivityService {
         /// reachd's `likely_connected` and the uptime at which it was read.
         var likely = false
         var evidenceAt: Duration?
+        /// How many times `/v1/status` refreshed the evidence: a heartbeat of a steady verdict.
+        var evidenceRefreshes = 0
         var isStreaming = false
     }
 
@@ -88,6 +90,10 @@ public final class ReachdService: ConnectivityService {
     public var current: ServiceVerdict { feed.current }
 
     public var isConnected: Bool { current.isConnected }
+
+    /// How many times the evidence was refreshed from `/v1/status` while connected (for tests:
+    /// each is a moment the service is known to have passed with nothing new from reachd).
+    var evidenceRefreshes: Int { state.withLock { $0.evidenceRefreshes } }
 
     public var isLikelyConnected: Bool {
         let (likely, evidenceAt) = state.withLock { ($0.likely, $0.evidenceAt) }
@@ -201,6 +207,7 @@ public final class ReachdService: ConnectivityService {
                     guard state.isStreaming, document.state == ConnectivityState.connected.rawValue else { return }
                     state.likely = document.likelyConnected
                     state.evidenceAt = clock.uptime
+                    state.evidenceRefreshes += 1
                 }
             } catch {
                 logger.debug("could not refresh reachd's status", metadata: ["error": "\(error)"])

@@ -68,4 +68,7 @@ extension ReachMetrics {
     static var uptimeRatioName: MetricNameDescriptor {
         name("reachd_uptime_ratio", "Connected time over known time in the window, from reachd's history; time reachd did not record counts neither way.")
     }
+    static var historyPendingRowsName: MetricNameDescriptor {
+        name("reachd_history_pending_rows", "History rows waiting to be written: 0 while the file keeps up, growing while it cannot be written (a full disk).")
+    }
 }

@@ -11,4 +11,10 @@ extension ReachMetrics {
             if let ratio { gauge.set(to: ratio) } else { registry.unregisterGauge(gauge) }
         }
     }
+
+    /// Sets `reachd_history_pending_rows`: the rows waiting for the history file, after each commit
+    /// (0 when the file keeps up; growing while it cannot be written, as on a full disk).
+    public func setHistoryPendingRows(_ rows: Int) {
+        registry.makeGauge(descriptor: Self.historyPendingRowsName).set(to: Double(rows))
+    }
 }

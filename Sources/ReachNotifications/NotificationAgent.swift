@@ -134,6 +134,8 @@ public struct NotificationAgent: Sendable {
                 armedFor = deadline
                 timer = deadline.map { Task.after(ContinuousClock.now.duration(to: $0)) { sink.yield(.tick) } }
             }
+            // Only this timer changes the screen without news from reachd or the desktop.
+            logger.debug("\(deadline.map { "next decision in \(ContinuousClock.now.duration(to: $0))" } ?? "nothing scheduled")")
         }
     }
 

@@ -57,9 +57,11 @@ import Testing
         try await api.answer(#"{"captive": false, "user-portal-url": "https://portal.test/login", "seconds-remaining": 145}"#)
         try await harness.clock.waitForSleepers()
         let asked = api.requests.count
+        let sleepers = harness.clock.sleeperCount
         harness.clock.advance(by: .seconds(145))
         try await waitUntil("the next ask") { api.requests.count > asked }
-        try await Task.sleep(for: .milliseconds(200))
+        // Its answer handled: the service sleeps until its next ask again.
+        try await harness.clock.waitForSleepers(sleepers)
         let warnings = logs.all.filter { $0.metadata["event"] == "portal_session_ending" }
         #expect(warnings.count == 1)
         #expect(warnings.first?.level == .warning)

@@ -31,7 +31,7 @@ struct CertificateExpiryTests {
               - { name: soon, url: "\(soonServer.url)", tls: { ca_file: \(ca.certificate) } }
               - { name: old, url: "\(oldServer.url)", tls: { ca_file: \(ca.certificate) } }
             """.write(to: config, atomically: true, encoding: .utf8)
-        let reachd = try await PrivateJournal(reachdBinary, ["--config", config.path, "--log-target", "journald"])
+        let reachd = try await PrivateJournal(BuiltProducts.reachd, ["--config", config.path, "--log-target", "journald"])
         defer { kill(reachd.pid, SIGKILL) }
 
         // The journal: one warning per target, with the catalog's fields.
@@ -64,22 +64,18 @@ struct CertificateExpiryTests {
         #expect(oldStatus.certificate?.notAfter == RFC3339.string(from: oldNotAfter))
 
         // reachctl says when, in days.
-        let reachctl = try await Child(
-            reachdBinary.deletingLastPathComponent().appending(path: "reachctl"), ["--endpoint", "http://127.0.0.1:\(port)", "status"]
-        ).finish()
-        let lines = reachctl.stdout.split(separator: "\n")
+        let listing = try await reachctl(["--endpoint", "http://127.0.0.1:\(port)", "status"])
+        let lines = listing.output.split(separator: "\n")
         let soonDay = RFC3339.string(from: soonNotAfter).prefix(10)
-        #expect(lines.contains { $0.contains("soon") && $0.hasSuffix("ms, cert expires \(soonDay) (in 3 days)") }, "\(reachctl.stdout)")
-        #expect(lines.contains { $0.contains("old") && $0.hasSuffix("cert expired \(RFC3339.string(from: oldNotAfter).prefix(10)) (1 day ago)") }, "\(reachctl.stdout)")
+        #expect(lines.contains { $0.contains("soon") && $0.hasSuffix("ms, cert expires \(soonDay) (in 3 days)") }, "\(listing.output)")
+        #expect(lines.contains { $0.contains("old") && $0.hasSuffix("cert expired \(RFC3339.string(from: oldNotAfter).prefix(10)) (1 day ago)") }, "\(listing.output)")
 
         // Many probes later, still one warning each: the next is due in a day.
         let probes = #"reachd_probes_total{target="soon",result="success"}"#
         let before = sample(metrics.body, probes) ?? 0
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-        while (sample(try loopbackGet(port: port, path: StatusAPI.metrics.path).body, probes) ?? 0) < before + 10, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(200))
+        try await waitUntil("10 more probes of soon", timeout: .seconds(30)) {
+            (sample(try loopbackGet(port: port, path: StatusAPI.metrics.path).body, probes) ?? 0) >= before + 10
         }
-        #expect((sample(try loopbackGet(port: port, path: StatusAPI.metrics.path).body, probes) ?? 0) >= before + 10)
         #expect(try await reachd.entries(warning).count == 2)
         await soonServer.stop()
         await oldServer.stop()

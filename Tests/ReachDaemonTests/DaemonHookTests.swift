@@ -22,8 +22,8 @@ struct DaemonHookTests {
             hooks: { restored_dir: \(directory)/restored.d, lost_dir: \(directory)/lost.d, timeout: 5s }
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config])
-        defer { if reachd.process.isRunning { kill(reachd.process.processIdentifier, SIGKILL) } }
-        let port = try #require(try await reachd.waitForPort())
+        defer { if reachd.isRunning { reachd.signal(SIGKILL) } }
+        let port = try await reachd.waitForPort()
         _ = try await reachd.waitForLog(containing: "msg=\"connected: healthy\"")
         let atStart = try loopbackGet(port: port, path: "/metrics").body
         #expect(atStart.contains(#"reachd_hook_runs_total{hook="10-note",result="ok"} 0"#), "the hooks' series exist before any run")
@@ -47,9 +47,8 @@ struct DaemonHookTests {
             let check = try await promtoolCheck(exposition)
             #expect(check.status == 0, "promtool check metrics: \(check.output)")
         }
-        kill(reachd.process.processIdentifier, SIGTERM)
-        let (status, _, _) = try await reachd.finish()
-        #expect(status == 0)
+        reachd.signal(SIGTERM)
+        #expect(await reachd.finish().status == 0)
         listener.stop()
     }
 
@@ -72,16 +71,16 @@ struct DaemonHookTests {
         }
         try write(lostDir: "old.d")
         let reachd = try ReachdProcess(["--config", config])
-        defer { if reachd.process.isRunning { kill(reachd.process.processIdentifier, SIGKILL) } }
+        defer { if reachd.isRunning { reachd.signal(SIGKILL) } }
         _ = try await reachd.waitForLog(containing: "msg=\"connected: healthy\"")
         try write(lostDir: "new.d")
-        kill(reachd.process.processIdentifier, SIGHUP)
+        reachd.signal(SIGHUP)
         _ = try await reachd.waitForLog(containing: "configuration reloaded")
         listener.stop()
         let log = try await reachd.waitForLog(containing: "10-say: from new.d")
         #expect(!log.contains("10-say: from old.d"))
-        kill(reachd.process.processIdentifier, SIGTERM)
-        #expect(try await reachd.finish().status == 0)
+        reachd.signal(SIGTERM)
+        #expect(await reachd.finish().status == 0)
     }
 }
 

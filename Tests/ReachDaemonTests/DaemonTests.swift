@@ -51,12 +51,13 @@ struct DaemonTests {
         try await running.value
     }
 
-    /// Reports no link, then fails, as a netlink socket whose dumps keep failing would.
+    /// Reports no link, then fails when the test says so, as a netlink socket whose dumps keep failing would.
     struct OfflineThenFailingLinkSource: LinkSource {
         struct Broken: Error {}
+        let failing = Gate()
         func run(report: @escaping @Sendable (LinkSnapshot) -> Void) async throws {
             report(.offline)
-            try await Task.sleep(for: .milliseconds(200))
+            await failing.wait()
             throw Broken()
         }
     }
@@ -65,9 +66,11 @@ struct DaemonTests {
         var configuration = try Self.configuration()
         // Off this machine (TEST-NET-1), so that the verdict needs a link.
         configuration.targets = [ProbeTarget(name: "server", check: .tcp(HostPort(host: "192.0.2.1", port: 9)), timeout: .milliseconds(300))]
-        let daemon = Daemon(configuration: configuration, source: .embeddedDefault, linkSource: OfflineThenFailingLinkSource(), logger: Self.logger)
+        let source = OfflineThenFailingLinkSource()
+        let daemon = Daemon(configuration: configuration, source: .embeddedDefault, linkSource: source, logger: Self.logger)
         let running = Task { try await daemon.run() }
         try await waitUntil("no link") { daemon.monitor.current.verdict.reason == .noLink }
+        source.failing.open()
         try await waitUntil("probes decide", timeout: .seconds(10)) { daemon.monitor.current.verdict.reason.target == "server" }
         running.cancel()
         try await running.value

@@ -6,21 +6,30 @@ import Testing
 /// `/v1/history` and through `reachctl history`, and still has it after being killed and started again.
 @Suite("History in a real reachd", .serialized)
 struct HistoryProcessTests {
-    private let reachctlBinary = reachdBinary.deletingLastPathComponent().appending(path: "reachctl")
-
     private func history(port: Int, _ query: String) throws -> [String: Any] {
         let answer = try loopbackGet(port: port, path: "/v1/history?\(query)")
         #expect(answer.status == 200, "\(answer.body)")
         return try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])
     }
 
-    private func waitForState(_ state: String, port: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
-            if try loopbackGet(port: port, path: "/v1/status").body.contains("\"state\":\"\(state)\"") { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("reachd never reported \(state)")
+    /// The verdict's transitions committed to the file (`/v1/history` reads only what is
+    /// committed), less the `unknown` of each run's start (history opens before the first verdict).
+    private func committedStates(port: Int) throws -> [String] {
+        let document = try history(port: port, "since=1h")
+        return (document["transitions"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }.filter { $0 != "unknown" }
+    }
+
+    /// How long ago an RFC 3339 time of reachd's was.
+    private func secondsSince(_ time: String) -> Double? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: time).map { Date().timeIntervalSince($0) }
+    }
+
+    /// The value of the unlabelled metric `name`.
+    private func metric(_ name: String, port: Int) throws -> Double? {
+        let metrics = try loopbackGet(port: port, path: "/metrics").body
+        return metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
     }
 
     /// Writes a configuration in `directory` probing `server` every 100 ms with history at `path`,
@@ -40,9 +49,9 @@ struct HistoryProcessTests {
               path: \(path)
             """.write(to: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config.path])
-        let port = try #require(try await reachd.waitForPort())
+        let port = try await reachd.waitForPort()
         _ = try await reachd.waitForLog(containing: "history: recording to \(path)")
-        try await waitForState("connected", port: port)
+        try await reachd.waitForState("connected", port: port)
         return (reachd, port, config)
     }
 
@@ -52,57 +61,58 @@ struct HistoryProcessTests {
         var (reachd, port, config) = try await startRecording(server, historyAt: "\(directory.path)/state/history.sqlite", in: directory)
 
         await server.stop()
-        try await waitForState("disconnected", port: port)
-        try await Task.sleep(for: .milliseconds(500))
+        try await reachd.waitForState("disconnected", port: port)
+        // Down for at least half a second, as reachd itself tells (its status's `since`).
+        try await waitUntil("an outage half a second old") {
+            let since = (try? JSONSerialization.jsonObject(with: Data(loopbackGet(port: port, path: "/v1/status").body.utf8)) as? [String: Any])?["since"] as? String
+            return since.flatMap(secondsSince).map { $0 >= 0.5 } ?? false
+        }
         let restarted = try await HealthServer(port: server.port)
-        try await waitForState("connected", port: port)
+        try await reachd.waitForState("connected", port: port)
         // One commit a second: wait for the one that holds the restoration.
-        try await Task.sleep(for: .milliseconds(1500))
+        try await waitUntil("the restoration committed") { try self.committedStates(port: port).last == "connected" && self.committedStates(port: port).count >= 3 }
 
         let document = try history(port: port, "since=1h")
         let outages = try #require(document["outages"] as? [[String: Any]])
         #expect(outages.count == 1, "\(outages)")
         let outage = try #require(outages.first)
+        // Refused while the server stayed down, whether or not a probe in flight was reset first.
         #expect(outage["reason"] as? String == "connection_refused")
         #expect(outage["fault"] as? String == "server")
         #expect(outage["target"] as? String == "api")
         #expect(outage["end"] is String, "the outage is over")
         #expect((outage["duration_seconds"] as? Double ?? 0) >= 0.4)
-        let transitions = try #require(document["transitions"] as? [[String: Any]])
-        // An `unknown` first, when history opened before the first probe's result.
-        #expect(transitions.compactMap { $0["state"] as? String }.filter { $0 != "unknown" } == ["connected", "disconnected", "connected"])
+        // One outage: a reason that changed within it (reset, then refused) is a transition of the same state.
+        let states = try committedStates(port: port).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(states == ["connected", "disconnected", "connected"])
         let forTarget = try history(port: port, "since=1h&target=api")
         #expect((forTarget["outages"] as? [[String: Any]])?.first?["reason"] as? String == "connection_refused")
         #expect(try loopbackGet(port: port, path: "/v1/history?since=yesterday").status == 400)
 
-        let listing = try await Child(reachctlBinary, ["--endpoint", "http://127.0.0.1:\(port)", "history", "--since", "1h"]).finish()
-        #expect(listing.status == 0, "\(listing.stderr)")
-        let lines = listing.stdout.split(separator: "\n")
-        #expect(lines.first?.hasPrefix("START") == true, "\(listing.stdout)")
-        #expect(lines.contains { $0.contains(outage["start"] as? String ?? "?") && $0.contains("connection_refused") && $0.contains("server") && $0.contains("api") }, "\(listing.stdout)")
+        let listing = try await reachctl(["--endpoint", "http://127.0.0.1:\(port)", "history", "--since", "1h"])
+        #expect(listing.status == 0, "\(listing.errors)")
+        let lines = listing.output.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("START") == true, "\(listing.output)")
+        #expect(lines.contains { $0.contains(outage["start"] as? String ?? "?") && $0.contains("connection_refused") && $0.contains("server") && $0.contains("api") }, "\(listing.output)")
         #expect(lines.last?.hasPrefix("uptime: ") == true)
 
         // Killed outright, then started again: the outage is still there, and the time between runs is unknown.
-        kill(reachd.process.processIdentifier, SIGKILL)
-        _ = try await reachd.finish()
-        try await Task.sleep(for: .milliseconds(500))
+        await reachd.kill()
         reachd = try ReachdProcess(["--config", config.path])
-        port = try #require(try await reachd.waitForPort())
+        port = try await reachd.waitForPort()
         _ = try await reachd.waitForLog(containing: "history: recording to")
-        try await waitForState("connected", port: port)
+        try await reachd.waitForState("connected", port: port)
         let after = try history(port: port, "since=1h")
         #expect((after["outages"] as? [[String: Any]])?.first?["start"] as? String == outage["start"] as? String)
         #expect((after["gaps"] as? [[String: Any]] ?? []).count >= 2, "before the first run, and between the two")
         // The uptime ratios are computed a few seconds into a run, then once a minute.
-        let deadline = ContinuousClock.now + .seconds(15)
-        var metrics = ""
-        while ContinuousClock.now < deadline, !metrics.contains("reachd_uptime_ratio{window=\"24h\"}") {
-            try await Task.sleep(for: .milliseconds(200))
-            metrics = try loopbackGet(port: port, path: "/metrics").body
+        let metrics = try await waitFor("the uptime ratios", timeout: .seconds(15)) { () -> String? in
+            let metrics = try loopbackGet(port: port, path: "/metrics").body
+            return metrics.contains("reachd_uptime_ratio{window=\"24h\"}") ? metrics : nil
         }
         #expect(metrics.contains("reachd_uptime_ratio{window=\"90d\"}"), "\(metrics)")
-        kill(reachd.process.processIdentifier, SIGTERM)
-        _ = try await reachd.finish()
+        reachd.signal(SIGTERM)
+        _ = await reachd.finish()
         await restarted.stop()
     }
 
@@ -115,36 +125,39 @@ struct HistoryProcessTests {
         let disk = try await TinyFileSystem(size: "1m")
         let server = try await HealthServer()
         let (reachd, port, _) = try await startRecording(server, historyAt: "\(disk.path)/history.sqlite", in: directory)
-        try await Task.sleep(for: .milliseconds(1500))
-        // An `unknown` first, when history opened before the first probe's result.
-        let transitions = { (document: [String: Any]) in
-            (document["transitions"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }.filter { $0 != "unknown" }
-        }
-        #expect(transitions(try history(port: port, "since=1h")) == ["connected"])
+        try await waitUntil("the first verdict committed") { try self.committedStates(port: port) == ["connected"] }
 
         try disk.fill()
         await server.stop()
-        try await waitForState("disconnected", port: port)
+        try await reachd.waitForState("disconnected", port: port)
         let log = try await reachd.waitForLog(containing: "history: cannot write", timeout: .seconds(5))
         let line = log.split(separator: "\n").first { $0.contains("history: cannot write") } ?? ""
         #expect(line.contains("level=error") && line.contains("is full"), "\(line)")
+        // What waits grows with each failed commit: the outage's two transitions (verdict and target) at least.
+        let waitingBefore = try await waitFor("the outage waiting in memory") { () -> Double? in
+            let rows = try self.metric("reachd_history_pending_rows", port: port) ?? 0
+            return rows >= 2 ? rows : nil
+        }
         let restarted = try await HealthServer(port: server.port)
-        try await waitForState("connected", port: port)
-        try await Task.sleep(for: .milliseconds(1500))
-        #expect(reachd.process.isRunning)
+        try await reachd.waitForState("connected", port: port)
+        // A commit tried after the restoration failed too: its two transitions wait beside the outage's.
+        try await waitUntil("the restoration waiting in memory") { (try self.metric("reachd_history_pending_rows", port: port) ?? 0) >= waitingBefore + 2 }
+        #expect(reachd.isRunning)
         #expect(try loopbackGet(port: port, path: "/v1/status").status == 200)
-        #expect(transitions(try history(port: port, "since=1h")) == ["connected"], "nothing written while the disk is full")
+        #expect(try committedStates(port: port) == ["connected"], "nothing written while the disk is full")
 
         try disk.free()
         _ = try await reachd.waitForLog(containing: "history: writing works again", timeout: .seconds(5))
         let document = try history(port: port, "since=1h")
-        #expect(transitions(document) == ["connected", "disconnected", "connected"], "\(document)")
+        let states = try committedStates(port: port).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(states == ["connected", "disconnected", "connected"], "\(document)")
+        #expect(try metric("reachd_history_pending_rows", port: port) == 0)
         let outages = document["outages"] as? [[String: Any]] ?? []
         #expect(outages.count == 1 && outages.first?["reason"] as? String == "connection_refused", "\(outages)")
 
-        kill(reachd.process.processIdentifier, SIGTERM)
-        let (status, _, stderr) = try await reachd.finish()
-        #expect(status == 0, "\(stderr)")
+        reachd.signal(SIGTERM)
+        let result = await reachd.finish()
+        #expect(result.status == 0, "\(result.errors)")
         await restarted.stop()
         await disk.unmount()
     }
@@ -155,15 +168,15 @@ struct HistoryProcessTests {
         let base = "targets:\n  - name: api\n    kind: tcp\n    address: 127.0.0.1:1\n"
         try (base + "history:\n  enabled: false\n").write(to: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config.path])
-        let port = try #require(try await reachd.waitForPort())
+        let port = try await reachd.waitForPort()
         #expect(try loopbackGet(port: port, path: "/v1/history").status == 503)
         try (base + "history:\n  path: \(directory.path)/history.sqlite\n").write(to: config, atomically: true, encoding: .utf8)
-        kill(reachd.process.processIdentifier, SIGHUP)
+        reachd.signal(SIGHUP)
         _ = try await reachd.waitForLog(containing: "history: recording to \(directory.path)/history.sqlite")
         let answer = try loopbackGet(port: port, path: "/v1/history?since=1h")
         #expect(answer.status == 200, "\(answer.body)")
-        kill(reachd.process.processIdentifier, SIGTERM)
-        _ = try await reachd.finish()
+        reachd.signal(SIGTERM)
+        _ = await reachd.finish()
         #expect(FileManager.default.fileExists(atPath: directory.path + "/history.sqlite"))
     }
 
@@ -175,15 +188,14 @@ struct HistoryProcessTests {
         try "targets:\n  - name: api\n    kind: tcp\n    address: 127.0.0.1:1\nhistory:\n  path: \(blocker)/history.sqlite\n"
             .write(to: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config.path])
-        let port = try #require(try await reachd.waitForPort())
+        let port = try await reachd.waitForPort()
         let log = try await reachd.waitForLog(containing: "reachd runs without history")
         #expect(log.contains("level=error"), "\(log)")
         let answer = try loopbackGet(port: port, path: "/v1/history")
         #expect(answer.status == 503)
         #expect(answer.body.contains("history is off"), "\(answer.body)")
-        #expect(reachd.process.isRunning)
-        kill(reachd.process.processIdentifier, SIGTERM)
-        let (status, _, _) = try await reachd.finish()
-        #expect(status == 0)
+        #expect(reachd.isRunning)
+        reachd.signal(SIGTERM)
+        #expect(await reachd.finish().status == 0)
     }
 }

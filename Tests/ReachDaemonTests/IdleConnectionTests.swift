@@ -22,13 +22,15 @@ struct IdleConnectionTests {
         let config = directory.url.appending(path: "reachd.yaml")
         try "server: { base_url: \"http://127.0.0.1:1\" }\napi: { idle_timeout: 3s }\n".write(to: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config.path])
-        defer { kill(reachd.process.processIdentifier, SIGKILL) }
-        let port = try #require(try await reachd.waitForPort())
+        defer { reachd.signal(SIGKILL) }
+        let port = try await reachd.waitForPort()
 
         let connections = 2000
-        let arguments = [Self.client.path, "\(port)", "\(reachd.process.processIdentifier)", "\(connections)"]
-        let (status, stdout, stderr) = try await Child(URL(filePath: "/usr/bin/env"), ["python3"] + arguments).finish(timeout: .seconds(90))
-        #expect(status == 0, "\(stderr)")
+        let arguments = [Self.client.path, "\(port)", "\(reachd.processIdentifier)", "\(connections)"]
+        let client = try ChildProcess("idle connections", executable: "/usr/bin/python3", arguments: arguments)
+        let result = await client.finish(timeout: .seconds(90))
+        let stdout = result.output
+        #expect(result.status == 0, "\(result.errors)")
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let report = try decoder.decode(Report.self, from: Data(stdout.utf8))

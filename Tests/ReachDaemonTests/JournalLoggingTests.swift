@@ -1,6 +1,7 @@
 import Foundation
 import ReachCore
 import ReachLogging
+import ReachTesting
 import Testing
 
 /// reachd's lines in a real journald (one per test, in its own mount namespace), read back with
@@ -20,7 +21,7 @@ struct JournalLoggingTests {
         }
         journal.send("info\tfirst line\\nsecond line")
         journal.closeInput()
-        #expect(try await journal.finish() == 0)
+        #expect(await journal.finish() == 0)
         let entries = try await journal.waitForEntries(["SYSLOG_IDENTIFIER=\(id)"], count: levels.count + 1)
         #expect(entries.count == levels.count + 1, "\(entries)")
         for (level, priority) in levels {
@@ -51,7 +52,7 @@ struct JournalLoggingTests {
         }
         journal.send("info\tnot a known event\t\(ReachLogEvent.metadataKey)=something_else")
         journal.closeInput()
-        #expect(try await journal.finish() == 0)
+        #expect(await journal.finish() == 0)
         let entries = try await journal.waitForEntries(["SYSLOG_IDENTIFIER=\(id)"], count: ReachLogEvent.allCases.count + 1)
         for event in ReachLogEvent.allCases {
             let entry = entries.first { $0["MESSAGE"] == "event \(event.rawValue)" }
@@ -68,7 +69,7 @@ struct JournalLoggingTests {
         let journal = try await helper(id)
         // Installed the way scripts/install does, into a tmpfs over the system catalog directory
         // that only this namespace sees.
-        let catalog = repositoryRoot.appending(path: "systemd/reachd.catalog").path
+        let catalog = BuiltProducts.packageRoot.appending(path: "systemd/reachd.catalog").path
         let install = try await journal.inside([
             "/bin/sh", "-c",
             "mount -t tmpfs tmpfs /usr/lib/systemd/catalog && cp '\(catalog)' /usr/lib/systemd/catalog/ && journalctl --update-catalog && echo installed",
@@ -77,7 +78,7 @@ struct JournalLoggingTests {
         journal.send("warning\tdisconnected: timeout (target server)\tevent=connectivity_lost\treason=timeout\ttarget=server")
         journal.send("notice\ttarget server down\tevent=target_down\treason=connection_refused\ttarget=server")
         journal.closeInput()
-        #expect(try await journal.finish() == 0)
+        #expect(await journal.finish() == 0)
         _ = try await journal.waitForEntries(["SYSLOG_IDENTIFIER=\(id)"], count: 2)
         let (_, text) = try await journal.inside(["/usr/bin/journalctl", "--no-pager", "-x", "SYSLOG_IDENTIFIER=\(id)"])
         #expect(text.contains("Subject: Connectivity lost: timeout"), "\(text)")
@@ -92,7 +93,7 @@ struct JournalLoggingTests {
         let journal = try await helper("reachd-test-auto-\(UUID().uuidString.prefix(8))", target: "auto")
         #expect(try await journal.waitForOutput("target ").contains("target journald"))
         journal.closeInput()
-        #expect(try await journal.finish() == 0)
+        #expect(await journal.finish() == 0)
     }
 
     @Test func autoPicksStandardErrorWithoutAJournal() async throws {
@@ -100,7 +101,7 @@ struct JournalLoggingTests {
         #expect(try await journal.waitForOutput("target ").contains("target stderr"))
         journal.send("info\tto standard error\tstate=connected")
         journal.closeInput()
-        #expect(try await journal.finish() == 0)
+        #expect(await journal.finish() == 0)
         #expect(journal.standardError.contains("msg=\"to standard error\" state=connected"), "\(journal.standardError)")
     }
 
@@ -109,18 +110,18 @@ struct JournalLoggingTests {
         let journal = try await helper("reachd-test-auto-\(UUID().uuidString.prefix(8))", target: "auto", journald: false, markJournalStream: true)
         #expect(try await journal.waitForOutput("target ").contains("target journald"))
         journal.closeInput()
-        #expect(try await journal.finish() == 0)
+        #expect(await journal.finish() == 0)
     }
 
     @Test func reachdLogsItsStartAndStopToTheJournal() async throws {
-        let reachd = try await PrivateJournal(reachdBinary, ["--config", shippedConfig, "--listen", "127.0.0.1:0", "--log-target", "journald"])
+        let reachd = try await PrivateJournal(BuiltProducts.reachd, ["--config", BuiltProducts.shippedConfiguration, "--listen", "127.0.0.1:0", "--log-target", "journald"])
         let started = try await reachd.waitForEntries(["SYSLOG_IDENTIFIER=reachd", "_PID=\(reachd.pid)", "MESSAGE_ID=\(ReachLogEvent.started.journalMessageID)"], count: 1)
         #expect(started.first?["MESSAGE"]?.hasPrefix("reachd \(ReachVersion.current) starting") == true, "\(started)")
         #expect(started.first?["REACHD_TARGETS"] == "1")
         #expect(started.first?["PRIORITY"] == "6")
         _ = try await reachd.waitForEntries(["SYSLOG_IDENTIFIER=reachd", "_PID=\(reachd.pid)", "MESSAGE=reachd running"], count: 1)
         kill(reachd.pid, SIGTERM)
-        #expect(try await reachd.finish() == 0)
+        #expect(await reachd.finish() == 0)
         let stopping = try await reachd.waitForEntries(["SYSLOG_IDENTIFIER=reachd", "MESSAGE_ID=\(ReachLogEvent.stopping.journalMessageID)"], count: 1)
         #expect(stopping.first?["MESSAGE"] == "reachd stopping")
         _ = try await reachd.waitForEntries(["SYSLOG_IDENTIFIER=reachd", "MESSAGE=reachd stopped"], count: 1)

@@ -8,19 +8,7 @@ import Testing
 /// tmpfs over the journal's sockets, files and catalog database, so tests run in parallel, never
 /// touch a journald they did not start, and may stop, freeze or restart theirs.
 final class PrivateJournal: Sendable {
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-    private let errors = Pipe()
-    /// What a pipe delivered so far.
-    private final class Seen: Sendable {
-        let text = Mutex("")
-        func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
-        var all: String { text.withLock { $0 } }
-    }
-
-    private let seenOutput = Seen()
-    private let seenErrors = Seen()
+    private let child: ChildProcess
     private let journald = Mutex<pid_t>(0)
 
     /// Mounts, starts journald (unless `journald` is false), waits for its socket, then becomes the command.
@@ -44,86 +32,61 @@ final class PrivateJournal: Sendable {
     private static let closeAndRun = #"for fd in $(ls /proc/$BASHPID/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null; exec "$@""#
 
     /// The command's pid, which is also a way into its mount namespace (`nsenter -t`).
-    var pid: pid_t { process.processIdentifier }
+    var pid: pid_t { child.processIdentifier }
     var journaldPID: pid_t { journald.withLock { $0 } }
 
-    init(_ command: URL, _ arguments: [String], journald: Bool = true, markJournalStream: Bool = false, environment: [String: String] = [:]) async throws {
-        process.executableURL = URL(filePath: "/usr/bin/unshare")
-        process.arguments = ["--mount", "--propagation", "private", "/bin/bash", "-c", Self.script, "bash", command.path] + arguments
+    init(_ command: String, _ arguments: [String], journald: Bool = true, markJournalStream: Bool = false, environment: [String: String] = [:]) async throws {
         var base = ProcessInfo.processInfo.environment
         base["JOURNAL_STREAM"] = nil
         base["CLOSE_AND_RUN"] = Self.closeAndRun
         base["START_JOURNALD"] = journald ? "1" : "0"
         base["MARK_JOURNAL_STREAM"] = markJournalStream ? "1" : "0"
-        process.environment = base.merging(environment) { _, new in new }
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        let seenOutput = seenOutput, seenErrors = seenErrors
-        output.fileHandleForReading.readabilityHandler = { handle in
-            seenOutput.append(handle.availableData)
+        child = try ChildProcess(
+            (command as NSString).lastPathComponent, executable: "/usr/bin/unshare",
+            arguments: ["--mount", "--propagation", "private", "/bin/bash", "-c", Self.script, "bash", command] + arguments,
+            environment: base.merging(environment) { _, new in new })
+        let child = child
+        let pid = try await waitFor("the script to say journald's pid") { () -> pid_t? in
+            let errors = child.errors
+            guard let start = errors.range(of: "journald ") else { return nil }
+            let rest = errors[start.upperBound...]
+            guard let newline = rest.firstIndex(of: "\n") else { return nil }
+            return pid_t(rest[..<newline]) ?? 0
         }
-        errors.fileHandleForReading.readabilityHandler = { handle in
-            seenErrors.append(handle.availableData)
-        }
-        try process.run()
-        let announced = try await waitFor("\n", in: seenErrors, after: "journald ")
-        let line = announced.split(separator: "\n").first { $0.hasPrefix("journald ") } ?? ""
-        self.journald.withLock { $0 = pid_t(line.dropFirst("journald ".count)) ?? 0 }
+        self.journald.withLock { $0 = pid }
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        child.signal(SIGKILL)
         let journaldPID = journald.withLock { $0 }
         if journaldPID > 0 { kill(journaldPID, SIGCONT); kill(journaldPID, SIGKILL) }
     }
 
-    var standardOutput: String { seenOutput.all }
-    var standardError: String { seenErrors.all }
+    var standardOutput: String { child.outputText }
+    var standardError: String { child.errors }
 
     func send(_ line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        try? child.writeLine(line)
     }
 
     func closeInput() {
-        try? input.fileHandleForWriting.close()
+        child.closeInput()
     }
 
+    @discardableResult
     func waitForOutput(_ text: String, timeout: Duration = .seconds(20)) async throws -> String {
-        try await waitFor(text, in: seenOutput, timeout: timeout)
+        let child = child
+        return try await waitFor("the command to print \(text)", timeout: timeout) { child.outputText.contains(text) ? child.outputText : nil }
     }
 
+    @discardableResult
     func waitForErrors(_ text: String, timeout: Duration = .seconds(20)) async throws -> String {
-        try await waitFor(text, in: seenErrors, timeout: timeout)
+        try await child.waitForErrors(containing: text, timeout: timeout)
     }
 
-    private func waitFor(_ text: String, in buffer: Seen, after marker: String = "", timeout: Duration = .seconds(20)) async throws -> String {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while true {
-            let seen = buffer.all
-            let tail = marker.isEmpty ? Substring(seen) : seen.range(of: marker).map { seen[$0.upperBound...] }
-            if let tail, tail.contains(text) { return seen }
-            guard ContinuousClock.now < deadline else {
-                Issue.record("never saw \"\(text)\"; stdout:\n\(standardOutput)\nstderr:\n\(standardError)")
-                return seen
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
-    /// Waits for the command to exit (SIGKILL after `timeout`); its exit status.
-    func finish(timeout: Duration = .seconds(15)) async throws -> Int32 {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                Issue.record("the command did not exit within \(timeout)")
-                kill(process.processIdentifier, SIGKILL)
-                break
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        try await Task.sleep(for: .milliseconds(50))  // the last output
-        return process.terminationStatus
+    /// Waits for the command to exit (SIGKILL after `timeout`) and its output to end; its exit status.
+    func finish(timeout: Duration = .seconds(15)) async -> Int32 {
+        await child.finish(timeout: timeout).status
     }
 
     /// Runs a command inside the namespace (while journald or the command runs); its standard output.
@@ -144,28 +107,28 @@ final class PrivateJournal: Sendable {
         }
     }
 
-    /// Polls the journal until `count` entries match.
+    /// Waits until `count` entries match.
     func waitForEntries(_ matches: [String], count: Int, timeout: Duration = .seconds(20)) async throws -> [[String: String]] {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while true {
-            let found = try await entries(matches)
-            if found.count >= count { return found }
-            guard ContinuousClock.now < deadline else {
-                Issue.record("only \(found.count) of \(count) entries for \(matches); stderr:\n\(standardError)")
-                return found
+        var found: [[String: String]] = []
+        do {
+            try await waitUntil("\(count) journal entries for \(matches)", timeout: timeout) {
+                found = try await self.entries(matches)
+                return found.count >= count
             }
-            try await Task.sleep(for: .milliseconds(50))
+        } catch is TimedOutWaiting {
+            Issue.record("only \(found.count) of \(count) entries for \(matches); stderr:\n\(standardError)")
         }
+        return found
     }
 
     /// Stops the test's journald (SIGTERM) and waits until it is gone.
     func stopJournald() async throws {
         let pid = journaldPID
         kill(pid, SIGTERM)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         // Not the test's child (the command inherited it): gone means a zombie or no process.
-        while let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), !stat.contains(") Z "), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+        try await waitUntil("journald \(pid) to stop") {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+            return stat.contains(") Z ")
         }
     }
 
@@ -180,10 +143,7 @@ final class PrivateJournal: Sendable {
         journald.withLock { $0 = pid_t(announced.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 }
         // The stopped journald left its socket file: wait until one answers on it.
         let socket = "/proc/\(pid)/root\(JournalAvailability.socketPath)"
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while !JournalAvailability.socketAnswers(path: socket), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await waitUntil("the new journald to answer on its socket") { JournalAvailability.socketAnswers(path: socket) }
     }
 
     private static func fieldText(_ value: Any) -> String? {
@@ -198,7 +158,4 @@ final class PrivateJournal: Sendable {
 }
 
 /// Executables built next to the test bundle.
-let journalLogHelper = reachdBinary.deletingLastPathComponent().appending(path: "journal-log-helper")
-
-/// The source tree, for files the tests install (the journal catalog, the units).
-let repositoryRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let journalLogHelper = BuiltProducts.directory.appending(path: "journal-log-helper").path

@@ -19,18 +19,18 @@ struct ReloadProcessTests {
         let file = directory.url.appending(path: "reachd.yaml")
         try Self.config([("a", server.url), ("b", refused)]).write(to: file, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", file.path])
-        defer { reachd.process.terminate() }
-        let port = try await reachd.waitForPort() ?? 1
+        defer { reachd.signal(SIGTERM) }
+        let port = try await reachd.waitForPort()
         _ = try await reachd.waitForLog(containing: "disconnected: connection_refused (target b)")
 
-        let subscriber = try Child(URL(filePath: "/usr/bin/env"), ["python3", sseClient, "http://127.0.0.1:\(port)/v1/events", "5"])
-        _ = try await subscriber.waitFor("disconnected connection_refused", on: .output)
+        let subscriber = try ChildProcess("sse client", executable: "/usr/bin/python3", arguments: [sseClient, "http://127.0.0.1:\(port)/v1/events", "5"])
+        try await subscriber.waitForLine { $0.contains("disconnected connection_refused") }
 
         // b removed, c added, a untouched: awaiting c's first answer, then connected; a kept its status throughout.
         try Self.config([("a", server.url), ("c", server.url)]).write(to: file, atomically: true, encoding: .utf8)
-        kill(reachd.process.processIdentifier, SIGHUP)
+        reachd.signal(SIGHUP)
         _ = try await reachd.waitForLog(containing: "configuration reloaded: targets +1 -1 ~0 (added: c; removed: b)")
-        _ = try await subscriber.waitFor("connected healthy", on: .output)
+        try await subscriber.waitForLine { $0.contains("connected healthy") }
         let status = try loopbackGet(port: port, path: "/v1/status")
         let document = try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [String: Any]
         let targets = (document?["targets"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
@@ -38,10 +38,11 @@ struct ReloadProcessTests {
 
         // a's URL changes: it starts over from unknown, and its refusal is seen on the same stream.
         try Self.config([("a", refused), ("c", server.url)]).write(to: file, atomically: true, encoding: .utf8)
-        kill(reachd.process.processIdentifier, SIGHUP)
+        reachd.signal(SIGHUP)
         _ = try await reachd.waitForLog(containing: "configuration reloaded: targets +0 -0 ~1 (changed: a)")
-        let (exit, output, _) = try await subscriber.finish(timeout: .seconds(20))
-        #expect(exit == 0)
+        let finished = await subscriber.finish(timeout: .seconds(20))
+        let output = finished.output
+        #expect(finished.status == 0, "\(finished.errors)")
         let lines = output.split(separator: "\n").dropFirst()
         #expect(lines.map { $0.split(separator: " ").dropFirst(2).prefix(2).joined(separator: " ") }
             == [
@@ -56,42 +57,21 @@ struct ReloadProcessTests {
         let file = directory.url.appending(path: "reachd.yaml")
         try Self.config([("a", "http://127.0.0.1:1/health")]).write(to: file, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", file.path])
-        defer { reachd.process.terminate() }
-        let port = try await reachd.waitForPort() ?? 1
+        defer { reachd.signal(SIGTERM) }
+        let port = try await reachd.waitForPort()
         _ = try await reachd.waitForLog(containing: "(target a)")
 
         try "targets:\n  - name: a\n    url: http://127.0.0.1:1/health\n    timout: 3s\npolicy: most\n".write(to: file, atomically: true, encoding: .utf8)
-        let (_, checkOutput, _) = try await ReachdProcess(["--check-config", file.path]).finish()
-        kill(reachd.process.processIdentifier, SIGHUP)
+        let checkOutput = try await ReachdProcess(["--check-config", file.path]).finish().output
+        reachd.signal(SIGHUP)
         let log = try await reachd.waitForLog(containing: "configuration reload rejected")
         let rejected = log.split(separator: "\n").first { $0.contains("configuration reload rejected") } ?? ""
         #expect(rejected.contains("event=reload_rejected"), "\(rejected)")
         for problem in checkOutput.split(separator: "\n") {
             #expect(rejected.contains(String(problem).replacingOccurrences(of: "\"", with: "\\\"")), "\(problem) in \(rejected)")
         }
-        #expect(reachd.process.isRunning)
+        #expect(reachd.isRunning)
         let status = try loopbackGet(port: port, path: "/v1/status")
         #expect(status.body.contains("\"name\":\"a\""), "the old configuration is still in force")
-    }
-}
-
-@Suite("reachctl reload")
-struct ReachctlReloadTests {
-    private let reachctl = reachdBinary.deletingLastPathComponent().appending(path: "reachctl")
-
-    @Test func itSendsSIGHUPToTheReachdItNames() async throws {
-        let reachd = try ReachdProcess(["--config", shippedConfig])
-        defer { reachd.process.terminate() }
-        _ = try await reachd.waitForLog(containing: "reachd running")
-        let (status, stdout, stderr) = try await Child(reachctl, ["reload", "--pid", "\(reachd.process.processIdentifier)"]).finish()
-        #expect(status == 0, "\(stderr)")
-        #expect(stdout.contains("reload requested (SIGHUP to reachd, pid \(reachd.process.processIdentifier))"))
-        _ = try await reachd.waitForLog(containing: "configuration reloaded: targets +0 -0 ~0")
-    }
-
-    @Test func itRefusesToSignalAProcessThatIsNotReachd() async throws {
-        let (status, _, stderr) = try await Child(reachctl, ["reload", "--pid", "\(getpid())"]).finish()
-        #expect(status == 2)
-        #expect(stderr.contains("process \(getpid()) is not reachd"), "\(stderr)")
     }
 }

@@ -1,3 +1,4 @@
+import CoreFoundation
 import Foundation
 import Logging
 import ReachConfig
@@ -53,7 +54,7 @@ struct ServiceManagerTests {
 
         // SIGHUP: RELOADING=1 with the monotonic clock, then READY=1.
         try "http://127.0.0.1:1/other\n".write(to: targets, atomically: true, encoding: .utf8)
-        kill(reachd.process.processIdentifier, SIGHUP)
+        reachd.signal(SIGHUP)
         let (reloading, _) = await socket.waitFor { $0.contains("RELOADING=1") }
         let monotonic = reloading?.value(of: "MONOTONIC_USEC").flatMap(UInt64.init)
         #expect(monotonic != nil, "\(String(describing: reloading))")
@@ -65,11 +66,11 @@ struct ServiceManagerTests {
         #expect(readyAgain != nil)
         _ = try await reachd.waitForLog(containing: "configuration reloaded: targets +0 -0 ~1 (changed: target-1)")
 
-        kill(reachd.process.processIdentifier, SIGTERM)
+        reachd.signal(SIGTERM)
         let (stopping, _) = await socket.waitFor { $0.contains("STOPPING=1") }
         #expect(stopping != nil)
-        let (status, _, stderr) = try await reachd.finish()
-        #expect(status == 0, "\(stderr)")
+        let result = await reachd.finish()
+        #expect(result.status == 0, "\(result.errors)")
     }
 
     @Test func aWedgedProbeStopsTheWatchdogSoSystemdRestartsReachd() async throws {

@@ -19,14 +19,14 @@ struct SystemdUnitTests {
     private static func stagedInstall() async throws -> TemporaryDirectory {
         let stage = try TemporaryDirectory("install")
         let install = try await run(
-            "/bin/bash", [repositoryRoot.appending(path: "scripts/install").path, "/usr"],
-            environment: ["DESTDIR": stage.path, "REACHD_BINARIES": reachdBinary.deletingLastPathComponent().path])
+            "/bin/bash", [BuiltProducts.packageRoot.appending(path: "scripts/install").path, "/usr"],
+            environment: ["DESTDIR": stage.path, "REACHD_BINARIES": BuiltProducts.directory.path])
         #expect(install.status == 0, "\(install.output)")
         return stage
     }
 
     private static var shippedUnits: [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appending(path: "systemd").path))?
+        (try? FileManager.default.contentsOfDirectory(atPath: BuiltProducts.packageRoot.appending(path: "systemd").path))?
             .filter { $0.hasSuffix(".service") }.sorted() ?? []
     }
 
@@ -88,10 +88,10 @@ struct SystemdUnitTests {
     /// Every `man:PAGE(N)` a unit's `Documentation=` or the catalog's `Support:` names is a page
     /// scripts/install installs (it names each file, `PAGE.N`).
     @Test func unitsAndCatalogNameOnlyTheManPagesInstallMakes() throws {
-        let script = try String(contentsOf: repositoryRoot.appending(path: "scripts/install"), encoding: .utf8)
+        let script = try String(contentsOf: BuiltProducts.packageRoot.appending(path: "scripts/install"), encoding: .utf8)
         let page = /man:([A-Za-z0-9_.-]+)\(([1-9])\)/
         for file in Self.shippedUnits + ["reachd.catalog"] {
-            let text = try String(contentsOf: repositoryRoot.appending(path: "systemd/\(file)"), encoding: .utf8)
+            let text = try String(contentsOf: BuiltProducts.packageRoot.appending(path: "systemd/\(file)"), encoding: .utf8)
             let lines = text.split(separator: "\n").filter { $0.hasPrefix("Documentation=") || $0.hasPrefix("Support:") }
             for match in lines.flatMap({ $0.matches(of: page) }) {
                 let name = "\(match.output.1).\(match.output.2)"

@@ -81,6 +81,44 @@ struct HistoryStoreTests {
         #expect(document.transitions.map(\.state) == ["connected", "disconnected", "connected", "connected"])
     }
 
+    /// A server killed with a probe in flight: reset for a moment, refused while it stays down,
+    /// then a timeout for longer still. One outage, reported as what held longest; the transitions
+    /// keep every change.
+    @Test func anOutageWhoseReasonChangesIsOneOutageReportedAsTheReasonThatHeldLongest() async throws {
+        let directory = try TemporaryDirectory("history")
+        let path = directory.path + "/history.sqlite"
+        let clock = ManualWallClock(start)
+        let recorder = try await HistoryRecorder(
+            store: try HistoryStore.open(path: path, createDirectory: false).store, settings: HistorySettings(), clock: clock.read, logger: logger)
+        func failing(_ reason: FailureReason, fault: Fault = .server) -> Verdict {
+            Verdict(state: .disconnected, reason: .targetFailed(target: "api", reason: reason), since: WallTime(sinceEpoch: .seconds(start + 10)), fault: fault)
+        }
+        recorder.record(connected(at: clock.now))
+        clock.advance(by: .seconds(10))
+        recorder.record(failing(.connectionReset))
+        clock.advance(by: .milliseconds(100))
+        recorder.record(failing(.connectionRefused))
+        clock.advance(by: .seconds(30))
+        recorder.record(failing(.timeout, fault: .gateway))
+        clock.advance(by: .seconds(20))
+        try await recorder.flush()
+        let window = WallTime(sinceEpoch: .seconds(start))..<clock.now
+
+        let open = try #require(try await recorder.document(HistoryQuery(window: window)).outages.first)
+        #expect(open.end == nil)
+        #expect((open.reason, open.fault) == ("connection_refused", "server"), "30 s refused, 20 s of timeout so far")
+
+        clock.advance(by: .seconds(11))
+        recorder.record(connected(at: clock.now))
+        clock.advance(by: .seconds(1))
+        try await recorder.flush()
+        let document = try await recorder.document(HistoryQuery(window: WallTime(sinceEpoch: .seconds(start))..<clock.now))
+        #expect(document.outages.count == 1)
+        let outage = try #require(document.outages.first)
+        #expect((outage.reason, outage.fault, outage.target) == ("timeout", "gateway", "api"), "31 s of timeout against 30 s refused")
+        #expect(document.transitions.compactMap(\.reason) == ["healthy", "connection_reset", "connection_refused", "timeout", "healthy"])
+    }
+
     @Test func aCorruptFileIsMovedAsideAndAFreshOneWorks() async throws {
         let directory = try TemporaryDirectory("history")
         let path = directory.path + "/history.sqlite"

@@ -35,10 +35,7 @@ extension ReachKitProcessTests {
                 socket: \(socket)
                 """.write(toFile: config, atomically: true, encoding: .utf8)
             var server = try await startServer(in: namespace)
-            let reachd = try ChildProcess(
-                "reachd", executable: Namespace.ip,
-                arguments: ["netns", "exec", namespace.name, Self.products.appending(path: "reachd").path, "--config", config, "--log-target", "stderr"],
-                errorLog: "\(directory)/reachd.log")
+            let reachd = try ReachdProcess(["--config", config], listen: nil, namespace: namespace.name, log: "\(directory)/reachd.log")
             defer { reachd.signal(SIGKILL) }
             let embedded = try ChildProcess(
                 "reachkit-example", executable: Namespace.ip,

@@ -16,7 +16,9 @@ extension ReachKitProcessTests {
             let healthPort = try freeLoopbackPort()
             var server = try await HealthServer(port: healthPort)
             let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
-            let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: Self.quickReconnect, logger: .quiet)
+            var settings = Self.quickReconnect
+            settings.likelyConnectedWindow = .seconds(1)
+            let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: settings, logger: .quiet)
             let lost = Collected<ServiceTransition>()
             let restored = Collected<ServiceTransition>()
             service.onConnectivityLost(named: "pause-uploads") { lost.append($0) }
@@ -26,10 +28,10 @@ extension ReachKitProcessTests {
 
             try await waitUntil("connected", timeout: .seconds(30)) { service.isConnected }
             #expect(service.isLikelyConnected)
-            // Past the 5 s window since the last event (a steady verdict sends none): only evidence
-            // refreshed from /v1/status can keep it likely.
-            try await Task.sleep(for: .seconds(6))
-            try await waitUntil("likely connected on refreshed evidence", timeout: .seconds(5)) { service.isLikelyConnected }
+            // Past the window since the last event (a steady verdict sends none; the evidence is
+            // refreshed every half window): only evidence refreshed from /v1/status keeps it likely.
+            try await waitUntil("four refreshes", timeout: .seconds(20)) { service.evidenceRefreshes >= 4 }
+            #expect(service.isLikelyConnected, "likely connected on refreshed evidence")
 
             await server.stop()
             try await waitUntil("disconnected", timeout: .seconds(30)) { service.current.state == .disconnected }
@@ -38,7 +40,9 @@ extension ReachKitProcessTests {
             server = try await HealthServer(port: healthPort)
             try await waitUntil("connected again", timeout: .seconds(30)) { service.isConnected }
             try await waitUntil("the restored callback ran") { restored.count >= 1 }
-            try await Task.sleep(for: .seconds(1))
+            // Steadily connected since: two refreshes later, still one callback each.
+            let refreshes = service.evidenceRefreshes
+            try await waitUntil("two more refreshes", timeout: .seconds(10)) { service.evidenceRefreshes >= refreshes + 2 }
             #expect(lost.count == 1 && restored.count == 1, "one callback per transition: \(lost.all.count) lost, \(restored.all.count) restored")
             #expect(lost.all.first?.verdict.reason.code == "connection_refused")
             #expect((lost.all.first?.sequence ?? .max) < (restored.all.first?.sequence ?? 0))
@@ -70,15 +74,19 @@ extension ReachKitProcessTests {
             try await waitUntil("reachd reported unreachable", timeout: .seconds(10)) { service.current.reason.code == "reachd_unreachable" }
             #expect(!service.isConnected && !service.isLikelyConnected)
             #expect(service.current.state == .unknown)
-            try await Task.sleep(for: .seconds(1))
+            // Three tries to reconnect, each refused: still never a stale connected.
+            try await waitUntil("three reconnection attempts", timeout: .seconds(10)) {
+                logs.all.count { $0.message.hasPrefix("reachd unreachable: trying again") } >= 3
+            }
             let whileDown = seen.all.dropFirst(beforeKill)
             #expect(!whileDown.isEmpty && !whileDown.contains { $0.isConnected }, "never a stale connected while reachd is down: \(seen.all.map { "\($0.state.rawValue) \($0.reason)" })")
 
             reachd = try await LocalReachd(watchingPort: healthPort, port: port, directory: directory)
             try await waitUntil("connected through the new reachd", timeout: .seconds(30)) { service.isConnected }
             #expect(logs.all.contains { $0.message.contains("reset") }, "the old event id is unknown to the new reachd: it sends a reset")
-            try await Task.sleep(for: .milliseconds(500))
-            #expect(transitions.count == 0, "connected before and after: a restart of reachd is no transition")
+            // The verdict that came through the new reachd was decided no transition (nothing for a callback to run on).
+            #expect(!logs.all.contains { $0.message.hasPrefix("transition ") }, "connected before and after: a restart of reachd is no transition")
+            #expect(transitions.count == 0)
             await reachd.kill()
             await server.stop()
         }

@@ -1,57 +1,94 @@
 import Foundation
 import Synchronization
 
-/// A child process whose stdout is collected line by line on a thread of its own, and whose
-/// stdin a test can write lines to. Waiting never blocks the cooperative pool.
+/// A child process a test starts, talks to and waits on: the one wrapper tests use for any
+/// program that runs alongside them (reachd, a server, a desktop). Its stdout is collected line
+/// by line and its stderr as text, each on a thread of its own, so that neither pipe fills up and
+/// waiting never blocks the cooperative pool.
 public final class ChildProcess: Sendable {
     public struct Failed: Error, CustomStringConvertible {
         public var description: String
         public init(description: String) { self.description = description }
     }
 
-    private let process: Process
-    private let input: FileHandle
-    /// A class, so the reading thread can share the (non-copyable) mutex and atomic.
-    private final class Output: Sendable {
+    /// A class, so the reading threads can share the (non-copyable) mutexes and atomics.
+    private final class Collected: Sendable {
         let lines = Mutex<[String]>([])
-        let ended = Atomic<Bool>(false)
+        let text = Mutex<String>("")
+        let errors = Mutex<String>("")
+        let outputEnded = Atomic<Bool>(false)
+        /// Set once stderr is read to its end (or goes to a file, which the child writes itself).
+        let errorsEnded = Atomic<Bool>(false)
     }
 
-    private let collected = Output()
+    private let process: Process
+    private let input: FileHandle
+    private let collected = Collected()
+    /// Where stderr goes when it is kept in a file (for a person to read after the test).
+    private let errorLog: String?
     public let name: String
 
-    /// Starts `executable` with `arguments`; stderr goes to `errorLog` (a file path) if given,
-    /// else to the test's stderr.
-    public init(_ name: String, executable: String, arguments: [String], errorLog: String? = nil, environment: [String: String]? = nil) throws {
+    /// Starts `executable` with `arguments`.
+    /// - Parameters:
+    ///   - errorLog: A file for stderr, kept after the test; else stderr is collected in memory.
+    ///   - environment: The whole environment; `nil` inherits the test's.
+    ///   - directory: The working directory; `nil` inherits the test's.
+    public init(
+        _ name: String, executable: String, arguments: [String], errorLog: String? = nil, environment: [String: String]? = nil,
+        directory: String? = nil
+    ) throws {
         self.name = name
+        self.errorLog = errorLog
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = URL(filePath: directory) }
         let stdin = Pipe()
         let stdout = Pipe()
+        let stderr = errorLog == nil ? Pipe() : nil
         process.standardInput = stdin
         process.standardOutput = stdout
         if let errorLog {
             _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: errorLog)
+        } else {
+            process.standardError = stderr
         }
         input = stdin.fileHandleForWriting
         try process.run()
-        let output = stdout.fileHandleForReading
-        Thread { [collected] in
+        let collected = collected
+        Self.read(stdout.fileHandleForReading) { chunk, pending in
+            collected.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                pending.removeSubrange(pending.startIndex...newline)
+                collected.lines.withLock { $0.append(line) }
+            }
+        } ended: { pending in
+            if !pending.isEmpty { collected.lines.withLock { $0.append(String(decoding: pending, as: UTF8.self)) } }
+            collected.outputEnded.store(true, ordering: .releasing)
+        }
+        if let stderr {
+            Self.read(stderr.fileHandleForReading) { chunk, _ in
+                collected.errors.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+            } ended: { _ in
+                collected.errorsEnded.store(true, ordering: .releasing)
+            }
+        }
+    }
+
+    /// Reads `handle` to its end on a thread of its own.
+    private static func read(_ handle: FileHandle, chunk: @escaping @Sendable (Data, inout Data) -> Void, ended: @escaping @Sendable (Data) -> Void) {
+        Thread {
             var pending = Data()
             while true {
-                let chunk = output.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    collected.lines.withLock { $0.append(line) }
-                }
+                let data = handle.availableData
+                if data.isEmpty { break }
+                chunk(data, &pending)
             }
-            collected.ended.store(true, ordering: .releasing)
+            ended(pending)
         }.start()
     }
 
@@ -59,21 +96,48 @@ public final class ChildProcess: Sendable {
     public var isRunning: Bool { process.isRunning }
     /// The exit status, once it has exited.
     public var terminationStatus: Int32 { process.terminationStatus }
+    /// Whether it ended by a signal rather than an exit.
+    public var wasSignalled: Bool { process.terminationReason == .uncaughtSignal }
+    /// The lines of stdout so far.
     public var output: [String] { collected.lines.withLock { $0 } }
+    /// stdout so far, as it came.
+    public var outputText: String { collected.text.withLock { $0 } }
+    /// stderr so far.
+    public var errors: String {
+        guard let errorLog else { return collected.errors.withLock { $0 } }
+        return FileManager.default.contents(atPath: errorLog).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
 
     /// Waits until a line of stdout satisfies `predicate`, and returns it.
     @discardableResult
     public func waitForLine(timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let line = collected.lines.withLock({ $0.first(where: predicate) }) { return line }
-            if collected.ended.load(ordering: .acquiring), collected.lines.withLock({ $0.first(where: predicate) }) == nil {
-                throw Failed(description: "\(name) ended its output without the expected line; it printed \(output)")
+        let collected = collected
+        do {
+            return try await waitFor("\(name) to print the expected line", timeout: timeout) {
+                let ended = collected.outputEnded.load(ordering: .acquiring)
+                if let line = collected.lines.withLock({ $0.first(where: predicate) }) { return line }
+                if ended { throw Failed(description: "\(name) ended its output without the expected line; it printed \(output)") }
+                return nil
             }
-            guard ContinuousClock.now < deadline else {
-                throw Failed(description: "\(name) did not print the expected line in \(timeout); it printed \(output)")
+        } catch is TimedOutWaiting {
+            throw Failed(description: "\(name) did not print the expected line in \(timeout); it printed \(output)")
+        }
+    }
+
+    /// Waits until stderr contains `text`, and returns all of stderr so far.
+    @discardableResult
+    public func waitForErrors(containing text: String, timeout: Duration = .seconds(20)) async throws -> String {
+        let collected = collected
+        do {
+            return try await waitFor("\(name) to write \(text)", timeout: timeout) {
+                let finished = !isRunning && (errorLog != nil || collected.errorsEnded.load(ordering: .acquiring))
+                let errors = errors
+                if errors.contains(text) { return errors }
+                if finished { throw Failed(description: "\(name) exited without writing \"\(text)\"; it wrote:\n\(errors)") }
+                return nil
             }
-            try await Task.sleep(for: .milliseconds(5))
+        } catch is TimedOutWaiting {
+            throw Failed(description: "\(name) did not write \"\(text)\" in \(timeout); it wrote:\n\(errors)")
         }
     }
 
@@ -90,23 +154,33 @@ public final class ChildProcess: Sendable {
         if process.isRunning { kill(process.processIdentifier, signal) }
     }
 
-    /// Waits for the child to exit, off the cooperative pool; sends SIGKILL if it takes longer
-    /// than `timeout`.
-    public func waitForExit(timeout: Duration = .seconds(5)) async {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now >= deadline {
-                signal(SIGKILL)
-                break
-            }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+    /// Waits for the child to exit, and returns how long that took; sends SIGKILL if it takes
+    /// longer than `timeout`.
+    @discardableResult
+    public func waitForExit(timeout: Duration = .seconds(5)) async -> Duration {
+        let start = ContinuousClock.now
+        if (try? await waitUntil("\(name) to exit", timeout: timeout) { !self.isRunning }) == nil { signal(SIGKILL) }
+        let took = ContinuousClock.now - start
         let process = self.process
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread {
-                process.waitUntilExit()
-                continuation.resume()
-            }.start()
+        await offPool { process.waitUntilExit() }
+        return took
+    }
+
+    /// Waits for the exit (SIGKILL after `timeout`, which the result's status then shows) and the
+    /// end of its stdout; returns its status and everything it wrote.
+    public func finish(timeout: Duration = .seconds(15)) async -> ProgramResult {
+        await waitForExit(timeout: timeout)
+        let collected = collected
+        let errorsInFile = errorLog != nil
+        try? await waitUntil("\(name)'s output to end", timeout: .seconds(5)) {
+            collected.outputEnded.load(ordering: .acquiring) && (errorsInFile || collected.errorsEnded.load(ordering: .acquiring))
         }
+        return ProgramResult(status: process.terminationStatus, output: collected.text.withLock { $0 }, errors: errors)
+    }
+
+    /// Kills it and waits until it is gone: for a test that is done with it.
+    public func stop() async {
+        signal(SIGKILL)
+        await waitForExit()
     }
 }

@@ -86,18 +86,3 @@ public final class TestClock: Clock, Sendable {
         try await waitUntil("\(count) sleeper(s) on the test clock", timeout: timeout) { self.sleeperCount >= count }
     }
 }
-
-/// Thrown when a condition a test waits for does not come true in time.
-public struct TimedOutWaiting: Error, CustomStringConvertible {
-    public let condition: String
-    public var description: String { "timed out waiting for \(condition)" }
-}
-
-/// Polls `condition` in real time until it holds, or throws after `timeout`.
-public func waitUntil(_ condition: String, timeout: Duration = .seconds(10), _ check: () async -> Bool) async throws {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    while await !check() {
-        guard ContinuousClock.now < deadline else { throw TimedOutWaiting(condition: condition) }
-        try await Task.sleep(for: .milliseconds(1))
-    }
-}

@@ -7,7 +7,7 @@ public final class TestNamespace: Sendable {
     public let name: String
 
     private static let counter = Atomic<Int>(0)
-    static let ipPath = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
+    public static let ipPath = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
 
     /// Whether this process may create namespaces (CAP_NET_ADMIN) and enter them (CAP_SYS_ADMIN):
     /// found out once by trying.

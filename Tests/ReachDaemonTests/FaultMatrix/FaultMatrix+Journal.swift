@@ -21,8 +21,8 @@ extension FaultMatrix {
                     url: http://\(MatrixNetwork.serverName):\(FaultServer.port)/health
                 """.write(toFile: "\(own)/reachd.yaml", atomically: true, encoding: .utf8)
             let started = try await PrivateJournal(
-                URL(filePath: MatrixNetwork.ipPath),
-                ["netns", "exec", run.network.host, reachdBinary.path, "--config", "\(own)/reachd.yaml", "--log-target", "journald"])
+                TestNamespace.ipPath,
+                ["netns", "exec", run.network.host, BuiltProducts.reachd, "--config", "\(own)/reachd.yaml", "--log-target", "journald"])
             journal = started
             let pid = "_PID=\(started.pid)"
             func matching(_ event: ReachLogEvent) -> [String] { ["SYSLOG_IDENTIFIER=reachd", pid, "MESSAGE_ID=\(event.journalMessageID)"] }
@@ -59,7 +59,7 @@ extension FaultMatrix {
         }
         if let journal {
             kill(journal.pid, SIGTERM)
-            _ = try? await journal.finish()
+            _ = await journal.finish()
         }
         run.finish(row)
     }

@@ -26,7 +26,7 @@ struct UplinkFaultMatrix {
         let topology = try UplinkTopology()
         try await topology.setUp()
         let scratch = try TemporaryDirectory("uplink-matrix")
-        var reachd: ChildProcess?
+        var reachd: ReachdProcess?
         var rows: [MatrixCase] = []
         var falseConnected = Duration.zero
         do {
@@ -115,7 +115,7 @@ struct UplinkFaultMatrix {
     }
 
     /// reachd in the topology's host namespace, its API on a unix socket the test reaches from outside.
-    private static func start(in topology: UplinkTopology, directory: String) throws -> ChildProcess {
+    private static func start(in topology: UplinkTopology, directory: String) throws -> ReachdProcess {
         let configuration = """
             socket: \(directory)/reachd.sock
             listen: 127.0.0.1:0
@@ -125,11 +125,7 @@ struct UplinkFaultMatrix {
               - name: server
                 url: \(UplinkTopology.serverURL)
             """
-        try configuration.write(toFile: "\(directory)/reachd.yaml", atomically: true, encoding: .utf8)
-        return try ChildProcess(
-            "reachd", executable: MatrixNetwork.ipPath,
-            arguments: topology.inHost([reachdBinary.path, "--config", "\(directory)/reachd.yaml", "--log-target", "stderr"]),
-            errorLog: "\(directory)/reachd.log")
+        return try ReachdProcess(configuration: configuration, in: directory, listen: nil, namespace: topology.host, log: "\(directory)/reachd.log")
     }
 }
 

@@ -327,13 +327,11 @@ struct FaultMatrix {
                 let path = "\(directory)/bad-\(index)/reachd.yaml"
                 try FileManager.default.createDirectory(atPath: "\(directory)/bad-\(index)", withIntermediateDirectories: true)
                 try configuration.yaml.write(toFile: path, atomically: true, encoding: .utf8)
-                let child = try ChildProcess(
-                    "reachd", executable: reachdBinary.path, arguments: ["--config", path, "--log-target", "stderr", "--listen", "127.0.0.1:0"],
-                    errorLog: "\(directory)/bad-\(index)/stderr")
-                await child.waitForExit(timeout: .seconds(10))
-                let errors = (FileManager.default.contents(atPath: "\(directory)/bad-\(index)/stderr")).map { String(decoding: $0, as: UTF8.self) } ?? ""
-                if child.terminationStatus != 78 {
-                    row.failure = "exit \(child.terminationStatus): \(errors.prefix(300))"
+                let reachd = try ReachdProcess(["--config", path], log: "\(directory)/bad-\(index)/stderr")
+                let result = await reachd.finish()
+                let errors = result.errors
+                if result.status != 78 {
+                    row.failure = "exit \(result.status): \(errors.prefix(300))"
                 } else if !errors.contains(configuration.names) {
                     row.failure = "exit 78 but does not name \(configuration.names): \(errors.prefix(300))"
                 }

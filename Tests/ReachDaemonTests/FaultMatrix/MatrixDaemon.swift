@@ -8,14 +8,14 @@ final class MatrixDaemon: Sendable {
     let directory: String
     /// The network namespace it runs in.
     let namespace: String
-    private let child: ChildProcess
+    private let reachd: ReachdProcess
     let logPath: String
 
     var configPath: String { "\(directory)/reachd.yaml" }
     var socketPath: String { "\(directory)/reachd.sock" }
-    var processIdentifier: Int32 { child.processIdentifier }
-    var isRunning: Bool { child.isRunning }
-    var terminationStatus: Int32 { child.terminationStatus }
+    var processIdentifier: Int32 { reachd.processIdentifier }
+    var isRunning: Bool { reachd.isRunning }
+    var terminationStatus: Int32 { reachd.terminationStatus }
 
     /// The configuration every matrix reachd runs: an HTTP target by name with the default cadence
     /// (1 s) and deadline (2 s); a gRPC target polled only every 10 s but watched, so that what
@@ -63,10 +63,9 @@ final class MatrixDaemon: Sendable {
                 try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
             }
         }
-        child = try ChildProcess(
-            "reachd", executable: MatrixNetwork.ipPath,
-            arguments: ["netns", "exec", namespace, reachdBinary.path, "--config", "\(directory)/reachd.yaml", "--log-target", "stderr"],
-            errorLog: logPath, environment: ProcessInfo.processInfo.environment.merging(systemBus.map { ["DBUS_SYSTEM_BUS_ADDRESS": $0] } ?? [:]) { $1 })
+        reachd = try ReachdProcess(
+            ["--config", "\(directory)/reachd.yaml"], listen: nil, environment: systemBus.map { ["DBUS_SYSTEM_BUS_ADDRESS": $0] } ?? [:],
+            namespace: namespace, log: logPath)
     }
 
     /// `configuration` with an HTTPS target `tls` first: the fault server's HTTPS port, its
@@ -83,12 +82,11 @@ final class MatrixDaemon: Sendable {
             """)
     }
 
-    var log: String { (FileManager.default.contents(atPath: logPath)).map { String(decoding: $0, as: UTF8.self) } ?? "" }
+    var log: String { reachd.log }
 
     /// Waits until the log holds `text`.
     func waitForLog(_ text: String, timeout: Duration = .seconds(30)) async throws {
-        try await waitUntil("reachd logs \(text)", timeout: timeout) { self.log.contains(text) || !self.isRunning }
-        guard log.contains(text) else { throw ChildProcess.Failed(description: "reachd exited without logging \(text):\n\(log)") }
+        try await reachd.waitForLog(containing: text, timeout: timeout)
     }
 
     /// Hook runs so far, by direction.
@@ -105,17 +103,11 @@ final class MatrixDaemon: Sendable {
         return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
     }
 
-    func signal(_ signal: Int32) { child.signal(signal) }
+    func signal(_ signal: Int32) { reachd.signal(signal) }
 
     /// Waits for the exit (SIGKILL after `timeout`); returns how long it took.
     @discardableResult
     func waitForExit(timeout: Duration = .seconds(10)) async -> Duration {
-        let start = ContinuousClock.now
-        while child.isRunning, ContinuousClock.now - start < timeout {
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        let took = ContinuousClock.now - start
-        await child.waitForExit(timeout: .zero)
-        return took
+        await reachd.waitForExit(timeout: timeout)
     }
 }

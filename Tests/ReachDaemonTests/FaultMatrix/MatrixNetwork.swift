@@ -12,7 +12,7 @@ import Synchronization
 /// Everything is removed by name in ``tearDown()``: both namespaces (which takes the veths with
 /// them) and the `/etc/netns` files `ip netns exec` mounts over `/etc`.
 final class MatrixNetwork: Sendable {
-    static let ipPath = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
+    static let ipPath = TestNamespace.ipPath
     static let hostAddress = "198.51.100.2"
     static let serverAddress = "198.51.100.1"
     /// The gRPC server's own address on the same link, so that blackholing the HTTP server's

@@ -3,12 +3,8 @@ import ReachTesting
 import Synchronization
 import Testing
 
-/// The built `reachctl`, next to `reachd`.
-let notifyAgentReachctlPath = reachdBinary.deletingLastPathComponent().appending(path: "reachctl").path
-
 /// Where screenshots go: `.build/notifications/` of the package, for a person to look at.
-let notifyAgentScreenshots = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appending(path: ".build/notifications")
+let notifyAgentScreenshots = BuiltProducts.packageRoot.appending(path: ".build/notifications")
 
 /// The health endpoint reachd watches: answers 200 ("up") or 503 ("down") on `/health`, or, as a
 /// captive portal does, `302` to ``portalSignInURL`` ("portal"), switched through stdin, on a fixed
@@ -82,15 +78,13 @@ final class NotifyAgentTarget: Sendable {
 /// A reachd on a fixed API port, watching `http://127.0.0.1:<target>/health`.
 final class NotifyAgentReachd: Sendable {
     let apiPort: Int
-    private let child: ChildProcess
-    let directory: URL
+    private let reachd: ReachdProcess
 
     /// - Parameter more: More of the configuration, top-level YAML.
     init(targetPort: Int, apiPort: Int, interval: String = "200ms", more: String = "", rig: NotifyAgentRig) async throws {
         self.apiPort = apiPort
-        directory = rig.directory.url
-        let config = directory.appending(path: "reachd-\(UUID().uuidString.prefix(6)).yaml")
-        try """
+        let reachd = try ReachdProcess(
+            configuration: """
             server:
               base_url: http://127.0.0.1:\(targetPort)
               health_path: /health
@@ -99,13 +93,10 @@ final class NotifyAgentReachd: Sendable {
               timeout: 1s
             listen: 127.0.0.1:\(apiPort)
             \(more)
-            """.write(to: config, atomically: true, encoding: .utf8)
-        child = rig.track(try ChildProcess(
-            "reachd", executable: reachdBinary.path, arguments: ["--config", config.path],
-            errorLog: directory.appending(path: "reachd.log").path))
-        try await waitUntil("reachd answers on \(apiPort)", timeout: .seconds(20)) {
-            (try? loopbackGet(port: apiPort, path: "/v1/status", timeout: .seconds(2)))?.status == 200 || !self.child.isRunning
-        }
+            """, in: rig.directory.path, listen: nil, log: rig.directory.url.appending(path: "reachd-\(UUID().uuidString.prefix(6)).log").path)
+        self.reachd = reachd
+        rig.onStop { await reachd.kill() }
+        _ = try await reachd.waitForPort()
     }
 
     var endpoint: String { "http://127.0.0.1:\(apiPort)" }
@@ -130,8 +121,7 @@ final class NotifyAgentReachd: Sendable {
     }
 
     func stop() async {
-        child.signal(SIGKILL)
-        await child.waitForExit()
+        await reachd.kill()
     }
 }
 
@@ -182,7 +172,7 @@ final class NotifyAgentRig: Sendable {
 
     func startAgent(endpoint: String, minInterval: String, options: [String] = [], environment: [String: String]? = nil) throws -> ChildProcess {
         track(try ChildProcess(
-            "reachctl notify-agent", executable: notifyAgentReachctlPath,
+            "reachctl notify-agent", executable: BuiltProducts.reachctl,
             arguments: ["--endpoint", endpoint, "notify-agent", "--min-interval", minInterval, "--verbose"] + options,
             errorLog: agentLog.path, environment: environment ?? desktop.environment))
     }
@@ -200,12 +190,27 @@ final class NotifyAgentRig: Sendable {
         return desktop.notifyCalls
     }
 
-    /// Waits until dunst shows something, lets a second notification (if any) arrive, and
-    /// expects exactly one on screen.
+    /// Waits until dunst has answered every post the agent made and shows one, and expects
+    /// exactly one on screen (displayed or queued to be).
     func expectOneDisplayed() async throws {
-        try await waitUntil("dunst shows a notification", timeout: .seconds(10)) { ((try? await desktop.displayedCount()) ?? 0) >= 1 }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(try await desktop.displayedCount() == 1, "one notification, not two")
+        try await waitUntil("the agent's posts answered and one shown", timeout: .seconds(10)) {
+            let answered = agentOutput.components(separatedBy: " showing \"").count - 1
+            let shown = (try? await desktop.displayedCount()) ?? 0
+            return answered >= desktop.notifyCalls.count && shown >= 1
+        }
+        let waiting = Int(try await desktop.dunstctl(["count", "waiting"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(try await desktop.displayedCount() == 1 && waiting == 0, "one notification, not two")
+    }
+
+    /// Waits until the agent, after logging `marker`, has handled what came and has nothing
+    /// scheduled: from then on only news from reachd or the desktop can change the screen.
+    func waitUntilAgentIsIdle(after marker: String, timeout: Duration = .seconds(20)) async throws {
+        try await waitUntil("the agent idle after \(marker)", timeout: timeout) {
+            let log = agentOutput
+            guard let seen = log.range(of: marker, options: .backwards) else { return false }
+            let schedules = log[seen.upperBound...].split(separator: "\n").filter { $0.contains("nothing scheduled") || $0.contains("next decision in") }
+            return schedules.last?.contains("nothing scheduled") == true
+        }
     }
 
     private func stop() async {

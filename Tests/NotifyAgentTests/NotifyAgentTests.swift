@@ -72,8 +72,8 @@ struct NotifyAgentTests {
             #expect(replacedAt - waitingAt < 6, "inside the window: the case that used to wait for it")
             #expect(latency < .milliseconds(100), "replaced \(latency) after reachd said connected")
             try await rig.expectOneDisplayed()
-            // Nothing more when the window ends: the screen already says it.
-            try await Task.sleep(until: .now + .seconds(max(0, 6.5 - (replacedAt - waitingAt))))
+            // Nothing more when the window ends: the screen already says it, and nothing is scheduled to change it.
+            try await rig.waitUntilAgentIsIdle(after: "showing \"Connected\"")
             #expect(rig.desktop.notifyCalls.count == 2)
         }
     }
@@ -87,7 +87,7 @@ struct NotifyAgentTests {
 
             let waiting = try #require(try await rig.waitForCalls(1).first)
             #expect(waiting.body == "The server is not responding — your network is fine. The server answered with an error (target server).")
-            try await Task.sleep(for: .milliseconds(500))
+            try await rig.expectOneDisplayed()
             let hitsBefore = target.hits
             let clicked = ContinuousClock.now
             let action = try await rig.desktop.dunstctl(["action", "0"])
@@ -121,7 +121,8 @@ struct NotifyAgentTests {
             while ContinuousClock.now - stormStart < .seconds(8) {
                 up.toggle()
                 try target.set(up: up)
-                try await Task.sleep(for: .milliseconds(400))
+                // Each flip lands before the next: reachd says it.
+                try await waitUntil("reachd says \(up ? "connected" : "disconnected")") { try reachd.status().state == (up ? "connected" : "disconnected") }
                 mostDisplayed = max(mostDisplayed, try await rig.desktop.displayedCount() ?? 0)
             }
             try target.set(up: false)
@@ -133,7 +134,8 @@ struct NotifyAgentTests {
             try await waitUntil("the last post is the waiting one", timeout: .seconds(15)) {
                 rig.desktop.notifyCalls.last?.summary == "Waiting for connectivity…" && rig.desktop.notifyCalls.count > 1
             }
-            try await Task.sleep(for: window + .seconds(1))
+            // Then nothing more: the agent has nothing scheduled, and reachd stays disconnected.
+            try await rig.waitUntilAgentIsIdle(after: "showing \"Waiting for connectivity…\"")
             let calls = rig.desktop.notifyCalls
             print("flap storm: \(flips) verdict changes in \(stormLength) gave \(calls.count) notification posts (window \(window))")
             let allowed = Int((stormLength + window) / window) + 2
@@ -154,7 +156,8 @@ struct NotifyAgentTests {
             _ = try await rig.waitForCalls(1)
 
             await rig.desktop.killNotificationServer()
-            try await Task.sleep(for: .milliseconds(500))
+            // The agent saw it go (its notification with it) before a new one starts.
+            try await waitUntil("the agent saw the server stop") { rig.agentOutput.contains("session bus: serverStopped") }
             try await rig.desktop.startNotificationServer()
             let calls = try await rig.waitForCalls(2)
             #expect(calls[1].summary == "Waiting for connectivity…")
@@ -188,7 +191,8 @@ struct NotifyAgentTests {
             let agent = try rig.startAgent(endpoint: first.endpoint, minInterval: "1s")
             _ = try await rig.waitForCalls(1)
             await first.stop()
-            try await Task.sleep(for: .seconds(2))
+            // Retrying, quietly after the first warning, and still running.
+            try await waitUntil("the agent retries") { rig.agentOutput.contains("; retrying in ") || !agent.isRunning }
             #expect(agent.isRunning)
 
             _ = try await HealthTarget(port: targetPort, up: true, rig: rig)
@@ -210,7 +214,9 @@ struct NotifyAgentTests {
             var environment = rig.desktop.environment
             environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(rig.directory.path)/no-bus-here"
             let agent = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "1s", environment: environment)
-            try await Task.sleep(for: .seconds(4))
+            try await waitUntil("two retries for the bus") {
+                rig.agentOutput.components(separatedBy: "still no session bus").count - 1 >= 2 || !agent.isRunning
+            }
             #expect(agent.isRunning)
             let log = rig.agentOutput
             #expect(log.components(separatedBy: "cannot use the session bus").count - 1 == 1, "warned once:\n\(log)")

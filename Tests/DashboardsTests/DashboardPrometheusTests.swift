@@ -3,8 +3,7 @@ import ReachTesting
 import Testing
 
 /// `Dashboards/` at the root of the package.
-private let dashboardsDirectory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appending(path: "Dashboards")
+private let dashboardsDirectory = BuiltProducts.packageRoot.appending(path: "Dashboards")
 private let dashboardFile = dashboardsDirectory.appending(path: "reachd.json")
 private let alertsFile = dashboardsDirectory.appending(path: "reachd-alerts.yaml")
 
@@ -56,54 +55,10 @@ private func substitutingGrafanaVariables(_ expr: String) -> String {
     grafanaSubstitutions.reduce(expr) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
 }
 
-/// A child process whose output goes to a file; killed with SIGKILL when done with.
-private final class LoggedChild: @unchecked Sendable {
-    let process = Process()
-    let log: URL
-
-    init(_ executable: String, _ arguments: [String], log: URL, directory: URL? = nil) throws {
-        self.log = log
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.executableURL = URL(filePath: executable)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        try handle.close()
-    }
-
-    var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-
-    func killNow() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-}
-
-/// Runs a program to completion with `input` on its standard input; returns its status and output.
-private func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(filePath: executable)
-    process.arguments = arguments
-    let directory = try TemporaryDirectory("dashboard-run")
-    let output = directory.url.appending(path: "output.log")
-    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-    let handle = try FileHandle(forWritingTo: output)
-    process.standardOutput = handle
-    process.standardError = handle
-    let stdin = Pipe()
-    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-    try process.run()
-    try handle.close()
-    if let input {
-        stdin.fileHandleForWriting.write(input)
-        try stdin.fileHandleForWriting.close()
-    }
-    process.waitUntilExit()
-    return (process.terminationStatus, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+/// Runs a program to completion with `input` on its standard input; returns its status and both outputs together.
+private func run(_ executable: String, _ arguments: [String], input: String? = nil) async throws -> (status: Int32, output: String) {
+    let result = try await runProgram(executable, arguments, input: input)
+    return (result.status, result.output + result.errors)
 }
 
 /// The HTTP API of a Prometheus on 127.0.0.1.
@@ -147,14 +102,10 @@ private struct PrometheusAPI {
     }
 }
 
-/// Polls `condition` every half second until it holds or `timeout` passes; says whether it held.
-private func eventually(within timeout: Duration, _ condition: () throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    while ContinuousClock.now < deadline {
-        if (try? condition()) == true { return true }
-        try await Task.sleep(for: .milliseconds(500))
-    }
-    return (try? condition()) == true
+/// Asks Prometheus `condition` every 100 ms (each ask is a query it evaluates) until it holds or
+/// `timeout` passes; says whether it held.
+private func eventually(within timeout: Duration, _ condition: () throws -> Bool) async -> Bool {
+    (try? await waitUntil("Prometheus to say so", timeout: timeout, every: .milliseconds(100)) { (try? condition()) == true }) != nil
 }
 
 @Suite("Dashboards and alerts against a real Prometheus", .serialized)
@@ -193,8 +144,8 @@ struct DashboardPrometheusTests {
     }
 
     @Test(.enabled(if: promtoolPath != nil, "promtool is not installed (Debian/Ubuntu package prometheus)"))
-    func theAlertRulesPassPromtool() throws {
-        let check = try run(try #require(promtoolPath), ["check", "rules", alertsFile.path])
+    func theAlertRulesPassPromtool() async throws {
+        let check = try await run(try #require(promtoolPath), ["check", "rules", alertsFile.path])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.output.contains("SUCCESS"), "\(check.output)")
     }
@@ -207,16 +158,13 @@ struct DashboardPrometheusTests {
         let promtool = try #require(promtoolPath)
         let scratch = try TemporaryDirectory("dashboard")
         let directory = scratch.url
-        var children: [LoggedChild] = []
+        var children: [ChildProcess] = []
         var reachd: ReachdProcess?
         var health: HealthServer?
         defer {
-            for child in children { child.killNow() }
+            for child in children { child.signal(SIGKILL) }
             health?.kill()
-            if let reachd, reachd.process.isRunning {
-                kill(reachd.process.processIdentifier, SIGKILL)
-                reachd.process.waitUntilExit()
-            }
+            reachd?.signal(SIGKILL)
         }
 
         // A target that answers 200, an HTTPS one whose certificate (openssl's, from a CA of the
@@ -235,7 +183,7 @@ struct DashboardPrometheusTests {
             """.write(to: config, atomically: true, encoding: .utf8)
         let daemon = try ReachdProcess(["--config", config.path])
         reachd = daemon
-        let reachdPort = try #require(try await daemon.waitForPort())
+        let reachdPort = try await daemon.waitForPort()
 
         // Prometheus scraping it every second, with the alert rules loaded.
         let prometheusPort = try freeLoopbackPort()
@@ -252,31 +200,31 @@ struct DashboardPrometheusTests {
                 static_configs:
                   - targets: ['127.0.0.1:\(reachdPort)']
             """.write(to: prometheusConfig, atomically: true, encoding: .utf8)
-        let server = try LoggedChild(
-            prometheus,
-            [
+        let server = try ChildProcess(
+            "prometheus", executable: prometheus,
+            arguments: [
                 "--config.file=\(prometheusConfig.path)", "--storage.tsdb.path=\(directory.appending(path: "data").path)",
                 "--web.listen-address=127.0.0.1:\(prometheusPort)", "--web.enable-lifecycle", "--log.level=warn",
             ],
-            log: directory.appending(path: "prometheus.log"), directory: directory)
+            errorLog: directory.appending(path: "prometheus.log").path, directory: directory.path)
         children.append(server)
         let api = PrometheusAPI(port: prometheusPort)
-        let ready = try await eventually(within: .seconds(60)) { try loopbackGet(port: prometheusPort, path: "/-/ready").status == 200 }
-        try #require(ready, "Prometheus never got ready:\n\(server.output)")
+        let ready = await eventually(within: .seconds(60)) { try loopbackGet(port: prometheusPort, path: "/-/ready").status == 200 }
+        try #require(ready, "Prometheus never got ready:\n\(server.errors)")
 
         // Connected, as scraped.
-        let connected = try await eventually(within: .seconds(60)) { api.hasData(#"reachd_connected{job="reachd"} == 1"#) }
-        try #require(connected, "Prometheus never saw reachd connected:\n\(server.output)")
+        let connected = await eventually(within: .seconds(60)) { api.hasData(#"reachd_connected{job="reachd"} == 1"#) }
+        try #require(connected, "Prometheus never saw reachd connected:\n\(server.errors)")
 
         // Disconnected once the target's server is gone.
         await health?.stop()
-        let disconnected = try await eventually(within: .seconds(60)) { api.hasData(#"reachd_connected{job="reachd"} == 0"#) }
+        let disconnected = await eventually(within: .seconds(60)) { api.hasData(#"reachd_connected{job="reachd"} == 0"#) }
         try #require(disconnected, "Prometheus never saw reachd disconnected")
         #expect(api.hasData(#"reachd_probes_total{job="reachd", result="connection_refused"} > 0"#))
 
         // Connected again once it is back on the same port.
         health = try await HealthServer(port: healthPort)
-        let reconnected = try await eventually(within: .seconds(60)) {
+        let reconnected = await eventually(within: .seconds(60)) {
             api.hasData(#"reachd_connected{job="reachd"} == 1 and changes(reachd_connected{job="reachd"}[10m]) >= 2"#)
         }
         try #require(reconnected, "Prometheus never saw reachd connected again")
@@ -285,7 +233,7 @@ struct DashboardPrometheusTests {
         // scrapes before rate() and increase() see them, hence the wait.
         let expressions = try dashboardExpressions().map { (panel: $0.panel, expr: substitutingGrafanaVariables($0.expr)) }
         #expect(expressions.count >= 11)
-        _ = try await eventually(within: .seconds(30)) { expressions.allSatisfy { api.hasData($0.expr) } }
+        _ = await eventually(within: .seconds(30)) { expressions.allSatisfy { api.hasData($0.expr) } }
         for (panel, expr) in expressions {
             let answer = try api.query(expr)
             #expect(answer.status == "success", "\(panel): \(expr): \(answer.error)")
@@ -295,7 +243,7 @@ struct DashboardPrometheusTests {
         // (b) Every rule loaded and evaluates without error, by Prometheus's rule manager and as a query.
         let declared = try String(contentsOf: alertsFile, encoding: .utf8).split(separator: "\n")
             .filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- alert:") }.count
-        let evaluated = try await eventually(within: .seconds(30)) {
+        let evaluated = await eventually(within: .seconds(30)) {
             let rules = try api.rules()
             return rules.count == declared && rules.allSatisfy { $0.health != "unknown" }
         }
@@ -314,7 +262,7 @@ struct DashboardPrometheusTests {
         // (c) The certificate that expires in 3 days, as scraped: the rule fires for it, with the
         // time left as its value, and the expired rule does not.
         let firing = #"ALERTS{alertname="ReachdCertificateExpiresSoon", alertstate="firing", target="secure", job="reachd"}"#
-        let fired = try await eventually(within: .seconds(30)) { api.hasData(firing) }
+        let fired = await eventually(within: .seconds(30)) { api.hasData(firing) }
         let alerts = try api.query("ALERTS").raw
         #expect(fired, "ReachdCertificateExpiresSoon never fired: \(alerts)")
         #expect(!api.hasData(#"ALERTS{alertname="ReachdCertificateExpired"}"#))
@@ -325,12 +273,12 @@ struct DashboardPrometheusTests {
         #expect(!api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="health"}"#), "plain HTTP presents no certificate")
 
         // (d) promtool is happy with the rules file and with what reachd serves.
-        let rulesCheck = try run(promtool, ["check", "rules", alertsFile.path])
+        let rulesCheck = try await run(promtool, ["check", "rules", alertsFile.path])
         #expect(rulesCheck.status == 0, "\(rulesCheck.output)")
         let scrape = try loopbackGet(port: reachdPort, path: "/metrics")
         #expect(scrape.status == 200)
         #expect(scrape.body.contains("reachd_connected 1"), "\(scrape.body)")
-        let metricsCheck = try run(promtool, ["check", "metrics"], input: Data(scrape.body.utf8))
+        let metricsCheck = try await run(promtool, ["check", "metrics"], input: scrape.body)
         #expect(metricsCheck.status == 0, "\(metricsCheck.output)")
         await secure.stop()
     }

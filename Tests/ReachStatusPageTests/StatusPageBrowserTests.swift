@@ -11,8 +11,7 @@ import Testing
 @Suite("The status page in a real Chromium", .serialized, .timeLimit(.minutes(4)), .enabled(if: Chromium.executable != nil, "needs chromium (scripts/test installs it)"))
 struct StatusPageBrowserTests {
     /// The package's `.build/status-page`, where the screenshots go.
-    static let screenshots = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appending(path: ".build/status-page")
+    static let screenshots = BuiltProducts.packageRoot.appending(path: ".build/status-page")
 
     /// A reachd with a token, one plain target and one TLS target, and a browser that took the token once.
     struct Rig {
@@ -62,7 +61,7 @@ struct StatusPageBrowserTests {
 
     @Test func theFirstPaintShowsTheVerdictAndFailuresAndRestorationsArriveLiveWithinASecond() async throws {
         let (rig, reachd) = try await Rig.start("page-live")
-        defer { reachd.process.terminate() }
+        defer { reachd.signal(SIGTERM) }
         try await Chromium.with(directory: rig.directory) { browser in
             let page = try await browser.newPage()
 
@@ -108,11 +107,11 @@ struct StatusPageBrowserTests {
             try await waitUntil("the outage is in the history", timeout: .seconds(5)) {
                 (try? await page.evaluate("fetch('/v1/history').then(r => r.json()).then(d => d.outages.length)")) as? Int ?? 0 > 0
             }
-            kill(reachd.process.processIdentifier, SIGKILL)
+            reachd.signal(SIGKILL)
             try await page.waitUntil("document.getElementById('live').dataset.state === 'reconnecting'", timeout: .seconds(5))
             #expect(try await page.text("#live")?.hasPrefix("Reconnecting") == true)
             let again = try await rig.reachd()
-            defer { again.process.terminate() }
+            defer { again.signal(SIGTERM) }
             try await page.waitUntil("document.getElementById('live').dataset.state === 'live'", timeout: .seconds(15))
             #expect(try await page.evaluate("window.reachdMarker") as? Double == marker, "no reload")
 
@@ -122,7 +121,7 @@ struct StatusPageBrowserTests {
 
     @Test func withoutJavaScriptThePageStillShowsTheVerdict() async throws {
         let (rig, reachd) = try await Rig.start("page-nojs", history: false)
-        defer { reachd.process.terminate() }
+        defer { reachd.signal(SIGTERM) }
         try await Chromium.with(directory: rig.directory) { browser in
             let page = try await browser.newPage()
             try await page.send("Emulation.setScriptExecutionDisabled", ["value": true])
@@ -136,7 +135,7 @@ struct StatusPageBrowserTests {
 
     @Test func theAccessibilityTreeNamesTheKeyElementsAndTextKeepsAAContrastInBothThemes() async throws {
         let (rig, reachd) = try await Rig.start("page-a11y")
-        defer { reachd.process.terminate() }
+        defer { reachd.signal(SIGTERM) }
         try await Chromium.with(directory: rig.directory) { browser in
             let page = try await browser.newPage()
             try await page.navigate("\(rig.base)/?token=\(rig.token)")

@@ -16,7 +16,7 @@ struct ReachctlFootprintTests {
     ]
 
     @Test func linksNoneOfTheServerStackNoHTTPClientLibraryNoTLSNoGRPCAndNoICU() async throws {
-        let binary = reachdBinary.deletingLastPathComponent().appending(path: "reachctl")
+        let binary = URL(filePath: BuiltProducts.reachctl)
         let symbols = try await runProgram("/usr/bin/nm", ["--defined-only", binary.path])
         #expect(symbols.status == 0, "\(symbols.errors)")
         let lines = symbols.output.split(separator: "\n")

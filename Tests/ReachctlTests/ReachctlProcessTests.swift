@@ -2,14 +2,6 @@ import Foundation
 import ReachTesting
 import Testing
 
-/// The built `reachctl` binary, next to `reachd`.
-private let reachctlBinary = reachdBinary.deletingLastPathComponent().appending(path: "reachctl")
-
-/// Runs reachctl to completion.
-private func reachctl(_ arguments: [String], timeout: Duration = .seconds(15)) async throws -> (status: Int32, stdout: String, stderr: String) {
-    try await Child(reachctlBinary, arguments).finish(timeout: timeout)
-}
-
 /// A reachd watching the URLs in a temporary targets file, and its endpoint.
 private struct RunningReachd {
     let reachd: ReachdProcess
@@ -22,12 +14,11 @@ private struct RunningReachd {
         let targetsFile = directory.url.appending(path: "targets.txt")
         try "\(url)\n".write(to: targetsFile, atomically: true, encoding: .utf8)
         reachd = try ReachdProcess(["--targets-file", targetsFile.path], environment: ["REACHD_CONFIG": ""])
-        endpoint = "http://127.0.0.1:\(try await reachd.waitForPort() ?? 1)"
+        endpoint = "http://127.0.0.1:\(try await reachd.waitForPort())"
     }
 
-    func stop() async throws {
-        kill(reachd.process.processIdentifier, SIGKILL)
-        _ = try await reachd.finish()
+    func stop() async {
+        await reachd.kill()
     }
 }
 
@@ -36,8 +27,8 @@ struct ReachctlProcessTests {
     @Test func anAbsurdTimeoutIsAUsageErrorNotACrash() async throws {
         for timeout in ["1e16", "99999999999999h", "5 fortnights"] {
             let run = try await reachctl(["--endpoint", "http://127.0.0.1:1", "wait-online", "--timeout", timeout])
-            #expect(run.status == 64, "EX_USAGE for \(timeout): \(run.stderr)")
-            #expect(run.stderr.contains("invalid for '--timeout"), "\(run.stderr)")
+            #expect(run.status == 64, "EX_USAGE for \(timeout): \(run.errors)")
+            #expect(run.errors.contains("invalid for '--timeout"), "\(run.errors)")
         }
     }
 
@@ -45,25 +36,25 @@ struct ReachctlProcessTests {
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
 
         let check = try await reachctl(["--endpoint", daemon.endpoint, "check"])
-        #expect(check.status == 1, "\(check.stderr)")
-        #expect(check.stdout.hasPrefix("disconnected: connection_refused (target target-1)\n"), "\(check.stdout)")
+        #expect(check.status == 1, "\(check.errors)")
+        #expect(check.output.hasPrefix("disconnected: connection_refused (target target-1)\n"), "\(check.output)")
 
         let status = try await reachctl(["--endpoint", daemon.endpoint, "status"])
-        #expect(status.status == 1, "\(status.stderr)")
-        let lines = status.stdout.split(separator: "\n")
+        #expect(status.status == 1, "\(status.errors)")
+        let lines = status.output.split(separator: "\n")
         #expect(lines.first == "disconnected: connection_refused (target target-1)")
         // In our words, from the reason table: nothing of NIO's "Connection refused) (errno: 111)".
-        #expect(lines.dropFirst().first == "  target target-1: connection refused (in the connect phase)", "\(status.stdout)")
-        #expect(lines.contains { $0.hasSuffix("unhealthy  connection_refused in connect: connection refused") }, "\(status.stdout)")
+        #expect(lines.dropFirst().first == "  target target-1: connection refused (in the connect phase)", "\(status.output)")
+        #expect(lines.contains { $0.hasSuffix("unhealthy  connection_refused in connect: connection refused") }, "\(status.output)")
         // Refused is an answer: the path works, so it is the server's fault.
-        #expect(lines.dropFirst(2).first == "fault:      server — The server is not responding — your network is fine.", "\(status.stdout)")
+        #expect(lines.dropFirst(2).first == "fault:      server — The server is not responding — your network is fine.", "\(status.output)")
         #expect(lines.contains { $0.hasPrefix("since:") })
         #expect(lines.contains { $0.hasPrefix("interfaces:") })
         #expect(lines.contains { $0.contains("target-1") && $0.contains("http") && $0.contains("unhealthy") && $0.contains("connection_refused in connect") })
 
         let json = try await reachctl(["status", "--json", "--endpoint", daemon.endpoint])
         #expect(json.status == 1)
-        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let document = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
         #expect(document?["state"] as? String == "disconnected")
         #expect(document?["reason"] as? String == "connection_refused")
         #expect(document?["reason_detail"] as? String == "target target-1: connection refused (in the connect phase)")
@@ -73,9 +64,9 @@ struct ReachctlProcessTests {
         let wait = try await reachctl(["--endpoint", daemon.endpoint, "wait-online", "--timeout", "1s"])
         #expect(wait.status == 1)
         #expect(ContinuousClock.now - started < .seconds(5))
-        #expect(wait.stderr.contains("not connected after 1s: disconnected: connection_refused"), "\(wait.stderr)")
+        #expect(wait.errors.contains("not connected after 1s: disconnected: connection_refused"), "\(wait.errors)")
 
-        try await daemon.stop()
+        await daemon.stop()
     }
 
     @Test func aHealthyTargetReadsConnectedWithExit0() async throws {
@@ -84,25 +75,25 @@ struct ReachctlProcessTests {
 
         // wait-online first: it must return as soon as reachd decides, before any explicit check.
         let wait = try await reachctl(["--endpoint", daemon.endpoint, "wait-online", "--timeout", "10s"])
-        #expect(wait.status == 0, "\(wait.stderr)")
+        #expect(wait.status == 0, "\(wait.errors)")
 
         let check = try await reachctl(["--endpoint", daemon.endpoint, "check"])
-        #expect(check.status == 0, "\(check.stderr)")
-        #expect(check.stdout.hasPrefix("connected (healthy)\n"), "\(check.stdout)")
+        #expect(check.status == 0, "\(check.errors)")
+        #expect(check.output.hasPrefix("connected (healthy)\n"), "\(check.output)")
 
         let status = try await reachctl(["--endpoint", daemon.endpoint, "status"])
         #expect(status.status == 0)
-        #expect(status.stdout.split(separator: "\n").contains { $0.contains("target-1") && $0.contains("healthy") && $0.hasSuffix(" ms") }, "\(status.stdout)")
+        #expect(status.output.split(separator: "\n").contains { $0.contains("target-1") && $0.contains("healthy") && $0.hasSuffix(" ms") }, "\(status.output)")
 
         let json = try await reachctl(["--endpoint", daemon.endpoint, "status", "--json"])
         #expect(json.status == 0)
-        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let document = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
         #expect(document?["state"] as? String == "connected")
 
         let quick = try await reachctl(["--endpoint", daemon.endpoint, "wait-online", "--timeout", "1s"])
         #expect(quick.status == 0)
 
-        try await daemon.stop()
+        await daemon.stop()
     }
 
     @Test func behindACaptivePortalStatusSaysWhereToSignIn() async throws {
@@ -121,17 +112,17 @@ struct ReachctlProcessTests {
         let port = try await portal.waitForLine { $0.hasPrefix("port ") }.dropFirst("port ".count)
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:\(port)/api/v1/health")
         let check = try await reachctl(["--endpoint", daemon.endpoint, "check"])
-        #expect(check.status == 1, "\(check.stderr)")
-        let lines = check.stdout.split(separator: "\n")
-        #expect(lines.first?.hasPrefix("disconnected: captive_portal") == true, "\(check.stdout)")
-        #expect(lines.contains("sign in:    http://portal.test/login (captive portal, redirect)"), "\(check.stdout)")
+        #expect(check.status == 1, "\(check.errors)")
+        let lines = check.output.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("disconnected: captive_portal") == true, "\(check.output)")
+        #expect(lines.contains("sign in:    http://portal.test/login (captive portal, redirect)"), "\(check.output)")
         let json = try await reachctl(["status", "--json", "--endpoint", daemon.endpoint])
-        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let document = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
         let described = document?["portal"] as? [String: Any]
         #expect(described?["user_portal_url"] as? String == "http://portal.test/login")
         #expect(described?["evidence"] as? String == "redirect")
         #expect(document?["target"] is NSNull, "the portal is the network's, not a target's")
-        try await daemon.stop()
+        await daemon.stop()
         portal.signal(SIGKILL)
         await portal.waitForExit()
     }
@@ -141,28 +132,28 @@ struct ReachctlProcessTests {
         for command in [["status"], ["status", "--json"], ["check"], ["watch"]] {
             let run = try await reachctl(["--endpoint", endpoint] + command)
             #expect(run.status == 2, "\(command)")
-            #expect(run.stderr.contains("cannot reach reachd at http://127.0.0.1:1: connection refused"), "\(command): \(run.stderr)")
-            #expect(run.stdout.isEmpty)
+            #expect(run.errors.contains("cannot reach reachd at http://127.0.0.1:1: connection refused"), "\(command): \(run.errors)")
+            #expect(run.output.isEmpty)
         }
         // As the configuration writes durations (in any case), or a bare number of seconds.
         for timeout in ["500ms", "0.5S", "0.5"] {
             let started = ContinuousClock.now
             let wait = try await reachctl(["--endpoint", endpoint, "wait-online", "--timeout", timeout])
-            #expect(wait.status == 2, "\(timeout): \(wait.stderr)")
+            #expect(wait.status == 2, "\(timeout): \(wait.errors)")
             #expect(ContinuousClock.now - started < .seconds(3))
         }
     }
 
     @Test func theEndpointComesFromTheEnvironment() async throws {
-        let run = try await Child(reachctlBinary, ["status"], environment: ["REACHD_ENDPOINT": "http://127.0.0.1:1"]).finish()
+        let run = try await reachctl(["status"], environment: ["REACHD_ENDPOINT": "http://127.0.0.1:1"])
         #expect(run.status == 2)
-        #expect(run.stderr.contains("http://127.0.0.1:1"))
+        #expect(run.errors.contains("http://127.0.0.1:1"))
     }
 
     @Test func aBadDurationIsAUsageError() async throws {
         let run = try await reachctl(["wait-online", "--timeout", "1x"])
         #expect(run.status == 64)
-        #expect(run.stderr.contains("--timeout"))
+        #expect(run.errors.contains("--timeout"))
     }
 
     @Test func theTokenFileSuppliesTheBearerToken() async throws {
@@ -172,17 +163,16 @@ struct ReachctlProcessTests {
         let config = directory.url.appending(path: "reachd.yaml")
         try "server:\n  base_url: http://127.0.0.1:1\napi:\n  bearer_token_file: \(token.path)\n".write(to: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config.path])
-        let endpoint = "http://127.0.0.1:\(try #require(try await reachd.waitForPort()))"
+        let endpoint = "http://127.0.0.1:\(try await reachd.waitForPort())"
 
         let refused = try await reachctl(["--endpoint", endpoint, "status"])
         #expect(refused.status == 2)
-        #expect(refused.stderr.contains("401"), "\(refused.stderr)")
+        #expect(refused.errors.contains("401"), "\(refused.errors)")
         let allowed = try await reachctl(["--endpoint", endpoint, "--token-file", token.path, "status", "--json"])
-        #expect(allowed.status == 1, "\(allowed.stderr)")
-        #expect(allowed.stdout.contains("\"state\""))
+        #expect(allowed.status == 1, "\(allowed.errors)")
+        #expect(allowed.output.contains("\"state\""))
 
-        kill(reachd.process.processIdentifier, SIGKILL)
-        _ = try await reachd.finish()
+        await reachd.kill()
     }
 
     @Test func theStatusAPIAnswersOnAUnixSocket() async throws {
@@ -193,26 +183,25 @@ struct ReachctlProcessTests {
         let reachd = try ReachdProcess(["--config", config.path])
         _ = try await reachd.waitForLog(containing: "listening on socket path")
         let run = try await reachctl(["--endpoint", socket, "status", "--json"])
-        #expect(run.status == 1, "disconnected: nothing listens on port 1; \(run.stderr)")
-        #expect(run.stdout.contains("\"connection_refused\""), "\(run.stdout)")
-        kill(reachd.process.processIdentifier, SIGKILL)
-        _ = try await reachd.finish()
+        #expect(run.status == 1, "disconnected: nothing listens on port 1; \(run.errors)")
+        #expect(run.output.contains("\"connection_refused\""), "\(run.output)")
+        await reachd.kill()
     }
 
     @Test func watchPrintsTheVerdictThenExits3WhenReachdDies() async throws {
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
-        let watch = try Child(reachctlBinary, ["--endpoint", daemon.endpoint, "watch"])
-        defer { watch.killNow() }
-        let first = try await watch.waitFor("\n", on: .output)
+        let watch = try ChildProcess("reachctl watch", executable: BuiltProducts.reachctl, arguments: ["--endpoint", daemon.endpoint, "watch"])
+        defer { watch.signal(SIGKILL) }
+        let first = try await watch.waitForLine { _ in true }
         let fields = first.split(separator: "  ")
         #expect(fields.count >= 4, "\(first)")
         #expect(fields.dropFirst().first == "unknown" || fields.dropFirst().first == "disconnected", "\(first)")
         #expect(fields.dropFirst(3).first?.hasPrefix("#") == true, "\(first)")
 
-        try await daemon.stop()
-        let (status, _, stderr) = try await watch.finish(timeout: .seconds(10))
-        #expect(status == 3, "\(stderr)")
-        #expect(stderr.contains(daemon.endpoint))
+        await daemon.stop()
+        let result = await watch.finish(timeout: .seconds(10))
+        #expect(result.status == 3, "\(result.errors)")
+        #expect(result.errors.contains(daemon.endpoint))
     }
 
     @Test func watchGivesUpOnAnEndpointThatStreamsOneEndlessLine() async throws {
@@ -234,22 +223,23 @@ struct ReachctlProcessTests {
             print('port', s.server_address[1], flush=True)
             s.serve_forever()
             """
-        let server = try Child(URL(filePath: "/usr/bin/env"), ["python3", "-c", script], discardStderr: true)
-        defer { server.killNow() }
-        let line = try await server.waitFor("\n", on: .output, timeout: .seconds(10))
+        let server = try ChildProcess("endless stream", executable: "/usr/bin/python3", arguments: ["-c", script])
+        defer { server.signal(SIGKILL) }
+        let line = try await server.waitForLine { $0.hasPrefix("port ") }
         let port = line.drop { !$0.isNumber }.prefix { $0.isNumber }
         let run = try await reachctl(["--endpoint", "http://127.0.0.1:\(port)", "watch"], timeout: .seconds(20))
-        #expect(run.status == 2, "no event ever came: as unreachable; \(run.stderr)")
-        #expect(run.stderr.contains("not reachd's event stream"), "\(run.stderr)")
+        #expect(run.status == 2, "no event ever came: as unreachable; \(run.errors)")
+        #expect(run.errors.contains("not reachd's event stream"), "\(run.errors)")
     }
 
     @Test func watchFollowKeepsRetryingWhileReachdIsAway() async throws {
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
-        let watch = try Child(reachctlBinary, ["--endpoint", daemon.endpoint, "watch", "--follow"])
-        defer { watch.killNow() }
-        _ = try await watch.waitFor("\n", on: .output)
-        try await daemon.stop()
-        try await Task.sleep(for: .seconds(1))
-        #expect(watch.process.isRunning, "--follow keeps going while reachd is away")
+        let watch = try ChildProcess("reachctl watch --follow", executable: BuiltProducts.reachctl, arguments: ["--endpoint", daemon.endpoint, "watch", "--follow"])
+        defer { watch.signal(SIGKILL) }
+        try await watch.waitForLine { _ in true }
+        await daemon.stop()
+        // Three tries to reconnect, each refused and followed by the next: it keeps going while reachd is away.
+        try await waitUntil("three reconnection attempts") { watch.errors.components(separatedBy: "reconnecting in").count > 3 || !watch.isRunning }
+        #expect(watch.isRunning, "--follow keeps going while reachd is away: \(watch.errors)")
     }
 }

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Where `swift build` put the package's programs: beside the test bundle.
+public enum BuiltProducts {
+    public static let directory = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
+    public static let reachd = directory.appending(path: "reachd").path
+    public static let reachctl = directory.appending(path: "reachctl").path
+    /// The package's root, for the files it ships (`config/`, `Dashboards/`).
+    public static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The shipped configuration, `config/reachd.yaml`.
+    public static let shippedConfiguration = packageRoot.appending(path: "config/reachd.yaml").path
+}
+
+/// reachd as a process: the one way tests start it.
+///
+/// It logs on stderr (whatever journald runs) and, unless told otherwise, serves its API on a
+/// free loopback port, so that the daemons of tests running side by side never collide.
+public final class ReachdProcess: Sendable {
+    private let child: ChildProcess
+    /// The configuration file, when the test gave the configuration as text.
+    public let configurationPath: String?
+
+    /// Starts reachd with `arguments`.
+    /// - Parameters:
+    ///   - listen: Added as `--listen` unless `nil` (the configuration's `listen:` then holds)
+    ///     or `arguments` name one.
+    ///   - environment: Added to the test's environment, less `REACHD_ENDPOINT`.
+    ///   - namespace: A network namespace to run it in (`ip netns exec`, which execs: the
+    ///     process is reachd itself).
+    ///   - log: A file for its log, kept after the test; else it is collected in memory.
+    public init(
+        _ arguments: [String], listen: String? = "127.0.0.1:0", environment: [String: String] = [:], namespace: String? = nil,
+        log: String? = nil
+    ) throws {
+        configurationPath = arguments.firstIndex(of: "--config").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+        var arguments = arguments
+        if !arguments.contains("--check-config") {
+            if let listen, !arguments.contains("--listen") { arguments += ["--listen", listen] }
+            if !arguments.contains("--log-target") { arguments += ["--log-target", "stderr"] }
+        }
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["REACHD_ENDPOINT"] = nil
+        let executable = namespace == nil ? BuiltProducts.reachd : TestNamespace.ipPath
+        if let namespace { arguments = ["netns", "exec", namespace, BuiltProducts.reachd] + arguments }
+        child = try ChildProcess(
+            "reachd", executable: executable, arguments: arguments, errorLog: log, environment: inherited.merging(environment) { $1 })
+    }
+
+    /// Writes `configuration` (YAML) to a new file in `directory` and starts reachd on it.
+    public convenience init(
+        configuration: String, in directory: String, arguments: [String] = [], listen: String? = "127.0.0.1:0",
+        environment: [String: String] = [:], namespace: String? = nil, log: String? = nil
+    ) throws {
+        let path = "\(directory)/reachd-\(UUID().uuidString.prefix(8)).yaml"
+        try configuration.write(toFile: path, atomically: true, encoding: .utf8)
+        try self.init(["--config", path] + arguments, listen: listen, environment: environment, namespace: namespace, log: log)
+    }
+
+    public var processIdentifier: Int32 { child.processIdentifier }
+    public var isRunning: Bool { child.isRunning }
+    public var terminationStatus: Int32 { child.terminationStatus }
+    public var wasSignalled: Bool { child.wasSignalled }
+    /// Its log so far.
+    public var log: String { child.errors }
+
+    /// Waits until its log contains `text`; returns all of the log so far.
+    @discardableResult
+    public func waitForLog(containing text: String, timeout: Duration = .seconds(20)) async throws -> String {
+        try await child.waitForErrors(containing: text, timeout: timeout)
+    }
+
+    /// Waits until the status API listens on TCP, and returns its port.
+    public func waitForPort(timeout: Duration = .seconds(20)) async throws -> Int {
+        let log = try await waitForLog(containing: "Server started and listening on", timeout: timeout)
+        guard let range = log.range(of: "listening on 127.0.0.1:"), let port = Int(log[range.upperBound...].prefix { $0.isNumber }) else {
+            throw ChildProcess.Failed(description: "reachd's listening line names no loopback port:\n\(log)")
+        }
+        return port
+    }
+
+    /// Waits until the status API on `port` says `state` (`connected`, `disconnected`, ...).
+    public func waitForState(_ state: String, port: Int, timeout: Duration = .seconds(15)) async throws {
+        try await waitUntil("reachd on \(port) to say \(state)", timeout: timeout) {
+            guard self.isRunning else { throw ChildProcess.Failed(description: "reachd exited:\n\(self.log)") }
+            return (try? loopbackGet(port: port, path: "/v1/status"))?.body.contains("\"state\":\"\(state)\"") == true
+        }
+    }
+
+    public func signal(_ signal: Int32) { child.signal(signal) }
+
+    /// Waits for the exit (SIGKILL after `timeout`); returns how long it took.
+    @discardableResult
+    public func waitForExit(timeout: Duration = .seconds(10)) async -> Duration {
+        await child.waitForExit(timeout: timeout)
+    }
+
+    /// Waits for the exit (SIGKILL after `timeout`) and returns its status and everything it wrote.
+    public func finish(timeout: Duration = .seconds(10)) async -> ProgramResult {
+        await child.finish(timeout: timeout)
+    }
+
+    /// Kills it outright (as a crash would) and waits until it is gone.
+    public func kill() async {
+        await child.stop()
+    }
+
+    /// A safety net for a test that ends early: reachd must not outlive it.
+    deinit { child.signal(SIGKILL) }
+}
+
+/// Runs the built `reachctl` to its end (killed after `timeout`) and returns what it printed.
+/// `environment` is added to the test's, less `REACHD_ENDPOINT`.
+public func reachctl(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(15)) async throws -> ProgramResult {
+    var inherited = ProcessInfo.processInfo.environment
+    inherited["REACHD_ENDPOINT"] = nil
+    let child = try ChildProcess(
+        "reachctl", executable: BuiltProducts.reachctl, arguments: arguments, environment: inherited.merging(environment) { $1 })
+    return await child.finish(timeout: timeout)
+}

@@ -1,0 +1,33 @@
+/// Thrown when a condition a test waits for does not come true in time.
+public struct TimedOutWaiting: Error, CustomStringConvertible {
+    public let condition: String
+    public var description: String { "timed out waiting for \(condition)" }
+}
+
+/// Waits until `check` holds, or throws after `timeout`: the one way tests wait for something
+/// outside their control (a process's output, a file, a server's answer) to happen.
+///
+/// It looks again every millisecond (or `every`, for a check that costs its target real work,
+/// such as a Prometheus query), so it answers within that of the event; the pause between looks
+/// is the only sleep a test needs for synchronisation, and it is here.
+public func waitUntil(
+    _ condition: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(1), _ check: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while try await !check() {
+        guard ContinuousClock.now < deadline else { throw TimedOutWaiting(condition: condition) }
+        try await Task.sleep(for: interval)  // between two looks: see above
+    }
+}
+
+/// Waits until `produce` gives a value, and returns it; throws after `timeout`.
+public func waitFor<T>(
+    _ condition: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(1), _ produce: () async throws -> T?
+) async throws -> T {
+    var found: T?
+    try await waitUntil(condition, timeout: timeout, every: interval) {
+        found = try await produce()
+        return found != nil
+    }
+    return found!
+}
