@@ -176,7 +176,8 @@ struct NetlinkLinkSourceIntegrationTests {
         let namespace = try await TestNamespace.make("cancel")
         let source = RunningSource(in: namespace)
         let initial = try? await source.waitFor { _ in true }
-        try? await Task.sleep(for: .milliseconds(50)) // nothing happens: the reader sits in poll()
+        // Nothing happens: wait until the reader sits in poll() with nothing to do.
+        try await waitUntil("the reader idle in poll()") { source.readerIsIdleInPoll }
         let shutdown = try await source.stop()
         await namespace.delete()
         #expect(initial != nil)
