@@ -126,7 +126,7 @@ final class ScriptedProber: WatchingProber {
             state.streams.append(WatchStream(target: target.name, epoch: epoch(), report: report))
             return state.streams.count - 1
         }
-        try? await Task.sleep(for: .seconds(3600))
+        try? await Task.sleep(for: .seconds(3600))  // a stream held open on purpose, until cancelled
         state.withLock { $0.streams[index].isOpen = false }
     }
 

@@ -61,12 +61,13 @@ struct GracefulShutdownTests {
     private func expectGracefulStop(of service: some ConnectivityService) async throws {
         try await testGracefulShutdown { trigger in
             let running = Task { try await service.run() }
+            let received = Collected<Void>()
             let verdicts = Task {
-                var count = 0
-                for await _ in service.verdicts() { count += 1 }
-                return count
+                for await _ in service.verdicts() { received.append(()) }
+                return received.count
             }
-            try await Task.sleep(for: .milliseconds(200))
+            // The stream is open: it gave the current verdict.
+            try await waitUntil("the current verdict on the stream") { received.count >= 1 }
             trigger.triggerGracefulShutdown()
             try await running.value
             #expect(await verdicts.value >= 1, "the stream gave the current verdict, then ended")
