@@ -106,10 +106,11 @@ final class RunningSource: Sendable {
             guard (try? String(contentsOfFile: "\(folder)/comm", encoding: .utf8))?.hasPrefix("reachd-netlink") == true,
                   inode("\(folder)/ns/net") == namespaceInode,
                   let call = try? String(contentsOfFile: "\(folder)/syscall", encoding: .utf8) else { return false }
-            // "NUMBER ARG1 ARG2 ARG3 ...": poll (7 on x86_64) with timeout -1, or ppoll (271) with no timespec.
-            let fields = call.split(separator: " ").map(String.init)
-            guard fields.count > 3 else { return false }
-            return (fields[0] == "7" && fields[3] == "0xffffffffffffffff") || (fields[0] == "271" && fields[3] == "0x0")
+            // "NUMBER ARG1 ARG2 ARG3 ...": poll (7 on x86_64) with timeout -1 (an int: the register's
+            // upper half may be zero or not), or ppoll (271) with no timespec.
+            let fields = call.split(separator: " ")
+            guard fields.count > 3, let third = UInt64(fields[3].dropFirst(2), radix: 16) else { return false }
+            return (fields[0] == "7" && Int32(truncatingIfNeeded: third) == -1) || (fields[0] == "271" && third == 0)
         }
     }
 
