@@ -159,7 +159,9 @@ struct DurableQueueTests {
         try await advance(clock, until: "three failures") { calls.count >= 3 }
         try await waitUntil("the breaker open") { (try? await queue.stats().isBreakerOpen) == true }
         clock.advance(by: .seconds(30))
-        try await Task.sleep(for: .milliseconds(100))
+        // The queue's one timer still (or again) asleep: had it woken, it would have tried an item
+        // before arming its timer again.
+        try await waitUntil("the queue's timer asleep") { clock.sleeperCount > 0 }
         #expect(calls.count == 3, "an open breaker lets nothing through before its cool-down")
 
         // A restoration closes it: draining resumes at once, and three more failures open it again.
@@ -251,14 +253,16 @@ struct DurableQueueTests {
     }
 }
 
-/// Advances `clock` in `step`s, letting the code under test run between steps, until `condition` holds.
+/// Advances `clock` in `step`s, letting the code under test act on each (until it sleeps on the clock
+/// again), until `condition` holds.
 func advance(
     _ clock: TestClock, until condition: String, step: Duration = .milliseconds(10), limit: Int = 2_000, _ check: () -> Bool
 ) async throws {
     for _ in 0..<limit {
         if check() { return }
         clock.advance(by: step)
-        try await Task.sleep(for: .milliseconds(2))
+        // The code under test has acted on the step once it sleeps on the clock again (or got there).
+        try await waitUntil("a timer on the clock, or \(condition)") { clock.sleeperCount > 0 || check() }
     }
     if !check() { throw NeverHappened(condition: condition) }
 }
