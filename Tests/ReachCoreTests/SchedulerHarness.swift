@@ -208,6 +208,9 @@ final class TrackedProbeTimer: ProbeTimer {
     func hasDueTicks(now: Duration) -> Bool {
         state.withLock { $0.armed.values.contains { $0 <= now } }
     }
+
+    /// How many ticks are armed and have neither fired nor been cancelled.
+    var armedCount: Int { state.withLock { $0.armed.count } }
 }
 
 /// A scheduler on the monitor harness's test clock, running for the test's lifetime.
@@ -247,12 +250,14 @@ final class SchedulerHarness: Sendable {
 
     /// Waits until the scheduler has acted on everything due: it has followed the monitor's latest
     /// probe control, every tick that came due has fired, every probe that has its answer is
-    /// recorded (with any probe it owed started), and the dispatcher sleeps again.
+    /// recorded (with any probe it owed started), and every tick armed for later sleeps on the clock
+    /// (a timer task that had not yet begun to sleep would start counting from a later time).
     func settle() async throws {
         try await clock.waitForSleepers(1)
         try await waitUntil("the scheduler acted on everything due") {
             self.scheduler.followedProbeControl == self.monitor.currentProbeControl
                 && !self.timer.hasDueTicks(now: self.clock.monitorClock.uptime) && self.prober.unsettled == 0
+                && self.clock.sleeperCount >= self.timer.armedCount
         }
     }
 
