@@ -206,6 +206,8 @@ struct DurableQueueTests {
         defer { running.cancel() }
         try await queue.enqueue(contentsOf: [("rejected", Upload(number: 1)), ("flaky", Upload(number: 2)), ("fine", Upload(number: 3))])
         try await advance(clock, of: queue, until: "the good item delivered") { delivered.count == 1 }
+        // The handler has run; the queue records the delivery after it returns.
+        try await waitUntil("the delivery recorded") { (try? await queue.stats()).map { $0.pending + $0.inFlight } == 0 }
         let dead = try await queue.deadLetters()
         #expect(dead.map(\.key) == ["rejected", "flaky"])
         #expect(dead.map(\.attempts) == [1, 3], "a permanent failure dies at once, a retryable one after its maximum attempts")
