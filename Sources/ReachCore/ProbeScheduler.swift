@@ -36,6 +36,8 @@ public final class ProbeScheduler: Sendable {
     private let timer: any ProbeTimer
     private let observer: (any ProbeObserver)?
     private let state: Mutex<ProbeSchedule>
+    /// The last probe control acted on; see ``followedProbeControl``.
+    private let followed = Mutex<ProbeControl?>(nil)
     /// Per target, which result was applied last; its own lock, so results of different targets
     /// never wait for each other and the dispatcher never waits for a result being recorded.
     private let order: [ResultOrder]
@@ -291,8 +293,13 @@ public final class ProbeScheduler: Sendable {
                 return wasSuspended != state.suspended
             }
             if changed { dispatch() }
+            followed.withLock { $0 = control }
         }
     }
+
+    /// The last of the monitor's probe controls that ``run()`` has acted on (the probes it called
+    /// for are started): a caller that changed the control can tell when the scheduler followed.
+    package var followedProbeControl: ProbeControl? { followed.withLock { $0 } }
 }
 
 /// Which probe of one target was applied last, so that results are applied in start order.

@@ -30,6 +30,7 @@ let queue = DurableQueue<Int>(
     name: "uploads", store: store, service: service, policy: QueuePolicy(concurrency: 4), logger: logger
 ) { delivery in
     say("start \(delivery.key)")
+    // A delivery that hangs on purpose (until the process is killed), and a delivery's own work.
     if delivery.item >= hangAt { try await Task.sleep(for: .seconds(3600)) }
     try await Task.sleep(for: .milliseconds(2))
     say("done \(delivery.key)")
@@ -42,6 +43,8 @@ case "enqueue":
     say("enqueued \(count)")
 case "drain":
     let draining = Task { await queue.run() }
+    // A child program (no ReachTesting here): it polls the store's own counts, the event itself,
+    // and the test that runs it waits for its "drained" line with a deadline.
     while true {
         let stats = try await queue.stats()
         if stats.pending == 0, stats.inFlight == 0 { break }

@@ -258,6 +258,7 @@ struct MonitorCallbackTests {
 
     @Test func aRunningCallbackIsCancelledAtShutdown() async throws {
         let harness = MonitorHarness()
+        // A callback that hangs on purpose, until shutdown cancels it.
         harness.monitor.onConnectivityRestored(named: "slow") { _ in try await Task.sleep(for: .seconds(3600)) }
         var reports = harness.monitor.callbackReports().makeAsyncIterator()
         harness.record(.refused("server"))

@@ -62,7 +62,7 @@ struct DeadlineTests {
         let ended = Mutex(false)
         let running = Task {
             try await withDeadline(.seconds(2), sleep: clock.monitorClock.sleep(for:)) {
-                // Ends only when cancelled, like a request at its deadline.
+                // Ends only when cancelled, like a request at its deadline (a deliberate hang).
                 try? await Task.sleep(for: .seconds(3600))
                 ended.withLock { $0 = true }
                 return 1
@@ -84,7 +84,7 @@ struct DeadlineTests {
         let running = Task {
             try await withDeadline(.seconds(3600)) {
                 started.open()
-                try await Task.sleep(for: .seconds(3600))
+                try await Task.sleep(for: .seconds(3600))  // a deliberate hang, ended by cancellation
             }
         }
         await started.wait()

@@ -127,7 +127,8 @@ struct ProbeOverlapTests {
         try await waitUntil("every probe in flight was cancelled") { harness.prober.cancelRequests == 3 }
         for started in [Duration.zero, .seconds(1)] {
             harness.prober.finish("server", startedAt: started, with: .failure("server", .cancelled, phase: .head, latency: .zero))
-            try await Task.sleep(for: .milliseconds(20))
+            // The scheduler has taken the result, and with it decided whether run() may return.
+            try await waitUntil("the scheduler took the cancelled result") { harness.prober.unsettled == 0 }
             #expect(!ended.isSet, "run() waits for every probe in flight, not only the first ones")
         }
         harness.prober.finish("server", startedAt: .seconds(2), with: .failure("server", .cancelled, phase: .head, latency: .zero))

@@ -7,7 +7,7 @@ import Testing
 /// A prober that records when each probe started on the test clock, and either answers at once or
 /// holds the probe until the test releases it. Several probes of one target may be held at once
 /// (the scheduler overlaps them while a server hangs); each is known by when it started.
-final class ScriptedProber: WatchingProber {
+final class ScriptedProber: WatchingProber, StartingProber {
     struct Call: Equatable {
         var target: String
         var at: Duration
@@ -29,6 +29,8 @@ final class ScriptedProber: WatchingProber {
         var streams: [WatchStream] = []
         var cancelRequests = 0
         var answersCancellation = true
+        /// Probes started by the scheduler whose task has not yet handed its result back.
+        var unfinished = 0
     }
 
     private let state = Mutex(State())
@@ -109,6 +111,21 @@ final class ScriptedProber: WatchingProber {
         }
     }
 
+    /// Started as ``Prober/startInTask(_:whenDone:)`` does (a task per probe), but counted until the
+    /// scheduler has taken the result, so a test can tell when every answered probe is recorded.
+    func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
+        state.withLock { $0.unfinished += 1 }
+        let task = Task {
+            whenDone(await probe(target))
+            state.withLock { $0.unfinished -= 1 }
+        }
+        return ProbeCancellation { task.cancel() }
+    }
+
+    /// How many started probes have an answer (or are about to be held) that the scheduler has not
+    /// yet taken: those held wait for the test, not for the scheduler.
+    var unsettled: Int { state.withLock { $0.unfinished - $0.held.count } }
+
     func watches(_ target: ProbeTarget) -> Bool { watched.contains(target.name) }
 
     /// One `watch` call: open until the scheduler cancels it.
@@ -126,7 +143,7 @@ final class ScriptedProber: WatchingProber {
             state.streams.append(WatchStream(target: target.name, epoch: epoch(), report: report))
             return state.streams.count - 1
         }
-        try? await Task.sleep(for: .seconds(3600))
+        try? await Task.sleep(for: .seconds(3600))  // a stream held open on purpose, until cancelled
         state.withLock { $0.streams[index].isOpen = false }
     }
 
@@ -162,11 +179,46 @@ final class CountingObserver: ProbeObserver {
     var lateness: [Duration] { counts.withLock { $0.lateness } }
 }
 
+/// The default timer (a task asleep on the monitor clock until the tick), which also tells whether
+/// a tick that has come due is still to be acted on.
+final class TrackedProbeTimer: ProbeTimer {
+    private struct State {
+        var nextID = 0
+        /// When each armed tick is due, until it has fired (its body returned) or was cancelled.
+        var armed: [Int: Duration] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    func schedule(at uptime: Duration, of clock: MonitorClock, _ body: @escaping @Sendable () -> Void) -> ProbeCancellation {
+        let id = state.withLock { state in
+            state.nextID += 1
+            state.armed[state.nextID] = uptime
+            return state.nextID
+        }
+        let task = Task {
+            defer { state.withLock { _ = $0.armed.removeValue(forKey: id) } }
+            guard (try? await clock.sleep(for: uptime - clock.uptime)) != nil else { return }
+            body()
+        }
+        return ProbeCancellation { task.cancel() }
+    }
+
+    /// Whether a tick due at `now` or before has not yet fired.
+    func hasDueTicks(now: Duration) -> Bool {
+        state.withLock { $0.armed.values.contains { $0 <= now } }
+    }
+
+    /// How many ticks are armed and have neither fired nor been cancelled.
+    var armedCount: Int { state.withLock { $0.armed.count } }
+}
+
 /// A scheduler on the monitor harness's test clock, running for the test's lifetime.
 final class SchedulerHarness: Sendable {
     let monitorHarness: MonitorHarness
     let prober: ScriptedProber
     let observer = CountingObserver()
+    let timer = TrackedProbeTimer()
     let scheduler: ProbeScheduler
     private let runner: Task<Void, Never>
 
@@ -177,7 +229,7 @@ final class SchedulerHarness: Sendable {
         if holding { prober.hold() }
         scheduler = ProbeScheduler(
             targets: targets, prober: prober, monitor: monitorHarness.monitor, clock: monitorHarness.clock.monitorClock,
-            observer: observer)
+            observer: observer, timer: timer)
         let scheduler = self.scheduler
         runner = Task { await scheduler.run() }
     }
@@ -196,11 +248,17 @@ final class SchedulerHarness: Sendable {
         try await settle()
     }
 
-    /// Waits until the dispatcher sleeps again, i.e. has acted on everything due.
+    /// Waits until the scheduler has acted on everything due: it has followed the monitor's latest
+    /// probe control, every tick that came due has fired, every probe that has its answer is
+    /// recorded (with any probe it owed started), and every tick armed for later sleeps on the clock
+    /// (a timer task that had not yet begun to sleep would start counting from a later time).
     func settle() async throws {
         try await clock.waitForSleepers(1)
-        await Task.yield()
-        try await Task.sleep(for: .milliseconds(2))
+        try await waitUntil("the scheduler acted on everything due") {
+            self.scheduler.followedProbeControl == self.monitor.currentProbeControl
+                && !self.timer.hasDueTicks(now: self.clock.monitorClock.uptime) && self.prober.unsettled == 0
+                && self.clock.sleeperCount >= self.timer.armedCount
+        }
     }
 
     func waitForCalls(_ count: Int) async throws {

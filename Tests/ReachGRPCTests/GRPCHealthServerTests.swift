@@ -37,17 +37,18 @@ struct GRPCHealthServerTests {
     @Test func aConnectionPastTheLimitIsClosedAndTheOthersAreServed() async throws {
         let running = try await Running.start(maxConnections: 3)
         var held = try (0..<3).map { _ in try PlainConnection(port: running.port) }
-        try await Task.sleep(for: .milliseconds(300))
+        // The server greets a connection it accepted and counted (the budget is applied before).
+        for connection in held { try await connection.waitForServerPreface() }
         let extra = try PlainConnection(port: running.port)
         #expect(await extra.isClosedByPeer(within: .seconds(5)), "the fourth connection is closed at once")
-        #expect(await held[0].isClosedByPeer(within: .milliseconds(200)) == false, "the first three stay open")
+        // A PING answered after the fourth was closed: the first three are still open and served.
+        for connection in held { try await connection.ping() }
         held.removeAll()
         // The server learns of the closes on its own loop: on a busy machine that takes a moment.
         var answer: [String] = []
-        for _ in 0..<25 {
-            answer = try await HealthClientProcess.run(port: running.port, "check", "")
-            if answer == ["UNKNOWN"] { break }
-            try await Task.sleep(for: .milliseconds(200))
+        try? await waitUntil("a check served once the held connections closed", timeout: .seconds(15)) {
+            answer = (try? await HealthClientProcess.run(port: running.port, "check", "")) ?? []
+            return answer == ["UNKNOWN"]
         }
         #expect(answer == ["UNKNOWN"], "served once they closed")
         await running.stop()
@@ -117,14 +118,18 @@ struct GRPCHealthServerTests {
         #expect(try await overall.lines(atLeast: 4).last == "SERVING")
         #expect(try await target.lines(atLeast: 4).last == "SERVING")
 
-        // A change the watched service does not see (another probe result, same health) sends nothing.
+        // A change the watched service does not see (another probe result, same health) sends nothing:
+        // the next change it does see, which each watch handles after that one, comes right after
+        // the last SERVING.
         running.harness.record(.ok("server"))
-        try await Task.sleep(for: .milliseconds(300))
+        try await running.harness.disconnect()
+        #expect(try await overall.lines(atLeast: 5) == ["ready", "SERVING", "NOT_SERVING", "SERVING", "NOT_SERVING"])
+        #expect(try await target.lines(atLeast: 5) == ["ready", "SERVING", "NOT_SERVING", "SERVING", "NOT_SERVING"])
 
         // Graceful shutdown ends every watch with OK; the clients see the end and exit.
         await running.group.triggerGracefulShutdown()
-        #expect(try await overall.allLines() == ["ready", "SERVING", "NOT_SERVING", "SERVING", "end: OK"])
-        #expect(try await target.allLines() == ["ready", "SERVING", "NOT_SERVING", "SERVING", "end: OK"])
+        #expect(try await overall.allLines() == ["ready", "SERVING", "NOT_SERVING", "SERVING", "NOT_SERVING", "end: OK"])
+        #expect(try await target.allLines() == ["ready", "SERVING", "NOT_SERVING", "SERVING", "NOT_SERVING", "end: OK"])
         #expect(try await unknown.allLines() == ["ready", "SERVICE_UNKNOWN", "end: OK"])
         try await overall.waitForExit()
         try await unknown.waitForExit()
@@ -156,6 +161,7 @@ struct GRPCHealthServerTests {
                 return true
             }
             group.addTask {
+                // The deadline itself, not synchronisation: whichever child ends first decides.
                 try? await Task.sleep(for: limit)
                 return false
             }

@@ -31,12 +31,19 @@ struct FlipStormTests {
         var restorations: [UInt64] = []
         let clock = ContinuousClock()
         let started = clock.now
-        for _ in 0..<50 {
-            harness.record(.refused("server"))
-            try await Task.sleep(for: .milliseconds(10))
-            harness.record(.ok("server"))
-            restorations.append(harness.sequence)
-            try await Task.sleep(for: .milliseconds(10))
+        // Five bursts of ten flips, each thrown at the hook while it runs: the next burst waits for
+        // the run that carries the previous burst's latest restoration to start (it then sleeps
+        // 0.3 s), so the storm overlaps the hook's runs however fast or slow the machine is.
+        for _ in 0..<5 {
+            for _ in 0..<10 {
+                harness.record(.refused("server"))
+                harness.record(.ok("server"))
+                restorations.append(harness.sequence)
+            }
+            let latest = restorations.last
+            try await waitUntil("the hook runs with restoration \(latest ?? 0)", timeout: .seconds(30)) {
+                folder.lines("runs").compactMap(UInt64.init).last == latest
+            }
         }
         let stormLasted = clock.now - started
         let reaction = "hooks \(folder.path)"
@@ -71,12 +78,15 @@ struct FlipStormTests {
 
         harness.record(.ok("server"))
         var transitions = 0
-        for _ in 0..<20 {
-            harness.record(.refused("server"))
-            try await Task.sleep(for: .milliseconds(5))
-            harness.record(.ok("server"))
-            try await Task.sleep(for: .milliseconds(5))
-            transitions += 2
+        // Twenty flips in four bursts; each burst after the first waits for one more failed attempt,
+        // so the storm runs through the webhook's retries (the receiver fails the first three).
+        for burst in 0..<4 {
+            try await waitUntil("\(burst) attempt(s) at the webhook", timeout: .seconds(30)) { receiver.requests.count >= min(burst, 3) }
+            for _ in 0..<5 {
+                harness.record(.refused("server"))
+                harness.record(.ok("server"))
+                transitions += 2
+            }
         }
         harness.record(.refused("server"))
         transitions += 1

@@ -220,12 +220,16 @@ struct HookRunnerTests {
         let hook = try folder.script("10-being-saved", "echo ran")
         let writer = open(hook, O_WRONLY | O_CLOEXEC)
         try #require(writer >= 0)
+        let opens = try OpenWatch(hook)
         let closer = Task {
-            try? await Task.sleep(for: .milliseconds(50))
+            // The first exec attempt opens the file and fails (it is still open for writing): the
+            // writer closes then, within the runner's retries.
+            let attempted = await opens.nextOpen(timeout: .seconds(10))
             close(writer)
+            return attempted
         }
         try await runner().run(for: transition(.restored))
-        await closer.value
+        #expect(await closer.value, "the runner tried to exec the hook while it was open for writing")
         #expect(observer.hooks.map(\.outcome) == [.ok])
         #expect(hookLines("10-being-saved").map(\.message) == ["10-being-saved: ran"])
     }

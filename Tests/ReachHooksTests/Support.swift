@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import ReachCore
 import ReachTesting
 import Synchronization
@@ -70,4 +71,37 @@ func transition(_ direction: TransitionDirection, sequence: UInt64 = 42, interfa
 func residentBytes() -> Int {
     let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? "0 0"
     return (Int(statm.split(separator: " ")[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// Tells when a file is opened (inotify `IN_OPEN`): an exec attempt opens the file, and the kernel
+/// reports it even when the exec then fails with `ETXTBSY`.
+final class OpenWatch: Sendable {
+    struct Failed: Error {
+        let errno: Int32
+    }
+
+    private let descriptor: Int32
+
+    init(_ path: String) throws {
+        descriptor = inotify_init1(Int32(IN_CLOEXEC))
+        guard descriptor >= 0 else { throw Failed(errno: errno) }
+        guard inotify_add_watch(descriptor, path, UInt32(IN_OPEN)) >= 0 else {
+            let code = errno
+            Glibc.close(descriptor)
+            throw Failed(errno: code)
+        }
+    }
+
+    /// Waits (off the pool) until the file is opened, or `timeout` passes; whether it was.
+    func nextOpen(timeout: Duration) async -> Bool {
+        let milliseconds = Int32(timeout / .milliseconds(1))
+        return await offPool {
+            var entry = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, milliseconds) > 0 else { return false }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            return read(self.descriptor, &buffer, buffer.count) > 0
+        }
+    }
+
+    deinit { Glibc.close(descriptor) }
 }

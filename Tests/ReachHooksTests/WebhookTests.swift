@@ -135,7 +135,14 @@ struct WebhookTests {
         #expect(receiver.requests.count >= 2, "retried: \(receiver.requests.count) attempts")
         let gaveUp = try #require(logs.all.first { $0.metadata["event"] == "\(ReachLogEvent.webhookGaveUp.rawValue)" })
         #expect(gaveUp.level == .error)
-        #expect(gaveUp.metadata["attempts"] == "\(receiver.requests.count)")
+        // Every attempt is counted, and every one the receiver got. The last attempt has what is left of
+        // the bound, down to 1 ms: cut that short ("no answer within ..."), its request may never have
+        // reached the receiver.
+        let attempts = Int("\(gaveUp.metadata["attempts"] ?? "")") ?? -1
+        let lastCutShort = gaveUp.message.contains("no answer within")
+        #expect(
+            receiver.requests.count == attempts || (lastCutShort && receiver.requests.count == attempts - 1),
+            "\(attempts) attempts logged, \(receiver.requests.count) received: \(gaveUp.message)")
         let exposition = String(decoding: metrics.registry.emitToBuffer(), as: UTF8.self)
         #expect(exposition.contains(#"reachd_webhook_deliveries_total{webhook="flaky",result="gave_up"} 1"#))
         #expect(exposition.contains(#"reachd_webhook_deliveries_total{webhook="flaky",result="delivered"} 0"#), "series exist from the start")

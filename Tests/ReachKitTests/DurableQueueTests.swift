@@ -156,22 +156,27 @@ struct DurableQueueTests {
         try await queue.enqueue(contentsOf: (0..<3).map { (key: "k\($0)", item: Upload(number: $0)) })
 
         // Three failures, 10 ms apart, open the breaker.
-        try await advance(clock, until: "three failures") { calls.count >= 3 }
+        try await advance(clock, of: queue, until: "three failures") { calls.count >= 3 }
         try await waitUntil("the breaker open") { (try? await queue.stats().isBreakerOpen) == true }
         clock.advance(by: .seconds(30))
-        try await Task.sleep(for: .milliseconds(100))
+        // The queue's one timer still (or again) asleep: had it woken, it would have tried an item
+        // before arming its timer again.
+        try await waitUntil("the queue's timer asleep") { clock.sleeperCount > 0 }
         #expect(calls.count == 3, "an open breaker lets nothing through before its cool-down")
 
         // A restoration closes it: draining resumes at once, and three more failures open it again.
         await service.disconnect()
         #expect(await service.connect().map(\.outcome) == [.succeeded], "the queue's restoration callback ran")
-        try await advance(clock, until: "three more failures") { calls.count >= 6 }
+        // At once: the clock stands still until the queue has tried the head again (before that, its
+        // sleeper on the clock is the cool-down's, which says nothing about the restoration).
+        try await waitUntil("draining resumed") { calls.count >= 4 }
+        try await advance(clock, of: queue, until: "three more failures") { calls.count >= 6 }
         try await waitUntil("the breaker open again") { (try? await queue.stats().isBreakerOpen) == true }
 
         // The cool-down lets one item through; its success closes the breaker and the rest follow.
         healthy.withLock { $0 = true }
         let opened = clock.now.offset
-        try await advance(clock, until: "the cool-down's trial", step: .seconds(1)) { calls.count >= 7 }
+        try await advance(clock, of: queue, until: "the cool-down's trial", step: .seconds(1)) { calls.count >= 7 }
         #expect(calls.all[6] - opened >= .seconds(59), "the trial waits out the cool-down")
         try await waitUntil("every item delivered") { (try? await queue.stats().pending) == 0 }
         #expect(try await queue.stats().isBreakerOpen == false)
@@ -200,7 +205,9 @@ struct DurableQueueTests {
         let running = Task { await queue.run() }
         defer { running.cancel() }
         try await queue.enqueue(contentsOf: [("rejected", Upload(number: 1)), ("flaky", Upload(number: 2)), ("fine", Upload(number: 3))])
-        try await advance(clock, until: "the good item delivered") { delivered.count == 1 }
+        try await advance(clock, of: queue, until: "the good item delivered") { delivered.count == 1 }
+        // The handler has run; the queue records the delivery after it returns.
+        try await waitUntil("the delivery recorded") { (try? await queue.stats()).map { $0.pending + $0.inFlight } == 0 }
         let dead = try await queue.deadLetters()
         #expect(dead.map(\.key) == ["rejected", "flaky"])
         #expect(dead.map(\.attempts) == [1, 3], "a permanent failure dies at once, a retryable one after its maximum attempts")
@@ -251,14 +258,20 @@ struct DurableQueueTests {
     }
 }
 
-/// Advances `clock` in `step`s, letting the code under test run between steps, until `condition` holds.
-func advance(
-    _ clock: TestClock, until condition: String, step: Duration = .milliseconds(10), limit: Int = 2_000, _ check: () -> Bool
+/// Advances `clock` in `step`s, letting `queue` act on each (until it has no delivery under way and
+/// sleeps on the clock again), until `condition` holds.
+func advance<Item: Codable & Sendable>(
+    _ clock: TestClock, of queue: DurableQueue<Item>, until condition: String, step: Duration = .milliseconds(10), limit: Int = 2_000,
+    _ check: () -> Bool
 ) async throws {
     for _ in 0..<limit {
         if check() { return }
         clock.advance(by: step)
-        try await Task.sleep(for: .milliseconds(2))
+        try await waitUntil("the queue asleep on the clock, or \(condition)") {
+            if check() { return true }
+            guard clock.sleeperCount > 0 else { return false }
+            return (try? await queue.stats().inFlight) == 0
+        }
     }
     if !check() { throw NeverHappened(condition: condition) }
 }

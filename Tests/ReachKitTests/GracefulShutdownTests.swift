@@ -3,6 +3,7 @@ import ReachKit
 import ReachKitEmbedded
 import ReachKitTesting
 import ReachTesting
+import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Testing
 
@@ -32,6 +33,9 @@ struct GracefulShutdownTests {
             }
             try await waitUntil("the first delivery under way") { started.count == 1 }
             trigger.triggerGracefulShutdown()
+            // Not synchronisation: the queue's stop has run (the trigger calls it), and a right queue
+            // does nothing more until the delivery ends, so no later event can show that run() did
+            // not return; this is the time a wrong one is given to return.
             try await Task.sleep(for: .milliseconds(300))
             #expect(ended.count == 0, "the delivery under way is waited for")
             held.open()
@@ -61,12 +65,13 @@ struct GracefulShutdownTests {
     private func expectGracefulStop(of service: some ConnectivityService) async throws {
         try await testGracefulShutdown { trigger in
             let running = Task { try await service.run() }
+            let received = Collected<Void>()
             let verdicts = Task {
-                var count = 0
-                for await _ in service.verdicts() { count += 1 }
-                return count
+                for await _ in service.verdicts() { received.append(()) }
+                return received.count
             }
-            try await Task.sleep(for: .milliseconds(200))
+            // The stream is open: it gave the current verdict.
+            try await waitUntil("the current verdict on the stream") { received.count >= 1 }
             trigger.triggerGracefulShutdown()
             try await running.value
             #expect(await verdicts.value >= 1, "the stream gave the current verdict, then ended")
@@ -87,8 +92,15 @@ struct GracefulShutdownTests {
             serviceStopped.append(())
         }
         let serviceRanThrough = Collected<Bool>()
+        // The delivery runs in the queue's task tree: a handler registered here runs right after
+        // the queue's own (registered when its run began), so its call shows the queue stopping.
+        let queueStopping = Gate()
         let queue = DurableQueue<Upload>(name: "uploads", store: store, service: service, logger: .quiet) { _ in
-            await held.wait()
+            await withGracefulShutdownHandler {
+                await held.wait()
+            } onGracefulShutdown: {
+                queueStopping.open()
+            }
             serviceRanThrough.append(serviceStopped.count == 0)
         }
         try await queue.enqueue(contentsOf: (0..<2).map { (key: "k\($0)", item: Upload(number: $0)) })
@@ -96,7 +108,7 @@ struct GracefulShutdownTests {
         let running = Task { try await group.run() }
         try await waitUntil("a delivery under way") { held.arrivals == 1 }
         await group.triggerGracefulShutdown()
-        try await Task.sleep(for: .milliseconds(200))
+        await queueStopping.wait()
         held.open()
         try await running.value
         await watching.value

@@ -52,6 +52,7 @@ struct RestorationCodeTests {
         let service = TestConnectivityService(.disconnected, callbackTimeout: .milliseconds(200))
         struct Offline: Error {}
         service.onConnectivityRestored(named: "fails") { _ in throw Offline() }
+        // Hangs on purpose, until cancelled.
         service.onConnectivityRestored(named: "hangs") { _ in try await Task.sleep(for: .seconds(3_600)) }
         let removed = service.onConnectivityRestored(named: "removed") { _ in }
         service.onConnectivityRestored(named: "works") { _ in }

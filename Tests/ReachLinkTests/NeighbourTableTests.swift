@@ -109,11 +109,10 @@ struct NeighbourTableTests {
             defer { close(descriptor) }
             _ = silent.withSocketAddress(port: 9) { sendto(descriptor, "x", 1, 0, $0, $1) }
             var seen: [String] = []
-            let deadline = ContinuousClock.now + .seconds(3)
-            while ContinuousClock.now < deadline, seen.last != "FAILED" {
+            try? await waitUntil("the neighbour FAILED", timeout: .seconds(3)) {
                 let state = await NeighbourTable.state(of: silent, interfaceIndex: n2)?.description ?? "none"
                 if seen.last != state { seen.append(state) }
-                try await Task.sleep(for: .milliseconds(20))
+                return state == "FAILED"
             }
             return seen
         }

@@ -158,7 +158,8 @@ struct GRPCHealthProberTests {
         let probeTarget = target(port: listener.port, timeout: .seconds(10))
         let started = ContinuousClock.now
         let task = Task { await prober.probe(probeTarget) }
-        try await Task.sleep(for: .milliseconds(100))
+        // The probe has connected and waits for an answer that never comes.
+        try await waitUntil("the probe's connection") { listener.hasPendingConnection }
         task.cancel()
         let result = await task.value
         #expect(result.failure?.reason == .cancelled)
@@ -245,12 +246,17 @@ struct GRPCHealthProberTests {
         let prober = self.prober
         let watchTarget = target(port: server.port)
         let watching = Task { await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) } }
-        try await Task.sleep(for: .milliseconds(1600))
+        // Five attempts: the pauses of 100, 200, 400 and 800 ms between them make at least 1.5 s.
+        try await waitUntil("five attempts", timeout: .seconds(10)) { recorder.count >= 5 }
         watching.cancel()
         await watching.value
 
         #expect(recorder.all.allSatisfy { $0.result.failure?.reason == .protocolError })
-        // Pauses of 100, 200, 400, 800 ms: about five attempts in 1.6 s, not a busy loop.
+        // Each pause at least as long as promised, doubling: not a busy loop.
+        let instants = recorder.all.prefix(5).map(\.at)
+        let gaps = zip(instants.dropFirst(), instants).map { $0 - $1 }
+        #expect(zip(gaps, [100, 200, 400, 800]).allSatisfy { $0 >= .milliseconds($1) }, "gaps \(gaps)")
+        // A sixth attempt comes only a second after the fifth: cancelled before it.
         #expect((2...7).contains(recorder.count))
     }
 

@@ -47,7 +47,8 @@ struct EventStreamTests {
         harness.record(.refused("server"))
         harness.monitor.update(links: .offline)
         let latest = harness.sequence
-        try await harness.server().makeApplication().test(.live) { client in
+        // Heartbeats every 100 ms: an up-to-date resumed stream beats at once, which shows it idle.
+        try await harness.server(heartbeat: .milliseconds(100)).makeApplication().test(.live) { client in
             let port = try #require(client.port)
             let resumed = try await EventStreamClient.open("http://localhost:\(port)/v1/events", headers: [("Last-Event-ID", String(seen))])
             let events = try await resumed.waitForEvents(2)
@@ -58,11 +59,14 @@ struct EventStreamTests {
             #expect(try await byQuery.waitForEvents(1).map(\.id) == [String(latest)])
 
             let upToDate = try await EventStreamClient.open("http://localhost:\(port)/v1/events", headers: [("Last-Event-ID", String(latest))])
-            try await Task.sleep(for: .milliseconds(200))
+            // The replay, if any, is decided when the request arrives (the subscription is taken
+            // before the response head): a heartbeat shows the stream idle with nothing replayed, and
+            // the next change, published after the subscription, must be the first event it carries.
+            try await waitUntil("a heartbeat on the up-to-date stream") { upToDate.messages.contains(where: \.isHeartbeat) }
             #expect(upToDate.events.isEmpty, "nothing new: nothing replayed")
             harness.monitor.update(links: .of(.usable()))
             try await upToDate.waitForEvent(id: latest + 1)
-            #expect(upToDate.events.map(\.id) == [String(latest + 1)])
+            #expect(upToDate.events.map(\.id) == [String(latest + 1)], "nothing replayed before the new event")
 
             for stream in [resumed, byQuery, upToDate] { await stream.close() }
         }

@@ -18,6 +18,7 @@ struct ImmediateCheckTests {
             var handled = seen
             for await control in controls where control.immediateProbeRequests > handled {
                 handled = control.immediateProbeRequests
+                // The stand-in probe's deliberate duration, not synchronisation.
                 guard (try? await Task.sleep(for: delay)) != nil else { return }
                 harness.clock.advance(by: .milliseconds(1))
                 harness.record(result)

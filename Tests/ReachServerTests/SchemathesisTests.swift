@@ -36,13 +36,10 @@ struct SchemathesisTests {
         try process.run()
         let handle = output.fileHandleForReading
         let reader = Task { await offPool { handle.readDataToEndOfFile() } }
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while process.isRunning {
-            if ContinuousClock.now >= deadline {
-                process.terminate()
-                break
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        do {
+            try await waitUntil("python3 \(arguments.joined(separator: " ")) to exit", timeout: timeout) { !process.isRunning }
+        } catch is TimedOutWaiting {
+            process.terminate()
         }
         let printed = await reader.value
         process.waitUntilExit()

@@ -80,10 +80,10 @@ final class HealthClientProcess: Sendable {
     }
 
     private func waitFor(_ condition: String, within limit: Duration, _ check: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while !check() {
-            if ContinuousClock.now >= deadline { throw Failure.timedOut(waitingFor: condition, lines: output.lines) }
-            try await Task.sleep(for: .milliseconds(10))
+        do {
+            try await waitUntil(condition, timeout: limit) { check() }
+        } catch is TimedOutWaiting {
+            throw Failure.timedOut(waitingFor: condition, lines: output.lines)
         }
     }
 

@@ -92,6 +92,8 @@ def main():
         ip("route", "add", "203.0.113.0/24", "nexthop", "via", "198.51.100.1", "dev", "rd0",
            "nexthop", "via", "198.51.100.4", "dev", "rd1")
         ip("-6", "route", "add", "default", "via", "2001:db8::1", "dev", "rd0")
+        # Not part of the suite (run by hand to regenerate the fixture, which is what tests read): a
+        # pause for the devices' asynchronous state (carrier, operstate) to settle before the dumps.
         time.sleep(0.3)
 
         enter_namespace()

@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import Logging
 import ReachCore
 import ReachLink
@@ -65,19 +67,51 @@ final class RunningSource: Sendable {
     /// Waits until the latest report matches `ip -j`; records the differences when it never does.
     @discardableResult
     func expectMatchesIP(timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async throws -> LinkSnapshot? {
-        let deadline = ContinuousClock.now + timeout
         var differences: [String] = ["no snapshot reported"]
-        while ContinuousClock.now < deadline {
-            if let latest {
+        var matched: LinkSnapshot?
+        var failure: (any Error)?
+        do {
+            try await waitUntil("a snapshot that matches ip -j", timeout: timeout) {
+                guard let latest = self.latest else { return false }
                 // Read ip twice around the comparison so a change in flight is not mistaken for a match.
-                let ip = try await IPJSONState.read(namespace)
+                let ip: IPJSONState
+                do {
+                    ip = try await IPJSONState.read(self.namespace)
+                } catch {
+                    failure = error
+                    return true
+                }
                 differences = IPJSONState.differences(latest, ip)
-                if differences.isEmpty, let again = self.latest, again == latest { return latest }
+                if differences.isEmpty, let again = self.latest, again == latest { matched = latest }
+                return matched != nil
             }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+            if let failure { throw failure }
+            return matched
+        } catch is TimedOutWaiting {}
         Issue.record("the adapter's snapshot never matched ip -j:\n\(differences.joined(separator: "\n"))", sourceLocation: sourceLocation)
         return nil
+    }
+
+    /// Whether the source's reader thread (the `reachd-netlink` thread in this test's namespace;
+    /// other tests run theirs elsewhere) is blocked in a `poll()` without timeout: idle.
+    var readerIsIdleInPoll: Bool {
+        func inode(_ path: String) -> ino_t? {
+            var info = stat()
+            return stat(path, &info) == 0 ? info.st_ino : nil
+        }
+        guard let namespaceInode = inode(namespace.path),
+              let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return false }
+        return threads.contains { thread in
+            let folder = "/proc/self/task/\(thread)"
+            guard (try? String(contentsOfFile: "\(folder)/comm", encoding: .utf8))?.hasPrefix("reachd-netlink") == true,
+                  inode("\(folder)/ns/net") == namespaceInode,
+                  let call = try? String(contentsOfFile: "\(folder)/syscall", encoding: .utf8) else { return false }
+            // "NUMBER ARG1 ARG2 ARG3 ...": poll (7 on x86_64) with timeout -1 (an int: the register's
+            // upper half may be zero or not), or ppoll (271) with no timespec.
+            let fields = call.split(separator: " ")
+            guard fields.count > 3, let third = UInt64(fields[3].dropFirst(2), radix: 16) else { return false }
+            return (fields[0] == "7" && Int32(truncatingIfNeeded: third) == -1) || (fields[0] == "271" && third == 0)
+        }
     }
 
     /// Cancels the run and returns how long `run` took to return.

@@ -65,12 +65,12 @@ async def handle(reader, writer):
             writer.write((f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n"
                           f"Connection: close\r\n\r\n").encode())
         elif path.startswith("/slow/"):
-            await asyncio.sleep(int(path.split("/")[2]) / 1000)
+            await asyncio.sleep(int(path.split("/")[2]) / 1000)  # the target's deliberate slowness
             writer.write(response(200, b'{"status":"ok"}', "OK"))
         elif path == "/stall-body":
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789")
             await writer.drain()
-            await asyncio.sleep(3600)
+            await asyncio.sleep(3600)  # a body that stalls on purpose, until the client gives up
         elif path == "/garbage":
             writer.write(b"\x16\x03\x01 this is not HTTP at all\r\n\r\n")
         elif path.startswith("/json/"):

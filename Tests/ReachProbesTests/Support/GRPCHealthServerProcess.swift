@@ -132,6 +132,13 @@ final class SilentTCPListener: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// Whether a client has connected: its connection waits in the backlog (never accepted), which
+    /// makes the listening socket readable.
+    var hasPendingConnection: Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0
+    }
+
     deinit { close(fd) }
 }
 
@@ -166,12 +173,11 @@ final class WatchRecorder: Sendable {
 
     /// The first entry at index `start` or later that satisfies `matches`, polling until `limit` passes.
     func first(from start: Int, within limit: Duration, where matches: (ProbeResult) -> Bool) async -> Entry? {
-        let deadline = ContinuousClock.now + limit
-        while true {
-            let found = entries.withLock { entries in entries.dropFirst(start).first { matches($0.result) } }
-            if let found { return found }
-            if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(2))
+        var found: Entry?
+        try? await waitUntil("a matching watch report", timeout: limit) {
+            found = entries.withLock { entries in entries.dropFirst(start).first { matches($0.result) } }
+            return found != nil
         }
+        return found
     }
 }

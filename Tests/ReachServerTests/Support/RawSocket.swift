@@ -58,6 +58,24 @@ final class RawSocket: Sendable {
         return (String(decoding: received, as: UTF8.self), false)
     }
 
+    /// Everything the server sends until what arrived ends with `suffix` (the known end of a
+    /// response), the server closes the connection, or `timeout` passes.
+    func read(until suffix: String, timeout: Duration) async -> String {
+        await offPool {
+            let deadline = ContinuousClock.now.advanced(by: timeout)
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let ending = Array(suffix.utf8)
+            while received.suffix(ending.count) != ending[...], ContinuousClock.now < deadline {
+                guard self.isReadable(timeoutMilliseconds: 50) else { continue }
+                let count = buffer.withUnsafeMutableBytes { recv(self.descriptor, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { break }
+                received.append(contentsOf: buffer[0..<count])
+            }
+            return String(decoding: received, as: UTF8.self)
+        }
+    }
+
     /// Whether the server has closed the connection (a read returns end-of-file or a reset) within `timeout`.
     func isClosedByServer(within timeout: Duration) async -> Bool {
         await readUntilClosed(timeout: timeout).closed
