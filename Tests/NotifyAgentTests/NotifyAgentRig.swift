@@ -193,10 +193,16 @@ final class NotifyAgentRig: Sendable {
     /// Waits until dunst has answered every post the agent made and shows one, and expects
     /// exactly one on screen (displayed or queued to be).
     func expectOneDisplayed() async throws {
-        try await waitUntil("the agent's posts answered and one shown", timeout: .seconds(10)) {
-            let answered = agentOutput.components(separatedBy: " showing \"").count - 1
-            let shown = (try? await desktop.displayedCount()) ?? 0
-            return answered >= desktop.notifyCalls.count && shown >= 1
+        do {
+            try await waitUntil("the agent's posts answered and one shown", timeout: .seconds(10)) {
+                let log = agentOutput
+                let answered = log.components(separatedBy: " showing \"").count + log.components(separatedBy: " cannot show the notification").count - 2
+                let shown = (try? await desktop.displayedCount()) ?? 0
+                return answered >= desktop.notifyCalls.count && shown >= 1
+            }
+        } catch {
+            Issue.record("posts: \(desktop.notifyCalls.map(\.summary)); the agent logged:\n\(agentOutput)")
+            throw error
         }
         let waiting = Int(try await desktop.dunstctl(["count", "waiting"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(try await desktop.displayedCount() == 1 && waiting == 0, "one notification, not two")

@@ -154,6 +154,9 @@ struct NotifyAgentTests {
             let reachd = try await Reachd(targetPort: try freeLoopbackPort(), apiPort: try freeLoopbackPort(), rig: rig)
             _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "30s")
             _ = try await rig.waitForCalls(1)
+            // Shown (dunst answered the post) before dunst dies; killed between the call and its
+            // answer, the post would fail instead, another case.
+            try await rig.expectOneDisplayed()
 
             await rig.desktop.killNotificationServer()
             // The agent saw it go (its notification with it) before a new one starts.

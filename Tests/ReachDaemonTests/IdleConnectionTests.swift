@@ -27,7 +27,7 @@ struct IdleConnectionTests {
 
         let connections = 2000
         let arguments = [Self.client.path, "\(port)", "\(reachd.processIdentifier)", "\(connections)"]
-        let client = try ChildProcess("idle connections", executable: "/usr/bin/python3", arguments: arguments)
+        let client = try ChildProcess("idle connections", executable: "/usr/bin/env", arguments: ["python3"] + arguments)
         let result = await client.finish(timeout: .seconds(90))
         let stdout = result.output
         #expect(result.status == 0, "\(result.errors)")

@@ -23,7 +23,7 @@ struct ReloadProcessTests {
         let port = try await reachd.waitForPort()
         _ = try await reachd.waitForLog(containing: "disconnected: connection_refused (target b)")
 
-        let subscriber = try ChildProcess("sse client", executable: "/usr/bin/python3", arguments: [sseClient, "http://127.0.0.1:\(port)/v1/events", "5"])
+        let subscriber = try ChildProcess("sse client", executable: "/usr/bin/env", arguments: ["python3", sseClient, "http://127.0.0.1:\(port)/v1/events", "5"])
         try await subscriber.waitForLine { $0.contains("disconnected connection_refused") }
 
         // b removed, c added, a untouched: awaiting c's first answer, then connected; a kept its status throughout.
