@@ -28,7 +28,8 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
         var pending = HistoryBatch()
         var rollups: [String: MinuteRollup] = [:]
         var verdict: HistoryBatch.Transition?
-        var health: [String: String] = [:]
+        /// Each target's last recorded health and failure reason.
+        var health: [String: TargetHealth] = [:]
         /// Rows dropped over ``maximumPending`` since the last commit that worked.
         var dropped = 0
     }
@@ -72,6 +73,11 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
         }
     }
 
+    private struct TargetHealth: Equatable {
+        var state: String
+        var reason: String?
+    }
+
     /// Records what changed since the last verdict: its state, reason, fault or failing target,
     /// and each target's health.
     public func record(_ verdict: Verdict) {
@@ -88,9 +94,12 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
                 state.verdict = change
                 state.pending.transitions.append(stamped)
             }
-            for target in verdict.targets where state.health[target.name] != target.health.rawValue {
-                state.health[target.name] = target.health.rawValue
+            for target in verdict.targets {
                 let reason = target.health == .unhealthy ? target.unhealthyReason : nil
+                // A new reason within the same health is a transition too, as for the verdict.
+                let health = TargetHealth(state: target.health.rawValue, reason: reason?.code)
+                guard state.health[target.name] != health else { continue }
+                state.health[target.name] = health
                 state.pending.transitions.append(
                     HistoryBatch.Transition(
                         at: (target.lastCheckedAt ?? verdict.since).secondsSinceEpoch, scope: target.name, state: target.health.rawValue,

@@ -9,14 +9,14 @@ import Testing
 /// pair: rd0 (watched, 198.51.100.2/24, default route via 198.51.100.1) and its peer rd1.
 @Suite(.enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason)))
 struct NetlinkLinkSourceIntegrationTests {
-    private let filter = InterfaceFilter(include: ["rd0", "rd2"], exclude: [])
+    fileprivate let filter = InterfaceFilter(include: ["rd0", "rd2"], exclude: [])
 
     private func assessment(_ snapshot: LinkSnapshot?) -> LinkAssessment? {
         snapshot.map { LinkAssessment($0, filter: filter) }
     }
 
     /// Namespace, rig and running adapter; deleted and stopped whatever the test does.
-    private func withRig(
+    fileprivate func withRig(
         _ label: String,
         receiveBufferSize: Int = 4 << 20,
         _ body: @Sendable (TestNamespace, RunningSource) async throws -> Void
@@ -146,22 +146,6 @@ struct NetlinkLinkSourceIntegrationTests {
         }
     }
 
-    @Test func thousandFlapStormEndsInTheKernelsState() async throws {
-        try await withRig("storm") { namespace, source in
-            let residentBefore = Self.residentMegabytes()
-            let flaps = (0..<1_000).flatMap { _ in ["link set rd0 down", "link set rd0 up"] }
-            try await namespace.ipBatch(flaps + ["route replace default via 198.51.100.1 dev rd0"])
-            let settled = try await source.waitFor(timeout: .seconds(10)) { LinkAssessment($0, filter: filter).isUsable }
-            #expect(settled != nil)
-            // Measured once the storm is reported, before the comparison with ip -j, whose many
-            // child processes (it polls until the kernel's state matches) are the test's own cost.
-            let growth = Self.residentMegabytes() - residentBefore
-            try await source.expectMatchesIP(timeout: .seconds(10))
-            #expect(source.reportCount > 10, "a storm should be reported as it happens, not coalesced")
-            #expect(growth < 64, "resident memory grew by \(growth) MiB during the storm")
-        }
-    }
-
     @Test func overrunWithATinyReceiveBufferIsRecovered() async throws {
         // 1 byte asks for the kernel's minimum (a few KiB): a storm overflows it at once.
         try await withRig("enobufs", receiveBufferSize: 1) { namespace, source in
@@ -198,11 +182,35 @@ struct NetlinkLinkSourceIntegrationTests {
     }
 
     /// VmRSS of this test process, in MiB.
-    private static func residentMegabytes() -> Int {
+    fileprivate static func residentMegabytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
         else { return 0 }
         return kilobytes / 1024
+    }
+}
+
+extension NetlinkLinkSourceIntegrationTests {
+    /// Measures this process's resident memory, so it runs alone: `scripts/test` runs every suite
+    /// named `Alone` after the parallel suite, where no other test's allocations count (in the
+    /// parallel suite, five other tests grew it by up to 100 MiB).
+    @Suite(.enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason)))
+    struct Alone {
+        @Test func thousandFlapStormEndsInTheKernelsState() async throws {
+            try await NetlinkLinkSourceIntegrationTests().withRig("storm") { namespace, source in
+                let residentBefore = NetlinkLinkSourceIntegrationTests.residentMegabytes()
+                let flaps = (0..<1_000).flatMap { _ in ["link set rd0 down", "link set rd0 up"] }
+                try await namespace.ipBatch(flaps + ["route replace default via 198.51.100.1 dev rd0"])
+                let settled = try await source.waitFor(timeout: .seconds(10)) { LinkAssessment($0, filter: NetlinkLinkSourceIntegrationTests().filter).isUsable }
+                #expect(settled != nil)
+                // Measured once the storm is reported, before the comparison with ip -j, whose many
+                // child processes (it polls until the kernel's state matches) are the test's own cost.
+                let growth = NetlinkLinkSourceIntegrationTests.residentMegabytes() - residentBefore
+                try await source.expectMatchesIP(timeout: .seconds(10))
+                #expect(source.reportCount > 10, "a storm should be reported as it happens, not coalesced")
+                #expect(growth < 64, "resident memory grew by \(growth) MiB during the storm")
+            }
+        }
     }
 }

@@ -149,7 +149,7 @@ public final class Chromium: Sendable {
             }
             // A command the browser never answers fails the test instead of hanging it.
             Task { [self] in
-                try? await Task.sleep(for: Self.answerLimit)
+                try? await Task.sleep(for: Self.answerLimit)  // a deadline, not synchronisation: answered commands are gone from `pending`
                 pending.withLock { $0.removeValue(forKey: id) }?.resume(throwing: Failed(description: "\(method): no answer in \(Self.answerLimit)"))
             }
         }
@@ -184,11 +184,11 @@ public final class Chromium: Sendable {
         // Not awaited: a browser that never answers must not hold the test; the answer, or the
         // pipe's end, resumes the command on its own.
         Task { [self] in try? await send("Browser.close") }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let pid = pid
         var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if ContinuousClock.now > deadline { kill(-pid, SIGKILL) }
-            try? await Task.sleep(for: .milliseconds(20))
+        if (try? await waitUntil("chromium to exit") { waitpid(pid, &status, WNOHANG) != 0 }) == nil {
+            kill(-pid, SIGKILL)
+            _ = waitpid(pid, &status, 0)
         }
         kill(-pid, SIGKILL)
         Foundation.close(toBrowser)

@@ -33,11 +33,13 @@ public struct DevToolsPage: Sendable {
     @discardableResult
     public func waitUntil(_ condition: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(10)) async throws -> Duration {
         let start = ContinuousClock.now
-        while true {
-            if try await evaluate("Boolean(\(condition))") as? Bool == true { return ContinuousClock.now - start }
-            guard ContinuousClock.now - start < timeout else { throw Chromium.Failed(description: "not true within \(timeout): \(condition)") }
-            try await Task.sleep(for: interval)
+        do {
+            // Each look is a round trip to the browser: every `interval`, not every millisecond.
+            try await ReachTesting.waitUntil(condition, timeout: timeout, every: interval) { try await evaluate("Boolean(\(condition))") as? Bool == true }
+        } catch is TimedOutWaiting {
+            throw Chromium.Failed(description: "not true within \(timeout): \(condition)")
         }
+        return ContinuousClock.now - start
     }
 
     /// A PNG of the whole page, or of its top `maxHeight` CSS pixels, written to `path`.

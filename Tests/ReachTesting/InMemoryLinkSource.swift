@@ -32,7 +32,7 @@ public final class InMemoryLinkSource: LinkSource {
         if let latest { report(latest) }
         defer { state.withLock { $0.report = nil } }
         while !Task.isCancelled {
-            try await Task.sleep(for: .seconds(3600))
+            try await Task.sleep(for: .seconds(3600))  // a link source runs until cancelled; nothing to wait for
         }
     }
 }

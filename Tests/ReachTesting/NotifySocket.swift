@@ -43,16 +43,11 @@ public final class NotifySocket: @unchecked Sendable {
     /// The next message, or nil when none arrives within `timeout`. Sleeps between looks rather
     /// than blocking in `poll`, so that an in-process daemon keeps its (two) executor threads.
     public func next(timeout: Duration) async -> Message? {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
+        return try? await ReachTesting.waitFor("a message on the notify socket", timeout: timeout) { () -> Message? in
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if count > 0 {
-                let text = String(decoding: buffer[0..<count], as: UTF8.self)
-                return Message(lines: text.split(separator: "\n").map(String.init), arrived: .now)
-            }
-            guard ContinuousClock.now < deadline else { return nil }
-            try? await Task.sleep(for: .milliseconds(5))
+            guard count > 0 else { return nil }
+            return Message(lines: String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").map(String.init), arrived: .now)
         }
     }
 

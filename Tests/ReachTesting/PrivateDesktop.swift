@@ -110,7 +110,7 @@ public final class PrivateDesktop: Sendable {
         old.signal(SIGKILL)
         await old.waitForExit()
         try? FileManager.default.removeItem(atPath: "\(directory)/bus")
-        try await Task.sleep(for: gap)
+        try await Task.sleep(for: gap)  // the outage the test puts its subject through: a stimulus, not synchronisation
         let new = try Self.startBus(in: directory)
         bus.withLock { $0 = new }
         try await new.waitForLine { $0.hasPrefix("unix:") }

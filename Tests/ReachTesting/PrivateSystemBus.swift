@@ -100,12 +100,11 @@ public final class LogindStandIn: Sendable {
     private func send(_ command: String) async throws {
         let sentBefore = process.output.count { $0 == "sent \(command)" }
         try process.writeLine(command)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.output.count(where: { $0 == "sent \(command)" }) == sentBefore {
-            guard ContinuousClock.now < deadline else {
-                throw ChildProcess.Failed(description: "the logind stand-in did not confirm \(command); it printed \(process.output)")
-            }
-            try await Task.sleep(for: .milliseconds(5))
+        let process = process
+        do {
+            try await waitUntil("the logind stand-in to confirm \(command)") { process.output.count(where: { $0 == "sent \(command)" }) > sentBefore }
+        } catch is TimedOutWaiting {
+            throw ChildProcess.Failed(description: "the logind stand-in did not confirm \(command); it printed \(process.output)")
         }
     }
 

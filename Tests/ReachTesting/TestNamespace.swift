@@ -62,10 +62,10 @@ public final class TestNamespace: Sendable {
     /// Waits until `interface` is operationally up: the kernel turns a veth up (and gives it a queue
     /// that sends) up to a second after both its ends are set up; what is sent before is dropped.
     public func waitUntilUp(_ interface: String, timeout: Duration = .seconds(5)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try await !ip("-j", "link", "show", "dev", interface).contains("\"operstate\":\"UP\"") {
-            guard ContinuousClock.now < deadline else { throw CommandFailed(command: ["wait for \(interface) up in \(name)"], status: 1, output: "") }
-            try await Task.sleep(for: .milliseconds(20))
+        do {
+            try await waitUntil("\(interface) up in \(name)", timeout: timeout) { try await ip("-j", "link", "show", "dev", interface).contains("\"operstate\":\"UP\"") }
+        } catch is TimedOutWaiting {
+            throw CommandFailed(command: ["wait for \(interface) up in \(name)"], status: 1, output: "")
         }
     }
 

@@ -140,7 +140,7 @@ final class FaultRun {
             }
             if let told {
                 row.detected = told.at - applied
-                try await Task.sleep(for: holdBeyond)
+                try await Task.sleep(for: holdBeyond)  // the fault held on: every event in this window is recorded, the check reads the last
                 if let latest = observer.latest, latest.fault != fault || latest.state != "disconnected" {
                     row.failure = "told \(fault) after \(MatrixCase.seconds(row.detected)), then \(latest.summary) fault=\(latest.fault ?? "nil")"
                 }
@@ -170,7 +170,7 @@ final class FaultRun {
         var row = MatrixCase(group: "fault", name: name, expected: "connected, no echo to a gateway")
         let start = ContinuousClock.now
         let before = await echoRequests()
-        try? await Task.sleep(for: hold)
+        try? await Task.sleep(for: hold)  // the quiet window measured: echo requests are counted across it
         let echoes = await echoRequests() - before
         row.expected = "connected, \(echoes) echo requests to the gateways"
         if let wrong = observer.all.first(where: { $0.at >= start && $0.state != "connected" }) { row.failure = "the verdict was \(wrong.summary)" }

@@ -41,7 +41,7 @@ extension FaultMatrix {
             } else {
                 row.failure = row.failure ?? "not connected within \(MatrixCase.seconds(MatrixRun.restoreBound)) of restoring"
             }
-            try await Task.sleep(for: .milliseconds(500))
+            try await run.waitForAProbeLater()
             run.announcedGaps += run.observer.sequenceGaps(from: start, to: .now)
         } catch {
             row.failure = "the test could not act: \(error)"
@@ -58,11 +58,13 @@ extension FaultMatrix {
         let start = ContinuousClock.now
         do {
             run.ledger.mark(.unsettled, at: start, bound: .zero, "\(name): asleep")
+            let sleeps = run.daemon.log.components(separatedBy: "probing suspended").count
             try await run.logind.sleep()
-            try await Task.sleep(for: .milliseconds(1_500))  // reachd hears it; a probe in flight finishes
+            // reachd hears it (a probe in flight, on loopback, ends within a millisecond of this).
+            try await waitUntil("reachd suspends probing", timeout: .seconds(10)) { run.daemon.log.components(separatedBy: "probing suspended").count > sleeps }
             let probesAsleep = await run.daemon.metric("reachd_probes_total") ?? -1
             try await run.server.set("503")
-            try await Task.sleep(for: .seconds(3))
+            try await Task.sleep(for: .seconds(3))  // three intervals asleep: the probe count across them must not move
             let probesLater = await run.daemon.metric("reachd_probes_total") ?? -1
             if probesLater != probesAsleep { row.failure = "probes went on while asleep: reachd_probes_total \(probesAsleep) → \(probesLater)" }
             if let moved = run.observer.all.first(where: { $0.at >= start && $0.state != "connected" }) {
@@ -104,7 +106,7 @@ extension FaultMatrix {
                 let start = ContinuousClock.now
                 let probes = await run.daemon.metric("reachd_probes_total") ?? 0
                 try clock.set(offset: offset)
-                try await Task.sleep(for: .seconds(3))
+                try await Task.sleep(for: .seconds(3))  // three intervals after the jump: pace and latency are measured across them
                 let status = await run.daemon.status()
                 let paced = (await run.daemon.metric("reachd_probes_total") ?? 0) - probes
                 try clock.set(offset: 0)

@@ -43,7 +43,7 @@ extension FaultMatrix {
                     try await run.server.set("ok")
                     restored = try await started.waitForEntries(matching(.connectivityRestored), count: 1, timeout: MatrixRun.restoreBound + .seconds(2))
                 })
-            try await Task.sleep(for: .milliseconds(500))
+            try await run.waitForAProbeLater()
             let (lostNow, restoredNow) = (try await started.entries(matching(.connectivityLost)), try await started.entries(matching(.connectivityRestored)))
             row.expected = "one lost, one restored entry (saw \(lostNow.count), \(restoredNow.count))"
             if lostNow.count != 1 || restoredNow.count != 1 {

@@ -61,6 +61,6 @@ extension FaultMatrix {
         run.daemon.signal(SIGHUP)
         try await waitUntil("reachd reloads", timeout: .seconds(10)) { run.daemon.log.components(separatedBy: "configuration reloaded").count > reloads }
         run.ledger.mark(.up, at: .now, bound: MatrixRun.restoreBound, "portal: reloaded")
-        try await Task.sleep(for: MatrixRun.restoreBound)
+        try await Task.sleep(for: MatrixRun.restoreBound)  // the ledger allows the reload this long to settle: the window it judges
     }
 }

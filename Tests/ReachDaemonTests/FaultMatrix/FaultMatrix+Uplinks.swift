@@ -155,17 +155,16 @@ private struct StatusPoller: Sendable {
     func watch(
         until condition: (Document) -> Bool, within limit: Duration, invariant: (Document) -> Bool
     ) async throws -> (found: ContinuousClock.Instant?, invariantHeld: Bool, last: Document?) {
-        let start = ContinuousClock.now
         var held = true
         var last: Document?
-        while ContinuousClock.now - start < limit {
-            if let document = await read() {
-                last = document
-                if condition(document) { return (ContinuousClock.now, held, document) }
-                held = held && invariant(document)
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        // Each look runs curl: every 50 ms, not every millisecond.
+        let found = try? await waitFor("the status document to match", timeout: limit, every: .milliseconds(50)) { () -> ContinuousClock.Instant? in
+            guard let document = await read() else { return nil }
+            last = document
+            if condition(document) { return .now }
+            held = held && invariant(document)
+            return nil
         }
-        return (nil, held, last)
+        return (found, held, last)
     }
 }

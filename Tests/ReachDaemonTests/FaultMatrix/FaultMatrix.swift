@@ -248,7 +248,7 @@ struct FaultMatrix {
             let before = run.observer.all.count
             run.daemon.signal(SIGHUP)
             try await run.daemon.waitForLog("reload_rejected", timeout: .seconds(10))
-            try await Task.sleep(for: .milliseconds(500))
+            try await run.waitForAProbeLater()
             if !run.daemon.isRunning { hup.failure = "reachd exited" }
             if run.observer.all.count != before { hup.failure = "the verdict moved: \(run.observer.latest?.summary ?? "")" }
             if !run.daemon.log.contains("probe.interval") { hup.failure = "the rejection does not name probe.interval" }
@@ -290,7 +290,7 @@ struct FaultMatrix {
         var term = MatrixCase(group: "reachd", name: "SIGTERM mid-probe", expected: "exit 0 in < 1 s, no false loss")
         do {
             try await run.server.set("slow 1.5")
-            try await Task.sleep(for: .milliseconds(1_200))
+            try await Task.sleep(for: .milliseconds(1_200))  // into the 1.5 s answer: a probe is in flight when SIGTERM comes
             let signalled = ContinuousClock.now
             run.daemon.signal(SIGTERM)
             let took = await run.daemon.waitForExit(timeout: .seconds(5))

@@ -128,10 +128,11 @@ final class FaultServer: Sendable {
     func set(_ command: String, timeout: Duration = .seconds(20)) async throws {
         let before = child.output.count
         try child.writeLine(command)
-        let deadline = ContinuousClock.now + timeout
-        while !child.output.dropFirst(before).contains("ack \(command)") {
-            guard ContinuousClock.now < deadline else { throw ChildProcess.Failed(description: "the fault server did not take \(command)") }
-            try await Task.sleep(for: .milliseconds(5))
+        let child = child
+        do {
+            try await waitUntil("the fault server to take \(command)", timeout: timeout) { child.output.dropFirst(before).contains("ack \(command)") }
+        } catch is TimedOutWaiting {
+            throw ChildProcess.Failed(description: "the fault server did not take \(command)")
         }
     }
 

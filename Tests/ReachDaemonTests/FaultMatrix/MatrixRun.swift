@@ -74,7 +74,7 @@ final class MatrixRun {
             } else {
                 row.failure = "at +\(MatrixCase.seconds(bound)) after the fault the verdict was \(observer.latest?.summary ?? "none"), not disconnected/\(reason)"
             }
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .milliseconds(300))  // the fault held a moment past its detection: a stimulus, every event in it is recorded
             // The truth is in between while the restoring commands run, and up once they are done.
             let restoring = ContinuousClock.now
             ledger.mark(.unsettled, at: restoring, bound: .zero, "\(name): restoring")
@@ -99,7 +99,7 @@ final class MatrixRun {
         do {
             let start = ContinuousClock.now
             try await apply()
-            try await Task.sleep(for: hold)
+            try await Task.sleep(for: hold)  // the change held for its length; every verdict in it is recorded and checked below
             try await restore()
             if let wrong = observer.all.first(where: { $0.at >= start && $0.state != "connected" }) {
                 row.failure = "at +\(MatrixCase.seconds(wrong.at - start)) the verdict was \(wrong.summary)"
@@ -128,7 +128,6 @@ final class MatrixRun {
             } else {
                 row.failure = "at +\(MatrixCase.seconds(bound)) after the storm the verdict was \(observer.latest?.summary ?? "none")"
             }
-            try await Task.sleep(for: .milliseconds(500))
             await checkHooks(&row, since: start, before: hooksBefore)
             let gaps = observer.sequenceGaps(from: start, to: .now)
             announcedGaps += gaps
@@ -153,6 +152,13 @@ final class MatrixRun {
             hookMismatches += 1
             row.failure = row.failure ?? "hooks ran restored \(now.restored - before.restored) / lost \(now.lost - before.lost) times for \(seen.restored) / \(seen.lost) transitions"
         }
+    }
+
+    /// Waits until reachd has finished two more probes than it had now, so at least one probe
+    /// started and ended after now: what proves that a moment passed without something happening.
+    func waitForAProbeLater() async throws {
+        let before = await daemon.metric("reachd_probes_total") ?? 0
+        try await waitUntil("two more probes", timeout: .seconds(15), every: .milliseconds(50)) { (await self.daemon.metric("reachd_probes_total") ?? 0) >= before + 2 }
     }
 
     func finish(_ row: MatrixCase) {

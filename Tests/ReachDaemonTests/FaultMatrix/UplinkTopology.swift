@@ -295,10 +295,9 @@ final class UplinkTopology: Sendable {
     /// Stops the daemon `pid` (SIGTERM, then SIGKILL after 5 s) and waits until it is gone.
     private static func stop(_ pid: Int32) async {
         kill(pid, SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while kill(pid, 0) == 0 {
-            if ContinuousClock.now >= deadline { kill(pid, SIGKILL) }
-            try? await Task.sleep(for: .milliseconds(20))
+        if (try? await waitUntil("process \(pid) to stop", timeout: .seconds(5)) { kill(pid, 0) != 0 }) == nil {
+            kill(pid, SIGKILL)
+            try? await waitUntil("process \(pid) to go") { kill(pid, 0) != 0 }
         }
     }
 

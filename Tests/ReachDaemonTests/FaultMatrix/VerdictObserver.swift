@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Synchronization
 
 /// One verdict as a subscriber of `/v1/events` received it.
@@ -77,12 +78,8 @@ final class VerdictObserver: Sendable {
     func first(
         after since: ContinuousClock.Instant, timeout: Duration, where predicate: (ObservedVerdict) -> Bool
     ) async -> ObservedVerdict? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let found = received.verdicts.withLock({ $0.first { $0.at >= since && predicate($0) } }) { return found }
-            if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        let received = received
+        return try? await waitFor("a verdict", timeout: timeout) { received.verdicts.withLock { $0.first { $0.at >= since && predicate($0) } } }
     }
 
     /// Verdict changes received in `[from, to)`: `(connected, disconnected)` moves, leaving `unknown` not counted.
