@@ -102,8 +102,12 @@ extension FuzzInput {
     private static func respond(_ responder: RouterResponder<BasicRequestContext>, _ head: HTTPRequest, body: [UInt8]) -> Int {
         let request = Request(head: head, body: RequestBody(buffer: ByteBuffer(bytes: body)))
         return waitFor {
+            // The channel a request came on, as Hummingbird's context holds it; finished after
+            // the answer, or its pipeline and it keep each other alive.
+            let channel = EmbeddedChannel()
+            defer { _ = try? channel.finish(acceptAlreadyClosed: true) }
             let context = BasicRequestContext(
-                source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: Logger(label: "reachd.fuzz") { _ in SwiftLogNoOpLogHandler() }))
+                source: ApplicationRequestContextSource(channel: channel, logger: Logger(label: "reachd.fuzz") { _ in SwiftLogNoOpLogHandler() }))
             do {
                 return Int(try await responder.respond(to: request, context: context).status.code)
             } catch let error as any HTTPResponseError {
