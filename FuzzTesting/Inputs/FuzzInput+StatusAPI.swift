@@ -104,17 +104,21 @@ extension FuzzInput {
         return waitFor {
             // The channel a request came on, as Hummingbird's context holds it; finished after
             // the answer, or its pipeline and it keep each other alive.
-            let channel = EmbeddedChannel()
-            defer { _ = try? channel.finish(acceptAlreadyClosed: true) }
+            // NIOAsyncTestingChannel, as HummingbirdTesting uses: the task may resume on another
+            // thread, which an EmbeddedChannel forbids.
+            let channel = NIOAsyncTestingChannel()
             let context = BasicRequestContext(
                 source: ApplicationRequestContextSource(channel: channel, logger: Logger(label: "reachd.fuzz") { _ in SwiftLogNoOpLogHandler() }))
+            let status: Int
             do {
-                return Int(try await responder.respond(to: request, context: context).status.code)
+                status = Int(try await responder.respond(to: request, context: context).status.code)
             } catch let error as any HTTPResponseError {
-                return Int(error.status.code)
+                status = Int(error.status.code)
             } catch {
-                return 500
+                status = 500
             }
+            _ = try? await channel.finish(acceptAlreadyClosed: true)
+            return status
         }
     }
 
