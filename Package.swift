@@ -449,6 +449,45 @@ let package = Package(
             path: "Benchmarks/HistoryRecording",
             swiftSettings: strict
         ),
+        // MARK: Fuzzing (FuzzTesting/, scripts/fuzz, docs/reliability.md)
+
+        // What each fuzz target feeds to which of our parsers of outside input, and the invariants
+        // it checks: one function per target, shared by the fuzz executables and ReachFuzzingTests.
+        .target(
+            name: "ReachFuzzing",
+            dependencies: [
+                "ReachAPI", "ReachCaptivePortal", "ReachConfig", "ReachCore", "ReachLink", "ReachMetrics", "ReachPOSIX", "ReachProbes", "ReachServer",
+                "GRPCHealth",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            path: "FuzzTesting/Inputs",
+            swiftSettings: strict
+        ),
+        // One libFuzzer executable per target: only `LLVMFuzzerTestOneInput`, calling ReachFuzzing.
+        // scripts/fuzz builds them with `-sanitize=fuzzer,address -parse-as-library`; CFuzzerEntry
+        // then stands in for the entry point SwiftPM links them with (fuzzer_entry.c says why).
+        .target(name: "CFuzzerEntry", path: "FuzzTesting/CFuzzerEntry"),
+        .executableTarget(name: "fuzz-netlink", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzNetlink", swiftSettings: strict),
+        .executableTarget(name: "fuzz-config", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzConfig", swiftSettings: strict),
+        .executableTarget(name: "fuzz-http-response", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzHTTPResponse", swiftSettings: strict),
+        .executableTarget(name: "fuzz-grpc-health", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzGRPCHealth", swiftSettings: strict),
+        .executableTarget(name: "fuzz-event-stream", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzEventStream", swiftSettings: strict),
+        .executableTarget(name: "fuzz-captive-portal", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzCaptivePortal", swiftSettings: strict),
+        .executableTarget(name: "fuzz-history-query", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzHistoryQuery", swiftSettings: strict),
+        .executableTarget(name: "fuzz-documents", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzDocuments", swiftSettings: strict),
+        .executableTarget(name: "fuzz-status-api", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzStatusAPI", swiftSettings: strict),
+        // Replays every committed corpus and crash input through the same functions, in `swift test`.
+        .testTarget(
+            name: "ReachFuzzingTests",
+            dependencies: ["ReachFuzzing"],
+            swiftSettings: strict
+        ),
         // Fakes and rigs that surround the unit under test: a manual clock, an in-memory link source,
         // network namespaces to run code in, a small tmpfs to fill.
         .target(

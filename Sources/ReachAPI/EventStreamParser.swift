@@ -12,6 +12,9 @@ public struct EventStreamParser: Sendable {
     }
 
     private var pending: [UInt8] = []
+    /// How many bytes at the start of `pending` are known to hold no newline: each byte is searched
+    /// once, not once per chunk (a long line arriving in small reads would cost quadratic time).
+    private var scanned = 0
     private var current = ServerSentEvent(data: "")
     private var dataLines: [String] = []
     private var dataBytes = 0
@@ -24,9 +27,11 @@ public struct EventStreamParser: Sendable {
         pending.append(contentsOf: bytes)
         var events: [ServerSentEvent] = []
         var start = pending.startIndex
-        while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        var searchFrom = pending.startIndex + scanned
+        while let newline = pending[searchFrom...].firstIndex(of: UInt8(ascii: "\n")) {
             var line = pending[start..<newline]
             start = newline + 1
+            searchFrom = start
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             let text = String(decoding: line, as: UTF8.self)
             if text.isEmpty {
@@ -60,6 +65,7 @@ public struct EventStreamParser: Sendable {
             }
         }
         pending.removeSubrange(..<start)
+        scanned = pending.count
         guard pending.count + dataBytes <= Self.eventLimit else { throw OversizedEvent() }
         return events
     }

@@ -39,6 +39,8 @@ public struct HistoryQuery: Sendable, Hashable {
             }
         }
         guard start < end else { throw Problem("since must be before until") }
+        // The window is written back in the history document, in RFC 3339's four-digit years.
+        guard RFC3339.canWrite(start) else { throw Problem("since must not reach before the year 0000") }
         if let target, target.isEmpty { throw Problem("target must name a target") }
         self.init(window: start..<end, target: target)
     }

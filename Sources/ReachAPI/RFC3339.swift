@@ -63,8 +63,20 @@ public enum RFC3339 {
             return nil
         }
         let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        // Only the years that ``string(from:)`` writes (0000–9999 in UTC): a leap second or an
+        // offset can carry a time past them, and it would be written in a form this reader refuses.
+        guard writableSeconds.contains(seconds) else { return nil }
         return WallTime(sinceEpoch: .seconds(seconds) + .nanoseconds(nanoseconds))
     }
+
+    /// Whether ``string(from:)`` writes `time` in a form ``wallTime(from:)`` reads: a time in the
+    /// years 0000–9999, UTC. A window computed from a time and a duration can fall outside them.
+    public static func canWrite(_ time: WallTime) -> Bool {
+        time.sinceEpoch >= .seconds(writableSeconds.lowerBound) && time.sinceEpoch < .seconds(writableSeconds.upperBound)
+    }
+
+    /// The seconds since the epoch from 0000-01-01T00:00:00Z to the end of 9999 in UTC.
+    private static let writableSeconds = (daysSinceEpoch(year: 0, month: 1, day: 1) * 86_400)..<(daysSinceEpoch(year: 10_000, month: 1, day: 1) * 86_400)
 
     private static func pow10(_ exponent: Int) -> Int64 {
         (0..<exponent).reduce(1) { result, _ in result * 10 }

@@ -3,7 +3,7 @@ import ReachCore
 
 /// The RFC 8908 API's JSON (`application/captive+json`), read leniently: only `captive` is
 /// required; a field of the wrong type is treated as absent, as the RFC asks of clients.
-struct CaptivePortalAPIDocument: Decodable {
+package struct CaptivePortalAPIDocument: Decodable {
     var captive: Bool
     var userPortalURL: String?
     var venueInfoURL: String?
@@ -18,7 +18,7 @@ struct CaptivePortalAPIDocument: Decodable {
         case bytesRemaining = "bytes-remaining"
     }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         captive = try container.decode(Bool.self, forKey: .captive)
         // Shown in notifications and opened in a browser: only what HTTPURL finds openable.
@@ -28,8 +28,9 @@ struct CaptivePortalAPIDocument: Decodable {
         bytesRemaining = (try? container.decodeIfPresent(Double.self, forKey: .bytesRemaining)).flatMap(Self.count)
     }
 
-    /// Parses an API answer; `nil` when it is not the API's JSON.
-    static func parse(_ bytes: [UInt8]) -> CaptivePortalAPIAnswer? {
+    /// Parses an API answer; `nil` when it is not the API's JSON. Package-visible for the fuzz
+    /// targets (`FuzzTesting`), which feed it any bytes.
+    package static func parse(_ bytes: [UInt8]) -> CaptivePortalAPIAnswer? {
         guard let document = try? JSONDecoder().decode(Self.self, from: Data(bytes)) else { return nil }
         return CaptivePortalAPIAnswer(
             isCaptive: document.captive, userPortalURL: document.userPortalURL, venueInfoURL: document.venueInfoURL,

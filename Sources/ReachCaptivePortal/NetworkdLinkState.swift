@@ -31,7 +31,8 @@ public enum NetworkdLinkState {
     }
 
     /// The `CAPTIVE_PORTAL=` value of one state file's text, if it is an https URI or ``unrestricted``.
-    static func captivePortalAPI(inState text: String) -> String? {
+    /// Package-visible for the fuzz targets (`FuzzTesting`), which feed it any bytes.
+    package static func captivePortalAPI(inState text: String) -> String? {
         for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("CAPTIVE_PORTAL=") {
             let value = line.dropFirst("CAPTIVE_PORTAL=".count).trimmingWhitespace
             // RFC 8908 serves the API over HTTPS only; anything else is not an API to ask.

@@ -40,9 +40,10 @@ import Darwin
 /// The detail is in our words, as ``SocketFailure`` says, never the chain's descriptions (those
 /// go to the debug log, ``describe(_:)``): the resolver's words for a name, the errno's where
 /// they add to the reason, and the status and message the server answered with.
-enum GRPCFailure {
+/// Package-visible for the fuzz targets (`FuzzTesting`), which feed it servers' status and message.
+package enum GRPCFailure {
     /// Classifies `error`, thrown while the probe was in `phase`.
-    static func classify(_ error: any Error, phase: ProbePhase, taskCancelled: Bool) -> ProbeFailure {
+    package static func classify(_ error: any Error, phase: ProbePhase, taskCancelled: Bool) -> ProbeFailure {
         if taskCancelled {
             return ProbeFailure(.cancelled, phase: phase)
         }
@@ -122,7 +123,7 @@ enum GRPCFailure {
 
     /// One line for the debug log: each error in the chain, outermost first, as its library
     /// describes it.
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         chain(of: error).map { cause in
             if let rpcError = cause as? RPCError {
                 return "\(rpcError.code): \(rpcError.message)"

@@ -277,7 +277,8 @@ public struct GRPCHealthProber: Prober {
 
     /// `SERVING` is healthy; `NOT_SERVING`, `SERVICE_UNKNOWN`, `UNKNOWN` and values newer than this
     /// proto are all the server's own word that it cannot serve: ``FailureReason/notServing``.
-    private static func result(
+    /// Package-visible for the fuzz targets (`FuzzTesting`), which feed it decoded server answers.
+    package static func result(
         for status: Grpc_Health_V1_HealthCheckResponse.ServingStatus, target: String, latency: Duration
     ) -> ProbeResult {
         switch status {

@@ -231,6 +231,16 @@ final class HTTPExchange: @unchecked Sendable {
     }
 }
 
+extension HTTPExchange {
+    /// Runs the exchange over a channel that is already connected, with the handlers ``start()``
+    /// installs, and without a deadline: for ``HTTPProber/exchange(_:over:whenDone:)``.
+    func run(over channel: any Channel) throws {
+        loop.assertInEventLoop()
+        try configure(channel.pipeline.syncOperations)
+        connected(channel)
+    }
+}
+
 extension HTTPExchange: NIOScheduledCallbackHandler {
     /// The deadline: a callback on ``loop``, which NIO runs without a promise.
     func handleScheduledCallback(eventLoop: some EventLoop) {

@@ -155,7 +155,9 @@ public struct StatusServer: Sendable {
     /// The mode of a Unix socket once the server runs: owner and group may connect.
     public static let unixSocketMode: mode_t = 0o660
 
-    func makeRouter() -> Router<BasicRequestContext> {
+    /// The router ``makeApplication(whenListening:)`` serves: middleware, then the routes.
+    /// Package-visible for the fuzz targets (`FuzzTesting`), which send it forged requests.
+    package func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         // Middleware applies to routes added after it, and to unmatched requests.
         router.add(middleware: APIErrorMiddleware(allowedMethods: Self.routes))
