@@ -1,6 +1,7 @@
 import Foundation
 import ReachCore
 import ReachLogging
+import ReachTesting
 import Testing
 
 /// When journald goes away or stops reading, lines go to standard error as logfmt: none is lost
@@ -32,6 +33,9 @@ struct JournalFallbackTests {
         for line in 11...15 { journal.send("info\tafter\tline=\(line)") }
         journal.closeInput()
         #expect(await journal.finish() == 0)
+        // The helper has handed its last lines over; journald stores them when it reads its socket:
+        // lines 1-5 and 11-15, and the notice that it answers again.
+        _ = try await journal.waitForEntries(["SYSLOG_IDENTIFIER=\(id)"], count: 11)
 
         let (inJournal, onStandardError) = try await delivered(journal, identifier: id)
         #expect(Set(inJournal).isSuperset(of: [1, 2, 3, 4, 5, 11, 12, 13, 14, 15]), "\(inJournal)")
@@ -65,6 +69,11 @@ struct JournalFallbackTests {
         kill(journal.journaldPID, SIGCONT)
         journal.closeInput()
         #expect(await journal.finish(timeout: .seconds(30)) == 0)
+        // journald, thawed, stores what waited in its socket as it reads it.
+        try? await waitUntil("every line in the journal or on standard error", timeout: .seconds(30), every: .milliseconds(100)) {
+            let (inJournal, onStandardError) = try await self.delivered(journal, identifier: id)
+            return Set(inJournal + onStandardError) == Set(0...count)
+        }
         let (inJournal, onStandardError) = try await delivered(journal, identifier: id)
         #expect(Set(inJournal + onStandardError) == Set(0...count), "none lost: \(inJournal.count) in the journal, \(onStandardError.count) on standard error")
         #expect(!onStandardError.isEmpty && inJournal.count > 1)
