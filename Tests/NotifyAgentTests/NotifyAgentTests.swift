@@ -122,7 +122,7 @@ struct NotifyAgentTests {
                 up.toggle()
                 try target.set(up: up)
                 // Each flip lands before the next: reachd says it.
-                try await waitUntil("reachd says \(up ? "connected" : "disconnected")") { try reachd.status().state == (up ? "connected" : "disconnected") }
+                try await waitUntil("reachd says \(up ? "connected" : "disconnected")", every: .milliseconds(10)) { try reachd.status().state == (up ? "connected" : "disconnected") }
                 mostDisplayed = max(mostDisplayed, try await rig.desktop.displayedCount() ?? 0)
             }
             try target.set(up: false)

@@ -73,7 +73,7 @@ struct CertificateExpiryTests {
         // Many probes later, still one warning each: the next is due in a day.
         let probes = #"reachd_probes_total{target="soon",result="success"}"#
         let before = sample(metrics.body, probes) ?? 0
-        try await waitUntil("10 more probes of soon", timeout: .seconds(30)) {
+        try await waitUntil("10 more probes of soon", timeout: .seconds(30), every: .milliseconds(50)) {
             (sample(try loopbackGet(port: port, path: StatusAPI.metrics.path).body, probes) ?? 0) >= before + 10
         }
         #expect(try await reachd.entries(warning).count == 2)

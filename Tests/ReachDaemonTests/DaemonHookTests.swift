@@ -37,7 +37,7 @@ struct DaemonHookTests {
         #expect(afterRestore.contains("msg=\"hook 10-note exited 0\""))
 
         // The log line comes just before the count: wait for the count.
-        try await waitUntil("both runs counted") {
+        try await waitUntil("both runs counted", every: .milliseconds(20)) {
             let metrics = (try? loopbackGet(port: port, path: "/metrics").body) ?? ""
             return metrics.contains(#"reachd_hook_runs_total{hook="10-note",result="ok"} 2"#)
                 && metrics.contains(#"reachd_hook_duration_seconds_count{hook="10-note"} 2"#)

@@ -11,8 +11,8 @@ struct DaemonProcessTests {
         #expect(startup.contains("watching server: http://127.0.0.1:8080/api/v1/health every 1s, timeout 2s"))
         // Running, not just started: it serves its API and has decided a first verdict.
         let port = try await reachd.waitForPort()
-        try await waitUntil("a first verdict") {
-            let body = (try? loopbackGet(port: port, path: "/v1/status"))?.body ?? ""
+        try await waitUntil("a first verdict", every: .milliseconds(10)) {
+            let body = await ReachdProcess.status(port: port) ?? ""
             return body.contains("\"state\":\"connected\"") || body.contains("\"state\":\"disconnected\"")
         }
         #expect(reachd.isRunning, "reachd must keep running until signalled")

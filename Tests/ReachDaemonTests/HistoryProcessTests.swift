@@ -63,14 +63,15 @@ struct HistoryProcessTests {
         await server.stop()
         try await reachd.waitForState("disconnected", port: port)
         // Down for at least half a second, as reachd itself tells (its status's `since`).
-        try await waitUntil("an outage half a second old") {
-            let since = (try? JSONSerialization.jsonObject(with: Data(loopbackGet(port: port, path: "/v1/status").body.utf8)) as? [String: Any])?["since"] as? String
+        try await waitUntil("an outage half a second old", every: .milliseconds(10)) {
+            let body = await ReachdProcess.status(port: port) ?? ""
+            let since = (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["since"] as? String
             return since.flatMap(secondsSince).map { $0 >= 0.5 } ?? false
         }
         let restarted = try await HealthServer(port: server.port)
         try await reachd.waitForState("connected", port: port)
         // One commit a second: wait for the one that holds the restoration.
-        try await waitUntil("the restoration committed") { try self.committedStates(port: port).last == "connected" && self.committedStates(port: port).count >= 3 }
+        try await waitUntil("the restoration committed", every: .milliseconds(20)) { try self.committedStates(port: port).last == "connected" && self.committedStates(port: port).count >= 3 }
 
         let document = try history(port: port, "since=1h")
         let outages = try #require(document["outages"] as? [[String: Any]])
@@ -106,7 +107,7 @@ struct HistoryProcessTests {
         #expect((after["outages"] as? [[String: Any]])?.first?["start"] as? String == outage["start"] as? String)
         #expect((after["gaps"] as? [[String: Any]] ?? []).count >= 2, "before the first run, and between the two")
         // The uptime ratios are computed a few seconds into a run, then once a minute.
-        let metrics = try await waitFor("the uptime ratios", timeout: .seconds(15)) { () -> String? in
+        let metrics = try await waitFor("the uptime ratios", timeout: .seconds(15), every: .milliseconds(50)) { () -> String? in
             let metrics = try loopbackGet(port: port, path: "/metrics").body
             return metrics.contains("reachd_uptime_ratio{window=\"24h\"}") ? metrics : nil
         }
@@ -125,7 +126,7 @@ struct HistoryProcessTests {
         let disk = try await TinyFileSystem(size: "1m")
         let server = try await HealthServer()
         let (reachd, port, _) = try await startRecording(server, historyAt: "\(disk.path)/history.sqlite", in: directory)
-        try await waitUntil("the first verdict committed") { try self.committedStates(port: port) == ["connected"] }
+        try await waitUntil("the first verdict committed", every: .milliseconds(20)) { try self.committedStates(port: port) == ["connected"] }
 
         try disk.fill()
         await server.stop()
@@ -134,14 +135,14 @@ struct HistoryProcessTests {
         let line = log.split(separator: "\n").first { $0.contains("history: cannot write") } ?? ""
         #expect(line.contains("level=error") && line.contains("is full"), "\(line)")
         // What waits grows with each failed commit: the outage's two transitions (verdict and target) at least.
-        let waitingBefore = try await waitFor("the outage waiting in memory") { () -> Double? in
+        let waitingBefore = try await waitFor("the outage waiting in memory", every: .milliseconds(20)) { () -> Double? in
             let rows = try self.metric("reachd_history_pending_rows", port: port) ?? 0
             return rows >= 2 ? rows : nil
         }
         let restarted = try await HealthServer(port: server.port)
         try await reachd.waitForState("connected", port: port)
         // A commit tried after the restoration failed too: its two transitions wait beside the outage's.
-        try await waitUntil("the restoration waiting in memory") { (try self.metric("reachd_history_pending_rows", port: port) ?? 0) >= waitingBefore + 2 }
+        try await waitUntil("the restoration waiting in memory", every: .milliseconds(20)) { (try self.metric("reachd_history_pending_rows", port: port) ?? 0) >= waitingBefore + 2 }
         #expect(reachd.isRunning)
         #expect(try loopbackGet(port: port, path: "/v1/status").status == 200)
         #expect(try committedStates(port: port) == ["connected"], "nothing written while the disk is full")

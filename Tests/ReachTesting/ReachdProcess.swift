@@ -71,7 +71,8 @@ public final class ReachdProcess: Sendable {
 
     /// Waits until the status API listens on TCP, and returns its port.
     public func waitForPort(timeout: Duration = .seconds(20)) async throws -> Int {
-        let log = try await waitForLog(containing: "Server started and listening on", timeout: timeout)
+        // Not the first listening line: with a `socket:`, the unix socket's may come first.
+        let log = try await waitForLog(containing: "listening on 127.0.0.1:", timeout: timeout)
         guard let range = log.range(of: "listening on 127.0.0.1:"), let port = Int(log[range.upperBound...].prefix { $0.isNumber }) else {
             throw ChildProcess.Failed(description: "reachd's listening line names no loopback port:\n\(log)")
         }
@@ -80,10 +81,17 @@ public final class ReachdProcess: Sendable {
 
     /// Waits until the status API on `port` says `state` (`connected`, `disconnected`, ...).
     public func waitForState(_ state: String, port: Int, timeout: Duration = .seconds(15)) async throws {
-        try await waitUntil("reachd on \(port) to say \(state)", timeout: timeout) {
+        // Each look is a request, made off the cooperative pool (which two blocked threads would
+        // stall for every test in the process): every 10 ms.
+        try await waitUntil("reachd on \(port) to say \(state)", timeout: timeout, every: .milliseconds(10)) {
             guard self.isRunning else { throw ChildProcess.Failed(description: "reachd exited:\n\(self.log)") }
-            return (try? loopbackGet(port: port, path: "/v1/status"))?.body.contains("\"state\":\"\(state)\"") == true
+            return await Self.status(port: port)?.contains("\"state\":\"\(state)\"") == true
         }
+    }
+
+    /// The body of `GET /v1/status` on `port`, asked off the cooperative pool; `nil` when it does not answer.
+    public static func status(port: Int) async -> String? {
+        await offPool { (try? loopbackGet(port: port, path: "/v1/status", timeout: .seconds(2)))?.body }
     }
 
     public func signal(_ signal: Int32) { child.signal(signal) }
