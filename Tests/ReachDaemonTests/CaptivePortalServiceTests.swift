@@ -37,7 +37,8 @@ import Testing
         #expect(portal?.venueInfoURL == "https://portal.test/hotel")
         #expect(portal?.interface == "lo")
         #expect(api.requests.allSatisfy { $0 == "application/captive+json" })
-        #expect(logs.all.contains { $0.metadata["event"] == "captive_portal" && $0.metadata["portal_url"] == "https://portal.test/login" })
+        // Logged by the service once the monitor has the answer: after the verdict the test just saw.
+        try await waitUntil("the portal logged") { logs.all.contains { $0.metadata["event"] == "captive_portal" && $0.metadata["portal_url"] == "https://portal.test/login" } }
 
         // Signed in: an hour of session. Captive, it was asked every interval; the next ask sees it.
         try await api.answer(#"{"captive": false, "user-portal-url": "https://portal.test/login", "seconds-remaining": 3600}"#)

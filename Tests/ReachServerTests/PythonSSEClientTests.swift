@@ -28,7 +28,9 @@ struct PythonSSEClientTests {
             let deadline = ContinuousClock.now.advanced(by: timeout)
             let handle = output.fileHandleForReading
             while completeLines.count < count, ContinuousClock.now < deadline {
-                let chunk = await Task.detached { handle.availableData }.value
+                // Off the cooperative pool: a detached task blocked in this read held a pool thread,
+                // and two such reads stalled every test of the process until the client timed out.
+                let chunk = await offPool { handle.availableData }
                 if chunk.isEmpty { break }
                 text += String(decoding: chunk, as: UTF8.self)
             }
