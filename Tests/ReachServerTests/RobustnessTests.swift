@@ -89,7 +89,7 @@ struct RobustnessTests {
         }
         let answeredEarly = await offPool { waiting.isReadable(timeoutMilliseconds: 1000) }
         #expect(!answeredEarly, "no answer while four connections are open")
-        held.removeFirst()
+        held.removeFirst().closeNow()
         let (text, _) = await waiting.readUntilClosed(timeout: .seconds(5))
         #expect(statusLine(text) == "HTTP/1.1 200 OK", "answered once one closed")
         held.removeAll()

@@ -1,5 +1,6 @@
 import Foundation
 import ReachTesting
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,6 +10,7 @@ import Glibc
 /// server closes or a timeout passes.
 final class RawSocket: Sendable {
     let descriptor: Int32
+    private let isClosed = Atomic<Bool>(false)
 
     init(port: Int) throws {
         descriptor = try connectLoopback(port: port)
@@ -81,5 +83,11 @@ final class RawSocket: Sendable {
         await readUntilClosed(timeout: timeout).closed
     }
 
-    deinit { close(descriptor) }
+    /// Closes it now: a test that needs the server to see a close must not wait for the last
+    /// reference to go (a reading thread may still hold one for a moment).
+    func closeNow() {
+        if !isClosed.exchange(true, ordering: .acquiringAndReleasing) { close(descriptor) }
+    }
+
+    deinit { closeNow() }
 }
