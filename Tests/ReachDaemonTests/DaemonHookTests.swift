@@ -25,8 +25,10 @@ struct DaemonHookTests {
         defer { if reachd.isRunning { reachd.signal(SIGKILL) } }
         let port = try await reachd.waitForPort()
         _ = try await reachd.waitForLog(containing: "msg=\"connected: healthy\"")
-        let atStart = try loopbackGet(port: port, path: "/metrics").body
-        #expect(atStart.contains(#"reachd_hook_runs_total{hook="10-note",result="ok"} 0"#), "the hooks' series exist before any run")
+        // The hook service registers its series as it starts, beside the first verdict, not before it.
+        try await waitUntil("the hooks' series exist before any run", timeout: .seconds(5), every: .milliseconds(20)) {
+            (await offPool { try? loopbackGet(port: port, path: "/metrics").body })?.contains(#"reachd_hook_runs_total{hook="10-note",result="ok"} 0"#) == true
+        }
 
         listener.stop()
         let afterLoss = try await reachd.waitForLog(containing: "10-note: lost: connection_refused was connected")
