@@ -38,12 +38,10 @@ public final class ReachdProcess: Sendable {
             if let listen, !arguments.contains("--listen") { arguments += ["--listen", listen] }
             if !arguments.contains("--log-target") { arguments += ["--log-target", "stderr"] }
         }
-        var inherited = ProcessInfo.processInfo.environment
-        inherited["REACHD_ENDPOINT"] = nil
         let executable = namespace == nil ? BuiltProducts.reachd : TestNamespace.ipPath
         if let namespace { arguments = ["netns", "exec", namespace, BuiltProducts.reachd] + arguments }
         child = try ChildProcess(
-            "reachd", executable: executable, arguments: arguments, errorLog: log, environment: inherited.merging(environment) { $1 })
+            "reachd", executable: executable, arguments: arguments, errorLog: log, environment: clientFreeEnvironment(adding: environment))
     }
 
     /// Writes `configuration` (YAML) to a new file in `directory` and starts reachd on it.
@@ -119,9 +117,15 @@ public final class ReachdProcess: Sendable {
 /// Runs the built `reachctl` to its end (killed after `timeout`) and returns what it printed.
 /// `environment` is added to the test's, less `REACHD_ENDPOINT`.
 public func reachctl(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(15)) async throws -> ProgramResult {
+    let child = try ChildProcess(
+        "reachctl", executable: BuiltProducts.reachctl, arguments: arguments, environment: clientFreeEnvironment(adding: environment))
+    return await child.finish(timeout: timeout)
+}
+
+/// The test's environment less `REACHD_ENDPOINT` (a developer's own reachd must not answer for the
+/// test's), with `environment` added.
+private func clientFreeEnvironment(adding environment: [String: String]) -> [String: String] {
     var inherited = ProcessInfo.processInfo.environment
     inherited["REACHD_ENDPOINT"] = nil
-    let child = try ChildProcess(
-        "reachctl", executable: BuiltProducts.reachctl, arguments: arguments, environment: inherited.merging(environment) { $1 })
-    return await child.finish(timeout: timeout)
+    return inherited.merging(environment) { $1 }
 }

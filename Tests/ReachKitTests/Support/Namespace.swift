@@ -6,7 +6,7 @@ import Synchronization
 /// (ReachLinkTests has a fuller one; this is the little the test needs.)
 final class Namespace: Sendable {
     let name: String
-    static let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
+    static let ip = TestNamespace.ipPath
 
     /// Whether namespaces can be made here: root, with `ip` installed. (Checked without running
     /// anything: a trait's condition is evaluated on the cooperative pool.)
