@@ -78,7 +78,7 @@ struct NotifyAgentPortalTests {
             _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "1s", options: ["--portal-warning", "6s"])
 
             let warning = try #require(try await rig.waitForCalls(1, timeout: .seconds(15)).first)
-            let sessionEndsAt = try #require(try reachd.status().sessionEndsAt)
+            let sessionEndsAt = try #require(try await reachd.status().sessionEndsAt)
             #expect(warning.summary == "Network session ends in less than a minute")
             #expect(warning.body == "Sign in again at hotel.example to stay connected.")
             #expect(warning.icon == "appointment-soon")

@@ -102,9 +102,11 @@ final class NotifyAgentReachd: Sendable {
     var endpoint: String { "http://127.0.0.1:\(apiPort)" }
 
     /// The status document's `state`, `since` (when the state last changed) and the portal's
-    /// `session_ends_at`, times in seconds since the epoch.
-    func status() throws -> (state: String, since: Double, sessionEndsAt: Double?) {
-        let body = try loopbackGet(port: apiPort, path: "/v1/status").body
+    /// `session_ends_at`, times in seconds since the epoch. Read off the cooperative pool: the
+    /// flap storm polls it every 10 ms.
+    func status() async throws -> (state: String, since: Double, sessionEndsAt: Double?) {
+        let port = apiPort
+        let body = try await offPool { Result { try loopbackGet(port: port, path: "/v1/status").body } }.get()
         let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -114,8 +116,9 @@ final class NotifyAgentReachd: Sendable {
     }
 
     /// How many verdict changes reachd has published (its `reachd_state_changes_total`).
-    func stateChanges() throws -> Int {
-        let metrics = try loopbackGet(port: apiPort, path: "/metrics").body
+    func stateChanges() async throws -> Int {
+        let port = apiPort
+        let metrics = try await offPool { Result { try loopbackGet(port: port, path: "/metrics").body } }.get()
         return metrics.split(separator: "\n").filter { $0.hasPrefix("reachd_state_changes_total{") }
             .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0) { $0 + Int($1) }
     }

@@ -61,7 +61,7 @@ struct NotifyAgentTests {
 
             try target.set(up: true)
             let connected = try await rig.waitForCalls(2, timeout: .seconds(5))[1]
-            let status = try reachd.status()
+            let status = try await reachd.status()
             #expect(status.state == "connected")
             #expect(connected.summary == "Connected")
             #expect(connected.replacesID != 0, "in place of the waiting notification")
@@ -113,7 +113,7 @@ struct NotifyAgentTests {
             let window = Duration.seconds(3)
             _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "3s")
             _ = try await rig.waitForCalls(1)
-            let changesBefore = try reachd.stateChanges()
+            let changesBefore = try await reachd.stateChanges()
 
             let stormStart = ContinuousClock.now
             var up = false
@@ -122,12 +122,12 @@ struct NotifyAgentTests {
                 up.toggle()
                 try target.set(up: up)
                 // Each flip lands before the next: reachd says it.
-                try await waitUntil("reachd says \(up ? "connected" : "disconnected")", every: .milliseconds(10)) { try reachd.status().state == (up ? "connected" : "disconnected") }
+                try await waitUntil("reachd says \(up ? "connected" : "disconnected")", every: .milliseconds(10)) { try await reachd.status().state == (up ? "connected" : "disconnected") }
                 mostDisplayed = max(mostDisplayed, try await rig.desktop.displayedCount() ?? 0)
             }
             try target.set(up: false)
             let stormLength = ContinuousClock.now - stormStart
-            let flips = try reachd.stateChanges() - changesBefore
+            let flips = try await reachd.stateChanges() - changesBefore
             #expect(flips >= 8, "reachd saw a real storm: \(flips) changes")
 
             // The final state shows once the window ends; then nothing more.
