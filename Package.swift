@@ -265,6 +265,28 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: The engine
+
+        // The verdict machinery assembled once from a configuration: monitor, link source, probe
+        // schedulers, captive-portal API, path evidence, certificate warnings, sleep. reachd and
+        // EmbeddedService both run it, so a program is never told what reachd would not say.
+        .target(
+            name: "ReachEngine",
+            dependencies: [
+                "ReachCore",
+                "ReachAPI",
+                "ReachPOSIX",
+                "ReachConfig",
+                "ReachLink",
+                "ReachProbes",
+                "ReachSystemd",
+                "ReachCaptivePortal",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: The daemon
 
         // The composition root: wires configuration, core and adapters into one service group.
@@ -275,6 +297,7 @@ let package = Package(
                 "ReachAPI",
                 "ReachPOSIX",
                 "ReachConfig",
+                "ReachEngine",
                 "ReachLink",
                 "ReachProbes",
                 "ReachSystemd",
@@ -283,7 +306,6 @@ let package = Package(
                 "ReachServer",
                 "ReachGRPC",
                 "ReachHooks",
-                "ReachCaptivePortal",
                 "ReachHistory",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -355,11 +377,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The same service for hosts without reachd: the daemon's monitor, netlink and probers in-process.
+        // The same service for hosts without reachd: the daemon's engine, in-process.
         .target(
             name: "ReachKitEmbedded",
             dependencies: [
-                "ReachKit", "ReachCore", "ReachConfig", "ReachLink", "ReachProbes", "ReachPOSIX",
+                "ReachKit", "ReachCore", "ReachConfig", "ReachEngine", "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -675,6 +697,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Clients"],
+            swiftSettings: strict
+        ),
+        // The engine's parts, each against the real thing it asks (an HTTPS API on loopback, ...).
+        .testTarget(
+            name: "ReachEngineTests",
+            dependencies: ["ReachEngine", "ReachConfig", "ReachCore", "ReachTesting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // reachctl as a person runs it, against a real reachd.

@@ -58,10 +58,9 @@ struct ConnectivityCombiner: Sendable {
     var portalCheckFinding: PortalCheck.Finding?
     /// The RFC 8908 API's last answer per interface, and when it came.
     var portalAPIAnswers: [String: (answer: CaptivePortalAPIAnswer, at: WallTime)] = [:]
-    /// What the default gateway and the upstream reference last showed while targets failed
-    /// (`ConnectivityCombiner+Path`); forgotten with the link.
-    var gatewayFinding: GatewayFinding?
-    var upstreamFinding: UpstreamFinding?
+    /// What the default gateway and the upstream reference showed in the last round while targets
+    /// failed without an answer (`ConnectivityCombiner+Path`); forgotten with the link.
+    var pathEvidence: PathEvidenceRound?
     /// False when every target is on loopback, where no network link is involved.
     private(set) var requiresLink: Bool
 
@@ -252,7 +251,7 @@ struct ConnectivityCombiner: Sendable {
 
         let (previousState, previousReason, previousPortal, previousFault) = (verdict.state, verdict.reason, verdict.portal, verdict.fault)
         let (state, reason, portal) = decide()
-        let fault = state == .disconnected ? Fault(reason, gateway: gatewayFinding, upstream: upstreamFinding) : nil
+        let fault = state == .disconnected ? Fault(reason, evidence: evidence(for: reason)) : nil
         let usableInterfaces = assessment?.usableInterfaces ?? []
         let interfacesChanged = usableInterfaces != verdict.usableInterfaces
         verdict.state = state
@@ -318,7 +317,7 @@ struct ConnectivityCombiner: Sendable {
         }
         (healthyCount, unknownCount, unhealthyIndices) = (0, verdict.targets.count, [])
         // A new link may be another network, with or without a portal, behind another gateway.
-        (portalCheckFinding, gatewayFinding, upstreamFinding) = (nil, nil, nil)
+        (portalCheckFinding, pathEvidence) = (nil, nil)
         let pathsChanged = resetPaths()
         return changed || pathsChanged
     }

@@ -213,17 +213,12 @@ public final class ConnectivityMonitor: Sendable {
         log(published)
     }
 
-    /// Takes what the default gateway showed while targets failed (an ICMP echo, the neighbour
-    /// table); `nil` forgets it. It places a target's silence on the gateway (``Fault/gateway``).
-    public func update(gateway finding: GatewayFinding?) {
-        let published = state.withLock { state in apply(&state) { $0.apply(gateway: finding, at: clock.wallTime) } }
-        log(published)
-    }
-
-    /// Takes what the upstream reference (`upstream.check`) showed while targets failed; `nil`
-    /// forgets it. It tells ``Fault/upstream`` from ``Fault/server``.
-    public func update(upstream finding: UpstreamFinding?) {
-        let published = state.withLock { state in apply(&state) { $0.apply(upstream: finding, at: clock.wallTime) } }
+    /// Takes a round of path evidence (the gateway's echo or neighbour entry, the upstream
+    /// reference) gathered while a target fails without an answer; `nil` forgets it. It places
+    /// such a failure on the gateway, the internet connection or the server (``Fault/init(_:evidence:)``);
+    /// until the first round is in, a disconnected verdict's fault is not known.
+    public func update(pathEvidence round: PathEvidenceRound?) {
+        let published = state.withLock { state in apply(&state) { $0.apply(pathEvidence: round, at: clock.wallTime) } }
         log(published)
     }
 

@@ -50,30 +50,53 @@ extension FailureReason {
     }
 }
 
+/// One round of path evidence: what the default gateway and the upstream reference showed, asked
+/// side by side. Either finding is `nil` when there was nothing to ask (no default gateway, no
+/// upstream reference) or it could not be asked; the round still counts as done.
+///
+/// Until the first round since a target last failed without an answer is done, the fault of such
+/// a failure is not known, and a disconnected verdict says none (``Fault/init(_:evidence:)``):
+/// reachd never guesses `server` for a silence that may be the router's.
+public struct PathEvidenceRound: Sendable, Hashable {
+    public var gateway: GatewayFinding?
+    public var upstream: UpstreamFinding?
+
+    public init(gateway: GatewayFinding? = nil, upstream: UpstreamFinding? = nil) {
+        self.gateway = gateway
+        self.upstream = upstream
+    }
+}
+
 extension Fault {
     /// The fault a disconnected verdict's reason shows once the path evidence is weighed, nearest
     /// first (see the table in docs/how-reachd-works.md):
     /// - a link reason is `link`; a captive portal is `portal`;
     /// - a target that answered wrongly (``FailureReason/isAnswer``) is `server`: its path works;
-    /// - else a silent gateway is `gateway`; else an unreachable upstream reference is `upstream`;
+    /// - a silence, an unreachable network or a name that did not resolve waits for `evidence`
+    ///   (`nil` until its first round is done: then the fault is not known yet, and `nil`);
+    /// - then a silent gateway is `gateway`; else an unreachable upstream reference is `upstream`;
     /// - else a name that did not resolve is `dns`, and a silence or an unreachable network is
     ///   `server` (the upstream reference answers, or there is none to ask: then reachd cannot
     ///   tell the internet connection from the server, and says what the reason alone says).
     ///
-    /// `nil` for a verdict that is not about a failure (healthy, starting, awaiting a probe).
-    public init?(_ reason: VerdictReason, gateway: GatewayFinding?, upstream: UpstreamFinding?) {
+    /// `nil` also for a verdict that is not about a failure (healthy, starting, awaiting a probe).
+    public init?(_ reason: VerdictReason, evidence: PathEvidenceRound?) {
         guard case .targetFailed(_, let failure) = reason else {
             self.init(reason)
             return
         }
         if failure.isAnswer {
             self = .server
-        } else if gateway?.answers == false {
-            self = .gateway
-        } else if upstream == .unreachable {
-            self = .upstream
+        } else if let evidence {
+            if evidence.gateway?.answers == false {
+                self = .gateway
+            } else if evidence.upstream == .unreachable {
+                self = .upstream
+            } else {
+                self = Fault(failure)
+            }
         } else {
-            self = Fault(failure)
+            return nil
         }
     }
 }

@@ -1,6 +1,7 @@
 import Logging
 import ReachConfig
 import ReachCore
+import ReachEngine
 import ReachGRPC
 import ReachHooks
 import ReachLink
@@ -12,31 +13,27 @@ import ReachSystemd
 import ServiceLifecycle
 import UnixSignals
 
-/// The composition root: builds the monitor and every adapter from the configuration and runs
-/// them as one service group until SIGTERM or SIGINT.
+/// The composition root: the engine (``ReachEngine/ConnectivityEngine``, the verdict machinery
+/// a program embedding the monitor runs too) plus what only a daemon serves: the status API's and
+/// gRPC health listeners, metrics, history, hooks and webhooks, sd_notify and reload. Runs them
+/// as one service group until SIGTERM or SIGINT.
 ///
-/// Each adapter is one service in ``services``; adding one is one line there. The adapters default
-/// to the real ones; tests pass stand-ins for those around the unit they test.
+/// Each part is one service in ``services``; adding one is one line there. The engine's adapters
+/// default to the real ones; tests pass stand-ins for those around the unit they test.
 public struct Daemon: Sendable {
     public let configuration: Configuration
-    public let monitor: ConnectivityMonitor
+    public var monitor: ConnectivityMonitor { engine.monitor }
+    private let engine: ConnectivityEngine
     private let source: Configuration.Source
-    private let linkSource: any LinkSource
-    private let probes: ProbeService
-    private let pathProbes: PathProbeService
     private let reloads: ReloadService
-    private let notifier: SystemdNotifier
-    private let clock: MonitorClock
-    private let sleepWatcher: LogindSleepWatcher
+    private let serviceManager: ServiceManagerService
     private let metrics: ReachMetrics
     private let statusServer: StatusServer
     private let socketServer: (path: String, server: StatusServer)?
     private let grpcHealthServer: (address: HostPort, server: GRPCHealthServer)?
     private let listening: ListenGate
     private let reactions: Reactions
-    private let captivePortal: CaptivePortalService
     private let history: HistoryService
-    private let pathEvidence: PathEvidenceService
     private let logger: Logger
 
     /// - Parameters:
@@ -56,46 +53,33 @@ public struct Daemon: Sendable {
         self.configuration = configuration
         self.source = source
         self.logger = logger
-        self.notifier = notifier
-        self.clock = clock
-        self.linkSource = linkSource ?? NetlinkLinkSource(logger: logger)
-        var monitorConfiguration = configuration.monitor
-        // This run's event ids start at the wall clock in microseconds (below 2^53 until 2255, so
-        // JavaScript clients read them exactly): a client resuming with an id from an earlier run
-        // gets a reset instead of silence.
-        monitorConfiguration.firstSequence = UInt64(max(1, clock.wallTime.sinceEpoch / .microseconds(1)))
-        let monitor = ConnectivityMonitor(configuration: monitorConfiguration, clock: clock, logger: logger)
-        self.monitor = monitor
         let metrics = ReachMetrics(targets: configuration.targets, interfaces: configuration.interfaces)
         self.metrics = metrics
-        let history = HistoryService(settings: configuration.history, monitor: monitor, metrics: metrics, clock: clock, logger: logger)
-        self.history = history
-        let http = HTTPProber(logger: logger)
-        let certificates = CertificateExpiryWarner(window: configuration.certificateWarning, clock: clock, logger: logger)
-        let prober = prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))
-        // One loop for the targets' probes and their variants': an uplink's probe costs what a target's does.
-        let timer = EventLoopProbeTimer()
-        let probes = ProbeService(
-            targets: configuration.probedTargets, prober: prober, monitor: monitor, clock: clock,
-            observer: ProbeObservers(observers: [metrics, history]), certificateObserver: certificates, timer: timer,
-            shutdown: { await http.shutdown() })
-        self.probes = probes
-        self.pathProbes = PathProbeService(prober: prober, monitor: monitor, clock: clock, timer: timer, logger: logger)
+        // The history follows the engine's monitor and records its probes.
+        var history: HistoryService?
+        let engine = ConnectivityEngine(
+            configuration: configuration, clock: clock, linkSource: linkSource, systemBusAddress: systemBusAddress, prober: prober,
+            probeObservers: { monitor in
+                let recorder = HistoryService(settings: configuration.history, monitor: monitor, metrics: metrics, clock: clock, logger: logger)
+                history = recorder
+                return [metrics, recorder]
+            },
+            linkObserver: { metrics.update(links: $0) }, logger: logger)
+        self.engine = engine
+        self.history = history!
+        let monitor = engine.monitor
+        if let netlink = engine.linkSource as? NetlinkLinkSource { metrics.sampleNetlinkOverruns { netlink.overrunCount } }
         let reactions = Reactions(monitor: monitor, hooks: configuration.hooks, webhooks: configuration.webhooks, observer: metrics, logger: logger)
         self.reactions = reactions
+        let serviceManager = ServiceManagerService(
+            notifier: notifier, monitor: monitor, engine: engine,
+            readyTimeout: StatusServer.checkWaitLimit(for: configuration.targets), clock: clock, logger: logger)
+        self.serviceManager = serviceManager
         self.reloads = ReloadService(
-            configuration: configuration, load: reload ?? { configuration }, monitor: monitor, probes: probes, metrics: metrics,
-            reactions: reactions, history: history, notifier: notifier, logger: logger)
-        self.sleepWatcher = LogindSleepWatcher(logger: logger, busAddress: systemBusAddress)
+            configuration: configuration, load: reload ?? { configuration }, engine: engine, metrics: metrics,
+            reactions: reactions, history: history, serviceManager: serviceManager, logger: logger)
         let listening = ListenGate(listeners: 1 + (configuration.socket == nil ? 0 : 1) + (configuration.grpcHealthListen == nil ? 0 : 1))
         self.listening = listening
-        let shortest = configuration.probedTargets.min { $0.interval < $1.interval }
-        self.captivePortal = CaptivePortalService(
-            settings: configuration.captivePortal, monitor: monitor, clock: clock, interval: shortest?.interval ?? .seconds(1),
-            timeout: shortest?.timeout ?? .seconds(2), logger: logger)
-        self.pathEvidence = PathEvidenceService(
-            upstream: configuration.upstream, monitor: monitor, clock: clock, interval: shortest?.interval ?? .seconds(1),
-            timeout: shortest?.timeout ?? .seconds(2), logger: logger)
         let checkWaitLimit = StatusServer.checkWaitLimit(for: configuration.targets)
         let limits = StatusServer.Limits(idleTimeout: configuration.apiIdleTimeout)
         self.statusServer = StatusServer(
@@ -115,23 +99,17 @@ public struct Daemon: Sendable {
         }
     }
 
-    /// The services, in start order; they stop in reverse, so the monitor, first, ends last.
+    /// The services, in start order; they stop in reverse, so the engine, first, ends last.
     ///
     /// The listeners bind first: every other service is held (``ListenGate``) until they all are.
     var services: [ServiceGroupConfiguration.ServiceConfiguration] {
         let whenListening = listening.listenerIsBound
         let held = { (service: any Service) in ServiceGroupConfiguration.ServiceConfiguration(service: listening.holding(service)) }
         return [
-            held(MonitorService(monitor: monitor, logger: logger)),
+            held(engine),
             held(MetricsService(metrics: metrics, monitor: monitor)),
             held(history),
             held(reactions),
-            held(LinkService(source: linkSource, monitor: monitor, metrics: metrics, logger: logger)),
-            held(SleepService(watcher: sleepWatcher, monitor: monitor)),
-            held(probes),
-            held(pathProbes),
-            held(captivePortal),
-            held(pathEvidence),
             .init(service: Listener(address: .tcp(configuration.listen), key: "listen", service: statusServer.makeApplication(whenListening: whenListening))),
         ] + (socketServer.map { socket in
             [.init(service: Listener(address: .unixSocket(path: socket.path), key: "socket", service: socket.server.makeApplication(whenListening: whenListening)))]
@@ -142,10 +120,8 @@ public struct Daemon: Sendable {
             + [
                 held(reloads),
                 // Last, so that they are the first to hear of a graceful stop (STOPPING=1, the "stopping" line).
-                held(ServiceManagerService(
-                    notifier: notifier, monitor: monitor, probes: probes,
-                    readyTimeout: StatusServer.checkWaitLimit(for: configuration.targets), clock: clock, logger: logger)),
-                held(StoppingAnnouncement(logger: logger)),
+                held(serviceManager),
+                held(LifecycleAnnouncement(logger: logger)),
             ]
     }
 
@@ -163,6 +139,11 @@ public struct Daemon: Sendable {
             logger.critical("refusing to serve the status endpoint on \(configuration.listen) without a bearer token")
             throw UnprotectedStatusEndpoint(listen: configuration.listen)
         }
+        // SIGHUP means "reload" from the start: trapped before any service runs, so that one that
+        // comes during start-up is applied once reloads run rather than lost.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let forwarding = Task { [reloads] in for await _ in hangups { reloads.hangUp() } }
+        defer { forwarding.cancel() }
         logStartup()
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .milliseconds(750)

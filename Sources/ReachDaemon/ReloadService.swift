@@ -2,12 +2,12 @@ import Logging
 import ReachAPI
 import ReachConfig
 import ReachCore
+import ReachEngine
 import ReachHooks
 import ReachMetrics
 import ReachSystemd
 import ServiceLifecycle
 import Synchronization
-import UnixSignals
 
 /// Reloads the configuration on SIGHUP (`systemctl reload reachd`, `reachctl reload`).
 ///
@@ -15,50 +15,60 @@ import UnixSignals
 /// that did not change keep their state, added and changed ones are probed at once, removed ones
 /// are forgotten. What only a restart can change (listening sockets, the token, logging) is named
 /// in the log and otherwise ignored. An invalid configuration is rejected with the same messages
-/// as `--check-config`, and the running one stays in force. systemd hears `RELOADING=1` (with
-/// `MONOTONIC_USEC=`, as `Type=notify-reload` expects) and `READY=1` when the reload is done.
+/// as `--check-config`, and the running one stays in force. systemd hears of it from
+/// ``ServiceManagerService``, the one owner of sd_notify (``ServiceManagerService/reloading(_:)``).
+///
+/// The daemon traps SIGHUP before the service group starts and hands each one over
+/// (``hangUp()``); this service runs once the listeners are bound (``ListenGate``), so a SIGHUP
+/// during start-up is applied then: neither lost nor applied to an engine that is not running yet.
 final class ReloadService: Service, Sendable {
     /// Loads the configuration as at start: the same file, the same command-line overrides.
     let load: @Sendable () throws(ConfigurationError) -> Configuration
     private let running: Mutex<Configuration>
-    let monitor: ConnectivityMonitor
-    let probes: ProbeService
+    let engine: ConnectivityEngine
     let metrics: ReachMetrics
     let reactions: Reactions
     let history: HistoryService
-    let notifier: SystemdNotifier
+    let serviceManager: ServiceManagerService
+    /// SIGHUPs not yet applied: several before the service runs make one reload.
+    private let hangups = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let logger: Logger
 
     init(
         configuration: Configuration, load: @escaping @Sendable () throws(ConfigurationError) -> Configuration,
-        monitor: ConnectivityMonitor, probes: ProbeService, metrics: ReachMetrics, reactions: Reactions, history: HistoryService,
-        notifier: SystemdNotifier,
-        logger: Logger
+        engine: ConnectivityEngine, metrics: ReachMetrics, reactions: Reactions, history: HistoryService,
+        serviceManager: ServiceManagerService, logger: Logger
     ) {
         self.running = Mutex(configuration)
         self.load = load
-        self.monitor = monitor
-        self.probes = probes
+        self.engine = engine
         self.metrics = metrics
         self.reactions = reactions
         self.history = history
-        self.notifier = notifier
+        self.serviceManager = serviceManager
         self.logger = logger
     }
 
     func run() async {
         await cancelWhenGracefulShutdown {
-            for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            for await _ in self.hangups.stream {
                 await self.reload()
             }
         }
     }
 
+    /// A SIGHUP came: reload once this service runs (at once when it does).
+    func hangUp() {
+        hangups.continuation.yield()
+    }
+
     /// Loads, checks and applies the configuration once; returns the change, or nil when rejected.
     @discardableResult
     func reload() async -> ConfigurationChange? {
-        notifier.notify(["RELOADING=1", "MONOTONIC_USEC=\(SystemdNotifier.monotonicMicroseconds())", "STATUS=reloading the configuration"])
-        defer { notifier.notify(["READY=1", "STATUS=\(monitor.current.verdict.summary)"]) }
+        await serviceManager.reloading { await apply() }
+    }
+
+    private func apply() async -> ConfigurationChange? {
         let configuration: Configuration
         do {
             configuration = try load()
@@ -75,9 +85,9 @@ final class ReloadService: Service, Sendable {
         reactions.reconfigure(hooks: configuration.hooks, webhooks: configuration.webhooks)
         history.reconfigure(configuration.history)
         if change.targetsChanged {
-            await probes.replaceTargets(with: configuration.probedTargets) { monitor.reconfigure(configuration.monitor) }
+            await engine.replaceTargets(with: configuration)
         } else if change.appliesLive {
-            monitor.reconfigure(configuration.monitor)
+            engine.monitor.reconfigure(configuration.monitor)
         }
         if change.appliesLive { metrics.reconfigure(targets: configuration.targets, interfaces: configuration.interfaces) }
         var metadata = ReachLogEvent.configReloaded.metadata

@@ -1,13 +1,15 @@
 import Logging
 import ReachAPI
 import ReachCore
+import ReachEngine
 import ReachSystemd
 import ServiceLifecycle
 import Synchronization
 
-/// Keeps systemd informed (the `sd_notify` protocol): `READY=1` once the first verdict is out,
-/// `STATUS=` with the verdict in one line on every change, `WATCHDOG=1` while reachd is making
-/// progress, and `STOPPING=1` when it begins to stop.
+/// Keeps systemd informed (the `sd_notify` protocol), the one part of reachd that speaks to it:
+/// `READY=1` once, after the listeners are bound (it is held until then) and the first verdict is
+/// out; `STATUS=` with the verdict in one line on every change; `RELOADING=1` and `READY=1`
+/// around a reload; `WATCHDOG=1` while reachd is making progress; `STOPPING=1` when it begins to stop.
 ///
 /// The watchdog is only fed after asking the parts that can wedge: the monitor (its lock must be
 /// free to read the verdict) and the probe scheduler (its dispatcher on time, no probe past its
@@ -16,7 +18,7 @@ import Synchronization
 final class ServiceManagerService: Service, Sendable {
     private let notifier: SystemdNotifier
     private let monitor: ConnectivityMonitor
-    private let probes: ProbeService
+    private let engine: ConnectivityEngine
     private let readyTimeout: Duration
     private let clock: MonitorClock
     private let logger: Logger
@@ -25,12 +27,12 @@ final class ServiceManagerService: Service, Sendable {
     /// - Parameter readyTimeout: READY=1 goes out after this long even without a verdict (the
     ///   first probes' timeouts).
     init(
-        notifier: SystemdNotifier, monitor: ConnectivityMonitor, probes: ProbeService, readyTimeout: Duration,
+        notifier: SystemdNotifier, monitor: ConnectivityMonitor, engine: ConnectivityEngine, readyTimeout: Duration,
         clock: MonitorClock, logger: Logger
     ) {
         self.notifier = notifier
         self.monitor = monitor
-        self.probes = probes
+        self.engine = engine
         self.readyTimeout = readyTimeout
         self.clock = clock
         self.logger = logger
@@ -85,13 +87,27 @@ final class ServiceManagerService: Service, Sendable {
         return true
     }
 
+    /// Runs `reload` between `RELOADING=1` (with `MONOTONIC_USEC=`, as `Type=notify-reload`
+    /// expects) and `READY=1` with the verdict. Before readiness a reload is applied all the same
+    /// but announced not at all: its `READY=1` would tell systemd reachd is ready before the
+    /// listeners are bound or the first verdict is known.
+    func reloading<Result>(_ reload: () async -> Result) async -> Result {
+        let announced = notifier.isEnabled && readySent.withLock { $0 }
+        if announced {
+            send(["RELOADING=1", "MONOTONIC_USEC=\(SystemdNotifier.monotonicMicroseconds())", "STATUS=reloading the configuration"])
+        }
+        let result = await reload()
+        if announced { send(["READY=1", "STATUS=\(monitor.current.verdict.summary)"]) }
+        return result
+    }
+
     private func feedWatchdog(every period: Duration) async {
         // A scheduler more than this late, or a probe this far past its deadline, is wedged.
         let grace = max(.seconds(2), period)
         var starved = false
         while (try? await clock.sleep(for: period)) != nil {
             _ = monitor.current
-            guard probes.isMakingProgress(grace: grace) else {
+            guard engine.isMakingProgress(grace: grace) else {
                 if !starved { logger.critical("probe scheduler is not making progress: no longer feeding systemd's watchdog") }
                 starved = true
                 continue

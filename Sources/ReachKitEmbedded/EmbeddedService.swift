@@ -2,25 +2,24 @@ import FoundationEssentials
 import Logging
 import ReachConfig
 import ReachCore
+import ReachEngine
 import ReachKit
-import ReachLink
 import ReachPOSIX
-import ReachProbes
 import ServiceLifecycle
 
-/// The connectivity service for hosts without reachd: the daemon's own monitor, rtnetlink link
-/// source, probers and probe scheduler, run inside the program, with no HTTP server.
+/// The connectivity service for hosts without reachd: reachd's own engine (monitor, rtnetlink
+/// link source, probes of the targets, the portal's check URL and each uplink and family, the
+/// captive-portal API, the path evidence that tells whose fault it is, certificate warnings and
+/// sleep), run inside the program.
 ///
 /// It takes reachd's ``ReachConfig/Configuration`` (from the same YAML, or the embedded default,
 /// which probes `http://127.0.0.1:8080/api/v1/health`), so that the verdicts are the daemon's for
-/// the same faults. Hooks, webhooks, listen addresses and the token are the daemon's business and
-/// are ignored here.
+/// the same faults. What only a daemon serves (listen addresses, the token, metrics, history,
+/// hooks, webhooks, sd_notify) is ignored here.
 public final class EmbeddedService: ConnectivityService {
     /// The monitor the service runs: for the package's own tests and benchmarks, which feed it by hand.
-    package let monitor: ConnectivityMonitor
-    private let targets: [ProbeTarget]
-    private let clock: MonitorClock
-    private let logger: Logger
+    package var monitor: ConnectivityMonitor { engine.monitor }
+    private let engine: ConnectivityEngine
 
     /// - Parameters:
     ///   - configuration: reachd's configuration; `nil` for its embedded default.
@@ -29,10 +28,7 @@ public final class EmbeddedService: ConnectivityService {
     ///   embedded default cannot be read (which a test pins).
     public init(configuration: Configuration? = nil, clock: MonitorClock = .system(), logger: Logger) throws {
         let configuration = try configuration ?? Configuration.load(from: .embeddedDefault)
-        self.monitor = ConnectivityMonitor(configuration: configuration.monitor, clock: clock, logger: logger)
-        self.targets = configuration.targets
-        self.clock = clock
-        self.logger = logger
+        engine = ConnectivityEngine(configuration: configuration, clock: clock, logger: logger)
     }
 
     /// The service for reachd's configuration file, found as reachd finds it: `path`, else
@@ -89,31 +85,10 @@ public final class EmbeddedService: ConnectivityService {
 
     public func callbackReports() -> Subscription<CallbackReport> { monitor.callbackReports() }
 
-    /// Watches links and probes targets until graceful shutdown or until the calling task is
-    /// cancelled; then ends every verdict stream. A callback still running then is cancelled (and
-    /// reported so), as in the daemon.
+    /// Runs the engine until graceful shutdown or until the calling task is cancelled; then ends
+    /// every verdict stream. A callback still running then is cancelled (and reported so), as in
+    /// the daemon.
     public func run() async throws {
-        let pooled = HTTPProber(logger: logger)
-        let prober = ProbeDispatcher(http: pooled, grpc: GRPCHealthProber(logger: logger))
-        let linkSource = NetlinkLinkSource(logger: logger)
-        let scheduler = ProbeScheduler(targets: targets, prober: prober, monitor: monitor, clock: clock)
-        let (monitor, logger) = (monitor, logger)
-        await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await monitor.run() }
-                group.addTask { await scheduler.run() }
-                group.addTask {
-                    do {
-                        try await linkSource.run { monitor.update(links: $0) }
-                    } catch is CancellationError {
-                    } catch {
-                        // As the daemon does: carry on without link facts, on probes alone.
-                        logger.error("link source failed: carrying on without link facts, on probes alone", metadata: ["error": "\(error)"])
-                        monitor.forgetLinks()
-                    }
-                }
-            }
-        }
-        await pooled.shutdown()
+        try await engine.run()
     }
 }

@@ -104,7 +104,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     /// Every `{to, reason, fault}` a state change can carry: `connected` is always `healthy` with
     /// fault `none`; a disconnection names the link's blocker (fault `link`), a portal (`portal`),
     /// `awaiting_probe` (`none`) or a failure reason with each fault the path evidence can give it
-    /// (``ReachCore/Fault/init(_:gateway:upstream:)``): 22 series, a bounded set.
+    /// (``ReachCore/Fault/init(_:evidence:)``), or none while it is not known yet: 25 series, a bounded set.
     static let stateChangeLabels: [(to: String, reason: String, fault: String)] = {
         let disconnected = ConnectivityState.disconnected.rawValue
         var labels = [(ConnectivityState.connected.rawValue, VerdictReason.healthy.code, noFault)]
@@ -114,13 +114,15 @@ public final class ReachMetrics: ProbeObserver, Sendable {
         let gateways: [GatewayFinding?] = [nil, false, true].map { answers in
             answers.map { GatewayFinding(interface: "", address: IPAddress("192.0.2.1")!, answers: $0, evidence: .echo) }
         }
+        // No round yet (the fault not known), then every round there can be.
+        let rounds: [PathEvidenceRound?] = [nil] + gateways.flatMap { gateway in
+            [nil, UpstreamFinding.answers, .unreachable].map { PathEvidenceRound(gateway: gateway, upstream: $0) }
+        }
         for failure in failureReasons {
             var faults: [String] = []
-            for gateway in gateways {
-                for upstream in [nil, UpstreamFinding.answers, .unreachable] {
-                    let fault = Fault(.targetFailed(target: "", reason: failure), gateway: gateway, upstream: upstream)?.code ?? noFault
-                    if !faults.contains(fault) { faults.append(fault) }
-                }
+            for round in rounds {
+                let fault = Fault(.targetFailed(target: "", reason: failure), evidence: round)?.code ?? noFault
+                if !faults.contains(fault) { faults.append(fault) }
             }
             labels += faults.map { (disconnected, failure.code, $0) }
         }

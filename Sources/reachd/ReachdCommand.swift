@@ -84,8 +84,8 @@ struct ReachdCommand: AsyncParsableCommand {
         let output = LogOutput(settings: configuration.log, environment: environment)
         defer { output.finish() }
         let logger = output.logger(label: "reachd")
-        // SIGHUP means "reload" from the start: one that arrives before the reload service listens
-        // is ignored rather than ending reachd (its default action).
+        // SIGHUP means "reload" from the start: one that arrives before the daemon traps it (its
+        // first milliseconds) is ignored rather than ending reachd (its default action).
         signal(SIGHUP, SIG_IGN)
         do {
             try await Daemon(

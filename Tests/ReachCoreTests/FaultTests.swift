@@ -2,8 +2,8 @@ import ReachCore
 import ReachTesting
 import Testing
 
-/// Where the path breaks: the rules of ``Fault/init(_:gateway:upstream:)`` for every reason and
-/// every combination of gateway and upstream evidence, and the monitor carrying them.
+/// Where the path breaks: the rules of ``Fault/init(_:evidence:)`` for every reason and every
+/// round of gateway and upstream evidence, and the monitor carrying them.
 struct FaultTests {
     static let gatewayAddress = IPAddress("192.168.1.1")!
     static let silentEcho = GatewayFinding(interface: "eth0", address: gatewayAddress, answers: false, evidence: .echo)
@@ -12,44 +12,51 @@ struct FaultTests {
     static let reachableNeighbour = GatewayFinding(interface: "eth0", address: gatewayAddress, answers: true, evidence: .neighbour)
     static let gateways: [GatewayFinding?] = [nil, answeringEcho, silentEcho, reachableNeighbour, failedNeighbour]
     static let upstreams: [UpstreamFinding?] = [nil, .answers, .unreachable]
+    static let rounds: [PathEvidenceRound] = gateways.flatMap { gateway in upstreams.map { PathEvidenceRound(gateway: gateway, upstream: $0) } }
+    static let silences: [FailureReason] = [.dnsFailure, .timeout, .networkUnreachable]
     static let answers: [FailureReason] = [.connectionRefused, .tlsFailure, .httpStatus(503), .unexpectedBody, .connectionReset, .protocolError, .notServing]
 
     /// The whole table, computed independently: answers are the server's; silences go to the
     /// nearest failing evidence, gateway first, then upstream; else dns for a name, server otherwise.
-    @Test(arguments: [FailureReason.dnsFailure, .timeout, .networkUnreachable] + answers)
+    @Test(arguments: silences + answers)
     func aTargetFailureIsPlacedByTheNearestFailingEvidence(_ failure: FailureReason) {
-        for gateway in Self.gateways {
-            for upstream in Self.upstreams {
-                let expected: Fault =
-                    if Self.answers.contains(failure) { .server }
-                    else if gateway?.answers == false { .gateway }
-                    else if upstream == .unreachable { .upstream }
-                    else if failure == .dnsFailure { .dns }
-                    else { .server }
-                let fault = Fault(.targetFailed(target: "server", reason: failure), gateway: gateway, upstream: upstream)
-                #expect(fault == expected, "\(failure), gateway \(String(describing: gateway)), upstream \(String(describing: upstream))")
-            }
+        for round in Self.rounds {
+            let expected: Fault =
+                if Self.answers.contains(failure) { .server }
+                else if round.gateway?.answers == false { .gateway }
+                else if round.upstream == .unreachable { .upstream }
+                else if failure == .dnsFailure { .dns }
+                else { .server }
+            let fault = Fault(.targetFailed(target: "server", reason: failure), evidence: round)
+            #expect(fault == expected, "\(failure), \(round)")
         }
     }
 
     @Test func linkAndPortalReasonsIgnoreThePathEvidenceAndNonFailuresHaveNoFault() {
-        for gateway in Self.gateways {
-            for upstream in Self.upstreams {
-                for reason in [VerdictReason.noLink, .noAddress, .noRoute] {
-                    #expect(Fault(reason, gateway: gateway, upstream: upstream) == .link)
-                }
-                #expect(Fault(.captivePortal, gateway: gateway, upstream: upstream) == .portal)
-                for reason in [VerdictReason.starting, .awaitingProbe, .healthy] {
-                    #expect(Fault(reason, gateway: gateway, upstream: upstream) == nil)
-                }
+        for round in [nil] + Self.rounds {
+            for reason in [VerdictReason.noLink, .noAddress, .noRoute] {
+                #expect(Fault(reason, evidence: round) == .link)
+            }
+            #expect(Fault(.captivePortal, evidence: round) == .portal)
+            for reason in [VerdictReason.starting, .awaitingProbe, .healthy] {
+                #expect(Fault(reason, evidence: round) == nil)
             }
         }
     }
 
-    @Test func withoutEvidenceTheFaultIsTheReasonAlone() {
-        for failure in [FailureReason.dnsFailure, .timeout, .networkUnreachable] + Self.answers {
+    @Test func beforeTheFirstRoundASilenceHasNoFaultAndAnAnswerIsTheServers() {
+        for failure in Self.silences {
+            #expect(Fault(.targetFailed(target: "t", reason: failure), evidence: nil) == nil, "\(failure): not guessed")
+        }
+        for failure in Self.answers {
+            #expect(Fault(.targetFailed(target: "t", reason: failure), evidence: nil) == .server, "\(failure)")
+        }
+    }
+
+    @Test func aRoundWithNothingToAskIsTheReasonAlone() {
+        for failure in Self.silences + Self.answers {
             let reason = VerdictReason.targetFailed(target: "t", reason: failure)
-            #expect(Fault(reason, gateway: nil, upstream: nil) == Fault(reason))
+            #expect(Fault(reason, evidence: PathEvidenceRound()) == Fault(reason))
         }
     }
 
@@ -60,17 +67,17 @@ struct FaultTests {
         harness.connect()
         #expect(harness.monitor.current.verdict.fault == nil)
         harness.record(.failure("server", .timeout, phase: .connect, latency: .seconds(2)))
-        #expect(harness.monitor.current.verdict.fault == .server, "no evidence yet: the reason alone")
+        #expect(harness.state == .disconnected)
+        #expect(harness.monitor.current.verdict.fault == nil, "no round yet: not known, never guessed")
         let before = harness.sequence
-        harness.monitor.update(gateway: Self.silentEcho)
+        harness.monitor.update(pathEvidence: PathEvidenceRound(gateway: Self.silentEcho))
         #expect(harness.monitor.current.verdict.fault == .gateway)
-        #expect(harness.sequence == before + 1, "a new fault is news: published")
-        harness.monitor.update(gateway: Self.silentEcho)
-        #expect(harness.sequence == before + 1, "the same finding again is not")
-        harness.monitor.update(gateway: Self.answeringEcho)
-        harness.monitor.update(upstream: .unreachable)
+        #expect(harness.sequence == before + 1, "the fault found is news: published")
+        harness.monitor.update(pathEvidence: PathEvidenceRound(gateway: Self.silentEcho))
+        #expect(harness.sequence == before + 1, "the same round again is not")
+        harness.monitor.update(pathEvidence: PathEvidenceRound(gateway: Self.answeringEcho, upstream: .unreachable))
         #expect(harness.monitor.current.verdict.fault == .upstream)
-        harness.monitor.update(upstream: .answers)
+        harness.monitor.update(pathEvidence: PathEvidenceRound(gateway: Self.answeringEcho, upstream: .answers))
         #expect(harness.monitor.current.verdict.fault == .server)
         harness.record(.ok("server"))
         #expect(harness.state == .connected)
@@ -78,11 +85,33 @@ struct FaultTests {
         await harness.stop()
     }
 
+    @Test func aRoundGatheredBeforeTheVerdictTurnsIsInTheFirstDisconnectedEvent() async throws {
+        let harness = MonitorHarness(targets: [.http("server", hysteresis: Hysteresis(failuresBeforeDown: 3))])
+        harness.connect()
+        let events = harness.monitor.subscribe()
+        harness.record(.failure("server", .timeout, phase: .connect, latency: .seconds(2)))
+        #expect(harness.state == .connected, "one failure of three")
+        harness.monitor.update(pathEvidence: PathEvidenceRound(gateway: Self.silentEcho))
+        harness.record(.failure("server", .timeout, phase: .connect, latency: .seconds(2)))
+        harness.record(.failure("server", .timeout, phase: .connect, latency: .seconds(2)))
+        var iterator = events.makeAsyncIterator()
+        while let event = await iterator.next(), event.verdict.state != .disconnected {}
+        #expect(harness.monitor.current.verdict.fault == .gateway)
+        await harness.stop()
+    }
+
+    @Test func aTargetOnLoopbackNeedsNoRoundItsFaultIsTheReasonAlone() async {
+        let harness = MonitorHarness(targets: [.http("server", host: "127.0.0.1")])
+        harness.connect()
+        harness.record(.failure("server", .timeout, phase: .connect, latency: .seconds(2)))
+        #expect(harness.monitor.current.verdict.fault == .server)
+        await harness.stop()
+    }
+
     @Test func anAnswerIsTheServersWhateverTheEvidenceSays() async {
         let harness = MonitorHarness()
         harness.connect()
-        harness.monitor.update(gateway: Self.silentEcho)
-        harness.monitor.update(upstream: .unreachable)
+        harness.monitor.update(pathEvidence: PathEvidenceRound(gateway: Self.silentEcho, upstream: .unreachable))
         harness.record(.refused("server"))
         #expect(harness.monitor.current.verdict.fault == .server)
         await harness.stop()
@@ -92,13 +121,13 @@ struct FaultTests {
         let harness = MonitorHarness { $0.linkSettleWindow = .zero }
         harness.connect()
         harness.record(.failure("server", .timeout, phase: .connect, latency: .seconds(2)))
-        harness.monitor.update(gateway: Self.silentEcho)
+        harness.monitor.update(pathEvidence: PathEvidenceRound(gateway: Self.silentEcho))
         harness.monitor.update(links: .offline)
         #expect(harness.monitor.current.verdict.fault == .link)
         harness.monitor.update(links: .of(.usable()))
         #expect(harness.reason == .awaitingProbe)
         harness.record(.failure("server", .timeout, phase: .connect, latency: .seconds(2)))
-        #expect(harness.monitor.current.verdict.fault == .server, "the gateway of the old link is no evidence on the new one")
+        #expect(harness.monitor.current.verdict.fault == nil, "the gateway of the old link is no evidence on the new one")
         await harness.stop()
     }
 

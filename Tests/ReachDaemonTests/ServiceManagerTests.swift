@@ -73,6 +73,40 @@ struct ServiceManagerTests {
         #expect(result.status == 0, "\(result.errors)")
     }
 
+    /// A SIGHUP while reachd starts, before its first verdict, is applied once the reload service
+    /// runs and is told to systemd not at all: no RELOADING=1, no READY=1 before the verdict. READY=1
+    /// comes once, with the first verdict, which is the reloaded configuration's.
+    @Test func aReloadBeforeTheFirstVerdictIsAppliedAndAnnouncesNoReadiness() async throws {
+        let socket = try NotifySocket()
+        let silent = SilentTCPListener()
+        let server = try await HealthServer()
+        let directory = try TemporaryDirectory("notify-early-reload")
+        let file = directory.url.appending(path: "reachd.yaml")
+        // The first target never answers, and its probe waits 10 s: no verdict before the reload.
+        try "targets:\n  - name: hung\n    url: http://127.0.0.1:\(silent.port)/health\n    timeout: 10s\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        let reachd = try ReachdProcess(["--config", file.path], environment: ["NOTIFY_SOCKET": socket.path])
+        _ = try await reachd.waitForLog(containing: "starting")
+        try "targets:\n  - name: api\n    url: \(server.url)\n".write(to: file, atomically: true, encoding: .utf8)
+        reachd.signal(SIGHUP)
+
+        _ = try await reachd.waitForLog(containing: "configuration reloaded")
+        let (ready, beforeReady) = await socket.waitFor { $0.contains("READY=1") }
+        #expect(beforeReady.isEmpty, "nothing before the first verdict's READY=1, no RELOADING=1: \(beforeReady)")
+        #expect(ready?.value(of: "STATUS")?.hasPrefix("connected") == true, "the reloaded target's verdict: \(String(describing: ready))")
+        // A reload once ready is announced; nothing said READY=1 again in between.
+        reachd.signal(SIGHUP)
+        let (reloading, between) = await socket.waitFor { $0.contains("RELOADING=1") }
+        #expect(reloading != nil)
+        #expect(!between.contains { $0.contains("READY=1") }, "\(between)")
+        let (readyAgain, _) = await socket.waitFor { $0.contains("READY=1") }
+        #expect(readyAgain != nil)
+
+        reachd.signal(SIGTERM)
+        let result = await reachd.finish()
+        #expect(result.status == 0, "\(result.errors)")
+    }
+
     @Test func aWedgedProbeStopsTheWatchdogSoSystemdRestartsReachd() async throws {
         let socket = try NotifySocket()
         var configuration = try Configuration.load(from: .embeddedDefault)

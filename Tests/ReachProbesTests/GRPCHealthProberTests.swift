@@ -46,36 +46,36 @@ struct GRPCHealthProberTests {
     // MARK: - Check
 
     @Test func servingIsASuccess() async throws {
-        let server = try GRPCHealthServerProcess()
+        let server = try await GRPCHealthServerProcess()
         defer { server.stop() }
         let result = await probe(target(port: server.port, timeout: .seconds(15)))
         #expect(result.isSuccess, "a generous deadline: this pins the verdict, not the speed")
     }
 
     @Test func notServingIsReportedAsNotServing() async throws {
-        let server = try GRPCHealthServerProcess()
+        let server = try await GRPCHealthServerProcess()
         defer { server.stop() }
-        try server.send("not_serving")
+        try await server.send("not_serving")
         let result = await probe(target(port: server.port))
         #expect(result.failure?.reason == .notServing)
         #expect(result.failure?.detail == "NOT_SERVING")
 
-        try server.send("serving")
+        try await server.send("serving")
         #expect(await probe(target(port: server.port)).isSuccess)
     }
 
     @Test func aNamedServiceHasItsOwnStatus() async throws {
-        let server = try GRPCHealthServerProcess()
+        let server = try await GRPCHealthServerProcess()
         defer { server.stop() }
-        try server.send("serving api")
+        try await server.send("serving api")
         #expect(await probe(target(port: server.port, service: "api")).isSuccess)
 
-        try server.send("not_serving api")
+        try await server.send("not_serving api")
         #expect(await probe(target(port: server.port, service: "api")).failure?.reason == .notServing)
         // The server as a whole is still serving.
         #expect(await probe(target(port: server.port)).isSuccess)
 
-        try server.send("unknown api")
+        try await server.send("unknown api")
         let unknown = await probe(target(port: server.port, service: "api"))
         #expect(unknown.failure?.reason == .notServing)
         #expect(unknown.failure?.detail == "UNKNOWN")
@@ -84,7 +84,7 @@ struct GRPCHealthProberTests {
     /// grpcio answers Check for a service it does not know with status NOT_FOUND, as the spec
     /// says (SERVICE_UNKNOWN is for Watch only): the prober reports it as not serving.
     @Test func anUnknownServiceIsNotServing() async throws {
-        let server = try GRPCHealthServerProcess()
+        let server = try await GRPCHealthServerProcess()
         defer { server.stop() }
         let result = await probe(target(port: server.port, service: "no.such.Service"))
         #expect(result.failure?.reason == .notServing)
@@ -92,7 +92,7 @@ struct GRPCHealthProberTests {
     }
 
     @Test func aServerWithoutTheHealthServiceIsAProtocolError() async throws {
-        let server = try GRPCHealthServerProcess(mode: .withoutHealth)
+        let server = try await GRPCHealthServerProcess(mode: .withoutHealth)
         defer { server.stop() }
         let result = await probe(target(port: server.port))
         #expect(result.failure?.reason == .protocolError)
@@ -100,7 +100,7 @@ struct GRPCHealthProberTests {
     }
 
     @Test func aServerThatIsNotGRPCIsAProtocolError() async throws {
-        let server = try GRPCHealthServerProcess(mode: .http1)
+        let server = try await GRPCHealthServerProcess(mode: .http1)
         defer { server.stop() }
         let result = await probe(target(port: server.port))
         #expect(result.failure?.reason == .protocolError)
@@ -137,7 +137,7 @@ struct GRPCHealthProberTests {
     }
 
     @Test func aPinnedFamilyUsesOnlyThatFamily() async throws {
-        let server = try GRPCHealthServerProcess()  // listens on 127.0.0.1 only
+        let server = try await GRPCHealthServerProcess()  // listens on 127.0.0.1 only
         defer { server.stop() }
         #expect(await probe(target(host: "localhost", port: server.port, family: .ipv4)).isSuccess)
         #expect(await probe(target(host: "127.0.0.1", port: server.port, family: .ipv4)).isSuccess)
@@ -169,7 +169,7 @@ struct GRPCHealthProberTests {
     // MARK: - Watch
 
     @Test func watchReportsAStatusSwitchAsItHappens() async throws {
-        let server = try GRPCHealthServerProcess()
+        let server = try await GRPCHealthServerProcess()
         defer { server.stop() }
         let recorder = WatchRecorder()
         let prober = self.prober
@@ -182,7 +182,7 @@ struct GRPCHealthProberTests {
 
         var mark = recorder.count
         var sent = ContinuousClock.now
-        try server.send("not_serving")
+        try await server.send("not_serving")
         let down = await recorder.first(from: mark, within: .seconds(2)) { !$0.isSuccess }
         #expect(down?.result.failure?.reason == .notServing)
         if let down {
@@ -192,7 +192,7 @@ struct GRPCHealthProberTests {
 
         mark = recorder.count
         sent = ContinuousClock.now
-        try server.send("serving")
+        try await server.send("serving")
         let up = await recorder.first(from: mark, within: .seconds(2)) { $0.isSuccess }
         #expect(up != nil)
         if let up { #expect(up.at - sent < .milliseconds(500)) }
@@ -200,7 +200,7 @@ struct GRPCHealthProberTests {
     }
 
     @Test func watchReportsAKilledServerAtOnceAndItsReturn() async throws {
-        let server = try GRPCHealthServerProcess()
+        let server = try await GRPCHealthServerProcess()
         defer { server.stop() }
         let port = server.port
         let recorder = WatchRecorder()
@@ -214,7 +214,7 @@ struct GRPCHealthProberTests {
 
         let mark = recorder.count
         let killed = ContinuousClock.now
-        server.kill()
+        await server.kill()
         let down = await recorder.first(from: mark, within: .seconds(5)) { !$0.isSuccess }
         #expect(down != nil)
         if let down {
@@ -228,7 +228,7 @@ struct GRPCHealthProberTests {
 
         // The server comes back on the same port: the watch re-opens (backoff capped at 1 s).
         let restarted = ContinuousClock.now
-        let again = try GRPCHealthServerProcess(port: port)
+        let again = try await GRPCHealthServerProcess(port: port)
         let back = await recorder.first(from: recorder.count, within: .seconds(5)) { $0.isSuccess }
         #expect(back != nil)
         if let back { print("restart seen \(milliseconds(back.at - restarted)) ms after it began") }
@@ -240,7 +240,7 @@ struct GRPCHealthProberTests {
     /// A server without the health service answers Watch with UNIMPLEMENTED: the watch falls back
     /// to one Check per attempt, with the pause between attempts growing to its 1 s cap.
     @Test func watchWithoutAHealthServiceFallsBackToChecksWithBackoff() async throws {
-        let server = try GRPCHealthServerProcess(mode: .withoutHealth)
+        let server = try await GRPCHealthServerProcess(mode: .withoutHealth)
         defer { server.stop() }
         let recorder = WatchRecorder()
         let prober = self.prober

@@ -24,7 +24,7 @@ struct GRPCTLSTests {
     func server(_ name: String, days: Int, in directory: TemporaryDirectory) async throws -> (server: GRPCHealthServerProcess, ca: PrivateCA, notAfter: Date) {
         let ca = try await PrivateCA.make(in: directory.path)
         let issued = try await ca.issue(name: name, days: days)
-        return (try GRPCHealthServerProcess(tls: issued), ca, try await PrivateCA.notAfter(of: issued.certificate))
+        return (try await GRPCHealthServerProcess(tls: issued), ca, try await PrivateCA.notAfter(of: issued.certificate))
     }
 
     @Test func aVerifiedServerIsHealthyAndItsCertificateKept() async throws {
@@ -69,7 +69,7 @@ struct GRPCTLSTests {
         #expect(!plaintextToTLS.isSuccess)
         #expect(plaintextToTLS.certificate == nil)
 
-        let plain = try GRPCHealthServerProcess()
+        let plain = try await GRPCHealthServerProcess()
         defer { plain.stop() }
         let tlsToPlaintext = await probe(port: plain.port, tls: TLSSettings())
         #expect(tlsToPlaintext.failure?.reason == .tlsFailure)
@@ -89,7 +89,7 @@ struct GRPCTLSTests {
         let serving = await recorder.first(from: 0, within: .seconds(10)) { $0.isSuccess }
         #expect(serving != nil, "the stream's first status")
         let mark = recorder.count
-        try server.send("not_serving")
+        try await server.send("not_serving")
         let pushed = await recorder.first(from: mark, within: .seconds(5)) { !$0.isSuccess }
         #expect(pushed?.result.failure?.reason == .notServing)
         #expect(pushed?.result.failure?.detail == "NOT_SERVING")

@@ -11,8 +11,8 @@ final class HTTPProberTests {
     let server: HTTPTargetServer
     let prober = HTTPProber(logger: Logger(label: "test"))
 
-    init() throws {
-        server = try HTTPTargetServer()
+    init() async throws {
+        server = try await HTTPTargetServer()
     }
 
     deinit {

@@ -33,22 +33,15 @@ struct PackageManifestTests {
     /// The manifest as SwiftPM reads it, from a scratch folder of its own so that it never waits
     /// for the build folder that a running `swift test` holds. The scratch folder is its TMPDIR
     /// too, so that the lock files and directories SwiftPM leaves there go with it.
-    static func targets() throws -> [Target] {
+    static func targets() async throws -> [Target] {
         let scratch = try TemporaryDirectory("describe")
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--scratch-path", "\(scratch)/build", "describe", "--type", "json"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { _, new in new }
-        process.currentDirectoryURL = root
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // Off the cooperative pool (runProgram): describing the package takes seconds.
+        let described = try await runProgram(
+            "/usr/bin/env", ["swift", "package", "--package-path", root.path, "--scratch-path", "\(scratch)/build", "describe", "--type", "json"],
+            environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { _, new in new })
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(Description.self, from: data).targets
+        return try decoder.decode(Description.self, from: Data(described.output.utf8)).targets
     }
 
     /// The modules a Swift file imports: `import X`, `@testable import X`, `import struct X.Y`.
@@ -61,8 +54,8 @@ struct PackageManifestTests {
         return modules
     }
 
-    @Test func everyTargetDeclaresExactlyWhatItsFilesImport() throws {
-        let targets = try Self.targets()
+    @Test func everyTargetDeclaresExactlyWhatItsFilesImport() async throws {
+        let targets = try await Self.targets()
         #expect(targets.count > 20, "swift package describe listed the package's targets")
         let executables = Set(targets.filter { $0.type == "executable" }.map(\.name))
         for target in targets {

@@ -77,6 +77,10 @@ final class MatrixRun {
             try await Task.sleep(for: .milliseconds(300))  // the fault held a moment past its detection: a stimulus, every event in it is recorded
             // The truth is in between while the restoring commands run, and up once they are done.
             let restoring = ContinuousClock.now
+            // No fault guessed, then corrected: while the network stays as the fault left it, every
+            // disconnected event says one fault, or none while it is not known yet.
+            let faults = observer.all.filter { $0.at >= applied && $0.at < restoring && $0.state == "disconnected" }.compactMap(\.fault)
+            if Set(faults).count > 1 { row.failure = row.failure ?? "the fault changed while the network did not: \(faults)" }
             ledger.mark(.unsettled, at: restoring, bound: .zero, "\(name): restoring")
             try await restore()
             ledger.mark(.up, at: .now, bound: restoreBound, "\(name): restored")

@@ -1,6 +1,5 @@
 import Foundation
 import ReachTesting
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -9,8 +8,10 @@ import Glibc
 /// `Clients/health_client.py` running as a child process: grpcio's generated `HealthStub`, a
 /// health client nobody here wrote, printing each answer as a line.
 ///
-/// Output is read without blocking a thread (a readability handler), so a test can wait for
-/// lines while the server it talks to runs on the same small pool.
+/// Run through ``ChildProcess``, whose output is read on threads of its own: a test waits for
+/// lines while the server it talks to runs on the same small pool. (It used a `FileHandle`
+/// readability handler, whose dispatch source outlived the pipe it watched: libdispatch then
+/// crashed the whole test process in `_dispatch_event_loop_drain`.)
 final class HealthClientProcess: Sendable {
     enum Failure: Error, CustomStringConvertible {
         case pythonPackagesMissing
@@ -24,8 +25,7 @@ final class HealthClientProcess: Sendable {
         }
     }
 
-    private let process: Process
-    private let output: LineCollector
+    private let child: ChildProcess
 
     /// Starts `health_client.py PORT arguments...` against 127.0.0.1.
     convenience init(port: Int, _ arguments: String...) throws {
@@ -37,62 +37,44 @@ final class HealthClientProcess: Sendable {
         guard Self.pythonReady else { throw Failure.pythonPackagesMissing }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Clients/health_client.py")
-        let stdout = Pipe()
-        let output = LineCollector()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, String(port)] + arguments
-        if let token { process.environment = ProcessInfo.processInfo.environment.merging(["HEALTH_TOKEN": token]) { $1 } }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdout
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                output.finish()
-            } else {
-                output.append(data)
-            }
-        }
-        self.output = output
-        try process.run()
+        child = try ChildProcess(
+            "health_client.py", executable: "/usr/bin/env", arguments: ["python3", script.path, String(port)] + arguments,
+            environment: token.map { token in ProcessInfo.processInfo.environment.merging(["HEALTH_TOKEN": token]) { $1 } })
     }
 
     /// The complete lines printed so far.
-    var lines: [String] { output.lines }
+    var lines: [String] { child.output }
 
     /// Waits until at least `count` lines were printed and returns them all.
     @discardableResult
     func lines(atLeast count: Int, within limit: Duration = .seconds(15)) async throws -> [String] {
-        try await waitFor("\(count) lines", within: limit) { output.lines.count >= count }
-        return output.lines
+        try await waitFor("\(count) lines", within: limit) { child.output.count >= count }
+        return child.output
     }
 
-    /// Waits until the client closed its output (it exits right after) and returns every line.
+    /// Waits until the client has exited (it does once its output is complete) and returns every line.
     func allLines(within limit: Duration = .seconds(15)) async throws -> [String] {
-        try await waitFor("the end of output", within: limit) { output.isFinished }
-        return output.lines
+        try await waitForExit(within: limit)
+        _ = await child.finish()
+        return child.output
     }
 
     /// Waits until the process has exited.
     func waitForExit(within limit: Duration = .seconds(15)) async throws {
-        try await waitFor("the client to exit", within: limit) { !process.isRunning }
+        try await waitFor("the client to exit", within: limit) { !child.isRunning }
     }
 
     private func waitFor(_ condition: String, within limit: Duration, _ check: () -> Bool) async throws {
         do {
             try await waitUntil(condition, timeout: limit) { check() }
         } catch is TimedOutWaiting {
-            throw Failure.timedOut(waitingFor: condition, lines: output.lines)
+            throw Failure.timedOut(waitingFor: condition, lines: child.output)
         }
     }
 
-    /// SIGKILL (a test runner's children may have SIGTERM blocked) and reap.
+    /// SIGKILL (a test runner's children may have SIGTERM blocked); Foundation reaps it.
     func kill() {
-        if process.isRunning {
-            _ = Glibc.kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
+        if child.isRunning { child.signal(SIGKILL) }
     }
 
     deinit { kill() }
@@ -107,32 +89,4 @@ final class HealthClientProcess: Sendable {
     /// Whether `python3` (pyenv's, from PATH) can import `grpc_health`; installs grpcio and
     /// grpcio-health-checking with pip the first time it cannot. Evaluated once per test run.
     static let pythonReady = PythonModules.importable("grpc_health", installing: ["grpcio", "grpcio-health-checking"])
-}
-
-/// Bytes from a child's stdout, split into lines.
-private final class LineCollector: Sendable {
-    private struct State {
-        var pending = Data()
-        var lines: [String] = []
-        var finished = false
-    }
-
-    private let state = Mutex(State())
-
-    func append(_ data: Data) {
-        state.withLock { state in
-            state.pending.append(data)
-            while let newline = state.pending.firstIndex(of: UInt8(ascii: "\n")) {
-                state.lines.append(String(decoding: state.pending[state.pending.startIndex..<newline], as: UTF8.self))
-                state.pending = Data(state.pending[state.pending.index(after: newline)...])
-            }
-        }
-    }
-
-    func finish() {
-        state.withLock { $0.finished = true }
-    }
-
-    var lines: [String] { state.withLock { $0.lines } }
-    var isFinished: Bool { state.withLock { $0.finished } }
 }

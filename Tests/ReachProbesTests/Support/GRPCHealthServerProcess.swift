@@ -1,7 +1,6 @@
 import Foundation
 import ReachTesting
 import ReachCore
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -37,109 +36,52 @@ final class GRPCHealthServerProcess: Sendable {
 
     /// The port the server listens on, on 127.0.0.1.
     let port: Int
-    private let process: Process
-    private let input: FileHandle
-    private let output: FileHandle
+    /// Read on threads of its own (``ChildProcess``): waiting for the port or a reply never holds
+    /// a thread of the cooperative pool, which the prober under test needs.
+    private let child: ChildProcess
 
     /// Starts the server on `port` (0: any free port) and waits until it listens.
     /// - Parameter tls: The certificate chain and key to serve gRPC over TLS with; plaintext when `nil`.
-    init(port: Int = 0, mode: Mode = .health, tls: (certificate: String, key: String)? = nil) throws {
+    init(port: Int = 0, mode: Mode = .health, tls: (certificate: String, key: String)? = nil) async throws {
         guard Self.pythonReady else { throw Failure.pythonPackagesMissing }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Servers/grpc_health_server.py")
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, mode.rawValue] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? []) + [String(port)]
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        input = stdin.fileHandleForWriting
-        output = stdout.fileHandleForReading
-
-        let first = Self.readLine(output)
+        child = try ChildProcess(
+            "grpc_health_server.py", executable: "/usr/bin/env",
+            arguments: ["python3", script.path, mode.rawValue] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? []) + [String(port)])
+        let first = try await child.waitForLine(timeout: .seconds(30)) { _ in true }
         guard let chosen = Int(first) else {
-            process.terminate()
+            child.signal(SIGKILL)
             throw Failure.noPort(first)
         }
         self.port = chosen
     }
 
     /// Sends one command (`serving`, `not_serving SERVICE`, ...) and waits until the server applied it.
-    func send(_ command: String) throws {
-        input.write(Data("\(command)\n".utf8))
-        let reply = Self.readLine(output)
+    func send(_ command: String) async throws {
+        let answered = child.output.count
+        try child.writeLine(command)
+        try await waitUntil("the server's reply to \(command)", timeout: .seconds(10)) { self.child.output.count > answered }
+        let reply = child.output[answered]
         guard reply == "ok" else { throw Failure.badReply(command: command, reply: reply) }
     }
 
     /// Kills the server with SIGKILL: no GOAWAY, no graceful close; the kernel closes its sockets.
-    func kill() {
-        _ = Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    func kill() async {
+        await child.stop()
     }
 
-    /// Ends the server (closing its stdin ends it; the signal is the backstop).
+    /// Ends the server: closing its stdin ends it; the signal is the backstop (Foundation reaps it).
     func stop() {
-        try? input.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        child.closeInput()
+        if child.isRunning { child.signal(SIGKILL) }
     }
 
     deinit { stop() }
 
-    /// One line of the server's stdout, without the newline ("" at end of file).
-    private static func readLine(_ handle: FileHandle) -> String {
-        var line = Data()
-        while true {
-            let byte = handle.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        return String(decoding: line, as: UTF8.self)
-    }
-
     /// Whether `python3` (pyenv's, from PATH) can import `grpc_health`; installs grpcio and
     /// grpcio-health-checking with pip the first time it cannot. Evaluated once per test run.
     static let pythonReady = PythonModules.importable("grpc_health", installing: ["grpcio", "grpcio-health-checking"])
-
-    static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return address
-    }
-}
-
-/// A TCP listener on 127.0.0.1 that never calls `accept` and never writes: the kernel completes
-/// the handshake into the backlog, so a client connects and then hears nothing at all, the way a
-/// hung server looks.
-final class SilentTCPListener: Sendable {
-    let port: Int
-    private let fd: Int32
-
-    init() {
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = GRPCHealthServerProcess.loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, length) } }
-        _ = listen(socketFD, 64)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) }
-        }
-        fd = socketFD
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// Whether a client has connected: its connection waits in the backlog (never accepted), which
-    /// makes the listening socket readable.
-    var hasPendingConnection: Bool {
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, 0) > 0
-    }
-
-    deinit { close(fd) }
 }
 
 /// Records what a watch reports, each result with the instant it arrived, and lets a test wait for

@@ -13,40 +13,27 @@ final class HTTPTargetServer: Sendable {
     }
 
     let ports: Ports
-    private let process: Process
-    private let stdin: Pipe
+    /// Read on threads of its own (``ChildProcess``): waiting for the ports holds no pool thread.
+    private let child: ChildProcess
     /// The certificate and key: removed with the server.
     private let directory: TemporaryDirectory
 
-    init() throws {
+    init() async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Servers/http_targets.py")
         directory = try TemporaryDirectory("http-targets")
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, directory.path]
-        stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        var line = Data()
-        while true {
-            let byte = stdout.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        ports = try JSONDecoder().decode(Ports.self, from: line)
+        child = try ChildProcess("http_targets.py", executable: "/usr/bin/env", arguments: ["python3", script.path, directory.path])
+        let line = try await child.waitForLine(timeout: .seconds(30)) { _ in true }
+        ports = try JSONDecoder().decode(Ports.self, from: Data(line.utf8))
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(ports.http)\(path)" }
     func secureURL(_ path: String) -> String { "https://127.0.0.1:\(ports.https)\(path)" }
 
-    /// Ends the server (closing its stdin ends it; the signal is the backstop).
+    /// Ends the server: closing its stdin ends it; the signal is the backstop (Foundation reaps it).
     func stop() {
-        try? stdin.fileHandleForWriting.close()
-        process.terminate()
-        process.waitUntilExit()
+        child.closeInput()
+        if child.isRunning { child.signal(SIGKILL) }
     }
 
     deinit { stop() }

@@ -1,29 +1,27 @@
 import Logging
 import ReachCore
 import ReachLink
-import ReachMetrics
 import ServiceLifecycle
 
 /// Feeds a ``LinkSource`` into the monitor, as a service.
 ///
-/// A link source that fails is logged and the daemon carries on without link facts: the verdict
+/// A link source that fails is logged and the engine carries on without link facts: the verdict
 /// then rests on probes alone, which is less than reachd can do but better than stopping. The
 /// service then idles until shutdown, so that the group stops its services in order.
 struct LinkService: Service {
     let source: any LinkSource
     let monitor: ConnectivityMonitor
-    let metrics: ReachMetrics
+    /// Also sees every snapshot (the daemon's link metrics).
+    let observer: @Sendable (LinkSnapshot) -> Void
     let logger: Logger
 
     func run() async {
-        let (source, monitor, metrics) = (source, monitor, metrics)
-        let netlink = source as? NetlinkLinkSource
-        if let netlink { metrics.sampleNetlinkOverruns { netlink.overrunCount } }
+        let (source, monitor, observer) = (source, monitor, observer)
         do {
             try await cancelWhenGracefulShutdown {
                 try await source.run { snapshot in
                     monitor.update(links: snapshot)
-                    metrics.update(links: snapshot)
+                    observer(snapshot)
                 }
             }
         } catch is CancellationError {

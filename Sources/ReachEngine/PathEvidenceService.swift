@@ -12,16 +12,19 @@ import Glibc
 
 /// Finds where the path breaks while a target fails without an answer (a timeout, an unreachable
 /// network, a name that did not resolve), and tells the monitor, which decides the fault
-/// (``ReachCore/Fault/init(_:gateway:upstream:)``):
+/// (``ReachCore/Fault/init(_:evidence:)``):
 /// - the default gateway on the system's path (the one the kernel's routing picks, see
 ///   ``RouteSourceAddress``): ICMP echo over an unprivileged ping socket out of its interface
 ///   (``ICMPEchoProber``); where ping sockets are not allowed, the kernel's neighbour table
 ///   (``NeighbourTable``: `FAILED`/`INCOMPLETE` is silent), said once in the log;
 /// - the upstream reference (`upstream.check`): a TCP connect within the probe deadline.
 ///
+/// It watches the probes themselves, not the verdict: the first round starts with the first
+/// unanswered probe, while the hysteresis may still hold the verdict `connected`, so that the
+/// fault is usually known by the time the verdict turns (until then it is not known, never guessed).
 /// One round every probe interval while such a failure lasts; nothing at all while the targets
 /// pass, answer wrongly (the path works) or are on loopback. When it ends, the findings are forgotten.
-final class PathEvidenceService: Service, Sendable {
+final class PathEvidenceService: Service, ProbeObserver, Sendable {
     private let upstream: UpstreamCheck
     private let monitor: ConnectivityMonitor
     private let clock: MonitorClock
@@ -32,8 +35,9 @@ final class PathEvidenceService: Service, Sendable {
     private let logger: Logger
     /// Told once each: ping sockets refused, no upstream reference.
     private let said = Mutex<Set<String>>([])
-    /// Whether the verdict is a failure the evidence can place (``needsEvidence(_:)``).
-    private let suspected = Atomic<Bool>(false)
+    /// The targets whose last probe went unanswered over the network: the suspicion.
+    private let silent = Mutex<Set<String>>([])
+    private let wake = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     /// Rounds run so far (for tests and the benchmark: none while all is well).
     let rounds = Atomic<Int>(0)
 
@@ -49,42 +53,33 @@ final class PathEvidenceService: Service, Sendable {
     }
 
     func run() async {
-        let updates = monitor.subscribe()
-        let wake = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
-                group.addTask {
-                    for await event in updates {
-                        let now = self.needsEvidence(event.verdict)
-                        if now, !self.suspected.exchange(now, ordering: .relaxed) { wake.continuation.yield() }
-                        if !now { self.suspected.store(false, ordering: .relaxed) }
-                    }
-                    wake.continuation.finish()
-                }
-                group.addTask {
-                    for await _ in wake.stream { await self.gather() }
-                }
-            }
+            for await _ in self.wake.stream { await self.gather() }
         }
     }
 
-    /// Whether the verdict is a failure that the path evidence can place: a target that did not
-    /// answer, reached over the network.
-    func needsEvidence(_ verdict: Verdict) -> Bool {
-        guard verdict.state == .disconnected, case .targetFailed(let name, let failure) = verdict.reason, !failure.isAnswer else { return false }
-        return monitor.targets.first { $0.name == name }.map { !$0.endpoint.isLoopback } ?? false
+    // MARK: ProbeObserver (on the probes' event loop: a set insert or remove at most)
+
+    func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
+        let unanswered = result.failure.map { !$0.reason.isAnswer && $0.reason != .cancelled } ?? false
+        guard unanswered, !target.endpoint.isLoopback else {
+            silent.withLock { _ = $0.remove(target.name) }
+            return
+        }
+        if silent.withLock({ $0.insert(target.name).inserted && $0.count == 1 }) { wake.continuation.yield() }
     }
+
+    private var isSuspected: Bool { silent.withLock { !$0.isEmpty } }
 
     /// Runs rounds while suspected, one every probe interval (or, when a round takes the probe
     /// deadline, right after it); forgets the findings when the suspicion ends.
     private func gather() async {
-        while suspected.load(ordering: .relaxed), !Task.isCancelled {
+        while isSuspected, !Task.isCancelled {
             let rest = Task { [clock, interval] in try? await clock.sleep(for: interval) }
             await round()
             await rest.value
         }
-        monitor.update(gateway: nil)
-        monitor.update(upstream: nil)
+        monitor.update(pathEvidence: nil)
     }
 
     /// One round: the gateway and the upstream reference, side by side.
@@ -94,8 +89,7 @@ final class PathEvidenceService: Service, Sendable {
         async let gateway = gatewayFinding(links)
         async let upstream = upstreamFinding(links)
         let (gatewayFound, upstreamFound) = await (gateway, upstream)
-        monitor.update(gateway: gatewayFound)
-        monitor.update(upstream: upstreamFound)
+        monitor.update(pathEvidence: PathEvidenceRound(gateway: gatewayFound, upstream: upstreamFound))
     }
 
     private func gatewayFinding(_ links: LinkSnapshot?) async -> GatewayFinding? {

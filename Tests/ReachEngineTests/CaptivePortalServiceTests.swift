@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-@testable import ReachDaemon
+@testable import ReachEngine
 import ReachCore
 import ReachTesting
 import Testing
