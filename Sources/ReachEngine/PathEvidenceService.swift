@@ -72,9 +72,14 @@ final class PathEvidenceService: Service, ProbeObserver, Sendable {
     private var isSuspected: Bool { silent.withLock { !$0.isEmpty } }
 
     /// Runs rounds while suspected, one every probe interval (or, when a round takes the probe
-    /// deadline, right after it); forgets the findings when the suspicion ends.
+    /// deadline, right after it); forgets the findings when the suspicion ends. Without a usable
+    /// link the probes stop, and so does the suspicion: the next unanswered probe starts it anew.
     private func gather() async {
         while isSuspected, !Task.isCancelled {
+            if monitor.current.verdict.fault == .link {
+                silent.withLock { $0.removeAll() }
+                break
+            }
             let rest = Task { [clock, interval] in try? await clock.sleep(for: interval) }
             await round()
             await rest.value
