@@ -702,7 +702,7 @@ let package = Package(
         // The engine's parts, each against the real thing it asks (an HTTPS API on loopback, ...).
         .testTarget(
             name: "ReachEngineTests",
-            dependencies: ["ReachEngine", "ReachConfig", "ReachCore", "ReachTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachEngine", "ReachCore", "ReachTesting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // reachctl as a person runs it, against a real reachd.

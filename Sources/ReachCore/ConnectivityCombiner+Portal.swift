@@ -46,4 +46,17 @@ extension ConnectivityCombiner {
         else { return nil }
         return CaptivePortal(evidence: .redirect, userPortalURL: signIn.text)
     }
+
+    /// Whether `reason` is a failure a portal between here and the server can cause (its login
+    /// page's status or body, its certificate on an HTTPS target's handshake) while the check URL
+    /// has not been asked since the target went down: then whose fault it is, the server's or the
+    /// portal's, is not known yet, and is not guessed (the check URL's next result tells, within a
+    /// probe interval).
+    func awaitsPortalCheck(_ reason: VerdictReason) -> Bool {
+        guard portalCheck != nil, case .targetFailed(let name, let failure) = reason else { return false }
+        switch failure {
+        case .tlsFailure, .httpStatus, .unexpectedBody: return portalCheckResultsAtFailure[name] == portalCheckResults
+        default: return false
+        }
+    }
 }

@@ -56,6 +56,11 @@ struct ConnectivityCombiner: Sendable {
     private(set) var portalCheck: PortalCheck?
     /// What the check URL's last telling probe said on the current link.
     var portalCheckFinding: PortalCheck.Finding?
+    /// The check URL's results so far, and the count when each unhealthy target went down: a
+    /// failure a portal can cause has no fault until the check URL has been asked after it
+    /// (`ConnectivityCombiner+Portal`).
+    var portalCheckResults = 0
+    var portalCheckResultsAtFailure: [String: Int] = [:]
     /// The RFC 8908 API's last answer per interface, and when it came.
     var portalAPIAnswers: [String: (answer: CaptivePortalAPIAnswer, at: WallTime)] = [:]
     /// What the default gateway and the upstream reference showed in the last round while targets
@@ -152,6 +157,7 @@ struct ConnectivityCombiner: Sendable {
         if let portalCheck, result.target == PortalCheck.probeName {
             // A check that failed before any answer learned nothing: the last answer stands.
             if let finding = portalCheck.finding(result) { portalCheckFinding = finding }
+            portalCheckResults += 1
             return settle(control: probeControl, at: now)
         }
         guard let index = indexByName[result.target] else { return Change(accepted: false) }
@@ -160,7 +166,10 @@ struct ConnectivityCombiner: Sendable {
         verdict.targets[index].record(result, hysteresis: hystereses[index], at: now)
         hasAnyResult = true
         let after = verdict.targets[index].health
-        if after != before { count(index, from: before, to: after) }
+        if after != before {
+            count(index, from: before, to: after)
+            portalCheckResultsAtFailure[result.target] = after == .unhealthy ? portalCheckResults : nil
+        }
         // A first finding (a target leaving `unknown`: at start, after a reload, a regained link or a
         // wake) is news with the rest of its round: when the last unknown target is found, or sooner
         // with a headline change (`settle`). One event per first finding made the first round as many
@@ -251,7 +260,7 @@ struct ConnectivityCombiner: Sendable {
 
         let (previousState, previousReason, previousPortal, previousFault) = (verdict.state, verdict.reason, verdict.portal, verdict.fault)
         let (state, reason, portal) = decide()
-        let fault = state == .disconnected ? Fault(reason, evidence: evidence(for: reason)) : nil
+        let fault = state == .disconnected && !awaitsPortalCheck(reason) ? Fault(reason, evidence: evidence(for: reason)) : nil
         let usableInterfaces = assessment?.usableInterfaces ?? []
         let interfacesChanged = usableInterfaces != verdict.usableInterfaces
         verdict.state = state
@@ -317,7 +326,7 @@ struct ConnectivityCombiner: Sendable {
         }
         (healthyCount, unknownCount, unhealthyIndices) = (0, verdict.targets.count, [])
         // A new link may be another network, with or without a portal, behind another gateway.
-        (portalCheckFinding, pathEvidence) = (nil, nil)
+        (portalCheckFinding, pathEvidence, portalCheckResultsAtFailure) = (nil, nil, [:])
         let pathsChanged = resetPaths()
         return changed || pathsChanged
     }

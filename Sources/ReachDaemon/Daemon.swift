@@ -55,18 +55,20 @@ public struct Daemon: Sendable {
         self.logger = logger
         let metrics = ReachMetrics(targets: configuration.targets, interfaces: configuration.interfaces)
         self.metrics = metrics
-        // The history follows the engine's monitor and records its probes.
-        var history: HistoryService?
+        // The history follows the engine's monitor and records its probes: made with the monitor,
+        // in the engine's initializer, which calls this once.
+        var recorder: HistoryService?
         let engine = ConnectivityEngine(
             configuration: configuration, clock: clock, linkSource: linkSource, systemBusAddress: systemBusAddress, prober: prober,
             probeObservers: { monitor in
-                let recorder = HistoryService(settings: configuration.history, monitor: monitor, metrics: metrics, clock: clock, logger: logger)
-                history = recorder
-                return [metrics, recorder]
+                let made = HistoryService(settings: configuration.history, monitor: monitor, metrics: metrics, clock: clock, logger: logger)
+                recorder = made
+                return [metrics, made]
             },
             linkObserver: { metrics.update(links: $0) }, logger: logger)
         self.engine = engine
-        self.history = history!
+        let history = recorder!
+        self.history = history
         let monitor = engine.monitor
         if let netlink = engine.linkSource as? NetlinkLinkSource { metrics.sampleNetlinkOverruns { netlink.overrunCount } }
         let reactions = Reactions(monitor: monitor, hooks: configuration.hooks, webhooks: configuration.webhooks, observer: metrics, logger: logger)

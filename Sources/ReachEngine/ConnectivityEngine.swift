@@ -2,6 +2,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachLink
+import ReachPOSIX
 import ReachProbes
 import ReachSystemd
 import ServiceLifecycle

@@ -112,11 +112,22 @@ import Testing
         harness.monitor.update(links: .of(.usable()))
         harness.record(.failure("api", .tlsFailure, phase: .tls, latency: .milliseconds(3)))
         #expect(harness.reason == .targetFailed(target: "api", reason: .tlsFailure))
+        #expect(harness.monitor.current.verdict.fault == nil, "the server's or a portal's: not known until the check URL is asked")
         harness.record(Self.check(200))
         #expect(harness.reason == .captivePortal)
+        #expect(harness.monitor.current.verdict.fault == .portal)
         #expect(harness.monitor.current.verdict.portal?.evidence == .tlsIntercepted)
         harness.record(Self.check(204))
         #expect(harness.reason == .targetFailed(target: "api", reason: .tlsFailure))
+        #expect(harness.monitor.current.verdict.fault == .server)
+        await harness.stop()
+    }
+
+    @Test func aFailureAPortalCannotCauseIsTheServersAtOnceEvenWithACheckURL() async {
+        let harness = Self.harness()
+        harness.connect()
+        harness.record(.refused("server"))
+        #expect(harness.monitor.current.verdict.fault == .server)
         await harness.stop()
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import ReachTesting
 import ReachCore
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
