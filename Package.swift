@@ -404,6 +404,14 @@ let package = Package(
             path: "Examples/ReachKitExample",
             swiftSettings: strict
         ),
+        // The embedded service in a process of its own, writing its verdicts as reachd's event
+        // stream does: for the fault matrix's side-by-side test, run in a network namespace.
+        .executableTarget(
+            name: "embedded-verdicts-helper",
+            dependencies: ["ReachKit", "ReachKitEmbedded", "ReachAPI", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/EmbeddedVerdictsHelper",
+            swiftSettings: strict
+        ),
         // Drains a queue in a child process, for the test that kills it mid-drain.
         .executableTarget(
             name: "queue-drain-helper",
@@ -694,6 +702,7 @@ let package = Package(
                 "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachTesting",
                 "reachd",
                 "journal-log-helper",
+                "embedded-verdicts-helper",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Clients"],

@@ -14,12 +14,21 @@ struct ObservedVerdict: Sendable {
     var portalEvidence: String? = nil
     /// Where the path breaks (`fault`), when disconnected.
     var fault: String? = nil
+    /// The failing target (`target`).
+    var target: String? = nil
+    /// Each uplink's reachability (`interfaces`), as `ua=false ub=true`.
+    var interfaces: String = ""
 
     var summary: String { "\(state)/\(reason)" }
+    /// Everything a program is told of where the path breaks: compared between reachd and the embedded service.
+    var told: String {
+        "\(state)/\(reason) fault=\(fault ?? "none") target=\(target ?? "none") portal=\(portalEvidence ?? "none") \(portalURL ?? "") [\(interfaces)]"
+    }
 }
 
-/// reachd's verdict stream as one subscriber sees it: a `curl -N` on the unix socket, each `data:`
-/// line stamped with the instant it arrived (on a thread of its own, never the cooperative pool).
+/// reachd's verdict stream as one subscriber sees it: a `curl -N` on the unix socket (or any
+/// program that writes the same `data:` lines), each line stamped with the instant it arrived (on
+/// a thread of its own, never the cooperative pool).
 final class VerdictObserver: Sendable {
     private let process: Process
     /// A class, so the reading thread can share the (non-copyable) mutex and atomic.
@@ -31,14 +40,25 @@ final class VerdictObserver: Sendable {
     private let received = Received()
 
     /// Subscribes to reachd's event stream on `socket`; with `lastEventID`, resumes after it.
-    init(socket: String, lastEventID: UInt64? = nil) throws {
+    convenience init(socket: String, lastEventID: UInt64? = nil) throws {
+        try self.init(
+            executable: "/usr/bin/curl",
+            arguments: ["-sN", "--unix-socket", socket, "http://localhost/v1/events"] + (lastEventID.map { ["-H", "Last-Event-ID: \($0)"] } ?? []))
+    }
+
+    /// Reads the verdicts `executable` writes as reachd's event stream frames them.
+    init(executable: String, arguments: [String], errorLog: String? = nil) throws {
         process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/curl")
-        process.arguments = ["-sN", "--unix-socket", socket, "http://localhost/v1/events"]
-            + (lastEventID.map { ["-H", "Last-Event-ID: \($0)"] } ?? [])
+        process.executableURL = URL(filePath: executable)
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        if let errorLog {
+            _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: errorLog)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         let reading = output.fileHandleForReading
         Thread { [received] in
@@ -65,9 +85,11 @@ final class VerdictObserver: Sendable {
             let sequence = (object["sequence"] as? NSNumber)?.uint64Value
         else { return nil }
         let portal = object["portal"] as? [String: Any]
+        let interfaces = (object["interfaces"] as? [[String: Any]] ?? []).map { "\($0["name"] as? String ?? "?")=\(($0["reachable"] as? Bool).map { "\($0)" } ?? "unknown")" }
         return ObservedVerdict(
             at: at, sequence: sequence, state: state, reason: reason, reset: object["reset"] as? Bool ?? false,
-            portalURL: portal?["user_portal_url"] as? String, portalEvidence: portal?["evidence"] as? String, fault: object["fault"] as? String)
+            portalURL: portal?["user_portal_url"] as? String, portalEvidence: portal?["evidence"] as? String, fault: object["fault"] as? String,
+            target: object["target"] as? String, interfaces: interfaces.joined(separator: " "))
     }
 
     var all: [ObservedVerdict] { received.verdicts.withLock { $0 } }
