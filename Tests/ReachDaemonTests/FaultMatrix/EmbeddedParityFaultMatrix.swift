@@ -111,8 +111,36 @@ struct EmbeddedParityFaultMatrix {
                     },
                     restore: { try await network.setPortal(false) }))
             }
-            print("\n" + MatrixCase.table(rows))
             for row in rows where !row.passed { Issue.record("\(row.name): \(row.failure ?? "")\n\(both.logs)") }
+            await both.stop()
+
+            // The network's API (RFC 8908), captive from the start; signing in opens it. Asked at
+            // start, then every probe interval while it says captive.
+            try await portalServer.set("api-captive")
+            var row = MatrixCase(group: "embedded", name: "portal: the network's API (RFC 8908)", expected: "captive_portal (rfc8908), then connected")
+            let told = { (verdict: ObservedVerdict) in verdict.portalEvidence == "rfc8908" && verdict.portalURL == PortalServer.apiSignInURL }
+            let api = try await SideBySide(
+                configuration: """
+                    targets:
+                      - name: server
+                        url: http://\(MatrixNetwork.serverAddress):\(FaultServer.port)/health
+                    captive_portal:
+                      api_url: \(PortalServer.apiURL)
+                      ca_file: \(scratch.path)/portal.pem
+                    """,
+                namespace: network.host, directory: scratch.path, starting: { $0.state == "disconnected" && $0.fault == "portal" && told($0) })
+            sides = api
+            do {
+                let signedIn = ContinuousClock.now
+                try await portalServer.set("api-open")
+                try await api.pair.settle("signed in: both connected") { $0.state == "connected" }
+                row.restored = ContinuousClock.now - signedIn
+            } catch {
+                row.failure = "\(error)\n\(api.logs)"
+            }
+            rows.append(row)
+            print("\n" + MatrixCase.table(rows))
+            if let failure = row.failure { Issue.record("\(row.name): \(failure)") }
         } catch {
             Issue.record("the side-by-side portal matrix could not run: \(error)\n\(sides?.logs ?? "")")
         }
@@ -130,7 +158,14 @@ private struct SideBySide {
     let pair: Pair
     private let embeddedLog: String
 
-    init(configuration: String, namespace: String, directory: String) async throws {
+    /// - Parameter starting: What both must say before the first case (the same, and this).
+    init(
+        configuration: String, namespace: String, directory: String,
+        starting: @escaping (ObservedVerdict) -> Bool = { $0.state == "connected" }
+    ) async throws {
+        // A folder of its own: a killed reachd leaves its unix socket behind.
+        let directory = "\(directory)/side-by-side-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let file = "\(directory)/reachd.yaml"
         try "socket: \(directory)/reachd.sock\n\(configuration)\n".write(toFile: file, atomically: true, encoding: .utf8)
         embeddedLog = "\(directory)/embedded.log"
@@ -142,7 +177,7 @@ private struct SideBySide {
         do {
             try await waitUntil("reachd's unix socket", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: "\(directory)/reachd.sock") }
             pair = Pair(reachd: try VerdictObserver(socket: "\(directory)/reachd.sock"), embedded: embedded)
-            try await pair.settle("both connected at start") { $0.state == "connected" }
+            try await pair.settle("both say the same at start", starting)
         } catch {
             await embedded.stop()
             await reachd.kill()

@@ -126,7 +126,8 @@ final class MatrixNetwork: Sendable {
     /// the old text and then cut to length, never truncated first: a probe resolving meanwhile reads
     /// the old file or a prefix of the new one (the IPv4 line always comes first), never an empty one.
     func setServerNameResolves(_ resolves: Bool, ipv6: String? = nil) throws {
-        let text = "127.0.0.1 localhost\n" + (resolves ? "\(Self.serverAddress) \(Self.serverName)\n" : "")
+        // The portal's own name (its certificate's, where its RFC 8908 API answers) always resolves.
+        let text = "127.0.0.1 localhost\n\(PortalServer.address) portal.test\n" + (resolves ? "\(Self.serverAddress) \(Self.serverName)\n" : "")
             + (resolves ? ipv6.map { "\($0) \(Self.serverName)\n" } ?? "" : "")
         let path = "\(etcDirectory)/hosts"
         guard let file = FileHandle(forWritingAtPath: path) else {
