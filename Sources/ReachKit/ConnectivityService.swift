@@ -25,7 +25,8 @@ public protocol ConnectivityService: Service {
     /// Whether the verdict is `connected`.
     var isConnected: Bool { get }
 
-    /// `connected`, backed by evidence at most the validity window (5 s by default) old: the
+    /// `connected`, backed by a probe result no older than the next one is due (the most often
+    /// probed target's interval, half a second and its timeout; 5 s at the least): the
     /// synchronous best guess before sending something that must not wait for a timeout.
     var isLikelyConnected: Bool { get }
 

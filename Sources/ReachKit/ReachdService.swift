@@ -16,9 +16,9 @@ import Synchronization
 /// - While reachd cannot be reached the verdict is `unknown` with the reason
 ///   ``ServiceVerdict/Reason/reachdUnreachable(_:)``, never the last `connected`; it reconnects
 ///   with capped exponential backoff and jitter.
-/// - ``isLikelyConnected`` needs evidence at most the validity window old: reachd's own
-///   `likely_connected`, refreshed from `/v1/status` while connected. Once it is older, or reachd is
-///   gone, it is `false`.
+/// - ``isLikelyConnected`` needs reachd's own `likely_connected` (which lasts until reachd's next
+///   probe result is due), at most the validity window old: refreshed from `/v1/status` while
+///   connected. Once that word is older (a frozen reachd), or reachd is gone, it is `false`.
 /// - Transitions are moves between `connected` and `disconnected` as reachd reported them;
 ///   `unknown` in between (reachd restarting, the stream broken) is not one, so a reachd restart at
 ///   the same state runs no callback, and one that comes back at the other state runs exactly one.
@@ -28,7 +28,8 @@ import Synchronization
 public final class ReachdService: ConnectivityService {
     /// Tunables.
     public struct Settings: Sendable {
-        /// How old reachd's last word may be for ``ReachdService/isLikelyConnected`` to trust `connected`.
+        /// How old reachd's last word may be for ``ReachdService/isLikelyConnected`` to trust
+        /// `connected`; the service asks reachd again every half window.
         public var likelyConnectedWindow: Duration
         /// The default timeout of a callback.
         public var callbackTimeout: Duration
