@@ -169,7 +169,7 @@ public final class ReachdService: ConnectivityService {
     /// Takes one event: its verdict replaces what the service knew (on a `reset` too: the verdict
     /// is complete); a move between `connected` and `disconnected` is a transition.
     private func apply(_ document: StatusDocument, id: String?) {
-        let verdict = ServiceVerdict(document.verdict)
+        let verdict = ServiceVerdict(document)
         // Told before the verdict is published, so whoever sees the new verdict can also see why.
         if document.reset { logger.info("reachd's event stream started over (reset): its verdict replaces the one known", metadata: ["state": "\(verdict.state.rawValue)"]) }
         let transition = state.withLock { state in
