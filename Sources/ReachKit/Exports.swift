@@ -1,9 +1,10 @@
 // What a program that imports ReachKit uses without importing anything else: every type the
-// public API names (the verdict's parts and the callback reports from the core, where reachd is,
-// the logger the initializers take) and what runs the services (swift-service-lifecycle's group
-// and the signals that stop it). Not the core's own verdict, monitor or transition: a program
-// sees ``ServiceVerdict`` and ``ServiceTransition``.
+// public API names (the verdict's parts and the callback reports from the core, where reachd is
+// and why it could not be asked, the logger the initializers take) and what runs the services
+// (swift-service-lifecycle's group and the signals that stop it). Not the core's own verdict,
+// monitor or transition: a program sees ``ServiceVerdict`` and ``ServiceTransition``.
 @_exported import struct Logging.Logger
+@_exported import struct ReachClient.ReachdClientError
 @_exported import struct ReachClient.ReachdEndpoint
 @_exported import struct ReachClient.ReachdEndpointError
 @_exported import struct ReachCore.CallbackID

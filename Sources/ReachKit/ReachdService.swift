@@ -104,6 +104,12 @@ public final class ReachdService: ConnectivityService {
 
     public func verdicts() -> AsyncStream<ServiceVerdict> { feed.verdicts() }
 
+    /// `POST /v1/check`: reachd probes every target now and answers with its verdict then, which
+    /// the event stream also brings to ``current``.
+    public func checkNow() async throws -> ServiceVerdict {
+        ServiceVerdict(try await client.check().document)
+    }
+
     @discardableResult
     public func onConnectivityRestored(
         named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
