@@ -422,7 +422,8 @@ let package = Package(
         .testTarget(
             name: "ReachKitTests",
             dependencies: [
-                "ReachKit", "ReachKitEmbedded", "ReachKitTesting", "ReachCore", "ReachTesting", "reachd", "queue-drain-helper", "reachkit-example",
+                "ReachKit", "ReachKitEmbedded", "ReachKitTesting", "ReachAPI", "ReachCore", "ReachTesting", "reachd", "queue-drain-helper",
+                "reachkit-example",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -2,8 +2,8 @@ import ReachAPI
 
 extension FuzzInput {
     /// A `/v1/events` body as reachctl and ReachKit read it: `EventStreamParser` (the SSE framing
-    /// `ReachdClient.events` runs), then each verdict event's status document
-    /// (`StatusDocument(event:)`, as `ReachdClient.verdicts` reads it).
+    /// `ReachdClient.follow` runs), then each verdict event's status document
+    /// (`StatusDocument(event:)`, as `ReachdClient.follow` reads it).
     ///
     /// The first byte says how to cut the rest into chunks, as TCP might: the events (or the
     /// oversize error) must not depend on where the chunks end. A document an event carried must

@@ -23,7 +23,8 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     public var fault: String?
     /// When `state` last changed, RFC 3339 in UTC with milliseconds.
     public var since: String
-    /// ``ReachCore/ConnectivityMonitor/isLikelyConnected``: `connected` backed by evidence at most a few seconds old.
+    /// ``ReachCore/ConnectivityMonitor/isLikelyConnected``: `connected` backed by a probe result no
+    /// older than the next one is due (5 s at the least).
     public var likelyConnected: Bool
     /// The event number; an SSE client resumes after it with `Last-Event-ID`.
     public var sequence: UInt64

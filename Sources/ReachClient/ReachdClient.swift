@@ -4,7 +4,8 @@ import ReachAPI
 import ReachCore
 
 /// The one client of reachd's status API, for reachctl, the desktop agent and ReachKit alike:
-/// the status, a check, and the event stream, followed across breaks.
+/// the status, a check, the history, and the event stream, followed across breaks
+/// (``follow(backoff:silenceLimit:clock:_:)``).
 ///
 /// It speaks HTTP/1.1 on SwiftNIO to `http://` endpoints or reachd's unix socket; every document
 /// it reads is decoded through ``ReachAPI``.
@@ -35,92 +36,6 @@ public struct ReachdClient: Sendable {
     public func check(timeout: Duration = .seconds(60)) async throws(ReachdClientError) -> StatusAnswer {
         try await document(StatusAPI.check, timeout: timeout)
     }
-
-    /// One connection to `/v1/events`: hands each event to `onEvent` until it returns `false`, then
-    /// returns. Resumes after `lastEventID` when given (reachd replays what it still remembers, or
-    /// starts over with a `reset` event).
-    ///
-    /// - Parameter silenceLimit: How long the stream may carry nothing (reachd sends a heartbeat
-    ///   every 15 s) before it counts as broken.
-    /// - Throws: ``ReachdClientError`` when the stream cannot be had or ends, or what `onEvent` throws.
-    public func events(
-        after lastEventID: String? = nil, silenceLimit: Duration = .seconds(45), _ onEvent: (ServerSentEvent) async throws -> Bool
-    ) async throws {
-        var request = ReachdRequest(
-            endpoint: endpoint, path: StatusAPI.events.path, headers: [("Accept", StatusAPI.eventStreamMediaType)],
-            connectTimeout: connectTimeout, silenceLimit: silenceLimit)
-        if let lastEventID { request.headers.append((StatusAPI.lastEventIDHeader, lastEventID)) }
-        var parser = EventStreamParser()
-        do {
-            try await request.run { chunk in
-                let events: [ServerSentEvent]
-                do {
-                    events = try parser.feed(chunk.readableBytesView)
-                } catch {
-                    throw ReachdClientError.broke(endpoint, StatusAPI.events.path, "\(error)")
-                }
-                for event in events {
-                    guard try await onEvent(event) else { throw Finished() }
-                }
-            }
-        } catch is Finished {
-            return
-        }
-        throw ReachdClientError.closedStream(endpoint)
-    }
-
-    /// One connection to `/v1/events`, read as verdicts: hands each event's ``ReachAPI/StatusDocument``
-    /// and id to `onVerdict` until it returns `false`, then returns.
-    ///
-    /// - Throws: ``ReachdClientError`` when the stream cannot be had, ends, or carries a verdict
-    ///   event that is not a status document (it is not reachd's); or what `onVerdict` throws.
-    public func verdicts(
-        after lastEventID: String? = nil, silenceLimit: Duration = .seconds(45), _ onVerdict: (StatusDocument, _ id: String?) async throws -> Bool
-    ) async throws {
-        try await events(after: lastEventID, silenceLimit: silenceLimit) { event in
-            guard event.isVerdict else { return true }
-            let document: StatusDocument
-            do {
-                document = try StatusDocument(event: event)
-            } catch {
-                throw ReachdClientError.notReachd(endpoint, StatusAPI.events.path, "an event that is not a status document (\(error))")
-            }
-            return try await onVerdict(document, event.id)
-        }
-    }
-
-    /// Follows `/v1/events` across breaks: each reconnect resumes after the last event id seen
-    /// (`Last-Event-ID`), so nothing is missed that reachd still remembers, and a reachd that
-    /// restarted answers with a `reset` event. Between attempts it waits as `backoff` says.
-    ///
-    /// - Parameters:
-    ///   - onEvent: Each event, in order.
-    ///   - onBroken: Each break and the wait before the next attempt; throw to stop following.
-    /// - Throws: What `onEvent` or `onBroken` throw, or `CancellationError`.
-    public func follow(
-        backoff: ReconnectBackoff, silenceLimit: Duration = .seconds(45),
-        onEvent: (ServerSentEvent) async throws -> Void,
-        onBroken: (ReachdClientError, Duration) async throws -> Void
-    ) async throws -> Never {
-        var backoff = backoff
-        var lastEventID: String?
-        while true {
-            do {
-                try await events(after: lastEventID, silenceLimit: silenceLimit) { event in
-                    if let id = event.id { lastEventID = id }
-                    backoff.reset()
-                    try await onEvent(event)
-                    return true
-                }
-            } catch let error as ReachdClientError {
-                let wait = backoff.next()
-                try await onBroken(error, wait)
-                try await Task.sleep(for: wait)
-            }
-        }
-    }
-
-    private struct Finished: Error {}
 
     /// `GET /v1/history`: what reachd recorded over a window, as ``HistoryQuery/queryString(since:until:target:)``
     /// writes it (`since` a duration such as `24h`, or RFC 3339).
@@ -169,8 +84,6 @@ public struct ReachdClient: Sendable {
             }
         } catch let error as ReachdClientError {
             throw error
-        } catch let error as ReachdEndpointError {
-            throw .endpoint(error)
         } catch is DeadlineExceeded {
             throw .timedOut(endpoint, timeout)
         } catch {

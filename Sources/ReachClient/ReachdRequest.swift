@@ -26,10 +26,15 @@ struct ReachdRequest: Sendable {
     /// Sends the request and hands each part of a `200` answer's body to `body`; returns when the
     /// answer is complete.
     ///
-    /// - Throws: ``ReachdClientError`` for an answer other than `200`, one cut short, silence, a
-    ///   connection that could not be made or broke; or what `body` throws.
+    /// - Throws: ``ReachdClientError`` for an endpoint that cannot be used, an answer other than
+    ///   `200`, one cut short, silence, a connection that could not be made or broke; or what `body` throws.
     func run(_ body: (ByteBuffer) async throws -> Void) async throws {
-        let address = try endpoint.address()
+        let address: ReachdEndpoint.Address
+        do {
+            address = try endpoint.address()
+        } catch {
+            throw ReachdClientError.endpoint(error)
+        }
         let silence = TimeAmount(silenceLimit)
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(.init(connectTimeout))
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
@@ -100,7 +105,7 @@ struct ReachdRequest: Sendable {
 }
 
 /// What the caller's body threw, carried past the transport's own errors unchanged.
-private struct FromBody: Error {
+struct FromBody: Error {
     let error: any Error
 }
 

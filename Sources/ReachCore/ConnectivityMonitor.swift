@@ -26,7 +26,9 @@ public final class ConnectivityMonitor: Sendable {
         /// Link gains and address/route churn wait this long for more news before they are applied
         /// (and trigger an immediate probe). Link loss is applied at once, always.
         public var linkSettleWindow: Duration
-        /// How long after the last probe result ``ConnectivityMonitor/isLikelyConnected`` keeps trusting a `connected` verdict.
+        /// How long after the last probe result ``ConnectivityMonitor/isLikelyConnected`` keeps
+        /// trusting a `connected` verdict at the least; longer when the targets are probed less
+        /// often, until the next result is due.
         public var likelyConnectedWindow: Duration
         /// The default timeout of a callback.
         public var callbackTimeout: Duration
@@ -63,6 +65,15 @@ public final class ConnectivityMonitor: Sendable {
             self.subscriberBufferLimit = subscriberBufferLimit
             self.historyLimit = historyLimit
         }
+
+        /// How long a probe result keeps a `connected` verdict likely: ``likelyConnectedWindow``,
+        /// or until the next result of the most often probed target is due at the latest, when
+        /// that is later. A window shorter than the probe interval turned a steadily connected
+        /// machine "not likely connected" between two probes.
+        var evidenceLifetime: Duration {
+            let nextResultDue = targets.map { ProbeSchedule.longestGapBetweenResults(interval: $0.interval, timeout: $0.timeout) }.min()
+            return max(likelyConnectedWindow, nextResultDue ?? .zero)
+        }
     }
 
     struct State {
@@ -71,6 +82,8 @@ public final class ConnectivityMonitor: Sendable {
         var pendingLinks: LinkSnapshot?
         /// Uptime of the last accepted probe result.
         var lastEvidence: Duration?
+        /// The configuration's ``Configuration/evidenceLifetime``, for the targets as configured now.
+        var evidenceLifetime: Duration
         /// The targets as configured now (a reload replaces them).
         var targets: [ProbeTarget]
         var linkSettleWindow: Duration
@@ -97,7 +110,10 @@ public final class ConnectivityMonitor: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
-        self.state = Mutex(State(combiner: combiner, targets: configuration.targets, linkSettleWindow: configuration.linkSettleWindow))
+        self.state = Mutex(
+            State(
+                combiner: combiner, evidenceLifetime: configuration.evidenceLifetime, targets: configuration.targets,
+                linkSettleWindow: configuration.linkSettleWindow))
         self.hub = EventHub(
             initial: combiner.verdict, firstSequence: configuration.firstSequence, bufferLimit: configuration.subscriberBufferLimit,
             historyLimit: configuration.historyLimit)
@@ -174,10 +190,11 @@ public final class ConnectivityMonitor: Sendable {
         log(published)
     }
 
-    /// Takes a reloaded configuration's targets, policy, interface filter and settle window without
-    /// ending any subscription. A target whose definition is unchanged keeps its status; a new or
-    /// changed one starts from `unknown` and is probed at once; a removed one is forgotten. The
-    /// verdict is decided again, and a transition that follows runs callbacks as any other does.
+    /// Takes a reloaded configuration's targets, policy, interface filter, settle window and
+    /// likely-connected window without ending any subscription. A target whose definition is
+    /// unchanged keeps its status; a new or changed one starts from `unknown` and is probed at
+    /// once; a removed one is forgotten. The verdict is decided again, and a transition that
+    /// follows runs callbacks as any other does.
     ///
     /// The probe scheduler is not told: the caller replaces it when the target list changed (see
     /// ``targets``). The other settings (callback timeout, hub sizes) are fixed at start.
@@ -187,6 +204,7 @@ public final class ConnectivityMonitor: Sendable {
             let unchanged = Set(configuration.targets.filter { before[$0.name] == $0 }.map(\.name))
             state.targets = configuration.targets
             state.linkSettleWindow = configuration.linkSettleWindow
+            state.evidenceLifetime = configuration.evidenceLifetime
             return apply(&state) {
                 $0.reconfigure(
                     targets: configuration.targets, unchanged: unchanged, policy: configuration.policy,
@@ -236,11 +254,13 @@ public final class ConnectivityMonitor: Sendable {
     }
 
     /// A synchronous best guess: `true` while the verdict is `connected` and the last probe result is
-    /// at most `likelyConnectedWindow` (5 s) old; `false` otherwise — stale evidence is no evidence.
+    /// no older than the next one is due (the most often probed target's interval, half a second
+    /// and its timeout; `likelyConnectedWindow`, 5 s, at the least); `false` otherwise — stale
+    /// evidence is no evidence.
     public var isLikelyConnected: Bool {
         state.withLock { state in
             guard state.combiner.verdict.state == .connected, let evidence = state.lastEvidence else { return false }
-            return clock.uptime - evidence <= configuration.likelyConnectedWindow
+            return clock.uptime - evidence <= state.evidenceLifetime
         }
     }
 

@@ -56,6 +56,13 @@ struct ProbeSchedule {
         min(interval / 2, .milliseconds(500))
     }
 
+    /// The longest two results of a target can be apart while it is probed on schedule: two of
+    /// its probes start at most its interval and ``repeatWindow(interval:)`` apart, and each
+    /// answers within its timeout.
+    static func longestGapBetweenResults(interval: Duration, timeout: Duration) -> Duration {
+        interval + repeatWindow(interval: interval) + timeout
+    }
+
     /// The most ticks that share one wake-up: more windows than the coalescing window allows
     /// when the targets are that many, so that the last probe of a burst does not start late.
     static let maximumBurst = 10

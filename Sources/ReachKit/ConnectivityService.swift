@@ -25,9 +25,19 @@ public protocol ConnectivityService: Service {
     /// Whether the verdict is `connected`.
     var isConnected: Bool { get }
 
-    /// `connected`, backed by evidence at most the validity window (5 s by default) old: the
+    /// `connected`, backed by a probe result no older than the next one is due (the most often
+    /// probed target's interval, half a second and its timeout; 5 s at the least): the
     /// synchronous best guess before sending something that must not wait for a timeout.
     var isLikelyConnected: Bool { get }
+
+    /// Probes every target now, without waiting for its interval, and returns the verdict then:
+    /// for a program's "try again" button, or after a change the monitor cannot see (a VPN it just
+    /// started). It waits at most the longest probe timeout plus a second (never over 30 s), then
+    /// answers with what is known; a change reaches ``current``, ``verdicts()`` and the callbacks
+    /// as any other does.
+    ///
+    /// - Throws: ``ReachdClientError`` when reachd cannot be asked (the reachd-backed service).
+    func checkNow() async throws -> ServiceVerdict
 
     /// The verdicts: the current one first, then each change, until ``run()`` ends or the consuming
     /// task is cancelled. A consumer that falls far behind skips to the newest.

@@ -16,19 +16,21 @@ import Synchronization
 /// - While reachd cannot be reached the verdict is `unknown` with the reason
 ///   ``ServiceVerdict/Reason/reachdUnreachable(_:)``, never the last `connected`; it reconnects
 ///   with capped exponential backoff and jitter.
-/// - ``isLikelyConnected`` needs evidence at most the validity window old: reachd's own
-///   `likely_connected`, refreshed from `/v1/status` while connected. Once it is older, or reachd is
-///   gone, it is `false`.
+/// - ``isLikelyConnected`` needs reachd's own `likely_connected` (which lasts until reachd's next
+///   probe result is due), at most the validity window old: refreshed from `/v1/status` while
+///   connected. Once that word is older (a frozen reachd), or reachd is gone, it is `false`.
 /// - Transitions are moves between `connected` and `disconnected` as reachd reported them;
 ///   `unknown` in between (reachd restarting, the stream broken) is not one, so a reachd restart at
 ///   the same state runs no callback, and one that comes back at the other state runs exactly one.
 ///
-/// It follows reachd through ``ReachClient/ReachdClient`` (HTTP/1.1 on SwiftNIO): no HTTP client
-/// library, no TLS, no server, no netlink, no probers.
+/// It follows reachd with ``ReachClient/ReachdClient``'s one reader of the event stream (HTTP/1.1
+/// on SwiftNIO), as reachctl and the desktop agent do: no HTTP client library, no TLS, no server,
+/// no netlink, no probers.
 public final class ReachdService: ConnectivityService {
     /// Tunables.
     public struct Settings: Sendable {
-        /// How old reachd's last word may be for ``ReachdService/isLikelyConnected`` to trust `connected`.
+        /// How old reachd's last word may be for ``ReachdService/isLikelyConnected`` to trust
+        /// `connected`; the service asks reachd again every half window.
         public var likelyConnectedWindow: Duration
         /// The default timeout of a callback.
         public var callbackTimeout: Duration
@@ -54,7 +56,6 @@ public final class ReachdService: ConnectivityService {
     }
 
     private struct State {
-        var lastEventID: String?
         /// reachd's `likely_connected` and the uptime at which it was read.
         var likely = false
         var evidenceAt: Duration?
@@ -103,6 +104,12 @@ public final class ReachdService: ConnectivityService {
 
     public func verdicts() -> AsyncStream<ServiceVerdict> { feed.verdicts() }
 
+    /// `POST /v1/check`: reachd probes every target now and answers with its verdict then, which
+    /// the event stream also brings to ``current``.
+    public func checkNow() async throws -> ServiceVerdict {
+        ServiceVerdict(try await client.check().document)
+    }
+
     @discardableResult
     public func onConnectivityRestored(
         named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
@@ -133,46 +140,29 @@ public final class ReachdService: ConnectivityService {
 
     // MARK: Following
 
+    /// Follows the event stream until cancelled: each verdict is applied, each break makes the
+    /// verdict unknown until reachd speaks again.
     private func follow() async {
-        var backoff = settings.reconnect
-        while !Task.isCancelled {
-            let why: String
-            do {
-                try await stream { backoff.reset() }
-                why = "reachd at \(endpoint.base) closed the event stream"
-            } catch let error as ReachdClientError {
-                why = error.description
-            } catch where Task.isCancelled {
-                break
-            } catch {
-                why = "the event stream from \(endpoint.base) broke: \(error)"
+        try? await client.follow(backoff: settings.reconnect, silenceLimit: settings.silenceLimit, clock: clock) { update in
+            switch update {
+            case .verdict(let document):
+                apply(document)
+            case .disconnected(let error, let wait):
+                lose(error.description)
+                logger.info("reachd unreachable: trying again in \(Int(wait.seconds * 1000)) ms", metadata: ["why": "\(error.description)"])
             }
-            if Task.isCancelled { break }
-            lose(why)
-            let wait = backoff.next()
-            logger.info("reachd unreachable: trying again in \(Int(wait.seconds * 1000)) ms", metadata: ["why": "\(why)"])
-            guard (try? await clock.sleep(for: wait)) != nil else { break }
+            return true
         }
         state.withLock { $0.isStreaming = false }
     }
 
-    /// One connection to the event stream, until it ends.
-    private func stream(onEvent: () -> Void) async throws {
-        try await client.verdicts(after: state.withLock { $0.lastEventID }, silenceLimit: settings.silenceLimit) { document, id in
-            onEvent()
-            apply(document, id: id)
-            return true
-        }
-    }
-
     /// Takes one event: its verdict replaces what the service knew (on a `reset` too: the verdict
     /// is complete); a move between `connected` and `disconnected` is a transition.
-    private func apply(_ document: StatusDocument, id: String?) {
-        let verdict = ServiceVerdict(document.verdict)
+    private func apply(_ document: StatusDocument) {
+        let verdict = ServiceVerdict(document)
         // Told before the verdict is published, so whoever sees the new verdict can also see why.
         if document.reset { logger.info("reachd's event stream started over (reset): its verdict replaces the one known", metadata: ["state": "\(verdict.state.rawValue)"]) }
         let transition = state.withLock { state in
-            if let id { state.lastEventID = id }
             state.isStreaming = true
             state.likely = document.likelyConnected
             state.evidenceAt = clock.uptime

@@ -75,7 +75,7 @@ package final class VerdictFeed: Sendable {
     package func register(
         _ name: String?, on direction: TransitionDirection, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
-        let id = reactions.add(named: name, on: [direction], timeout: timeout ?? callbackTimeout) { try await body(ServiceTransition($0)) }
+        let id = reactions.add(named: name, on: [direction], timeout: timeout ?? callbackTimeout) { try await body(ServiceTransition(core: $0)) }
         return CallbackHandle(id: id) { [reactions] in reactions.remove($0) }
     }
 

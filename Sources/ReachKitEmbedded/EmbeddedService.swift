@@ -42,12 +42,6 @@ public final class EmbeddedService: ConnectivityService {
             clock: clock, logger: logger)
     }
 
-    /// Probes every target now, without waiting for its interval: after the program learns of a
-    /// change the monitor cannot see (a VPN it just started, a server it just deployed).
-    public func requestImmediateProbe() {
-        monitor.requestImmediateProbe()
-    }
-
     // MARK: ConnectivityService
 
     public var current: ServiceVerdict { ServiceVerdict(monitor.current.verdict) }
@@ -55,6 +49,12 @@ public final class EmbeddedService: ConnectivityService {
     public var isConnected: Bool { monitor.current.verdict.isConnected }
 
     public var isLikelyConnected: Bool { monitor.isLikelyConnected }
+
+    /// Probes every target now and returns the verdict then, as reachd answers `POST /v1/check`
+    /// (with the same code).
+    public func checkNow() async -> ServiceVerdict {
+        ServiceVerdict(await ImmediateCheck(monitor: monitor, waitLimit: ImmediateCheck.waitLimit(for: monitor.targets)).run().verdict)
+    }
 
     public func verdicts() -> AsyncStream<ServiceVerdict> {
         let subscription = monitor.subscribe()

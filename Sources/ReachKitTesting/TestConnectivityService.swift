@@ -24,6 +24,7 @@ public final class TestConnectivityService: ConnectivityService {
     private struct State {
         var sequence: UInt64 = 0
         var isLikelyConnected: Bool
+        var checkRequests = 0
         /// The registered callbacks and their directions, to know whose reports a transition awaits.
         var callbacks: [CallbackID: TransitionDirection] = [:]
     }
@@ -111,6 +112,16 @@ public final class TestConnectivityService: ConnectivityService {
     }
 
     public func verdicts() -> AsyncStream<ServiceVerdict> { feed.verdicts() }
+
+    /// Counts the request and answers with the current verdict: what a check finds is the test's
+    /// to say, with ``publish(_:)`` before or after.
+    public func checkNow() async -> ServiceVerdict {
+        state.withLock { $0.checkRequests += 1 }
+        return current
+    }
+
+    /// How many times ``checkNow()`` was called: whether the program's "try again" asked for a check.
+    public var checkRequests: Int { state.withLock { $0.checkRequests } }
 
     @discardableResult
     public func onConnectivityRestored(

@@ -143,29 +143,22 @@ public struct NotificationAgent: Sendable {
     /// jittered backoff); logs the first failure of a run of them, then quietly retries.
     private func followVerdicts(into sink: AsyncStream<Input>.Continuation) async {
         var away = false
-        do {
-            try await client.follow(backoff: ReconnectBackoff(first: .milliseconds(250), longest: .seconds(30), jitter: true)) { event in
+        // Throws only when cancelled: the agent is stopping.
+        try? await client.follow(backoff: ReconnectBackoff(first: .milliseconds(250), longest: .seconds(30), jitter: true)) { update in
+            switch update {
+            case .verdict(let document):
                 if away {
                     logger.info("reachd answers again at \(client.endpoint.base)")
                     away = false
                 }
-                guard event.isVerdict else { return }
-                guard let document = try? StatusDocument(event: event) else {
-                    logger.notice("ignoring an event that is not a status document: \(event.data.prefix(200))")
-                    return
-                }
-                // Every document is a whole verdict, so a `reset` one simply replaces what was known.
                 sink.yield(.verdict(.init(document: document, receivedAt: .now, wallNow: .now())))
-            } onBroken: { error, wait in
-                if away {
-                    logger.debug("\(error.description); retrying in \(wait)")
-                } else {
-                    logger.warning("\(error.description); retrying with backoff until it answers")
-                    away = true
-                }
+            case .disconnected(let error, let wait) where away:
+                logger.debug("\(error.description); retrying in \(wait)")
+            case .disconnected(let error, _):
+                logger.warning("\(error.description); retrying with backoff until it answers")
+                away = true
             }
-        } catch {
-            // Cancelled: the agent is stopping.
+            return true
         }
     }
 }

@@ -112,16 +112,11 @@ public struct StatusServer: Sendable {
         self.logger = logger
     }
 
-    /// How long `POST /v1/check` should wait for `targets`: the longest probe timeout plus a second
-    /// for scheduling and delivery; 3 s when there are no targets. Never more than
-    /// ``longestCheckWait``: clients give up on an answer that takes longer (reachctl after 45 s).
+    /// How long `POST /v1/check` should wait for `targets` (``ReachCore/ImmediateCheck/waitLimit(for:)``):
+    /// the longest probe timeout plus a second, never over 30 s.
     public static func checkWaitLimit(for targets: [ProbeTarget]) -> Duration {
-        guard let longest = targets.map(\.timeout).max() else { return .seconds(3) }
-        return min(longest + .seconds(1), longestCheckWait)
+        ImmediateCheck.waitLimit(for: targets)
     }
-
-    /// The longest `POST /v1/check` waits; it then answers with the results it has.
-    public static let longestCheckWait: Duration = .seconds(30)
 
     /// The HTTP application: a `Service` to run in the daemon's `ServiceGroup`. Graceful shutdown
     /// stops accepting connections and ends every event stream.

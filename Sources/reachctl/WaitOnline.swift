@@ -11,8 +11,9 @@ extension ReachctlCommand {
             abstract: "Wait until reachd says connected, like nm-online or systemd-networkd-wait-online.",
             discussion: """
                 Exits 0 as soon as the state is connected. Keeps trying while reachd cannot be \
-                reached (it may still be starting). At the timeout, exits 1 when reachd answered but \
-                never said connected, 2 when it could never be reached.
+                reached (it may still be starting), backing off up to 2 s and resuming after the \
+                last event seen. At the timeout, exits 1 when reachd answered but never said \
+                connected, 2 when it could never be reached.
 
                 For a unit that must wait for the server: ExecStartPre=/usr/bin/reachctl wait-online --timeout 60s
                 """)
@@ -31,26 +32,19 @@ extension ReachctlCommand {
             let lastWords = Mutex<String?>(nil)
         }
 
-        /// Follows the event stream until it says connected, starting over (with backoff) while reachd
-        /// cannot be reached.
+        /// Follows the event stream until it says connected, trying again (with backoff, resuming
+        /// after the last event seen) while reachd cannot be reached.
         private static func waitForConnected(_ client: ReachdClient, progress: Progress) async throws {
-            var backoff: Duration = .milliseconds(100)
-            while true {
-                do {
-                    var connected = false
-                    try await client.events { event in
-                        progress.reachable.withLock { $0 = true }
-                        guard event.isVerdict, let document = try? StatusDocument(event: event) else { return true }
-                        connected = document.state == ConnectivityState.connected.rawValue
-                        if !connected { progress.lastWords.withLock { $0 = document.headline } }
-                        return !connected
-                    }
-                    if connected { return }
-                } catch let error as ReachdClientError {
+            try await client.follow(backoff: ReconnectBackoff(first: .milliseconds(100), longest: .seconds(2))) { update in
+                switch update {
+                case .verdict(let document):
+                    progress.reachable.withLock { $0 = true }
+                    guard document.state != ConnectivityState.connected.rawValue else { return false }
+                    progress.lastWords.withLock { $0 = document.headline }
+                case .disconnected(let error, _):
                     progress.lastWords.withLock { $0 = error.description }
                 }
-                try await Task.sleep(for: backoff)
-                backoff = min(backoff * 2, .seconds(2))
+                return true
             }
         }
 

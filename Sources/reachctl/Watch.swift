@@ -27,17 +27,16 @@ extension ReachctlCommand {
             let follow = self.follow
             var receivedAny = false
             do {
-                try await client.follow(backoff: ReconnectBackoff(first: .milliseconds(250), longest: .seconds(5))) { event in
-                    receivedAny = true
-                    guard event.isVerdict else { return }
-                    guard let document = try? StatusDocument(event: event) else {
-                        Output.error("reachctl: an event that is not a status document: \(event.data.prefix(200))")
-                        return
+                try await client.follow(backoff: ReconnectBackoff(first: .milliseconds(250), longest: .seconds(5))) { update in
+                    switch update {
+                    case .verdict(let document):
+                        receivedAny = true
+                        Output.line(Self.line(document))
+                    case .disconnected(let error, let wait):
+                        guard follow else { throw error }
+                        Output.error("reachctl: \(error.description); reconnecting in \(Self.text(wait))")
                     }
-                    Output.line(Self.line(document))
-                } onBroken: { error, wait in
-                    guard follow else { throw error }
-                    Output.error("reachctl: \(error.description); reconnecting in \(Self.text(wait))")
+                    return true
                 }
             } catch let error as ReachdClientError {
                 Output.error("reachctl: \(error.description)")

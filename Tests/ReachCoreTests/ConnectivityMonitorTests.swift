@@ -36,6 +36,32 @@ struct MonitorTimingTests {
         await harness.stop()
     }
 
+    /// With `probe.interval: 30s`, a fixed 5 s window said "not likely connected" for most of
+    /// every interval of a machine that was connected throughout.
+    @Test func isLikelyConnectedLastsUntilTheNextResultIsDueWhenTargetsAreProbedLessOften() async {
+        var server = ProbeTarget.http("server")
+        server.interval = .seconds(30)
+        let harness = MonitorHarness(targets: [server])
+        harness.connect()
+        // The next result is due at the latest the interval, the scheduler's 0.5 s and the 2 s timeout later.
+        harness.clock.advance(by: .milliseconds(32_500))
+        #expect(harness.monitor.isLikelyConnected, "between two probes of a connected machine")
+        harness.clock.advance(by: .milliseconds(1))
+        #expect(!harness.monitor.isLikelyConnected, "a result overdue is no evidence")
+        harness.record(.ok("server"))
+        #expect(harness.monitor.isLikelyConnected)
+
+        // Probed every second again after a reload: 5 s at the least, as before.
+        server.interval = .seconds(1)
+        harness.monitor.reconfigure(ConnectivityMonitor.Configuration(targets: [server]))
+        harness.record(.ok("server"))
+        harness.clock.advance(by: .seconds(5))
+        #expect(harness.monitor.isLikelyConnected)
+        harness.clock.advance(by: .milliseconds(1))
+        #expect(!harness.monitor.isLikelyConnected)
+        await harness.stop()
+    }
+
     @Test func theLogReportsVerdictChangesAndKeepsATargetsOwnChangesForDebug() async {
         let logs = CapturedLogs()
         let harness = MonitorHarness(targets: [.http("a"), .http("b")], logger: logs.logger) { $0.policy = .any }

@@ -1,10 +1,33 @@
 import Foundation
 import ReachCore
 import ReachKit
+import ReachKitEmbedded
 import ReachTesting
 import Testing
 
 extension ReachKitProcessTests {
+    /// The embedded service in this process, on this machine's links, probing a server on loopback.
+    @Suite("The embedded service's check")
+    struct EmbeddedCheckTests {
+        @Test func checkNowProbesAtOnceInsteadOfAtTheNextInterval() async throws {
+            let server = try await HealthServer()
+            let configuration = try Configuration.parse(
+                "server:\n  base_url: http://127.0.0.1:\(server.port)\n  health_path: /api/v1/health\nprobe:\n  interval: 60s\n  timeout: 2s\n", source: "test")
+            let service = try EmbeddedService(configuration: configuration, logger: .quiet)
+            let running = Task { try await service.run() }
+            defer { running.cancel() }
+            try await waitUntil("connected", timeout: .seconds(30)) { service.isConnected }
+
+            await server.stop()
+            // A minute before the next probe is due, the check finds the server gone.
+            let started = ContinuousClock.now
+            let checked = await service.checkNow()
+            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(checked.state == .disconnected && checked.reason.code == "connection_refused", "\(checked.reason)")
+            #expect(checked.failingTarget == "server")
+        }
+    }
+
     /// The embedded service (in `reachkit-example embedded`, run inside a network namespace) and reachd
     /// (in the same namespace, read through its unix socket) watch the same server over the same link:
     /// for each fault they give the same verdict.

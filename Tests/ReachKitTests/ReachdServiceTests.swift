@@ -91,6 +91,25 @@ extension ReachKitProcessTests {
             await server.stop()
         }
 
+        @Test func checkNowAnswersWithReachdsVerdictAndThrowsWhenReachdIsGone() async throws {
+            let directory = try TemporaryDirectory("check")
+            let healthPort = try freeLoopbackPort()
+            let server = try await HealthServer(port: healthPort)
+            let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
+            let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: Self.quickReconnect, logger: .quiet)
+            let running = Task { try await service.run() }
+            defer { running.cancel() }
+            try await waitUntil("connected", timeout: .seconds(30)) { service.isConnected }
+
+            let checked = try await service.checkNow()
+            #expect(checked.isConnected && checked.fault == nil && checked.failingTarget == nil, "\(checked)")
+            #expect(checked.targets.map(\.health) == [.healthy])
+            await reachd.kill()
+            let error = await #expect(throws: ReachdClientError.self) { try await service.checkNow() }
+            #expect(error?.kind == .unreachable, "\(String(describing: error))")
+            await server.stop()
+        }
+
         @Test func evidenceOlderThanTheWindowIsNotLikelyConnected() async throws {
             let directory = try TemporaryDirectory("stale")
             let healthPort = try freeLoopbackPort()

@@ -48,6 +48,15 @@ struct RestorationCodeTests {
         #expect(cache.warmings == 2 && cache.staleBecause == nil)
     }
 
+    @Test func aRetryButtonAsksTheServiceToCheckNow() async {
+        let service = TestConnectivityService(.disconnected)
+        #expect(service.checkRequests == 0)
+        // What the check finds is the test's to say; the program shows what it answers.
+        let answer = await service.checkNow()
+        #expect(service.checkRequests == 1)
+        #expect(answer == service.current)
+    }
+
     @Test func aFailingOrHangingCallbackIsReportedAndHoldsNoOtherBack() async throws {
         let service = TestConnectivityService(.disconnected, callbackTimeout: .milliseconds(200))
         struct Offline: Error {}

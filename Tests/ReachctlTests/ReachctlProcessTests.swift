@@ -22,6 +22,29 @@ private struct RunningReachd {
     }
 }
 
+/// A stand-in for a server on loopback: Python's HTTP server answering every GET with `handler`
+/// (the body of `do_GET`, Python, with `self` the request), and the port it listens on.
+private struct StandIn {
+    let process: ChildProcess
+    let port: Substring
+
+    init(_ name: String, handler: String) async throws {
+        let body = handler.split(separator: "\n").map { "        \($0)" }.joined(separator: "\n")
+        process = try ChildProcess(name, executable: "/usr/bin/python3", arguments: ["-c", """
+            import http.server, json
+            class H(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+            \(body)
+                def log_message(self, *args):
+                    pass
+            s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
+            print('port', s.server_address[1], flush=True)
+            s.serve_forever()
+            """])
+        port = try await process.waitForLine { $0.hasPrefix("port ") }.dropFirst("port ".count)
+    }
+}
+
 @Suite("reachctl against a real reachd", .serialized)
 struct ReachctlProcessTests {
     @Test func anAbsurdTimeoutIsAUsageErrorNotACrash() async throws {
@@ -98,19 +121,10 @@ struct ReachctlProcessTests {
 
     @Test func behindACaptivePortalStatusSaysWhereToSignIn() async throws {
         // A portal's answer to the target's plain-HTTP probe: a redirect to its login page on another host.
-        let portal = try ChildProcess("portal", executable: "/usr/bin/python3", arguments: ["-c", """
-            import http.server
-            class H(http.server.BaseHTTPRequestHandler):
-                def do_GET(self):
-                    self.send_response(302); self.send_header('Location', 'http://portal.test/login'); self.send_header('Content-Length', '0'); self.end_headers()
-                def log_message(self, *args):
-                    pass
-            s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
-            print('port', s.server_address[1], flush=True)
-            s.serve_forever()
-            """])
-        let port = try await portal.waitForLine { $0.hasPrefix("port ") }.dropFirst("port ".count)
-        let daemon = try await RunningReachd(watching: "http://127.0.0.1:\(port)/api/v1/health")
+        let portal = try await StandIn(
+            "portal",
+            handler: "self.send_response(302); self.send_header('Location', 'http://portal.test/login'); self.send_header('Content-Length', '0'); self.end_headers()")
+        let daemon = try await RunningReachd(watching: "http://127.0.0.1:\(portal.port)/api/v1/health")
         let check = try await reachctl(["--endpoint", daemon.endpoint, "check"])
         #expect(check.status == 1, "\(check.errors)")
         let lines = check.output.split(separator: "\n")
@@ -123,8 +137,8 @@ struct ReachctlProcessTests {
         #expect(described?["evidence"] as? String == "redirect")
         #expect(document?["target"] is NSNull, "the portal is the network's, not a target's")
         await daemon.stop()
-        portal.signal(SIGKILL)
-        await portal.waitForExit()
+        portal.process.signal(SIGKILL)
+        await portal.process.waitForExit()
     }
 
     @Test func aClosedEndpointExits2NamingIt() async throws {
@@ -188,6 +202,33 @@ struct ReachctlProcessTests {
         await reachd.kill()
     }
 
+    @Test func waitOnlineResumesAfterTheLastEventItSaw() async throws {
+        // Stands in for reachd: one verdict event (id 7) then the end of the stream. It says
+        // connected only to a client that resumes after event 7; any other, disconnected again.
+        let server = try await StandIn("resumable stream", handler: """
+            last = self.headers.get('Last-Event-ID')
+            print('last-event-id', last, flush=True)
+            state = 'connected' if last == '7' else 'disconnected'
+            document = {'state': state, 'reason': 'healthy' if last == '7' else 'no_link', 'reason_detail': '',
+                'since': '2027-01-15T08:00:00.000Z', 'likely_connected': False, 'sequence': 7, 'reset': False,
+                'version': '0', 'usable_interfaces': [], 'targets': []}
+            body = ('id: 7\\nevent: verdict\\ndata: ' + json.dumps(document) + '\\n\\n').encode()
+            self.send_response(200)
+            self.send_header('Content-Type', 'text/event-stream')
+            self.send_header('Content-Length', str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            """)
+        defer { server.process.signal(SIGKILL) }
+        let wait = try await reachctl(["--endpoint", "http://127.0.0.1:\(server.port)", "wait-online", "--timeout", "10s"])
+        #expect(wait.status == 0, "\(wait.errors)")
+        let requests = try await waitFor("both requests logged") {
+            let logged = server.process.output.filter { $0.hasPrefix("last-event-id") }
+            return logged.count >= 2 ? logged : nil
+        }
+        #expect(requests == ["last-event-id None", "last-event-id 7"])
+    }
+
     @Test func watchPrintsTheVerdictThenExits3WhenReachdDies() async throws {
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
         let watch = try ChildProcess("reachctl watch", executable: BuiltProducts.reachctl, arguments: ["--endpoint", daemon.endpoint, "watch"])
@@ -205,29 +246,18 @@ struct ReachctlProcessTests {
     }
 
     @Test func watchGivesUpOnAnEndpointThatStreamsOneEndlessLine() async throws {
-        let script = """
-            import http.server
-            class H(http.server.BaseHTTPRequestHandler):
-                def do_GET(self):
-                    self.send_response(200)
-                    self.send_header('Content-Type', 'text/event-stream')
-                    self.end_headers()
-                    try:
-                        while True:
-                            self.wfile.write(b'data: ' + b'a' * 65536)
-                    except OSError:
-                        pass
-                def log_message(self, *args):
-                    pass
-            s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
-            print('port', s.server_address[1], flush=True)
-            s.serve_forever()
-            """
-        let server = try ChildProcess("endless stream", executable: "/usr/bin/python3", arguments: ["-c", script])
-        defer { server.signal(SIGKILL) }
-        let line = try await server.waitForLine { $0.hasPrefix("port ") }
-        let port = line.drop { !$0.isNumber }.prefix { $0.isNumber }
-        let run = try await reachctl(["--endpoint", "http://127.0.0.1:\(port)", "watch"], timeout: .seconds(20))
+        let server = try await StandIn("endless stream", handler: """
+            self.send_response(200)
+            self.send_header('Content-Type', 'text/event-stream')
+            self.end_headers()
+            try:
+                while True:
+                    self.wfile.write(b'data: ' + b'a' * 65536)
+            except OSError:
+                pass
+            """)
+        defer { server.process.signal(SIGKILL) }
+        let run = try await reachctl(["--endpoint", "http://127.0.0.1:\(server.port)", "watch"], timeout: .seconds(20))
         #expect(run.status == 2, "no event ever came: as unreachable; \(run.errors)")
         #expect(run.errors.contains("not reachd's event stream"), "\(run.errors)")
     }

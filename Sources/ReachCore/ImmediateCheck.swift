@@ -1,20 +1,37 @@
-import ReachCore
-
-/// `POST /v1/check`: probe every target now and answer with the fresh verdict, so that a person who
-/// just plugged in a cable, or a script about to upload, need not wait for the next tick.
+/// Probes every target now and answers with the fresh verdict: `POST /v1/check` (a person who
+/// just plugged in a cable, or a script about to upload, need not wait for the next tick), and an
+/// embedding program's `checkNow()`, alike.
 ///
 /// It asks the monitor for an immediate probe, then looks again at each of the monitor's updates
 /// until every target has a result newer than the request, the verdict changes, or `waitLimit`
 /// passes — whichever comes first — and answers with what the monitor knows then. While probing is
 /// suspended (no usable link, system asleep) no probe will come, so it answers at once.
 ///
-/// It follows ``ReachCore/ConnectivityMonitor/updates()``, not the event stream: check times are
+/// It follows ``ConnectivityMonitor/updates()``, not the event stream: check times are
 /// deliberately not events (they change every probe).
-struct ImmediateCheck: Sendable {
+package struct ImmediateCheck: Sendable {
     let monitor: ConnectivityMonitor
     let waitLimit: Duration
 
-    func run() async -> ConnectivityEvent {
+    /// A check of `monitor`'s targets that waits at most `waitLimit` (see ``waitLimit(for:)``).
+    package init(monitor: ConnectivityMonitor, waitLimit: Duration) {
+        self.monitor = monitor
+        self.waitLimit = waitLimit
+    }
+
+    /// How long a check should wait for `targets`: the longest probe timeout plus a second for
+    /// scheduling and delivery; 3 s when there are no targets. Never more than ``longestWait``.
+    package static func waitLimit(for targets: [ProbeTarget]) -> Duration {
+        guard let longest = targets.map(\.timeout).max() else { return .seconds(3) }
+        return min(longest + .seconds(1), longestWait)
+    }
+
+    /// The longest a check waits; it then answers with the results it has. Clients give up on an
+    /// answer that takes longer (reachctl after 45 s).
+    package static let longestWait: Duration = .seconds(30)
+
+    /// Asks for the probes and waits as above; returns the verdict then.
+    package func run() async -> ConnectivityEvent {
         let before = monitor.current
         // Subscribed before asking, so that no result can come in between unseen.
         let updates = monitor.updates()
