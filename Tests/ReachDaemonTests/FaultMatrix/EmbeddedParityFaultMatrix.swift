@@ -90,15 +90,9 @@ struct EmbeddedParityFaultMatrix {
             portal = portalServer
             try await portalServer.waitUntilReady()
             try await started.waitUntilReady()
+            let target = "targets:\n  - name: server\n    url: http://\(MatrixNetwork.serverAddress):\(FaultServer.port)/health\n"
             let both = try await SideBySide(
-                configuration: """
-                    targets:
-                      - name: server
-                        url: http://\(MatrixNetwork.serverAddress):\(FaultServer.port)/health
-                    captive_portal:
-                      check_url: \(PortalServer.checkURL)
-                      expect_status: 204
-                    """,
+                configuration: target + "captive_portal:\n  check_url: \(PortalServer.checkURL)\n  expect_status: 204",
                 namespace: network.host, directory: scratch.path)
             sides = both
             var rows: [MatrixCase] = []
@@ -120,14 +114,7 @@ struct EmbeddedParityFaultMatrix {
             var row = MatrixCase(group: "embedded", name: "portal: the network's API (RFC 8908)", expected: "captive_portal (rfc8908), then connected")
             let told = { (verdict: ObservedVerdict) in verdict.portalEvidence == "rfc8908" && verdict.portalURL == PortalServer.apiSignInURL }
             let api = try await SideBySide(
-                configuration: """
-                    targets:
-                      - name: server
-                        url: http://\(MatrixNetwork.serverAddress):\(FaultServer.port)/health
-                    captive_portal:
-                      api_url: \(PortalServer.apiURL)
-                      ca_file: \(scratch.path)/portal.pem
-                    """,
+                configuration: target + "captive_portal:\n  api_url: \(PortalServer.apiURL)\n  ca_file: \(scratch.path)/portal.pem",
                 namespace: network.host, directory: scratch.path, starting: { $0.state == "disconnected" && $0.fault == "portal" && told($0) })
             sides = api
             do {
