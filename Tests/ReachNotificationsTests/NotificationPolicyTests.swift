@@ -47,6 +47,21 @@ import Testing
         #expect(rig.posts.count == 2)
     }
 
+    /// A silence whose fault is not known yet says why and no more; the fault found updates the
+    /// same notification in place, within the rate limit's window like any other change of words.
+    @Test func theFaultFoundLeadsTheSameNotificationsBodyWhenItComes() {
+        var rig = Rig()
+        rig.disconnected("timeout")
+        #expect(rig.posts.last?.notification.body == "The server did not answer in time (target server).")
+        rig.advance(by: .seconds(2))
+        rig.disconnected("timeout", fault: "gateway")
+        #expect(rig.posts.count == 1, "within the window: no second pop-up yet")
+        rig.advance(by: rig.policy.settings.minInterval)
+        #expect(rig.posts.count == 2)
+        #expect(rig.posts.last?.replacing == 1, "updated in place")
+        #expect(rig.posts.last?.notification.body == "Your router is not answering. The server did not answer in time (target server).")
+    }
+
     @Test func connectedOrUnknownAloneShowNothing() {
         var rig = Rig()
         rig.apply(rig.policy.verdict(.init(state: .unknown, reason: "starting"), at: rig.now))
@@ -279,6 +294,9 @@ import Testing
         #expect(ConnectivityWording.waitingBody(reason: "connection_refused", target: "server") == "The server refused the connection (target server).")
         #expect(ConnectivityWording.waitingBody(reason: "no_link", target: nil) == "No network connection is active (no cable or Wi-Fi link).")
         #expect(ConnectivityWording.waitingBody(reason: "brand_new", target: "api") == "The server cannot be reached (brand new) (target api).")
+        #expect(
+            ConnectivityWording.waitingBody(reason: "timeout", target: "server", fault: nil) == "The server did not answer in time (target server).",
+            "a fault not known yet is not guessed: the reason alone")
         #expect(
             ConnectivityWording.waitingBody(reason: "timeout", target: "server", fault: "gateway")
                 == "Your router is not answering. The server did not answer in time (target server).")

@@ -58,8 +58,10 @@ struct PolicyRig {
         }
     }
 
-    mutating func disconnected(_ reason: String = "connection_refused", target: String? = "server", portal: Policy.Portal? = nil) {
-        apply(policy.verdict(.init(state: .disconnected, reason: reason, target: target, portal: portal), at: clock.now))
+    mutating func disconnected(
+        _ reason: String = "connection_refused", target: String? = "server", portal: Policy.Portal? = nil, fault: String? = nil
+    ) {
+        apply(policy.verdict(.init(state: .disconnected, reason: reason, target: target, portal: portal, fault: fault), at: clock.now))
     }
 
     mutating func captive(_ portal: Policy.Portal? = nil) {
