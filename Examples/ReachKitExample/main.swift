@@ -45,7 +45,9 @@ service.onConnectivityLost(named: "go-offline") { transition in
 
 let printing = Task {
     for await verdict in service.verdicts() {
-        print("verdict: \(verdict.state.rawValue) \(verdict.reason.code) (\(verdict.reason)), likely connected: \(service.isLikelyConnected)")
+        let fault = verdict.fault.map { ", fault: \($0.code)" } ?? ""
+        let signIn = verdict.portal?.userPortalURL.map { ", sign in at \($0)" } ?? ""
+        print("verdict: \(verdict.state.rawValue) \(verdict.reason.code) (\(verdict.reason))\(fault)\(signIn), likely connected: \(service.isLikelyConnected)")
     }
 }
 let producing = Task {
