@@ -1,4 +1,4 @@
-import ReachCore
+import ReachSupport
 
 extension HistoryDocument.Uptime {
     /// How `window` divides into connected, disconnected and unknown time: the one uptime

@@ -1,4 +1,5 @@
 import ReachCore
+import ReachSupport
 
 /// What `GET /v1/history` asks for: a window and, optionally, one target. The server reads it from
 /// the query string, the client writes it there: one definition of the parameters for both.

@@ -1,4 +1,4 @@
-import ReachCore
+import ReachSupport
 
 /// RFC 3339 text in UTC with milliseconds (`2027-01-15T08:00:00.123Z`): the one timestamp format of
 /// the status API, its writer and its reader.

@@ -1,4 +1,5 @@
 import ReachCore
+import ReachSupport
 
 extension StatusDocument {
     /// One uplink's own reachability: the targets probed out of it alone (`SO_BINDTODEVICE`), at

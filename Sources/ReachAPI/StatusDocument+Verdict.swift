@@ -1,4 +1,5 @@
 import ReachCore
+import ReachSupport
 
 extension StatusDocument {
     /// Describes a published event.

@@ -1,4 +1,5 @@
 import ReachCore
+import ReachSupport
 
 /// The verdict in one short line for people: systemd's `STATUS=` (what `systemctl status reachd`
 /// shows), and anything else that has a single line to fill.

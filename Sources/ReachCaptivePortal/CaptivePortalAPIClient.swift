@@ -5,6 +5,7 @@ import NIOSSL
 import ReachCore
 import ReachOutbound
 import ReachPOSIX
+import ReachSupport
 import Synchronization
 
 /// Asks a network's captive-portal API (RFC 8908) whether this machine is captive: one HTTPS

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// The captive-portal API URIs systemd-networkd learned from the network (RFC 8910: DHCPv4 option
 /// 114, DHCPv6 option 103, a router advertisement), read from its per-link state files.

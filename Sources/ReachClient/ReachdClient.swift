@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import ReachAPI
-import ReachCore
+import ReachSupport
 
 /// The one client of reachd's status API, for reachctl, the desktop agent and ReachKit alike:
 /// the status, a check, the history, and the event stream, followed across breaks

@@ -1,5 +1,6 @@
 import Logging
 import ReachCore
+import ReachSupport
 
 /// reachd's configuration, validated: every value here is usable as it stands.
 public struct Configuration: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import ReachCore
+import ReachSupport
 
 extension Duration {
     /// The duration as the configuration writes it: `1s`, `250ms`, `1h`.

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// A reaction registered with the monitor: a callback for one direction of transition, or (hooks,
 /// webhooks) a body for either.
 struct CallbackRegistration: Sendable {

@@ -1,4 +1,5 @@
 import Logging
+import ReachSupport
 
 extension CallbackReport {
     /// `info` for a success, `warning` for anything else: a failure, a timeout, a skip.

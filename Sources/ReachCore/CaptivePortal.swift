@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// A captive portal between this machine and its server: the network answers in the server's
 /// place until a person signs in (a hotel's or an airport's Wi-Fi).
 ///

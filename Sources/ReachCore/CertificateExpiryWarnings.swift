@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// Decides when to warn that a target's certificate expires soon: once a day per target while
 /// its chain's earliest `notAfter` is within the warning window. Pure: the caller passes the time.
 ///

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// The path half of the combining rules (see ``ProbePath``): each uplink's reachability and each
 /// family's, from the variants of the targets' probes. None of it changes the verdict's state.
 extension ConnectivityCombiner {

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// The captive-portal half of the combining rules (see ``ConnectivityCombiner``): which evidence
 /// names a portal, strongest first.
 extension ConnectivityCombiner {

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// Decides "connected or not, and why" from link facts and probe results. Pure: no I/O, no clock —
 /// callers pass the time in.
 ///

@@ -1,4 +1,5 @@
 import Logging
+import ReachSupport
 
 /// The one place each event kind is logged.
 extension ConnectivityMonitor {

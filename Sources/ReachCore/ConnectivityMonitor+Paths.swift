@@ -1,4 +1,5 @@
 import Logging
+import ReachSupport
 import Synchronization
 
 /// The variants of the targets' probes (``ProbePath``): which to run, and what they found.

@@ -1,4 +1,5 @@
 import Logging
+import ReachSupport
 import Synchronization
 
 /// reachd's in-process API: feed it link facts and probe results, ask it whether the machine is

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// Broadcasts verdicts: each subscriber gets the current verdict first, then every change, in order,
 /// numbered.
 ///

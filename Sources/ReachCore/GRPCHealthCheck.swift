@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// A `grpc.health.v1.Health/Check` call.
 public struct GRPCHealthCheck: Sendable, Hashable {
     public var endpoint: HostPort

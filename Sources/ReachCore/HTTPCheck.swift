@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// A GET against an HTTP(S) health endpoint.
 public struct HTTPCheck: Sendable, Hashable {
     /// The full URL, e.g. `https://api.example.com/api/v1/health`.

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// Probes every target now and answers with the fresh verdict: `POST /v1/check` (a person who
 /// just plugged in a cable, or a script about to upload, need not wait for the next tick), and an
 /// embedding program's `checkNow()`, alike.

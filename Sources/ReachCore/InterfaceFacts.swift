@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// What kind of network interface this is, as far as connectivity is concerned.
 public enum InterfaceKind: String, Sendable, Hashable, CaseIterable {
     case ethernet

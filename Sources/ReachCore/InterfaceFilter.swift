@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// Which interfaces count toward connectivity, by name, as shell-style globs (`*`, `?`, `[a-z]`, `[!0-9]`).
 ///
 /// An interface counts when it matches an `include` pattern (an empty list includes everything) and no

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// Whether the targets answer out of one uplink, bound to it whatever the routes prefer
 /// (`probe.per_interface`).
 ///

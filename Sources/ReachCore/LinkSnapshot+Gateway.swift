@@ -1,3 +1,5 @@
+import ReachSupport
+
 extension LinkSnapshot {
     /// The default gateway on the path from `source` (an address of this machine, the one the
     /// kernel picks for the traffic): the interface holding it and that interface's default

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// The state of every network interface at one moment, as a link source last saw it.
 public struct LinkSnapshot: Sendable, Hashable {
     /// Ordered by interface index.

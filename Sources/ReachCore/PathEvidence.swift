@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// What the default gateway on the system's path showed while the targets failed: the evidence
 /// for ``Fault/gateway``. Found by the daemon (an ICMP echo over an unprivileged ping socket, or
 /// the kernel's neighbour table where ping sockets are not allowed) and handed to the core as an

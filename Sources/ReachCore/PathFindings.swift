@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// What the path probes found (see ``ProbePath``): per uplink and per address family, each
 /// target's health through its own hysteresis, kept apart from the health that decides the
 /// verdict. A result costs O(1), as a target's does: each uplink's health counts are kept as its

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// Which paths reachd probes besides the system's routes: each uplink on its own
 /// (`probe.per_interface`), and each address family of a dual-stack name.
 ///

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// The captive-portal check URL as a probe: an HTTP GET whose expected answer (a 204, a known body)
 /// only the open internet gives. Any other answer — a redirect, a login page, a 200 instead of a
 /// 204 — is a portal's.

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// The one path a variant of a target's probe is held to: out of one uplink only, or over one
 /// address family only.
 ///

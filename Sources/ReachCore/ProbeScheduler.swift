@@ -1,3 +1,4 @@
+import ReachSupport
 import Synchronization
 
 /// Probes every target at its own cadence and hands each result to the monitor.

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// One thing reachd probes, with its own cadence, deadline and damping.
 public struct ProbeTarget: Sendable, Hashable, Identifiable {
     public enum Check: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// Calls the probe scheduler back at a moment of the monitor clock's uptime.
 ///
 /// The scheduler keeps its grid through a timer rather than a task asleep between ticks so that

@@ -1,3 +1,5 @@
+import ReachSupport
+
 extension ServerCertificate {
     /// When the chain expires, seen from `now`, in words a person reads at a glance: `in 3 days`,
     /// `in 5 hours`, `2 days ago`. Rounded to the nearest whole unit.

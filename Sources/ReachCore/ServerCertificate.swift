@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// What a TLS probe saw of the certificate chain the server presented: when the first of its
 /// certificates expires, and who the leaf is and who issued it.
 ///

@@ -1,4 +1,5 @@
 import Logging
+import ReachSupport
 import Synchronization
 
 /// The reactions to connectivity transitions and their runs: registration, the reaction rule's

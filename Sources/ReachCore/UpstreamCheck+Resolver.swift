@@ -1,3 +1,5 @@
+import ReachSupport
+
 extension UpstreamCheck {
     /// systemd-resolved's stub, which `/etc/resolv.conf` names when resolved manages it; its
     /// upstream servers are in ``resolvedUpstreamFile``.

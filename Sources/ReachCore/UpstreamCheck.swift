@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// The upstream reference (`upstream.check`): something beyond the gateway that reachd connects
 /// to, only while targets fail, to tell "the internet connection is down" (``Fault/upstream``)
 /// from "the server is not responding" (``Fault/server``), as Gatus's connectivity checker does.

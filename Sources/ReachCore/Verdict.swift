@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// The one answer reachd exists to give: can this machine reach its server right now?
 public enum ConnectivityState: String, Sendable, Hashable, CaseIterable {
     /// No evidence yet: reachd has just started.

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// One webhook: where reachd POSTs its transitions, signed how, and for how long it keeps trying.
 public struct WebhookSettings: Sendable, Hashable {
     /// Names the webhook in logs and metrics.

@@ -9,6 +9,7 @@ import ReachMetrics
 import ReachPOSIX
 import ReachProbes
 import ReachServer
+import ReachSupport
 import ReachSystemd
 import ServiceLifecycle
 import UnixSignals

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// An address reachd could not listen on, said as a person needs it when reachd will not start:
 /// the address, the system's reason, and what to check, naming the configuration key that set it.

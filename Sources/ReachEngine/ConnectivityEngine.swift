@@ -4,6 +4,7 @@ import ReachCore
 import ReachLink
 import ReachPOSIX
 import ReachProbes
+import ReachSupport
 import ReachSystemd
 import ServiceLifecycle
 

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 import ServiceLifecycle
 
 /// reachd's verdict over gRPC: a plaintext HTTP/2 server offering only the standard health
@@ -50,7 +51,7 @@ public final class GRPCHealthServer: Service, Sendable {
     ///   - port: The TCP port; 0 lets the kernel choose one, which ``listeningPort`` then tells.
     ///   - bearerToken: When set, every call must carry `authorization: Bearer <token>` metadata
     ///     and is refused with `UNAUTHENTICATED` otherwise; mandatory when `host` is not loopback
-    ///     (``ReachCore/HostPort/listenerNeedsToken``; the configuration checks).
+    ///     (``ReachSupport/HostPort/listenerNeedsToken``; the configuration checks).
     ///   - maxConnections: The most connections open at once; a connection past it is closed as
     ///     soon as it is accepted. Health checkers hold one each.
     ///   - logger: Receives where the server listens and why it stopped.

@@ -1,6 +1,7 @@
 import Logging
 import ReachAPI
 import ReachCore
+import ReachSupport
 import Synchronization
 
 /// Records one run of reachd into a ``HistoryStore``: verdict and target transitions as they are

@@ -1,6 +1,7 @@
 import GRDB
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 extension HistoryStore {
     /// The record of `query`'s window as a ``ReachAPI/HistoryDocument``.

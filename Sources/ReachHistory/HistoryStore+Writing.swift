@@ -1,6 +1,7 @@
 import GRDB
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 extension HistoryStore {
     /// Starts a run of reachd at `time`; returns its id, which every batch of the run names.

@@ -1,5 +1,5 @@
 import Crypto
-import ReachCore
+import ReachSupport
 
 /// The `X-Reachd-Signature` header: `sha256=` and the lowercase hex HMAC-SHA256 of the exact body
 /// bytes under the webhook's secret (the form GitHub uses, so receivers have code for it).

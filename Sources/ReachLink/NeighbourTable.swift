@@ -2,6 +2,7 @@ import CNetlink
 import Glibc
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// One entry of the kernel's neighbour table (ARP for IPv4, neighbour discovery for IPv6): what
 /// the link layer knows of a host on the link, as `ip neigh` shows it.

@@ -5,6 +5,7 @@ import Logging
 import ReachCore
 import ReachAPI
 import ReachPOSIX
+import ReachSupport
 
 /// Writes one logfmt line per event — `ts=… level=… msg="…" key=value …` — that both people and
 /// `grep`/Loki/Vector read easily. Metadata keys are sorted so lines are stable.

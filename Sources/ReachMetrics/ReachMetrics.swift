@@ -1,6 +1,7 @@
 import Logging
 import Prometheus
 import ReachCore
+import ReachSupport
 import Synchronization
 
 /// reachd's Prometheus metrics: the verdict, link and probe health, callbacks and subscribers,

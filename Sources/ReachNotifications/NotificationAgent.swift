@@ -5,6 +5,7 @@ import ReachAPI
 import ReachClient
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// The desktop agent behind `reachctl notify-agent`: follows reachd's event stream and shows the
 /// verdict as one desktop notification. ``NotificationPolicy`` decides; this wires it to the

@@ -1,5 +1,6 @@
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 extension NotificationPolicy {
     /// A verdict as the policy needs it: the state, what to say about it, and the captive portal.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import ReachCore
+import ReachSupport
 
 /// Reads the small text files a configuration names (the configuration itself, a targets list,
 /// tokens and secrets) with a cap on their size.

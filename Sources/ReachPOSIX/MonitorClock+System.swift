@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ReachCore
+import ReachSupport
 
 extension MonitorClock {
     /// The real clocks: `ContinuousClock` for uptime (it keeps counting through system sleep, so a

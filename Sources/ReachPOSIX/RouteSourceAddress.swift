@@ -1,5 +1,5 @@
 import Glibc
-import ReachCore
+import ReachSupport
 
 /// The source address the kernel would give traffic to `destination`: asked by connecting a UDP
 /// socket (which sends nothing) and reading its local address. It follows the system's own

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import ReachCore
+import ReachSupport
 
 /// Fires the probe scheduler's ticks on one event loop, the loop its probes then start on.
 ///

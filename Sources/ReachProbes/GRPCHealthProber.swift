@@ -7,6 +7,7 @@ import NIOCore
 import ReachCore
 import ReachOutbound
 import ReachPOSIX
+import ReachSupport
 
 /// Probes a server through the standard gRPC health service, `grpc.health.v1.Health`.
 ///

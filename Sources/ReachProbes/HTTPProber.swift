@@ -4,6 +4,7 @@ import NIOPosix
 import NIOSSL
 import ReachCore
 import ReachOutbound
+import ReachSupport
 import Synchronization
 
 /// Probes HTTP(S) health endpoints: `GET url` on a fresh connection, judged by status and body.

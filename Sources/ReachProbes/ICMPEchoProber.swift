@@ -1,6 +1,7 @@
 import Glibc
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// ICMP echo over an unprivileged ping socket (`SOCK_DGRAM` with `IPPROTO_ICMP` or
 /// `IPPROTO_ICMPV6`): asks a host whether it is there without raw sockets or capabilities. The

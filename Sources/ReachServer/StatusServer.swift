@@ -8,6 +8,7 @@ import ReachAPI
 import ReachCore
 import ReachMetrics
 import ReachStatusPage
+import ReachSupport
 
 /// reachd's status API over HTTP, for programs and people: the verdict as JSON, a Server-Sent
 /// Events stream of every change, an on-demand check, reachd's own liveness, and Prometheus metrics.
@@ -44,7 +45,7 @@ public struct StatusServer: Sendable {
         case unixSocket(String)
 
         /// Whether a server here must ask for a bearer token: on TCP as
-        /// ``ReachCore/HostPort/listenerNeedsToken`` says; never on a Unix socket, whose file mode
+        /// ``ReachSupport/HostPort/listenerNeedsToken`` says; never on a Unix socket, whose file mode
         /// is the boundary.
         public var needsToken: Bool {
             switch self {

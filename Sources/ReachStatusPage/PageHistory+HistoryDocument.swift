@@ -1,5 +1,6 @@
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 extension PageHistory {
     /// The windows the page draws, each with how many segments its bar has (an hour, six hours, a day, a day).

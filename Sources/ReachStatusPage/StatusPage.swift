@@ -1,5 +1,6 @@
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 /// reachd's status page: the verdict, each target and interface, the recent transitions and uptime,
 /// rendered as one HTML document from the documents the API serves.

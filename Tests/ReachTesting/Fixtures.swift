@@ -1,4 +1,5 @@
 import ReachCore
+import ReachSupport
 
 extension InterfaceFacts {
     /// An Ethernet interface with carrier, a global IPv4 address and a default route: usable.

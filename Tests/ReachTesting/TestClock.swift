@@ -1,4 +1,4 @@
-import ReachCore
+import ReachSupport
 import Synchronization
 
 /// A clock that moves only when a test advances it, so timeouts and windows are tested exactly and instantly.

@@ -2,7 +2,7 @@
 /// since, until the broadcast finishes or the consuming task is cancelled.
 ///
 /// A subscriber that reads slower than values arrive skips ahead to the newest few (see
-/// ``EventHub``); it never holds the sender up, and it holds no buffer of its own. Dropping the
+/// ReachCore's `EventHub`); it never holds the sender up, and it holds no buffer of its own. Dropping the
 /// subscription, or ending the task that iterates it, unsubscribes.
 public struct Subscription<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = Never

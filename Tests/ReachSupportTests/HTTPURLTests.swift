@@ -1,4 +1,4 @@
-import ReachCore
+import ReachSupport
 import Testing
 
 /// The one URL reader: what the probes send, where the portal client connects, and where a

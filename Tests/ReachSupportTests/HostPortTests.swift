@@ -1,4 +1,4 @@
-import ReachCore
+import ReachSupport
 import Testing
 
 @Suite("Host and port: loopback, splitting, who needs a token")

@@ -1,4 +1,4 @@
-import ReachCore
+import ReachSupport
 import Testing
 
 @Suite("IP addresses and prefixes")

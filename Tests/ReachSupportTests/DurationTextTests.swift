@@ -1,4 +1,4 @@
-@testable import ReachCore
+@testable import ReachSupport
 import Testing
 
 @Suite("Durations as people write them")

@@ -1,7 +1,7 @@
 /// A shell-style pattern over unicode scalars: `*`, `?`, `[a-z]`, `[!0-9]` (or `[^0-9]`), and any
 /// other character for itself; a `[` with no `]` after it is a plain `[`.
 ///
-/// The one reading of a glob: ``InterfaceFilter`` matches interface names with it, and the
+/// The one reading of a glob: ReachCore's `InterfaceFilter` matches interface names with it, and the
 /// configuration asks it for ranges that match nothing, so both see the same brackets.
 package struct Glob: Sendable {
     /// One scalar of a bracket expression, or a range of them; a range written backwards

@@ -1,4 +1,4 @@
-import ReachCore
+import ReachSupport
 import ReachTesting
 import Synchronization
 import Testing

@@ -14,7 +14,7 @@ import Synchronization
 /// The subscriber's side is inlinable so that it is specialized where it is iterated: generic
 /// code would look up type metadata for every value delivered to every subscriber.
 @usableFromInline
-final class Broadcast<Value: Sendable>: Sendable {
+package final class Broadcast<Value: Sendable>: Sendable {
     /// What a subscriber at some position finds.
     @usableFromInline
     enum Read {
@@ -103,7 +103,7 @@ final class Broadcast<Value: Sendable>: Sendable {
     private let historyLimit: Int
     private let windowLimit: Int
 
-    init(initial: Value?, bufferLimit: Int, historyLimit: Int = 0) {
+    package init(initial: Value?, bufferLimit: Int, historyLimit: Int = 0) {
         precondition(bufferLimit >= 1, "a subscriber needs room for one value")
         var state = State()
         if let initial {
@@ -117,18 +117,18 @@ final class Broadcast<Value: Sendable>: Sendable {
         self.windowLimit = max(bufferLimit, historyLimit)
     }
 
-    var latest: Value? { state.withLock { $0.window.last } }
+    package var latest: Value? { state.withLock { $0.window.last } }
 
     /// Live subscriptions: created and not yet ended or released.
-    var subscriberCount: Int { state.withLock { $0.isFinished } ? 0 : subscriptions.load(ordering: .relaxed) }
+    package var subscriberCount: Int { state.withLock { $0.isFinished } ? 0 : subscriptions.load(ordering: .relaxed) }
 
     /// Whether any subscription is live, read without the lock. A sender that checks it under a
     /// lock a subscriber took after subscribing (and before waiting for the news) sees it.
-    var hasSubscribers: Bool { subscriptions.load(ordering: .relaxed) > 0 }
+    package var hasSubscribers: Bool { subscriptions.load(ordering: .relaxed) > 0 }
 
     /// Sends the value `make` builds from the latest one, atomically, and returns it.
     @discardableResult
-    func send(_ make: (Value?) -> Value) -> Value {
+    package func send(_ make: (Value?) -> Value) -> Value {
         let (value, next, waiting) = state.withLock { state in
             let value = make(state.window.last)
             state.window.append(value)
@@ -142,14 +142,14 @@ final class Broadcast<Value: Sendable>: Sendable {
         return value
     }
 
-    func send(_ value: Value) {
+    package func send(_ value: Value) {
         send { _ in value }
     }
 
     /// Subscribes. The subscription first yields what `backlog` picks from the history and the
     /// latest value (by default the latest value alone), then every value sent. It ends when the
     /// broadcast finishes or the consuming task is cancelled.
-    func subscribe(
+    package func subscribe(
         backlog: (_ history: Deque<Value>, _ latest: Value?) -> [Value] = { _, latest in latest.map { [$0] } ?? [] }
     ) -> Subscription<Value> {
         state.withLock { state in
@@ -166,7 +166,7 @@ final class Broadcast<Value: Sendable>: Sendable {
     }
 
     /// Readers parked now, and the slots kept for them, holes included.
-    var parking: (readers: Int, slots: Int) {
+    package var parking: (readers: Int, slots: Int) {
         state.withLock { ($0.parkedSlots.count, $0.parked.count) }
     }
 
@@ -215,7 +215,7 @@ final class Broadcast<Value: Sendable>: Sendable {
 
     /// Ends every subscription, and every later one at once: used at shutdown. Subscribers still
     /// get what was sent before.
-    func finish() {
+    package func finish() {
         let waiting = state.withLock { state in
             state.isFinished = true
             return state.takeParked()
