@@ -65,8 +65,9 @@ let package = Package(
             dependencies: [.product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: strict
         ),
-        // The pure core: settings, state model, combining rules, hysteresis, probe schedule, hub,
-        // callback registry. No I/O: driven by an injected clock and fed by adapters.
+        // The pure core, a folder per concern: Settings, Model (the verdict and its parts), Targets,
+        // Rules (combining, policy) and Engine (monitor, probe schedule, hub, callback registry).
+        // No I/O: driven by an injected clock and fed by adapters.
         .target(
             name: "ReachCore",
             dependencies: [
