@@ -79,9 +79,7 @@ struct ConnectivityCombiner: Sendable {
     private(set) var probeControl = ProbeControl()
     private(set) var isSleeping = false
     /// Targets per health, kept as results arrive so that the policy is decided in O(1).
-    private var healthyCount = 0
-    private var unknownCount: Int
-    private var unhealthyIndices: Set<Int> = []
+    private var healthCounts: HealthCounts
     private var hasAnyResult = false
     /// What the variants of the targets' probes found about each uplink and family (``ProbePath``).
     var paths: PathFindings
@@ -102,7 +100,7 @@ struct ConnectivityCombiner: Sendable {
         self.verdict = Verdict(
             state: .unknown, reason: .starting, since: now,
             targets: targets.map { TargetStatus(name: $0.name, kind: $0.kind) })
-        self.unknownCount = targets.count
+        self.healthCounts = HealthCounts(unknown: targets.count)
     }
 
     /// Whether the link gates the verdict and is currently usable (true before any link report).
@@ -179,7 +177,7 @@ struct ConnectivityCombiner: Sendable {
         // 32 events, 4 from 1,024 targets), so every event-stream client connected then was skipped
         // ahead however fast it read. Every event carries every target: the round's event shows all.
         let changed = before == .unknown
-            ? unknownCount == 0
+            ? healthCounts.unknown == 0
             : after != before || verdict.targets[index].unhealthyReason != beforeReason
         var change = settle(control: probeControl, at: now, targetsChanged: changed)
         if after != before, before != .unknown, after != .unknown {
@@ -214,14 +212,7 @@ struct ConnectivityCombiner: Sendable {
         requiresLink = !targets.allSatisfy(\.endpoint.isLoopback)
         assessment = links.map { LinkAssessment($0, filter: filter, targetAddresses: targetAddresses) }
         verdict.targets = statuses
-        (healthyCount, unknownCount, unhealthyIndices) = (0, 0, [])
-        for (index, status) in statuses.enumerated() {
-            switch status.health {
-            case .healthy: healthyCount += 1
-            case .unknown: unknownCount += 1
-            case .unhealthy: unhealthyIndices.insert(index)
-            }
-        }
+        healthCounts = HealthCounts(statuses.map(\.health))
         var control = probeControl
         if targetsChanged || wasUsable != isLinkUsable { epoch = epoch.next() }
         if isLinkUsable, !wasUsable || targetsChanged { control.immediateProbeRequests += 1 }
@@ -311,22 +302,22 @@ struct ConnectivityCombiner: Sendable {
     }
 
     private func evaluatePolicy() -> PolicyOutcome {
-        policy.outcome(healthy: healthyCount, unknown: unknownCount, unhealthy: unhealthyIndices)
+        policy.outcome(healthCounts)
     }
 
     private mutating func count(_ index: Int, from old: TargetHealth, to new: TargetHealth) {
-        TargetHealth.move(index, from: old, to: new, healthy: &healthyCount, unknown: &unknownCount, unhealthy: &unhealthyIndices)
+        healthCounts.move(index, from: old, to: new)
     }
 
     /// Sets every target back to `unknown`; returns whether any was not.
     private mutating func resetTargets() -> Bool {
-        let changed = unknownCount != verdict.targets.count
+        let changed = healthCounts.unknown != verdict.targets.count
         for index in verdict.targets.indices {
             verdict.targets[index].health = .unknown
             verdict.targets[index].consecutiveSuccesses = 0
             verdict.targets[index].consecutiveFailures = 0
         }
-        (healthyCount, unknownCount, unhealthyIndices) = (0, verdict.targets.count, [])
+        healthCounts = HealthCounts(unknown: verdict.targets.count)
         // A new link may be another network, with or without a portal, behind another gateway.
         (portalCheckFinding, pathEvidence, portalCheckResultsAtFailure) = (nil, nil, [:])
         let pathsChanged = resetPaths()
@@ -336,23 +327,6 @@ struct ConnectivityCombiner: Sendable {
     /// The facts that matter for reaching the targets: admitted, non-loopback interfaces.
     private func relevantInterfaces(_ snapshot: LinkSnapshot) -> [InterfaceFacts] {
         snapshot.interfaces.filter { $0.kind != .loopback && filter.admits($0.name) }
-    }
-}
-
-extension TargetHealth {
-    /// Moves target `index` from one health count to another: how the combiner and each uplink
-    /// keep their counts, so that a result costs O(1).
-    static func move(_ index: Int, from old: TargetHealth, to new: TargetHealth, healthy: inout Int, unknown: inout Int, unhealthy: inout Set<Int>) {
-        switch old {
-        case .healthy: healthy -= 1
-        case .unknown: unknown -= 1
-        case .unhealthy: unhealthy.remove(index)
-        }
-        switch new {
-        case .healthy: healthy += 1
-        case .unknown: unknown += 1
-        case .unhealthy: unhealthy.insert(index)
-        }
     }
 }
 

@@ -9,15 +9,13 @@ struct PathFindings: Sendable {
     struct Uplink: Sendable {
         /// By target index; `nil` for a target without paths (gRPC, loopback).
         var statuses: [TargetStatus?]
-        var healthy = 0
-        var unknown: Int
-        var unhealthy: Set<Int> = []
+        var counts: HealthCounts
         /// The first target with paths, whose latency the uplink shows.
         let first: Int?
 
         init(targets: [ProbeTarget], probed: Set<String>) {
             statuses = targets.map { probed.contains($0.name) ? TargetStatus(name: $0.name, kind: $0.kind) : nil }
-            unknown = probed.count
+            counts = HealthCounts(unknown: probed.count)
             first = statuses.firstIndex { $0 != nil }
         }
     }
@@ -100,16 +98,15 @@ struct PathFindings: Sendable {
 extension PathFindings.Uplink {
     fileprivate mutating func move(_ index: Int, from old: TargetHealth, to new: TargetHealth) {
         guard old != new else { return }
-        TargetHealth.move(index, from: old, to: new, healthy: &healthy, unknown: &unknown, unhealthy: &unhealthy)
+        counts.move(index, from: old, to: new)
     }
 
     /// The target policy, over the targets probed out of this uplink: reachable when it holds,
     /// unreachable with the first failing target's reason when it no longer can, else unknown.
     fileprivate func reachability(named name: String, policy: TargetPolicy) -> InterfaceReachability {
-        let count = healthy + unknown + unhealthy.count
         let latency = first.flatMap { statuses[$0]?.lastResult }.flatMap { $0.isSuccess ? $0.latency : nil }
-        guard count > 0 else { return InterfaceReachability(name: name, latency: latency) }
-        let outcome = policy.capped(at: count).outcome(healthy: healthy, unknown: unknown, unhealthy: unhealthy)
+        guard counts.count > 0 else { return InterfaceReachability(name: name, latency: latency) }
+        let outcome = policy.capped(at: counts.count).outcome(counts)
         if case .met = outcome { return InterfaceReachability(name: name, reachable: true, latency: latency) }
         if case .failed(let failing) = outcome, let reason = statuses[failing]?.unhealthyReason {
             return InterfaceReachability(name: name, reachable: false, reason: reason, fault: Fault(reason), latency: latency)

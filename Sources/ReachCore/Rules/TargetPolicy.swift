@@ -24,18 +24,17 @@ extension TargetPolicy {
         return self
     }
 
-    /// Where the targets' health counts (each target counted once: healthy, unknown, or unhealthy by
-    /// index) leave the policy: the one rule behind the verdict and each uplink's reachability.
-    func outcome(healthy: Int, unknown: Int, unhealthy: Set<Int>) -> PolicyOutcome {
-        let count = healthy + unknown + unhealthy.count
+    /// Where the targets' health counts leave the policy: the one rule behind the verdict and each
+    /// uplink's reachability.
+    func outcome(_ counts: HealthCounts) -> PolicyOutcome {
         let required =
             switch self {
-            case .all: count
-            case .any: min(1, count)
+            case .all: counts.count
+            case .any: min(1, counts.count)
             case .quorum(let k): k
             }
-        if healthy >= required { return .met }
-        if healthy + unknown < required, let firstUnhealthy = unhealthy.min() { return .failed(firstUnhealthy) }
+        if counts.healthy >= required { return .met }
+        if counts.healthy + counts.unknown < required, let firstUnhealthy = counts.unhealthy.min() { return .failed(firstUnhealthy) }
         return .pending
     }
 }
