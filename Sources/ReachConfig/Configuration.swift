@@ -38,7 +38,7 @@ public struct Configuration: Sendable, Equatable {
     public var history = HistorySettings(enabled: false)
     /// Which paths are probed besides the routes' (`probe.per_interface`, and each family of a
     /// dual-stack name).
-    public var paths = PathProbeSettings()
+    public var paths = ProbeVariantSettings()
 
     public init(
         targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),

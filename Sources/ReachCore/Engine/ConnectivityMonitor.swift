@@ -44,8 +44,8 @@ public final class ConnectivityMonitor: Sendable {
         public var firstSequence: UInt64 = 1
         /// The captive-portal check URL, probed with the targets; `nil` when none is configured.
         public var portalCheck: PortalCheck?
-        /// Which paths are probed besides the routes' (each uplink, each family; see ``PathProbeSettings``).
-        public var paths = PathProbeSettings()
+        /// Which paths are probed besides the routes' (each uplink, each family; see ``ProbeVariantSettings``).
+        public var paths = ProbeVariantSettings()
 
         public init(
             targets: [ProbeTarget],

@@ -105,7 +105,7 @@ struct ProbeSchedule {
     /// rounded down to its coalescing window, so that targets close in phase share a wake-up.
     ///
     /// The grid starts at the first multiple of the window at or after `start`: two schedulers on
-    /// one event loop (the targets' and their variants', ``ProbePath``) then tick at the same
+    /// one event loop (the targets' and their variants', ``ProbeVariant``) then tick at the same
     /// instants and share their wake-ups too.
     mutating func placeTicks(from start: Duration) {
         for index in slots.indices {

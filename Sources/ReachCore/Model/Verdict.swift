@@ -92,7 +92,7 @@ public struct TargetStatus: Sendable, Hashable {
     /// before the handshake: its expiry is worth knowing most when the server is away.
     public var certificate: ServerCertificate?
     /// The families the target is checked over one at a time (a name with addresses of both,
-    /// ``PathProbeSettings/familyCheckRounds``); empty when it is not.
+    /// ``ProbeVariantSettings/familyCheckRounds``); empty when it is not.
     public var families: [IPFamily] = []
     /// Of ``families``, those whose last check answered.
     public var answeredFamilies: [IPFamily] = []

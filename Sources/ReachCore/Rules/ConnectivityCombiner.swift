@@ -81,14 +81,14 @@ struct ConnectivityCombiner: Sendable {
     /// Targets per health, kept as results arrive so that the policy is decided in O(1).
     private var healthCounts: HealthCounts
     private var hasAnyResult = false
-    /// What the variants of the targets' probes found about each uplink and family (``ProbePath``).
-    var paths: PathFindings
+    /// What the variants of the targets' probes found about each uplink and family (``ProbeVariant``).
+    var paths: VariantFindings
 
     init(
         targets: [ProbeTarget], policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck? = nil,
-        paths: PathProbeSettings = PathProbeSettings(), now: WallTime
+        paths: ProbeVariantSettings = ProbeVariantSettings(), now: WallTime
     ) {
-        self.paths = PathFindings(settings: paths)
+        self.paths = VariantFindings(settings: paths)
         self.targets = targets
         self.portalCheck = portalCheck
         self.hystereses = targets.map(\.hysteresis)
@@ -192,7 +192,7 @@ struct ConnectivityCombiner: Sendable {
     /// definition (an old URL, say) cannot vouch for the new one.
     mutating func reconfigure(
         targets: [ProbeTarget], unchanged: Set<String>, policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck?,
-        paths settings: PathProbeSettings? = nil, at now: WallTime
+        paths settings: ProbeVariantSettings? = nil, at now: WallTime
     ) -> Change {
         let wasUsable = isLinkUsable
         let previous = Dictionary(verdict.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })

@@ -27,7 +27,7 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     public var coalescing: Duration
     /// Set on a variant of a configured target that probes one path only (one uplink, one address
     /// family); `nil` on the configured targets themselves, which follow the system's routes.
-    public var path: ProbePath?
+    public var path: ProbeVariant?
 
     /// The default ``coalescing``: at a one-second interval, at most 20 wake-ups a second for
     /// ticks however many targets there are.
@@ -36,7 +36,7 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     public init(
         name: String, check: Check, interval: Duration = .seconds(1), timeout: Duration = .seconds(2),
         hysteresis: Hysteresis = Hysteresis(), addressFamily: AddressFamily = .auto, coalescing: Duration = defaultCoalescing,
-        path: ProbePath? = nil
+        path: ProbeVariant? = nil
     ) {
         self.path = path
         self.name = name

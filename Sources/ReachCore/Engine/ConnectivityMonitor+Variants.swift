@@ -2,11 +2,11 @@ import Logging
 import ReachSupport
 import Synchronization
 
-/// The variants of the targets' probes (``ProbePath``): which to run, and what they found.
+/// The variants of the targets' probes (``ProbeVariant``): which to run, and what they found.
 extension ConnectivityMonitor {
     /// Takes a variant's result: an uplink's or a family's finding, which never changes the
     /// verdict's state. Dropped like a target's result when it is stale.
-    public func record(_ result: ProbeResult, path: ProbePath, epoch: ProbeEpoch) {
+    public func record(_ result: ProbeResult, path: ProbeVariant, epoch: ProbeEpoch) {
         let (before, index, published) = state.withLock { state in
             let before = state.combiner.verdict
             let index = state.combiner.indexByName[path.target]

@@ -1,10 +1,10 @@
 import ReachSupport
 
-/// What the path probes found (see ``ProbePath``): per uplink and per address family, each
+/// What the path probes found (see ``ProbeVariant``): per uplink and per address family, each
 /// target's health through its own hysteresis, kept apart from the health that decides the
 /// verdict. A result costs O(1), as a target's does: each uplink's health counts are kept as its
 /// targets change.
-struct PathFindings: Sendable {
+struct VariantFindings: Sendable {
     /// One uplink's targets and their counts by health.
     struct Uplink: Sendable {
         /// By target index; `nil` for a target without paths (gRPC, loopback).
@@ -20,7 +20,7 @@ struct PathFindings: Sendable {
         }
     }
 
-    var settings: PathProbeSettings
+    var settings: ProbeVariantSettings
     /// The uplinks probed one by one: the usable interfaces, when per-interface probing is on,
     /// they are two or more and some target can be probed out of each.
     private(set) var uplinks: [String] = []
@@ -31,7 +31,7 @@ struct PathFindings: Sendable {
     private(set) var probes: [ProbeTarget] = []
     private(set) var generation: UInt64 = 0
 
-    init(settings: PathProbeSettings) {
+    init(settings: ProbeVariantSettings) {
         self.settings = settings
     }
 
@@ -95,7 +95,7 @@ struct PathFindings: Sendable {
     }
 }
 
-extension PathFindings.Uplink {
+extension VariantFindings.Uplink {
     fileprivate mutating func move(_ index: Int, from old: TargetHealth, to new: TargetHealth) {
         guard old != new else { return }
         counts.move(index, from: old, to: new)
@@ -115,7 +115,7 @@ extension PathFindings.Uplink {
     }
 }
 
-extension PathFindings {
+extension VariantFindings {
     /// Every probed uplink's reachability, in the order of ``uplinks``.
     func interfaces(policy: TargetPolicy) -> [InterfaceReachability] {
         uplinks.compactMap { name in byUplink[name]?.reachability(named: name, policy: policy) }

@@ -1,6 +1,6 @@
 import ReachSupport
 
-/// The path half of the combining rules (see ``ConnectivityCombiner``): the gateway and upstream
+/// The path-evidence half of the combining rules (see ``ConnectivityCombiner``): the gateway and upstream
 /// evidence that place a target's silence on the gateway, the internet connection or the server
 /// (``Fault/init(_:evidence:)``).
 extension ConnectivityCombiner {

@@ -6,7 +6,7 @@ import ReachSupport
 /// A variant is probed like any target, on the same scheduler and event loop, so it costs what a
 /// target's probe costs. Only HTTP and TCP targets have variants: their connection is reachd's
 /// own, and can be bound to a device or held to a family.
-public struct PathProbeSettings: Sendable, Hashable {
+public struct ProbeVariantSettings: Sendable, Hashable {
     /// Whether each target is also probed out of each usable uplink, when there are two or more.
     public var perInterface: Bool
     /// Every how many of a target's intervals a name with addresses of both families is probed
@@ -34,12 +34,12 @@ public struct PathProbeSettings: Sendable, Hashable {
         for target in targets where target.path == nil && target.hasPaths {
             if perInterface, uplinks.count > 1 {
                 for uplink in uplinks {
-                    probes.append(target.variant(named: "\(target.name)@\(uplink)", on: ProbePath(target: target.name, kind: .interface(uplink))))
+                    probes.append(target.variant(named: "\(target.name)@\(uplink)", on: ProbeVariant(target: target.name, kind: .interface(uplink))))
                 }
             }
             if familyCheckRounds > 0, families.count > 1, target.addressFamily == .auto, target.endpoint.literalAddress == nil {
                 for family in families.sorted() {
-                    var probe = target.variant(named: "\(target.name)%\(family.rawValue)", on: ProbePath(target: target.name, kind: .family(family)))
+                    var probe = target.variant(named: "\(target.name)%\(family.rawValue)", on: ProbeVariant(target: target.name, kind: .family(family)))
                     probe.addressFamily = family == .ipv4 ? .ipv4 : .ipv6
                     probe.interval = target.interval * familyCheckRounds
                     probes.append(probe)
@@ -59,7 +59,7 @@ extension ProbeTarget {
         }
     }
 
-    fileprivate func variant(named name: String, on path: ProbePath) -> ProbeTarget {
+    fileprivate func variant(named name: String, on path: ProbeVariant) -> ProbeTarget {
         var variant = self
         variant.name = name
         variant.path = path

@@ -1,6 +1,6 @@
 import ReachSupport
 
-/// The path half of the combining rules (see ``ProbePath``): each uplink's reachability and each
+/// The variants half of the combining rules (see ``ProbeVariant``): each uplink's reachability and each
 /// family's, from the variants of the targets' probes. None of it changes the verdict's state.
 extension ConnectivityCombiner {
     /// The variants of the targets to probe now; ``pathProbesGeneration`` moves on when they change.
@@ -9,7 +9,7 @@ extension ConnectivityCombiner {
 
     /// Takes a variant's result. News when an uplink's reachability or a target's families change;
     /// a new latency alone is not.
-    mutating func record(_ result: ProbeResult, path: ProbePath, epoch resultEpoch: ProbeEpoch, at now: WallTime) -> Change {
+    mutating func record(_ result: ProbeResult, path: ProbeVariant, epoch resultEpoch: ProbeEpoch, at now: WallTime) -> Change {
         // A cancelled probe (reachd stopping, or a kernel that refuses SO_BINDTODEVICE) learned nothing.
         guard resultEpoch == epoch, isLinkUsable, !isSleeping, result.failure?.reason != .cancelled,
             let index = indexByName[path.target]

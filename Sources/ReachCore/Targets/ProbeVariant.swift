@@ -4,10 +4,10 @@ import ReachSupport
 /// address family only.
 ///
 /// The target's own probes follow the system's routes and decide the verdict. Its variants
-/// (``PathProbeSettings/probes(for:uplinks:families:)``) run on the same scheduler, at the same cost
+/// (``ProbeVariantSettings/probes(for:uplinks:families:)``) run on the same scheduler, at the same cost
 /// as a target's probe, and only tell which paths work: each uplink's reachability
 /// (``InterfaceReachability``) and each family's (``TargetStatus/degradedFamilies``).
-public struct ProbePath: Sendable, Hashable {
+public struct ProbeVariant: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         /// Out of this interface only (`SO_BINDTODEVICE`), whatever the routes prefer.
         case interface(String)

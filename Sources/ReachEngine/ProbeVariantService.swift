@@ -5,7 +5,7 @@ import ReachSupport
 import ServiceLifecycle
 import Synchronization
 
-/// Runs the variants of the targets' probes (``ReachCore/ProbePath``: each target out of each
+/// Runs the variants of the targets' probes (``ReachCore/ProbeVariant``: each target out of each
 /// uplink, each dual-stack name over each family) on a scheduler of their own, with the targets'
 /// prober and on the event loop their probes run on: a variant costs what a target's probe costs,
 /// and adds no thread and no event loop.
@@ -13,7 +13,7 @@ import Synchronization
 /// A scheduler of their own, because the variants come and go with the uplinks while the targets
 /// stay: a new list replaces this scheduler (its probes in flight cancelled, which is no
 /// evidence) and leaves the targets' scheduler and its grid alone.
-struct PathProbeService: Service {
+struct ProbeVariantService: Service {
     let prober: any Prober
     let monitor: ConnectivityMonitor
     let clock: MonitorClock
