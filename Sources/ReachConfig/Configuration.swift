@@ -84,8 +84,8 @@ public struct LogSettings: Sendable, Equatable {
         case auto
     }
 
-    public var target: Target
-    public var level: Logger.Level
+    package var target: Target
+    package var level: Logger.Level
 
     public init(target: Target = .auto, level: Logger.Level = .info) {
         self.target = target

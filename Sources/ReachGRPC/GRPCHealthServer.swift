@@ -35,7 +35,7 @@ import ServiceLifecycle
 /// let grpc = GRPCHealthServer(monitor: monitor, host: "127.0.0.1", port: 50051, logger: logger)
 /// let group = ServiceGroup(services: [monitorService, grpc], logger: logger)
 /// ```
-public final class GRPCHealthServer: Service, Sendable {
+package final class GRPCHealthServer: Service, Sendable {
     private let server: GRPCServer<HTTP2ServerTransport.Posix>
     private let health: HealthService
     private let logger: Logger
@@ -56,7 +56,7 @@ public final class GRPCHealthServer: Service, Sendable {
     ///     soon as it is accepted. Health checkers hold one each.
     ///   - logger: Receives where the server listens and why it stopped.
     ///   - whenListening: Called once the address is bound.
-    public init(
+    package init(
         monitor: ConnectivityMonitor, host: String, port: Int, bearerToken: Secret? = nil, maxConnections: Int = 256, logger: Logger,
         whenListening: @escaping @Sendable () -> Void = {}
     ) {
@@ -86,7 +86,7 @@ public final class GRPCHealthServer: Service, Sendable {
     ///
     /// Waits until ``run()`` has bound the address; throws if binding failed or the server has
     /// stopped.
-    public var listeningPort: Int {
+    package var listeningPort: Int {
         get async throws {
             let address = try await server.transport.listeningAddress
             if let ipv4 = address.ipv4 { return ipv4.port }
@@ -100,7 +100,7 @@ public final class GRPCHealthServer: Service, Sendable {
     ///
     /// - Throws: ``ReachPOSIX/SystemCallError`` when the address cannot be bound; the transport's
     ///   error when it fails.
-    public func run() async throws {
+    package func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await withGracefulShutdownHandler {

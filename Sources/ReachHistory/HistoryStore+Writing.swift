@@ -88,7 +88,7 @@ extension HistoryStore {
     }
 
     /// The bytes the file's used pages take now.
-    public func usedBytes() throws -> Int {
+    package func usedBytes() throws -> Int {
         try pool.read { db in try Self.usedBytes(db) }
     }
 }

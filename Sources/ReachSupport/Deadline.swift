@@ -1,13 +1,13 @@
 /// Waits out a duration: `Task.sleep` in production, a test clock's sleep in tests. Throws when the
 /// waiting task is cancelled.
-public typealias DeadlineSleep = @Sendable (Duration) async throws -> Void
+package typealias DeadlineSleep = @Sendable (Duration) async throws -> Void
 
 /// `operation` did not finish within its time limit.
-public struct DeadlineExceeded: Error, Sendable, Hashable, CustomStringConvertible {
+package struct DeadlineExceeded: Error, Sendable, Hashable, CustomStringConvertible {
     /// The limit that passed.
-    public let limit: Duration
+    package let limit: Duration
 
-    public var description: String { "no answer within \(limit)" }
+    package var description: String { "no answer within \(limit)" }
 }
 
 /// How a wait against a deadline ended.
@@ -73,7 +73,7 @@ extension Task where Failure == Never {
 ///   - sleep: Waits out the limit: `Task.sleep` by default, a test clock's in tests.
 /// - Throws: What `operation` throws, ``DeadlineExceeded``, or `CancellationError` when the calling
 ///   task was cancelled first.
-public func withDeadline<Value: Sendable>(
+package func withDeadline<Value: Sendable>(
     _ limit: Duration, sleep: @escaping DeadlineSleep = { try await Task.sleep(for: $0) },
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {

@@ -1,7 +1,7 @@
 /// A host and port to connect to, or to listen on.
 public struct HostPort: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
+    package var host: String
+    package var port: Int
 
     public init(host: String, port: Int) {
         self.host = host
@@ -9,22 +9,22 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The host as an IP address, when it is written as one.
-    public var literalAddress: IPAddress? { IPAddress(host) }
+    package var literalAddress: IPAddress? { IPAddress(host) }
 
     /// Loopback needs no network link: `localhost`, 127.0.0.0/8 or ::1.
-    public var isLoopback: Bool { Self.isLoopback(host) }
+    package var isLoopback: Bool { Self.isLoopback(host) }
 
     /// Whether a server listening here must ask its clients for a bearer token: it must when other
     /// machines can reach it (anything but loopback), because the status tells which servers this
     /// machine talks to and when it is offline, and `POST /v1/check` makes it send probes. The one
     /// place this rule is decided: the configuration, the daemon and the status server ask it.
-    public var listenerNeedsToken: Bool { !isLoopback }
+    package var listenerNeedsToken: Bool { !isLoopback }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// Whether `host` names this machine's loopback: `localhost` (in any case), 127.0.0.0/8 or ::1.
     /// The one loopback check, for probe targets, listeners and `Host` headers alike.
-    public static func isLoopback(_ host: some StringProtocol) -> Bool {
+    package static func isLoopback(_ host: some StringProtocol) -> Bool {
         host.lowercased() == "localhost" || IPAddress(String(host))?.isLoopback == true
     }
 

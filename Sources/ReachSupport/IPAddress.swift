@@ -10,18 +10,18 @@ public enum IPFamily: String, Sendable, Hashable, CaseIterable, Comparable {
 ///
 /// The core parses and prints addresses itself so that deciding "is there a route to the target"
 /// needs no C library and stays testable.
-public struct IPAddress: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let family: IPFamily
+package struct IPAddress: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package let family: IPFamily
     /// The address, right-aligned: an IPv4 address occupies the low 32 bits.
-    public let value: UInt128
+    package let value: UInt128
 
-    public init(family: IPFamily, value: UInt128) {
+    package init(family: IPFamily, value: UInt128) {
         self.family = family
         self.value = family == .ipv4 ? value & 0xFFFF_FFFF : value
     }
 
     /// Creates an address from network-order bytes: 4 for IPv4, 16 for IPv6.
-    public init?(bytes: some Collection<UInt8>) {
+    package init?(bytes: some Collection<UInt8>) {
         let family: IPFamily
         switch bytes.count {
         case 4: family = .ipv4
@@ -32,7 +32,7 @@ public struct IPAddress: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Parses dotted-quad IPv4 or RFC 4291 IPv6 text (with `::` and an embedded IPv4 tail).
-    public init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         if text.contains(":") {
             guard let value = Self.parseIPv6(Substring(text)) else { return nil }
             self.init(family: .ipv6, value: value)
@@ -42,17 +42,17 @@ public struct IPAddress: Sendable, Hashable, Comparable, CustomStringConvertible
         }
     }
 
-    public var bitWidth: Int { family == .ipv4 ? 32 : 128 }
+    package var bitWidth: Int { family == .ipv4 ? 32 : 128 }
 
     /// Loopback: 127.0.0.0/8 or ::1.
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         switch family {
         case .ipv4: value >> 24 == 127
         case .ipv6: value == 1
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch family {
         case .ipv4:
             (0..<4).map { String((value >> (24 - 8 * $0)) & 0xFF) }.joined(separator: ".")
@@ -61,7 +61,7 @@ public struct IPAddress: Sendable, Hashable, Comparable, CustomStringConvertible
         }
     }
 
-    public static func < (lhs: IPAddress, rhs: IPAddress) -> Bool {
+    package static func < (lhs: IPAddress, rhs: IPAddress) -> Bool {
         (lhs.family, lhs.value) < (rhs.family, rhs.value)
     }
 
@@ -127,18 +127,18 @@ public struct IPAddress: Sendable, Hashable, Comparable, CustomStringConvertible
 }
 
 /// An address with a prefix length: a route destination or an interface's network.
-public struct IPPrefix: Sendable, Hashable, CustomStringConvertible {
-    public let address: IPAddress
-    public let length: Int
+package struct IPPrefix: Sendable, Hashable, CustomStringConvertible {
+    package let address: IPAddress
+    package let length: Int
 
-    public init?(address: IPAddress, length: Int) {
+    package init?(address: IPAddress, length: Int) {
         guard (0...address.bitWidth).contains(length) else { return nil }
         self.address = address
         self.length = length
     }
 
     /// Parses `address/length`; a bare address is a host prefix.
-    public init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "/", maxSplits: 1)
         guard let first = parts.first, let address = IPAddress(first) else { return nil }
         let length = parts.count == 2 ? Int(parts[1]) : address.bitWidth
@@ -146,18 +146,18 @@ public struct IPPrefix: Sendable, Hashable, CustomStringConvertible {
         self.init(address: address, length: length)
     }
 
-    public var family: IPFamily { address.family }
+    package var family: IPFamily { address.family }
     /// A default route's destination: `0.0.0.0/0` or `::/0`.
-    public var isDefault: Bool { length == 0 }
+    package var isDefault: Bool { length == 0 }
 
-    public func contains(_ other: IPAddress) -> Bool {
+    package func contains(_ other: IPAddress) -> Bool {
         guard other.family == family else { return false }
         let shift = address.bitWidth - length
         guard shift < address.bitWidth else { return true }
         return address.value >> shift == other.value >> shift
     }
 
-    public var description: String { "\(address)/\(length)" }
+    package var description: String { "\(address)/\(length)" }
 }
 
 extension Character {

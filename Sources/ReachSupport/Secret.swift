@@ -3,9 +3,9 @@
 /// Its description is `<redacted>`, so string interpolation cannot leak it by accident; the one
 /// place that needs the value reads ``revealed``.
 public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
-    public let revealed: String
+    package let revealed: String
 
-    public init(_ value: String) {
+    package init(_ value: String) {
         self.revealed = value
     }
 
@@ -16,7 +16,7 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     ///
     /// The comparison takes the same time whatever the first differing byte, so response timing
     /// does not leak how much of a guess was right.
-    public func isBearerCredential(_ authorization: String) -> Bool {
+    package func isBearerCredential(_ authorization: String) -> Bool {
         let bytes = Array(authorization.utf8)
         let scheme = Array("bearer ".utf8)
         guard bytes.count > scheme.count else { return false }
@@ -30,7 +30,7 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
 
     /// Whether `presented` is this secret, byte for byte; the comparison takes the same time
     /// whatever the first differing byte.
-    public func matches(_ presented: some Collection<UInt8>) -> Bool {
+    package func matches(_ presented: some Collection<UInt8>) -> Bool {
         let expected = Array(revealed.utf8)
         var difference = UInt8(truncatingIfNeeded: presented.count ^ expected.count)
         if presented.count != expected.count { difference |= 1 }

@@ -10,7 +10,7 @@ extension ConnectivityMonitor {
     /// coalesced into one more run at the latest state, or skipped and reported (see
     /// ``addReaction(named:on:timeout:_:)``).
     @discardableResult
-    public func onConnectivityRestored(
+    package func onConnectivityRestored(
         named name: String? = nil, timeout: Duration? = nil,
         _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
     ) -> CallbackID {
@@ -20,7 +20,7 @@ extension ConnectivityMonitor {
     /// Registers `body` to run on every `connected` → `disconnected` transition: pause a queue,
     /// switch to offline mode. Same guarantees as ``onConnectivityRestored(named:timeout:_:)``.
     @discardableResult
-    public func onConnectivityLost(
+    package func onConnectivityLost(
         named name: String? = nil, timeout: Duration? = nil,
         _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
     ) -> CallbackID {
@@ -42,7 +42,7 @@ extension ConnectivityMonitor {
     ///
     /// - Parameter timeout: `nil` for none, when the body bounds its own running time.
     @discardableResult
-    public func addReaction(
+    package func addReaction(
         named name: String? = nil, on directions: Set<TransitionDirection>, timeout: Duration?,
         _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
     ) -> CallbackID {
@@ -52,7 +52,7 @@ extension ConnectivityMonitor {
     /// Removes a callback or reaction from future transitions; a run already under way continues
     /// to its end. Returns whether it was registered.
     @discardableResult
-    public func removeCallback(_ id: CallbackID) -> Bool {
+    package func removeCallback(_ id: CallbackID) -> Bool {
         reactions.remove(id)
     }
 }

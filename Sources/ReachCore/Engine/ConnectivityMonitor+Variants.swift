@@ -6,7 +6,7 @@ import Synchronization
 extension ConnectivityMonitor {
     /// Takes a variant's result: an uplink's or a family's finding, which never changes the
     /// verdict's state. Dropped like a target's result when it is stale.
-    public func record(_ result: ProbeResult, path: ProbeVariant, epoch: ProbeEpoch) {
+    package func record(_ result: ProbeResult, path: ProbeVariant, epoch: ProbeEpoch) {
         let (before, index, published) = state.withLock { state in
             let before = state.combiner.verdict
             let index = state.combiner.indexByName[path.target]
@@ -26,7 +26,7 @@ extension ConnectivityMonitor {
 
     /// The variants to probe: the current list first, then every change (uplinks come and go, a
     /// reload). The daemon runs them on a scheduler of their own.
-    public func pathProbes() -> Subscription<[ProbeTarget]> {
+    package func pathProbes() -> Subscription<[ProbeTarget]> {
         pathPlans.subscribe()
     }
 

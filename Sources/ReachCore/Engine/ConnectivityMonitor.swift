@@ -21,33 +21,33 @@ import Synchronization
 public final class ConnectivityMonitor: Sendable {
     /// Tunables, with defaults that match the product's promises.
     public struct Configuration: Sendable {
-        public var targets: [ProbeTarget]
-        public var policy: TargetPolicy
-        public var interfaceFilter: InterfaceFilter
+        package var targets: [ProbeTarget]
+        package var policy: TargetPolicy
+        package var interfaceFilter: InterfaceFilter
         /// Link gains and address/route churn wait this long for more news before they are applied
         /// (and trigger an immediate probe). Link loss is applied at once, always.
-        public var linkSettleWindow: Duration
+        package var linkSettleWindow: Duration
         /// How long after the last probe result ``ConnectivityMonitor/isLikelyConnected`` keeps
         /// trusting a `connected` verdict at the least; longer when the targets are probed less
         /// often, until the next result is due.
-        public var likelyConnectedWindow: Duration
+        package var likelyConnectedWindow: Duration
         /// The default timeout of a callback.
-        public var callbackTimeout: Duration
+        package var callbackTimeout: Duration
         /// How many events a subscriber may fall behind before the oldest it has not read are
         /// dropped (fewer with more than 128 targets, see ``EventHub``).
-        public var subscriberBufferLimit: Int
+        package var subscriberBufferLimit: Int
         /// Events kept for subscribers that resume (fewer with more than 64 targets, see ``EventHub``).
-        public var historyLimit: Int
+        package var historyLimit: Int
         /// The sequence number of this run's first event. Starting each run somewhere new (the
         /// daemon uses the wall clock in microseconds) means an id a client kept from an earlier
         /// run is never mistaken for one of this run's: resuming with it gets a reset, not silence.
-        public var firstSequence: UInt64 = 1
+        package var firstSequence: UInt64 = 1
         /// The captive-portal check URL, probed with the targets; `nil` when none is configured.
-        public var portalCheck: PortalCheck?
+        package var portalCheck: PortalCheck?
         /// Which paths are probed besides the routes' (each uplink, each family; see ``ProbeVariantSettings``).
-        public var paths = ProbeVariantSettings()
+        package var paths = ProbeVariantSettings()
 
-        public init(
+        package init(
             targets: [ProbeTarget],
             policy: TargetPolicy = .all,
             interfaceFilter: InterfaceFilter = InterfaceFilter(),
@@ -104,7 +104,7 @@ public final class ConnectivityMonitor: Sendable {
     let reactions: TransitionReactions
     private let settleRequests: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
 
-    public init(configuration: Configuration, clock: MonitorClock, logger: Logger) {
+    package init(configuration: Configuration, clock: MonitorClock, logger: Logger) {
         let combiner = ConnectivityCombiner(
             targets: configuration.targets, policy: configuration.policy, filter: configuration.interfaceFilter,
             portalCheck: configuration.portalCheck, paths: configuration.paths, now: clock.wallTime)
@@ -129,7 +129,7 @@ public final class ConnectivityMonitor: Sendable {
 
     /// The link source has failed for good: from now on the verdict rests on probes alone, as
     /// before the first snapshot, instead of on the last snapshot it sent.
-    public func forgetLinks() {
+    package func forgetLinks() {
         let published: Publication? = state.withLock { state in
             state.pendingLinks = nil
             return apply(&state) { $0.forgetLinks(at: clock.wallTime) }
@@ -138,7 +138,7 @@ public final class ConnectivityMonitor: Sendable {
     }
 
     /// Takes a complete link snapshot from the link source.
-    public func update(links snapshot: LinkSnapshot) {
+    package func update(links snapshot: LinkSnapshot) {
         let published: Publication? = state.withLock { state in
             let isFirst = state.combiner.links == nil
             if isFirst || state.linkSettleWindow == .zero || state.combiner.wouldLoseLink(snapshot) {
@@ -154,11 +154,11 @@ public final class ConnectivityMonitor: Sendable {
     }
 
     /// The epoch to stamp on a probe that starts now; pass it back with the result.
-    public var probeEpoch: ProbeEpoch { state.withLock { $0.combiner.epoch } }
+    package var probeEpoch: ProbeEpoch { state.withLock { $0.combiner.epoch } }
 
     /// Takes a probe result. Results from an older epoch, for unknown targets, or arriving while
     /// probing is suspended are dropped.
-    public func record(_ result: ProbeResult, epoch: ProbeEpoch) {
+    package func record(_ result: ProbeResult, epoch: ProbeEpoch) {
         let (accepted, published) = state.withLock { state in
             var accepted = false
             let published = apply(&state) { combiner in
@@ -179,7 +179,7 @@ public final class ConnectivityMonitor: Sendable {
 
     /// Takes the system's sleep state (logind's `PrepareForSleep`): probing stops while asleep, and
     /// every target is probed at once on waking.
-    public func setSystemSleeping(_ sleeping: Bool) {
+    package func setSystemSleeping(_ sleeping: Bool) {
         let (changed, published) = state.withLock { state in
             let wasSleeping = state.combiner.isSleeping
             let published = apply(&state) { $0.setSleeping(sleeping, at: clock.wallTime) }
@@ -199,7 +199,7 @@ public final class ConnectivityMonitor: Sendable {
     ///
     /// The probe scheduler is not told: the caller replaces it when the target list changed (see
     /// ``targets``). The other settings (callback timeout, hub sizes) are fixed at start.
-    public func reconfigure(_ configuration: Configuration) {
+    package func reconfigure(_ configuration: Configuration) {
         let published: Publication? = state.withLock { state in
             let before = Dictionary(state.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             let unchanged = Set(configuration.targets.filter { before[$0.name] == $0 }.map(\.name))
@@ -218,14 +218,14 @@ public final class ConnectivityMonitor: Sendable {
 
     /// The link facts last applied (`nil` before the first report): where the path evidence finds
     /// the default gateways.
-    public var links: LinkSnapshot? { state.withLock { $0.combiner.links } }
+    package var links: LinkSnapshot? { state.withLock { $0.combiner.links } }
 
     /// The targets as configured now: those given at start, or by the last ``reconfigure(_:)``.
-    public var targets: [ProbeTarget] { state.withLock { $0.targets } }
+    package var targets: [ProbeTarget] { state.withLock { $0.targets } }
 
     /// Takes what the network's captive-portal API (RFC 8908) answered for `interface`; `nil` when
     /// it has no API or the API could not be asked, which leaves the decision to the probes.
-    public func update(portalAPI answer: CaptivePortalAPIAnswer?, interface: String) {
+    package func update(portalAPI answer: CaptivePortalAPIAnswer?, interface: String) {
         let published = state.withLock { state in
             apply(&state) { $0.apply(portalAPI: answer, interface: interface, at: clock.wallTime) }
         }
@@ -236,13 +236,13 @@ public final class ConnectivityMonitor: Sendable {
     /// reference) gathered while a target fails without an answer; `nil` forgets it. It places
     /// such a failure on the gateway, the internet connection or the server (``Fault/init(_:evidence:)``);
     /// until the first round is in, a disconnected verdict's fault is not known.
-    public func update(pathEvidence round: PathEvidenceRound?) {
+    package func update(pathEvidence round: PathEvidenceRound?) {
         let published = state.withLock { state in apply(&state) { $0.apply(pathEvidence: round, at: clock.wallTime) } }
         log(published)
     }
 
     /// Asks the scheduler to probe every target now (`POST /v1/check`, `reachctl check`).
-    public func requestImmediateProbe() {
+    package func requestImmediateProbe() {
         let published = state.withLock { state in apply(&state) { $0.requestImmediateProbe(at: clock.wallTime) } }
         log(published)
     }
@@ -250,7 +250,7 @@ public final class ConnectivityMonitor: Sendable {
     // MARK: Outputs
 
     /// The current verdict, with the freshest target results, and the sequence number of the latest event.
-    public var current: ConnectivityEvent {
+    package var current: ConnectivityEvent {
         state.withLock { ConnectivityEvent(sequence: hub.latest.sequence, verdict: $0.combiner.verdict) }
     }
 
@@ -258,7 +258,7 @@ public final class ConnectivityMonitor: Sendable {
     /// no older than the next one is due (the most often probed target's interval, half a second
     /// and its timeout; `likelyConnectedWindow`, 5 s, at the least); `false` otherwise — stale
     /// evidence is no evidence.
-    public var isLikelyConnected: Bool {
+    package var isLikelyConnected: Bool {
         state.withLock { state in
             guard state.combiner.verdict.state == .connected, let evidence = state.lastEvidence else { return false }
             return clock.uptime - evidence <= state.evidenceLifetime
@@ -269,19 +269,19 @@ public final class ConnectivityMonitor: Sendable {
     /// ``EventHub`` for what a lagging subscriber sees. Cancelling the consuming task unsubscribes.
     ///
     /// - Parameter lastSequence: Resume after this sequence number (an SSE `Last-Event-ID`).
-    public func subscribe(resumingAfter lastSequence: UInt64? = nil) -> Subscription<ConnectivityEvent> {
+    package func subscribe(resumingAfter lastSequence: UInt64? = nil) -> Subscription<ConnectivityEvent> {
         hub.subscribe(resumingAfter: lastSequence)
     }
 
-    public var subscriberCount: Int { hub.subscriberCount }
+    package var subscriberCount: Int { hub.subscriberCount }
 
     /// What the probe scheduler should do now.
-    public var currentProbeControl: ProbeControl {
+    package var currentProbeControl: ProbeControl {
         state.withLock { $0.combiner.probeControl }
     }
 
     /// What the probe scheduler should do: the current value first, then every change.
-    public func probeControl() -> Subscription<ProbeControl> {
+    package func probeControl() -> Subscription<ProbeControl> {
         control.subscribe()
     }
 
@@ -295,7 +295,7 @@ public final class ConnectivityMonitor: Sendable {
     }
 
     /// Every callback run's outcome, from now on.
-    public func callbackReports() -> Subscription<CallbackReport> {
+    package func callbackReports() -> Subscription<CallbackReport> {
         reactions.callbackReports()
     }
 
@@ -303,7 +303,7 @@ public final class ConnectivityMonitor: Sendable {
 
     /// Applies coalesced link changes and runs callbacks until the task is cancelled; then ends
     /// every subscription.
-    public func run() async {
+    package func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.reactions.run() }
             group.addTask { await self.applySettledLinks() }

@@ -2,7 +2,7 @@
 ///
 /// A link source plugs into the monitor with one call in the composition root:
 /// `try await source.run(report: monitor.update(links:))`.
-public protocol LinkSource: Sendable {
+package protocol LinkSource: Sendable {
     /// Watches the interfaces until the calling task is cancelled.
     ///
     /// Calls `report` with a complete snapshot as soon as the initial state is known (before any

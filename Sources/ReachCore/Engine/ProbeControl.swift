@@ -4,20 +4,20 @@
 /// sleep or wakes. A probe result stamped with an older epoch is stale — it may have succeeded over a
 /// path that no longer exists — and the monitor drops it. This settles the race between a link loss
 /// and a probe that was already in flight.
-public struct ProbeEpoch: Sendable, Hashable, Comparable {
-    public let rawValue: UInt64
+package struct ProbeEpoch: Sendable, Hashable, Comparable {
+    package let rawValue: UInt64
 
-    public init(rawValue: UInt64) {
+    package init(rawValue: UInt64) {
         self.rawValue = rawValue
     }
 
-    public static func < (lhs: ProbeEpoch, rhs: ProbeEpoch) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: ProbeEpoch, rhs: ProbeEpoch) -> Bool { lhs.rawValue < rhs.rawValue }
 
     func next() -> ProbeEpoch { ProbeEpoch(rawValue: rawValue &+ 1) }
 }
 
 /// Why probing is suspended.
-public enum ProbeSuspension: String, Sendable, Hashable {
+package enum ProbeSuspension: String, Sendable, Hashable {
     /// No usable link: the verdict is already `disconnected`, and probes could only fail.
     case noUsableLink
     /// The system is going to sleep or asleep (logind's `PrepareForSleep`).
@@ -29,16 +29,16 @@ public enum ProbeSuspension: String, Sendable, Hashable {
 /// It is state rather than a queue of commands so that a scheduler that falls behind loses
 /// nothing by reading only the latest value: it suspends while ``suspension`` is set, and probes
 /// every target at once whenever ``immediateProbeRequests`` has grown since it last looked.
-public struct ProbeControl: Sendable, Hashable {
+package struct ProbeControl: Sendable, Hashable {
     /// Set while probing should stop.
-    public var suspension: ProbeSuspension?
+    package var suspension: ProbeSuspension?
     /// Counts requests to probe every target now: link regained, system woke, a client asked.
-    public var immediateProbeRequests: UInt64
+    package var immediateProbeRequests: UInt64
 
-    public init(suspension: ProbeSuspension? = nil, immediateProbeRequests: UInt64 = 0) {
+    package init(suspension: ProbeSuspension? = nil, immediateProbeRequests: UInt64 = 0) {
         self.suspension = suspension
         self.immediateProbeRequests = immediateProbeRequests
     }
 
-    public var isSuspended: Bool { suspension != nil }
+    package var isSuspended: Bool { suspension != nil }
 }

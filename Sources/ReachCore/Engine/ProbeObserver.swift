@@ -5,7 +5,7 @@
 ///
 /// Calls arrive where the scheduler runs (in the daemon, the event loop its probes run on) and
 /// must return quickly, without blocking; every method has an empty default.
-public protocol ProbeObserver: Sendable {
+package protocol ProbeObserver: Sendable {
     /// A probe of `target` started `lateness` after its scheduled tick (zero for immediate probes).
     func probeStarted(_ target: ProbeTarget, lateness: Duration)
     /// A tick of `target` found as many of its probes in flight as may overlap
@@ -22,15 +22,15 @@ public protocol ProbeObserver: Sendable {
 }
 
 extension ProbeObserver {
-    public func probeStarted(_ target: ProbeTarget, lateness: Duration) {}
-    public func probeSkipped(_ target: ProbeTarget) {}
-    public func probeFinished(_ target: ProbeTarget, result: ProbeResult) {}
-    public func probeSuperseded(_ target: ProbeTarget, result: ProbeResult) {}
+    package func probeStarted(_ target: ProbeTarget, lateness: Duration) {}
+    package func probeSkipped(_ target: ProbeTarget) {}
+    package func probeFinished(_ target: ProbeTarget, result: ProbeResult) {}
+    package func probeSuperseded(_ target: ProbeTarget, result: ProbeResult) {}
 }
 
 /// A prober that can also hold a stream open and report results as the server pushes them
 /// (gRPC `Health/Watch`).
-public protocol WatchingProber: Prober {
+package protocol WatchingProber: Prober {
     /// Whether `target` asks to be watched as well as polled.
     func watches(_ target: ProbeTarget) -> Bool
     /// Reports every pushed result until the calling task is cancelled.

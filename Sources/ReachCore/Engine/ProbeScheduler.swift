@@ -27,7 +27,7 @@ import Synchronization
 /// tick. With the daemon's timer on an event loop and a ``StartingProber``, a tick starts its
 /// probes on that loop and each result is recorded where it arrives: no task and no thread hop per
 /// probe. Other probers run each probe in a task of its own.
-public final class ProbeScheduler: Sendable {
+package final class ProbeScheduler: Sendable {
     private let targets: [ProbeTarget]
     private let prober: any Prober
     /// `prober` as a ``StartingProber``, cast once: a dynamic cast per probe showed in profiles.
@@ -44,7 +44,7 @@ public final class ProbeScheduler: Sendable {
     private let order: [ResultOrder]
 
     /// - Parameter timer: Where the ticks fire; by default a task asleep on `clock`.
-    public init(
+    package init(
         targets: [ProbeTarget], prober: any Prober, monitor: ConnectivityMonitor, clock: MonitorClock,
         observer: (any ProbeObserver)? = nil, timer: any ProbeTimer = SleepingProbeTimer()
     ) {
@@ -71,7 +71,7 @@ public final class ProbeScheduler: Sendable {
     /// families race), within the daemon's descriptor budget. Past the cap (a timeout over twice
     /// the interval), ticks are skipped until a probe ends, and the first probe after the server
     /// returns starts within `timeout - interval` rather than one interval.
-    public static func maximumOverlap(interval: Duration, timeout: Duration) -> Int {
+    package static func maximumOverlap(interval: Duration, timeout: Duration) -> Int {
         guard interval > .zero else { return 3 }
         let covered = Int((timeout / interval).rounded(.up))
         return min(max(covered, 1), 2) + 1
@@ -80,7 +80,7 @@ public final class ProbeScheduler: Sendable {
     /// How many ticks of each target were skipped because it already had
     /// ``maximumOverlap(interval:timeout:)`` probes in flight: its probes outlast their deadline
     /// (a prober that ignores it), or immediate probes filled the room the grid needed.
-    public var skippedTicks: [String: UInt64] {
+    package var skippedTicks: [String: UInt64] {
         state.withLock { state in
             Dictionary(uniqueKeysWithValues: zip(targets.map(\.name), state.slots.map(\.skipped)))
         }
@@ -88,7 +88,7 @@ public final class ProbeScheduler: Sendable {
 
     /// How many results of each target were dropped because a probe that started later had
     /// already been applied (see ``ProbeObserver/probeSuperseded(_:result:)``).
-    public var supersededResults: [String: UInt64] {
+    package var supersededResults: [String: UInt64] {
         Dictionary(uniqueKeysWithValues: zip(targets.map(\.name), order.map(\.superseded)))
     }
 
@@ -99,7 +99,7 @@ public final class ProbeScheduler: Sendable {
     /// dispatcher or a prober that ignores its deadline gets reachd restarted instead of leaving a
     /// verdict that no longer moves. (A dispatcher wedged while holding its lock never answers at
     /// all, which the watchdog treats the same way.)
-    public func isMakingProgress(grace: Duration) -> Bool {
+    package func isMakingProgress(grace: Duration) -> Bool {
         let now = clock.uptime
         return state.withLock { state in
             if let due = state.dispatcherDue, now - due > grace { return false }
@@ -109,7 +109,7 @@ public final class ProbeScheduler: Sendable {
 
     /// Probes until the calling task is cancelled, then cancels every probe in flight and returns
     /// once they have all ended.
-    public func run() async {
+    package func run() async {
         guard !targets.isEmpty else { return }
         let start = clock.uptime
         let controls = monitor.probeControl()

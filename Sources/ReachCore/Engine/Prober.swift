@@ -2,7 +2,7 @@
 ///
 /// Probers know nothing about schedules, hysteresis or policy: a scheduler calls them at each
 /// target's cadence and hands the results to the monitor.
-public protocol Prober: Sendable {
+package protocol Prober: Sendable {
     /// Probes `target` once and reports how it went, within `target.timeout` measured from the call.
     ///
     /// Never throws: every failure, cancellation included, is a ``ProbeResult`` with a reason.

@@ -1,6 +1,6 @@
 /// Sees every hook run and webhook delivery: the metrics, without the hook runner knowing about
 /// Prometheus.
-public protocol ReactionObserver: Sendable {
+package protocol ReactionObserver: Sendable {
     /// Called once at start with the hooks and webhooks known then, so their series exist before
     /// anything runs.
     func reactionsConfigured(hooks: [String], webhooks: [String])
@@ -11,7 +11,7 @@ public protocol ReactionObserver: Sendable {
 }
 
 /// How a hook run ended, as a metrics label.
-public enum HookOutcome: String, Sendable, CaseIterable {
+package enum HookOutcome: String, Sendable, CaseIterable {
     /// Exited 0.
     case ok
     /// Exited non-zero or died of a signal it was not sent.
@@ -27,7 +27,7 @@ public enum HookOutcome: String, Sendable, CaseIterable {
 }
 
 /// How a webhook delivery ended, as a metrics label.
-public enum WebhookOutcome: String, Sendable, CaseIterable {
+package enum WebhookOutcome: String, Sendable, CaseIterable {
     /// A 2xx answer.
     case delivered
     /// No 2xx answer within the retry budget.

@@ -6,36 +6,36 @@ import Synchronization
 /// the cooperative pool for each result cost more CPU than the probe's own system calls. A prober
 /// that conforms runs the probe where its I/O runs and hands the result over right there; the
 /// scheduler records it on that thread.
-public protocol StartingProber: Prober {
+package protocol StartingProber: Prober {
     /// Starts probing `target` and calls `whenDone` exactly once, on any thread, within
     /// `target.timeout` (sooner, with a `cancelled` result, when cancelled).
     func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation
 }
 
 /// Ends a started probe or a scheduled tick early; cancelling what has already ended does nothing.
-public struct ProbeCancellation: Sendable {
+package struct ProbeCancellation: Sendable {
     private let action: @Sendable () -> Void
 
     /// - Parameter action: What cancelling does; it may run on any thread, more than once.
-    public init(_ action: @escaping @Sendable () -> Void) {
+    package init(_ action: @escaping @Sendable () -> Void) {
         self.action = action
     }
 
     /// Asks the work to end; a probe then reports `cancelled`, a tick never fires.
-    public func cancel() { action() }
+    package func cancel() { action() }
 
     /// For work that ended before it could be cancelled.
-    public static let none = ProbeCancellation {}
+    package static let none = ProbeCancellation {}
 }
 
 extension StartingProber {
     /// Starts a probe and awaits it, for callers that are tasks (tests, an immediate check).
-    public func probe(_ target: ProbeTarget) async -> ProbeResult {
+    package func probe(_ target: ProbeTarget) async -> ProbeResult {
         await awaitProbe(target)
     }
 
     /// Starts a probe and awaits its result; cancelling the calling task cancels the probe.
-    public func awaitProbe(_ target: ProbeTarget) async -> ProbeResult {
+    package func awaitProbe(_ target: ProbeTarget) async -> ProbeResult {
         let started = StartedProbe()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -50,7 +50,7 @@ extension StartingProber {
 extension Prober {
     /// Runs ``probe(_:)`` in a task of its own and calls `whenDone` with its result: how the
     /// scheduler starts probes of probers whose work is async (gRPC, test probers).
-    public func startInTask(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
+    package func startInTask(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
         let task = Task { whenDone(await probe(target)) }
         return ProbeCancellation { task.cancel() }
     }

@@ -9,7 +9,7 @@ import Synchronization
 /// learns of transitions some other way (ReachKit's reachd-backed service, from reachd's event
 /// stream) owns one too, so that its callbacks follow exactly the same rule: once per transition,
 /// never twice at once, coalesced or skipped and reported, timed out and reported.
-public final class TransitionReactions: Sendable {
+package final class TransitionReactions: Sendable {
     private let clock: MonitorClock
     private let logger: Logger
     private let table = Mutex(ReactionTable())
@@ -19,7 +19,7 @@ public final class TransitionReactions: Sendable {
     /// - Parameters:
     ///   - clock: Times runs and their timeouts.
     ///   - logger: Where each run's outcome, each skip and each stuck reaction is logged.
-    public init(clock: MonitorClock, logger: Logger) {
+    package init(clock: MonitorClock, logger: Logger) {
         self.clock = clock
         self.logger = logger
         self.reports = Broadcast(initial: nil, bufferLimit: 64)
@@ -28,7 +28,7 @@ public final class TransitionReactions: Sendable {
     }
 
     /// Registers `body` for transitions in `directions` (see ``ConnectivityMonitor/addReaction(named:on:timeout:_:)``).
-    public func add(
+    package func add(
         named name: String?, on directions: Set<TransitionDirection>, timeout: Duration?,
         _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
     ) -> CallbackID {
@@ -38,24 +38,24 @@ public final class TransitionReactions: Sendable {
     /// Removes a reaction from future transitions; a run under way continues to its end. Returns
     /// whether it was registered.
     @discardableResult
-    public func remove(_ id: CallbackID) -> Bool {
+    package func remove(_ id: CallbackID) -> Bool {
         table.withLock { $0.remove(id) }
     }
 
     /// Hands over a transition. Callers deliver transitions in the order they were decided (the
     /// monitor does so under its lock); the runs they start begin in ``run()``.
-    public func deliver(_ transition: ConnectivityTransition) {
+    package func deliver(_ transition: ConnectivityTransition) {
         arrivals.continuation.yield(table.withLock { $0.arrive(transition) })
     }
 
     /// Every run's outcome, and every skip, from now on.
-    public func callbackReports() -> Subscription<CallbackReport> {
+    package func callbackReports() -> Subscription<CallbackReport> {
         reports.subscribe()
     }
 
     /// Starts the runs that transitions set in motion, and logs reactions found stuck, until the
     /// calling task is cancelled; then ends the report stream. Runs once.
-    public func run() async {
+    package func run() async {
         await withTaskCancellationHandler {
             await withDiscardingTaskGroup { group in
                 for await arrival in arrivals.stream {
@@ -72,7 +72,7 @@ public final class TransitionReactions: Sendable {
     }
 
     /// Ends ``run()`` once the runs under way have ended (or, when cancelled, been abandoned).
-    public func finish() {
+    package func finish() {
         arrivals.continuation.finish()
     }
 

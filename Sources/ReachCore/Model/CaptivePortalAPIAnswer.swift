@@ -2,19 +2,19 @@
 ///
 /// The API is the strongest evidence there is: the network itself says whether this machine is
 /// captive. When it says it is not, reachd does not second-guess it from a redirect or a check URL.
-public struct CaptivePortalAPIAnswer: Sendable, Hashable {
+package struct CaptivePortalAPIAnswer: Sendable, Hashable {
     /// `captive`: whether the network holds this machine's traffic until someone signs in.
-    public var isCaptive: Bool
+    package var isCaptive: Bool
     /// `user-portal-url`.
-    public var userPortalURL: String?
+    package var userPortalURL: String?
     /// `venue-info-url`.
-    public var venueInfoURL: String?
+    package var venueInfoURL: String?
     /// `seconds-remaining`: the session's remaining time.
-    public var secondsRemaining: Int?
+    package var secondsRemaining: Int?
     /// `bytes-remaining`: the session's remaining data.
-    public var bytesRemaining: Int?
+    package var bytesRemaining: Int?
 
-    public init(
+    package init(
         isCaptive: Bool, userPortalURL: String? = nil, venueInfoURL: String? = nil, secondsRemaining: Int? = nil, bytesRemaining: Int? = nil
     ) {
         self.isCaptive = isCaptive

@@ -1,14 +1,14 @@
 /// One published verdict, numbered.
-public struct ConnectivityEvent: Sendable, Hashable {
+package struct ConnectivityEvent: Sendable, Hashable {
     /// Increases by one with every published change, starting at 1 for the initial `unknown` verdict.
     /// A gap between two events a subscriber received means it lagged and skipped the events between.
-    public var sequence: UInt64
-    public var verdict: Verdict
+    package var sequence: UInt64
+    package var verdict: Verdict
     /// Set on the first event of a resumed subscription whose position was no longer in the history
     /// (or came from an earlier run of reachd): what the subscriber knew is void, start over from this.
-    public var isReset: Bool
+    package var isReset: Bool
 
-    public init(sequence: UInt64, verdict: Verdict, isReset: Bool = false) {
+    package init(sequence: UInt64, verdict: Verdict, isReset: Bool = false) {
         self.sequence = sequence
         self.verdict = verdict
         self.isReset = isReset

@@ -10,14 +10,14 @@ public enum TransitionDirection: String, Sendable, Hashable, CaseIterable {
 ///
 /// Leaving `unknown` at start-up is not a transition: there was no earlier state to restore or lose.
 /// A subscriber that needs the initial state gets it as the first event of ``ConnectivityMonitor/subscribe(resumingAfter:)``.
-public struct ConnectivityTransition: Sendable, Hashable {
-    public var direction: TransitionDirection
+package struct ConnectivityTransition: Sendable, Hashable {
+    package var direction: TransitionDirection
     /// The sequence number of the event that published this transition.
-    public var sequence: UInt64
+    package var sequence: UInt64
     /// The verdict the transition arrived at.
-    public var verdict: Verdict
+    package var verdict: Verdict
 
-    public init(direction: TransitionDirection, sequence: UInt64, verdict: Verdict) {
+    package init(direction: TransitionDirection, sequence: UInt64, verdict: Verdict) {
         self.direction = direction
         self.sequence = sequence
         self.verdict = verdict

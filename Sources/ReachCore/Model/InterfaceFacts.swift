@@ -1,7 +1,7 @@
 import ReachSupport
 
 /// What kind of network interface this is, as far as connectivity is concerned.
-public enum InterfaceKind: String, Sendable, Hashable, CaseIterable {
+package enum InterfaceKind: String, Sendable, Hashable, CaseIterable {
     case ethernet
     case wifi
     /// Mobile broadband (LTE/5G modems).
@@ -13,7 +13,7 @@ public enum InterfaceKind: String, Sendable, Hashable, CaseIterable {
 }
 
 /// RFC 2863 operational state, as the kernel reports it in `IFLA_OPERSTATE`.
-public enum OperState: String, Sendable, Hashable, CaseIterable {
+package enum OperState: String, Sendable, Hashable, CaseIterable {
     case unknown
     case notPresent
     case down
@@ -24,7 +24,7 @@ public enum OperState: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The scope the kernel gives an address: only `global` addresses reach other networks.
-public enum AddressScope: String, Sendable, Hashable {
+package enum AddressScope: String, Sendable, Hashable {
     case global
     case site
     case link
@@ -32,29 +32,29 @@ public enum AddressScope: String, Sendable, Hashable {
 }
 
 /// One address assigned to an interface.
-public struct InterfaceAddress: Sendable, Hashable {
-    public var prefix: IPPrefix
-    public var scope: AddressScope
+package struct InterfaceAddress: Sendable, Hashable {
+    package var prefix: IPPrefix
+    package var scope: AddressScope
     /// IPv6 duplicate-address detection has not finished (or failed): the address cannot be used yet.
-    public var isTentative: Bool
+    package var isTentative: Bool
 
-    public init(prefix: IPPrefix, scope: AddressScope, isTentative: Bool = false) {
+    package init(prefix: IPPrefix, scope: AddressScope, isTentative: Bool = false) {
         self.prefix = prefix
         self.scope = scope
         self.isTentative = isTentative
     }
 
-    public var family: IPFamily { prefix.family }
+    package var family: IPFamily { prefix.family }
     /// A global, non-tentative address: one that can carry traffic beyond the link.
-    public var isUsable: Bool { scope == .global && !isTentative }
+    package var isUsable: Bool { scope == .global && !isTentative }
 }
 
 /// A main-table unicast route that leaves through an interface.
-public struct Route: Sendable, Hashable {
-    public var destination: IPPrefix
-    public var gateway: IPAddress?
+package struct Route: Sendable, Hashable {
+    package var destination: IPPrefix
+    package var gateway: IPAddress?
 
-    public init(destination: IPPrefix, gateway: IPAddress? = nil) {
+    package init(destination: IPPrefix, gateway: IPAddress? = nil) {
         self.destination = destination
         self.gateway = gateway
     }
@@ -64,23 +64,23 @@ public struct Route: Sendable, Hashable {
 ///
 /// Link sources (netlink in production, in-memory in tests) fill these in; the core decides
 /// from them whether the interface is usable.
-public struct InterfaceFacts: Sendable, Hashable, Identifiable {
+package struct InterfaceFacts: Sendable, Hashable, Identifiable {
     /// The kernel's interface index: stable across renames.
-    public var index: Int
-    public var name: String
-    public var kind: InterfaceKind
+    package var index: Int
+    package var name: String
+    package var kind: InterfaceKind
     /// The driver's link kind (`IFLA_INFO_KIND`: "veth", "bridge", "wireguard", ...), when it has one.
-    public var linkKind: String?
+    package var linkKind: String?
     /// `IFF_UP`: the administrator enabled the interface.
-    public var isAdminUp: Bool
+    package var isAdminUp: Bool
     /// `IFF_LOWER_UP`: the driver reports a physical-layer signal.
-    public var isLowerUp: Bool
-    public var operState: OperState
-    public var addresses: [InterfaceAddress]
+    package var isLowerUp: Bool
+    package var operState: OperState
+    package var addresses: [InterfaceAddress]
     /// Main-table routes through this interface, default routes included.
-    public var routes: [Route]
+    package var routes: [Route]
 
-    public init(
+    package init(
         index: Int,
         name: String,
         kind: InterfaceKind,
@@ -102,21 +102,21 @@ public struct InterfaceFacts: Sendable, Hashable, Identifiable {
         self.routes = routes
     }
 
-    public var id: Int { index }
+    package var id: Int { index }
 
     /// Carrier, judged the way the kernel documents it: operationally up, or — for drivers that
     /// never report an operational state — unknown with the lower layer up.
-    public var hasCarrier: Bool {
+    package var hasCarrier: Bool {
         operState == .up || (operState == .unknown && isLowerUp)
     }
 
     /// The families for which this interface has a default route.
-    public var defaultRouteFamilies: Set<IPFamily> {
+    package var defaultRouteFamilies: Set<IPFamily> {
         Set(routes.filter(\.destination.isDefault).map(\.destination.family))
     }
 
     /// The families for which this interface has a usable (global, non-tentative) address.
-    public var usableAddressFamilies: Set<IPFamily> {
+    package var usableAddressFamilies: Set<IPFamily> {
         Set(addresses.filter(\.isUsable).map(\.family))
     }
 }

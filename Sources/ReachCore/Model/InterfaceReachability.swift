@@ -36,21 +36,21 @@ public struct InterfaceReachability: Sendable, Hashable {
 extension ProbeFailure {
     /// The detail of a probe held to one family whose name has no address of it: not a broken
     /// family, one the name does not offer.
-    public static let noAddressOfFamily = "no address of the family the target is limited to"
+    package static let noAddressOfFamily = "no address of the family the target is limited to"
 
     /// The detail of a probe that could not be bound to its uplink because the kernel refuses
     /// `SO_BINDTODEVICE` without privileges (Linux before 5.7): it reports `cancelled`, no evidence,
     /// and the uplink's reachability stays unknown.
-    public static let bindingRefused = "the kernel refuses to bind a socket to an interface without CAP_NET_RAW (Linux before 5.7)"
+    package static let bindingRefused = "the kernel refuses to bind a socket to an interface without CAP_NET_RAW (Linux before 5.7)"
 
     /// Whether the probe failed because the name has no address of the family it was held to.
-    public var isNoAddressOfFamily: Bool { reason == .networkUnreachable && detail == Self.noAddressOfFamily }
+    package var isNoAddressOfFamily: Bool { reason == .networkUnreachable && detail == Self.noAddressOfFamily }
 }
 
 extension Verdict {
     /// The families some target answered over while it failed over these: a broken IPv6 (or IPv4)
     /// path that Happy Eyeballs hides. The verdict stays connected; this says what is wrong.
-    public var degradedFamilies: [IPFamily] {
+    package var degradedFamilies: [IPFamily] {
         Set(targets.flatMap(\.degradedFamilies)).sorted()
     }
 }

@@ -1,15 +1,15 @@
 import ReachSupport
 
 /// The state of every network interface at one moment, as a link source last saw it.
-public struct LinkSnapshot: Sendable, Hashable {
+package struct LinkSnapshot: Sendable, Hashable {
     /// Ordered by interface index.
-    public var interfaces: [InterfaceFacts]
+    package var interfaces: [InterfaceFacts]
 
-    public init(interfaces: [InterfaceFacts]) {
+    package init(interfaces: [InterfaceFacts]) {
         self.interfaces = interfaces.sorted { $0.index < $1.index }
     }
 
-    public subscript(name name: String) -> InterfaceFacts? {
+    package subscript(name name: String) -> InterfaceFacts? {
         interfaces.first { $0.name == name }
     }
 }
@@ -20,15 +20,15 @@ public struct LinkSnapshot: Sendable, Hashable {
 /// ``InterfaceFilter``, is administratively up, has carrier (``InterfaceFacts/hasCarrier``), and for
 /// some IP family has both a global, non-tentative address and either a default route or a route
 /// covering one of the targets' literal IP addresses (so an isolated LAN with a local server counts).
-public struct LinkAssessment: Sendable, Hashable {
+package struct LinkAssessment: Sendable, Hashable {
     /// Names of the usable interfaces, in index order.
-    public var usableInterfaces: [String]
+    package var usableInterfaces: [String]
     /// Why nothing is usable: `noLink`, `noAddress` or `noRoute`; `nil` when something is.
-    public var blocker: LinkBlocker?
+    package var blocker: LinkBlocker?
 
-    public var isUsable: Bool { blocker == nil }
+    package var isUsable: Bool { blocker == nil }
 
-    public init(_ snapshot: LinkSnapshot, filter: InterfaceFilter, targetAddresses: [IPAddress] = []) {
+    package init(_ snapshot: LinkSnapshot, filter: InterfaceFilter, targetAddresses: [IPAddress] = []) {
         var furthest = LinkBlocker.noLink
         var usable: [String] = []
         for interface in snapshot.interfaces where interface.kind != .loopback && filter.admits(interface.name) {
@@ -56,7 +56,7 @@ public struct LinkAssessment: Sendable, Hashable {
 }
 
 /// The furthest a machine without a usable link got, in order: carrier, then an address, then a route.
-public enum LinkBlocker: Int, Sendable, Hashable, Comparable {
+package enum LinkBlocker: Int, Sendable, Hashable, Comparable {
     /// No admitted interface is up with carrier.
     case noLink
     /// An interface has carrier but no global address (DHCP or SLAAC has not finished, say).
@@ -64,5 +64,5 @@ public enum LinkBlocker: Int, Sendable, Hashable, Comparable {
     /// An interface has an address but no default route and no route to the targets.
     case noRoute
 
-    public static func < (lhs: LinkBlocker, rhs: LinkBlocker) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: LinkBlocker, rhs: LinkBlocker) -> Bool { lhs.rawValue < rhs.rawValue }
 }

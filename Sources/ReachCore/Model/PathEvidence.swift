@@ -4,9 +4,9 @@ import ReachSupport
 /// for ``Fault/gateway``. Found by the daemon (an ICMP echo over an unprivileged ping socket, or
 /// the kernel's neighbour table where ping sockets are not allowed) and handed to the core as an
 /// input, like the captive-portal API's answers.
-public struct GatewayFinding: Sendable, Hashable {
+package struct GatewayFinding: Sendable, Hashable {
     /// How the gateway was asked.
-    public enum Evidence: String, Sendable, Hashable {
+    package enum Evidence: String, Sendable, Hashable {
         /// ICMP echo requests to the gateway, out of its interface.
         case echo
         /// The kernel's neighbour table: `FAILED` or `INCOMPLETE` (the link layer cannot reach it),
@@ -15,14 +15,14 @@ public struct GatewayFinding: Sendable, Hashable {
     }
 
     /// The interface of the default route the system's traffic takes.
-    public var interface: String
+    package var interface: String
     /// The gateway's address on it.
-    public var address: IPAddress
+    package var address: IPAddress
     /// Whether it answered (an echo reply, or a neighbour entry not `FAILED`/`INCOMPLETE`).
-    public var answers: Bool
-    public var evidence: Evidence
+    package var answers: Bool
+    package var evidence: Evidence
 
-    public init(interface: String, address: IPAddress, answers: Bool, evidence: Evidence) {
+    package init(interface: String, address: IPAddress, answers: Bool, evidence: Evidence) {
         self.interface = interface
         self.address = address
         self.answers = answers
@@ -32,7 +32,7 @@ public struct GatewayFinding: Sendable, Hashable {
 
 /// What the upstream reference (`upstream.check`) showed while the targets failed: the evidence
 /// that tells ``Fault/upstream`` from ``Fault/server``.
-public enum UpstreamFinding: String, Sendable, Hashable {
+package enum UpstreamFinding: String, Sendable, Hashable {
     /// Something answered: a connection accepted, or refused (a refusal crossed the internet too).
     case answers
     /// Nothing answered within the probe deadline, or the path to it is unreachable.
@@ -44,7 +44,7 @@ extension FailureReason {
     /// failed handshake, the wrong body or protocol, a reset. The path to it works, so such a
     /// failure is the server's whatever the gateway and upstream evidence say. `false` for a
     /// silence (a timeout), an unreachable network and a name that did not resolve.
-    public var isAnswer: Bool {
+    package var isAnswer: Bool {
         switch self {
         case .connectionRefused, .tlsFailure, .httpStatus, .unexpectedBody, .connectionReset, .protocolError, .notServing: true
         case .dnsFailure, .timeout, .networkUnreachable, .cancelled: false
@@ -59,11 +59,11 @@ extension FailureReason {
 /// Until the first round since a target last failed without an answer is done, the fault of such
 /// a failure is not known, and a disconnected verdict says none (``Fault/init(_:evidence:)``):
 /// reachd never guesses `server` for a silence that may be the router's.
-public struct PathEvidenceRound: Sendable, Hashable {
-    public var gateway: GatewayFinding?
-    public var upstream: UpstreamFinding?
+package struct PathEvidenceRound: Sendable, Hashable {
+    package var gateway: GatewayFinding?
+    package var upstream: UpstreamFinding?
 
-    public init(gateway: GatewayFinding? = nil, upstream: UpstreamFinding? = nil) {
+    package init(gateway: GatewayFinding? = nil, upstream: UpstreamFinding? = nil) {
         self.gateway = gateway
         self.upstream = upstream
     }
@@ -82,7 +82,7 @@ extension Fault {
     ///   tell the internet connection from the server, and says what the reason alone says).
     ///
     /// `nil` also for a verdict that is not about a failure (healthy, starting, awaiting a probe).
-    public init?(_ reason: VerdictReason, evidence: PathEvidenceRound?) {
+    package init?(_ reason: VerdictReason, evidence: PathEvidenceRound?) {
         guard case .targetFailed(_, let failure) = reason else {
             self.init(reason)
             return

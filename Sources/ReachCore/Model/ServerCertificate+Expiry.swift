@@ -3,7 +3,7 @@ import ReachSupport
 extension ServerCertificate {
     /// When the chain expires, seen from `now`, in words a person reads at a glance: `in 3 days`,
     /// `in 5 hours`, `2 days ago`. Rounded to the nearest whole unit.
-    public func expiry(relativeTo now: WallTime) -> String {
+    package func expiry(relativeTo now: WallTime) -> String {
         let seconds = (notAfter.sinceEpoch - now.sinceEpoch).components.seconds
         let span = Self.span(Int(seconds.magnitude))
         return seconds > 0 ? "in \(span)" : "\(span) ago"

@@ -122,24 +122,24 @@ public struct TargetStatus: Sendable, Hashable {
 }
 
 /// The published answer: state, reason, since when, over which interfaces, and each target's last result.
-public struct Verdict: Sendable, Hashable {
-    public var state: ConnectivityState
-    public var reason: VerdictReason
+package struct Verdict: Sendable, Hashable {
+    package var state: ConnectivityState
+    package var reason: VerdictReason
     /// When `state` last changed.
-    public var since: WallTime
+    package var since: WallTime
     /// Usable interfaces, in index order; empty when no link source is configured.
-    public var usableInterfaces: [String]
+    package var usableInterfaces: [String]
     /// In configuration order.
-    public var targets: [TargetStatus]
+    package var targets: [TargetStatus]
     /// The captive portal the reason `captivePortal` is about; `nil` otherwise.
-    public var portal: CaptivePortal?
+    package var portal: CaptivePortal?
     /// Where the path breaks, on every `disconnected` verdict but one awaiting its first probe; `nil` otherwise.
-    public var fault: Fault?
+    package var fault: Fault?
     /// Each uplink's own reachability (`probe.per_interface`), in index order; empty when that is
     /// off or there is only one uplink. It does not change ``state``: the verdict follows the routes.
-    public var interfaces: [InterfaceReachability] = []
+    package var interfaces: [InterfaceReachability] = []
 
-    public init(
+    package init(
         state: ConnectivityState, reason: VerdictReason, since: WallTime, usableInterfaces: [String] = [], targets: [TargetStatus] = [],
         portal: CaptivePortal? = nil, fault: Fault? = nil
     ) {
@@ -152,5 +152,5 @@ public struct Verdict: Sendable, Hashable {
         self.portal = portal
     }
 
-    public var isConnected: Bool { state == .connected }
+    package var isConnected: Bool { state == .connected }
 }

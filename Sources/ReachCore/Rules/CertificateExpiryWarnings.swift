@@ -5,20 +5,20 @@ import ReachSupport
 ///
 /// A renewed certificate (its date back outside the window) ends the warnings and is forgotten,
 /// so that the next time one comes close the warning is given at once.
-public struct CertificateExpiryWarnings: Sendable {
+package struct CertificateExpiryWarnings: Sendable {
     /// How long before the expiry warnings start (`tls.warn_before`); zero warns never.
-    public let window: Duration
+    package let window: Duration
     /// How long after a warning the next one is due: a day, as for a person reading the journal.
-    public static let repeatAfter = Duration.seconds(86_400)
+    package static let repeatAfter = Duration.seconds(86_400)
     /// When each target was last warned about.
     private var warnedAt: [String: WallTime] = [:]
 
-    public init(window: Duration) {
+    package init(window: Duration) {
         self.window = window
     }
 
     /// Whether to warn now about the certificate `target` presented, and if so, notes the warning.
-    public mutating func shouldWarn(target: String, certificate: ServerCertificate, now: WallTime) -> Bool {
+    package mutating func shouldWarn(target: String, certificate: ServerCertificate, now: WallTime) -> Bool {
         guard window > .zero, certificate.notAfter.sinceEpoch - now.sinceEpoch < window else {
             warnedAt[target] = nil
             return false

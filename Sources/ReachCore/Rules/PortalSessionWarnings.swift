@@ -4,19 +4,19 @@
 ///
 /// A session is known by its end. An API that extends it moves the end later, which is a new
 /// session to warn about; the end wobbling by the API's one-second resolution is not.
-public struct PortalSessionWarnings<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+package struct PortalSessionWarnings<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// How long before the end to warn.
-    public let lead: Duration
+    package let lead: Duration
     /// The end last warned about, per interface.
     private var warnedEnds: [String: Instant] = [:]
 
-    public init(lead: Duration) {
+    package init(lead: Duration) {
         self.lead = lead
     }
 
     /// Whether to warn now about the session on `interface` that ends at `end`, and if so, notes
     /// that it was warned about.
-    public mutating func shouldWarn(interface: String, sessionEndsAt end: Instant, now: Instant) -> Bool {
+    package mutating func shouldWarn(interface: String, sessionEndsAt end: Instant, now: Instant) -> Bool {
         guard isDue(interface: interface, sessionEndsAt: end, now: now) else { return false }
         warned(interface: interface, sessionEndsAt: end)
         return true
@@ -24,7 +24,7 @@ public struct PortalSessionWarnings<Instant: InstantProtocol>: Sendable where In
 
     /// Whether the session on `interface` that ends at `end` is within the lead at `now` and not
     /// warned about yet. Asking notes nothing: see ``warned(interface:sessionEndsAt:)``.
-    public func isDue(interface: String, sessionEndsAt end: Instant, now: Instant) -> Bool {
+    package func isDue(interface: String, sessionEndsAt end: Instant, now: Instant) -> Bool {
         guard now.duration(to: end) <= lead else { return false }
         if let warned = warnedEnds[interface], warned.duration(to: end) <= .seconds(60) { return false }
         return true
@@ -32,18 +32,18 @@ public struct PortalSessionWarnings<Instant: InstantProtocol>: Sendable where In
 
     /// Notes that the session on `interface` that ends at `end` was warned about (a warning
     /// that is shown only once it is posted is noted then).
-    public mutating func warned(interface: String, sessionEndsAt end: Instant) {
+    package mutating func warned(interface: String, sessionEndsAt end: Instant) {
         warnedEnds[interface] = end
     }
 
     /// How long until the warning about a session ending at `end` is due; `nil` when it is due or past.
-    public func untilWarning(sessionEndsAt end: Instant, now: Instant) -> Duration? {
+    package func untilWarning(sessionEndsAt end: Instant, now: Instant) -> Duration? {
         let until = now.duration(to: end) - lead
         return until > .zero ? until : nil
     }
 
     /// Forgets `interface`'s session (the network is gone).
-    public mutating func forget(interface: String) {
+    package mutating func forget(interface: String) {
         warnedEnds[interface] = nil
     }
 }

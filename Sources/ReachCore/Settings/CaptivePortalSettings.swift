@@ -5,20 +5,20 @@
 /// did not name.
 public struct CaptivePortalSettings: Sendable, Hashable {
     /// The check URL's probe; `nil` when none is configured.
-    public var check: PortalCheck?
+    package var check: PortalCheck?
     /// The RFC 8908 API's URI set by hand, used on every usable interface, in place of what the network advertises.
-    public var apiURL: String?
+    package var apiURL: String?
     /// Where systemd-networkd keeps each link's state, one file per interface index, with the
     /// API's URI as `CAPTIVE_PORTAL=` (learned from DHCPv4 option 114, DHCPv6 option 103 or a router advertisement).
-    public var networkdStateDirectory: String
+    package var networkdStateDirectory: String
     /// Extra CAs to trust for the API's HTTPS (a private CA); `nil` trusts the system store.
-    public var caFile: String?
+    package var caFile: String?
     /// How long before the portal's session ends the journal warns (when the API tells `seconds-remaining`).
-    public var sessionWarning: Duration
+    package var sessionWarning: Duration
 
-    public static let defaultNetworkdStateDirectory = "/run/systemd/netif/links"
+    package static let defaultNetworkdStateDirectory = "/run/systemd/netif/links"
 
-    public init(
+    package init(
         check: PortalCheck? = nil, apiURL: String? = nil, networkdStateDirectory: String = defaultNetworkdStateDirectory,
         caFile: String? = nil, sessionWarning: Duration = .seconds(300)
     ) {

@@ -2,20 +2,20 @@
 /// a per-target per-minute rollup, in a SQLite file that survives restarts.
 public struct HistorySettings: Sendable, Hashable {
     /// Whether reachd records history at all.
-    public var enabled: Bool
+    package var enabled: Bool
     /// The file; `nil` for the default: `$STATE_DIRECTORY/history.sqlite` under systemd's
     /// `StateDirectory=reachd`, else `/var/lib/reachd/history.sqlite` (see ``resolvedPath(environment:)``).
-    public var path: String?
+    package var path: String?
     /// How long rows are kept; older ones are deleted.
-    public var retention: Duration
+    package var retention: Duration
     /// The most bytes the file's used pages may take; past it the oldest minutes, then the oldest
     /// transitions, are deleted until it is back under nine tenths of it.
-    public var maximumSize: Int
+    package var maximumSize: Int
 
-    public static let defaultDirectory = "/var/lib/reachd"
-    public static let fileName = "history.sqlite"
+    package static let defaultDirectory = "/var/lib/reachd"
+    package static let fileName = "history.sqlite"
 
-    public init(enabled: Bool = true, path: String? = nil, retention: Duration = .seconds(90 * 86_400), maximumSize: Int = 256 << 20) {
+    package init(enabled: Bool = true, path: String? = nil, retention: Duration = .seconds(90 * 86_400), maximumSize: Int = 256 << 20) {
         self.enabled = enabled
         self.path = path
         self.retention = retention
@@ -27,7 +27,7 @@ public struct HistorySettings: Sendable, Hashable {
     /// else `/var/lib/reachd/history.sqlite`, which reachd uses only when the directory exists (the
     /// unit's `StateDirectory=` or the package makes it), so that a run from a source tree or a
     /// test never scatters state into /var/lib.
-    public func resolvedPath(environment: [String: String]) -> (path: String, createsDirectory: Bool) {
+    package func resolvedPath(environment: [String: String]) -> (path: String, createsDirectory: Bool) {
         if let path { return (path, true) }
         // systemd lists one directory per StateDirectory= entry, separated by colons.
         if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, state.hasPrefix("/") {

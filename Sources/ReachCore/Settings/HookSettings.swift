@@ -4,16 +4,16 @@
 /// resume a sync), the way NetworkManager's dispatcher scripts are.
 public struct HookSettings: Sendable, Hashable {
     /// Executables run, in lexical order, on every `disconnected` → `connected` transition.
-    public var restoredDirectory: String
+    package var restoredDirectory: String
     /// Executables run, in lexical order, on every `connected` → `disconnected` transition.
-    public var lostDirectory: String
+    package var lostDirectory: String
     /// How long one hook may run before its process group gets `SIGTERM`.
-    public var timeout: Duration
+    package var timeout: Duration
     /// How long after `SIGTERM` the group gets `SIGKILL`.
-    public var killGrace: Duration
+    package var killGrace: Duration
 
     /// The defaults are NetworkManager-dispatcher-like directories, 30 s per hook and 5 s of grace.
-    public init(
+    package init(
         restoredDirectory: String = "/etc/reachd/restored.d", lostDirectory: String = "/etc/reachd/lost.d",
         timeout: Duration = .seconds(30), killGrace: Duration = .seconds(5)
     ) {
@@ -24,7 +24,7 @@ public struct HookSettings: Sendable, Hashable {
     }
 
     /// The directory of hooks for `direction`.
-    public func directory(for direction: TransitionDirection) -> String {
+    package func directory(for direction: TransitionDirection) -> String {
         switch direction {
         case .restored: restoredDirectory
         case .lost: lostDirectory

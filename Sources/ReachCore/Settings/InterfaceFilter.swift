@@ -6,8 +6,8 @@ import ReachSupport
 /// `exclude` pattern. The default excludes the host side of container and VM plumbing, which has
 /// addresses and carrier but is no path to a server.
 public struct InterfaceFilter: Sendable, Hashable {
-    public var include: [String]
-    public var exclude: [String]
+    package var include: [String]
+    package var exclude: [String]
 
     /// Host-side container and virtual-machine interfaces: Docker, Podman, libvirt, LXC/LXD, CNI, Calico, Flannel.
     public static let defaultExcludes = [
@@ -20,7 +20,7 @@ public struct InterfaceFilter: Sendable, Hashable {
         self.exclude = exclude
     }
 
-    public func admits(_ name: String) -> Bool {
+    package func admits(_ name: String) -> Bool {
         (include.isEmpty || include.contains { Glob($0).matches(name) })
             && !exclude.contains { Glob($0).matches(name) }
     }

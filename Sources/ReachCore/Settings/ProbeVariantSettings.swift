@@ -8,20 +8,20 @@ import ReachSupport
 /// own, and can be bound to a device or held to a family.
 public struct ProbeVariantSettings: Sendable, Hashable {
     /// Whether each target is also probed out of each usable uplink, when there are two or more.
-    public var perInterface: Bool
+    package var perInterface: Bool
     /// Every how many of a target's intervals a name with addresses of both families is probed
     /// over each family on its own; 0 never. Happy Eyeballs hides a broken family (the other one
     /// answers), so the target's own probes cannot tell; probing both families every round would
     /// double the cost of every dual-stack target, every tenth round adds a fifth. A family that
     /// breaks is reported within `familyCheckRounds × interval × failuresBeforeDown + timeout`
     /// and half a second (how close after an immediate probe a tick counts as a repeat).
-    public var familyCheckRounds: Int
+    package var familyCheckRounds: Int
 
     /// The default of ``familyCheckRounds``: a broken family is told within 12.5 s at the default
     /// one-second interval, two-second timeout and no damping.
-    public static let defaultFamilyCheckRounds = 10
+    package static let defaultFamilyCheckRounds = 10
 
-    public init(perInterface: Bool = false, familyCheckRounds: Int = defaultFamilyCheckRounds) {
+    package init(perInterface: Bool = false, familyCheckRounds: Int = defaultFamilyCheckRounds) {
         self.perInterface = perInterface
         self.familyCheckRounds = familyCheckRounds
     }
@@ -29,7 +29,7 @@ public struct ProbeVariantSettings: Sendable, Hashable {
     /// The variants of `targets` to probe: each one out of each of `uplinks` (when per-interface
     /// probing is on and there are two or more), and each auto-family name over each of
     /// `families` (when there are two: the host can use both).
-    public func probes(for targets: [ProbeTarget], uplinks: [String], families: Set<IPFamily>) -> [ProbeTarget] {
+    package func probes(for targets: [ProbeTarget], uplinks: [String], families: Set<IPFamily>) -> [ProbeTarget] {
         var probes: [ProbeTarget] = []
         for target in targets where target.path == nil && target.hasPaths {
             if perInterface, uplinks.count > 1 {

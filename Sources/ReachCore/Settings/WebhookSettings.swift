@@ -3,25 +3,25 @@ import ReachSupport
 /// One webhook: where reachd POSTs its transitions, signed how, and for how long it keeps trying.
 public struct WebhookSettings: Sendable, Hashable {
     /// Names the webhook in logs and metrics.
-    public var name: String
+    package var name: String
     /// An `http` or `https` URL.
-    public var url: String
+    package var url: String
     /// The transitions it receives; both by default.
-    public var events: Set<TransitionDirection>
+    package var events: Set<TransitionDirection>
     /// Signs every body with HMAC-SHA256 when set, so the receiver can tell reachd's POSTs from anyone else's.
-    public var secret: Secret?
+    package var secret: Secret?
     /// The deadline of one attempt, connect to response.
-    public var timeout: Duration
+    package var timeout: Duration
     /// Retrying stops this long after the first attempt started; the event is then given up.
-    public var giveUpAfter: Duration
+    package var giveUpAfter: Duration
     /// The ceiling of the first retry's random delay; it doubles with each retry (full jitter).
-    public var firstRetryDelay: Duration
+    package var firstRetryDelay: Duration
     /// The largest ceiling a retry's delay grows to.
-    public var maximumRetryDelay: Duration
+    package var maximumRetryDelay: Duration
 
     /// The defaults: both directions, unsigned, 10 s per attempt, given up after 5 minutes, retry
     /// ceilings from 1 s doubling to 60 s.
-    public init(
+    package init(
         name: String, url: String, events: Set<TransitionDirection> = [.restored, .lost], secret: Secret? = nil,
         timeout: Duration = .seconds(10), giveUpAfter: Duration = .seconds(300), firstRetryDelay: Duration = .seconds(1),
         maximumRetryDelay: Duration = .seconds(60)

@@ -6,21 +6,21 @@ import ReachSupport
 ///
 /// It is probed with the targets, on the same scheduler and cadence, so that signing in is seen
 /// within one interval; but it is not a target: it never makes the server healthy or not.
-public struct PortalCheck: Sendable, Hashable {
+package struct PortalCheck: Sendable, Hashable {
     /// The name its probes carry: it cannot be a target's, as target names have no spaces.
-    public static let probeName = "captive portal check"
+    package static let probeName = "captive portal check"
 
     /// The probe of the check URL, named ``probeName``.
-    public var target: ProbeTarget
+    package var target: ProbeTarget
 
-    public init(target: ProbeTarget) {
+    package init(target: ProbeTarget) {
         var target = target
         target.name = Self.probeName
         self.target = target
     }
 
     /// The check URL.
-    public var url: String {
+    package var url: String {
         if case .http(let check) = target.check { return check.url }
         return ""
     }

@@ -2,20 +2,20 @@ import ReachSupport
 
 /// One thing reachd probes, with its own cadence, deadline and damping.
 public struct ProbeTarget: Sendable, Hashable, Identifiable {
-    public enum Check: Sendable, Hashable {
+    package enum Check: Sendable, Hashable {
         case http(HTTPCheck)
         case tcp(HostPort)
         case grpc(GRPCHealthCheck)
     }
 
     /// Unique among targets; the key in status output, metrics and gRPC health service names.
-    public var name: String
-    public var check: Check
-    public var interval: Duration
+    package var name: String
+    package var check: Check
+    package var interval: Duration
     /// The hard deadline for one probe, start to finish.
-    public var timeout: Duration
-    public var hysteresis: Hysteresis
-    public var addressFamily: AddressFamily
+    package var timeout: Duration
+    package var hysteresis: Hysteresis
+    package var addressFamily: AddressFamily
     /// The window within which the ticks of different targets share one wake-up: the target's
     /// phase on its grid is rounded down to a multiple of it (of at most a twentieth of the
     /// interval, and narrower when over 10 targets would share one). Zero gives every target a
@@ -24,16 +24,16 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     /// Waking once per probe costs more than the probe: at 100 targets a second, each wake-up
     /// found the daemon's code and data cold again. The cadence of every target stays exact;
     /// only where in the interval its ticks fall moves, by less than the window.
-    public var coalescing: Duration
+    package var coalescing: Duration
     /// Set on a variant of a configured target that probes one path only (one uplink, one address
     /// family); `nil` on the configured targets themselves, which follow the system's routes.
-    public var path: ProbeVariant?
+    package var path: ProbeVariant?
 
     /// The default ``coalescing``: at a one-second interval, at most 20 wake-ups a second for
     /// ticks however many targets there are.
-    public static let defaultCoalescing = Duration.milliseconds(50)
+    package static let defaultCoalescing = Duration.milliseconds(50)
 
-    public init(
+    package init(
         name: String, check: Check, interval: Duration = .seconds(1), timeout: Duration = .seconds(2),
         hysteresis: Hysteresis = Hysteresis(), addressFamily: AddressFamily = .auto, coalescing: Duration = defaultCoalescing,
         path: ProbeVariant? = nil
@@ -51,7 +51,7 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     public var id: String { name }
 
     /// `http`, `tcp` or `grpc`.
-    public var kind: String {
+    package var kind: String {
         switch check {
         case .http: "http"
         case .tcp: "tcp"
@@ -59,7 +59,7 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
         }
     }
 
-    public var endpoint: HostPort {
+    package var endpoint: HostPort {
         switch check {
         case .http(let http): http.endpoint
         case .tcp(let endpoint): endpoint
@@ -68,7 +68,7 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     }
 
     /// Whether its probes speak TLS, and so see a certificate: `https` URLs and gRPC with `tls`.
-    public var usesTLS: Bool {
+    package var usesTLS: Bool {
         switch check {
         case .http(let http): http.isHTTPS
         case .tcp: false

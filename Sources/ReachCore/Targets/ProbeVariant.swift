@@ -7,8 +7,8 @@ import ReachSupport
 /// (``ProbeVariantSettings/probes(for:uplinks:families:)``) run on the same scheduler, at the same cost
 /// as a target's probe, and only tell which paths work: each uplink's reachability
 /// (``InterfaceReachability``) and each family's (``TargetStatus/degradedFamilies``).
-public struct ProbeVariant: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable {
+package struct ProbeVariant: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// Out of this interface only (`SO_BINDTODEVICE`), whatever the routes prefer.
         case interface(String)
         /// Over this family only, the name's addresses of the other family left out.
@@ -16,16 +16,16 @@ public struct ProbeVariant: Sendable, Hashable {
     }
 
     /// The configured target this probe is a variant of.
-    public var target: String
-    public var kind: Kind
+    package var target: String
+    package var kind: Kind
 
-    public init(target: String, kind: Kind) {
+    package init(target: String, kind: Kind) {
         self.target = target
         self.kind = kind
     }
 
     /// The interface a probe on this path is bound to, for ``Kind/interface(_:)``.
-    public var interface: String? {
+    package var interface: String? {
         if case .interface(let name) = kind { return name }
         return nil
     }
@@ -33,5 +33,5 @@ public struct ProbeVariant: Sendable, Hashable {
 
 extension ProbeTarget {
     /// The interface this probe must leave through (`SO_BINDTODEVICE`); `nil` follows the routes.
-    public var interface: String? { path?.interface }
+    package var interface: String? { path?.interface }
 }

@@ -3,9 +3,9 @@ import ReachSupport
 extension UpstreamCheck {
     /// systemd-resolved's stub, which `/etc/resolv.conf` names when resolved manages it; its
     /// upstream servers are in ``resolvedUpstreamFile``.
-    public static let resolvedStub = "127.0.0.53"
-    public static let resolvConfFile = "/etc/resolv.conf"
-    public static let resolvedUpstreamFile = "/run/systemd/resolve/resolv.conf"
+    package static let resolvedStub = "127.0.0.53"
+    package static let resolvConfFile = "/etc/resolv.conf"
+    package static let resolvedUpstreamFile = "/run/systemd/resolve/resolv.conf"
 
     /// The resolver to use as the upstream reference (``resolver``), TCP port 53: the first
     /// `nameserver` of `resolvConf` that is neither loopback nor on a network an interface of
@@ -14,7 +14,7 @@ extension UpstreamCheck {
     ///
     /// A resolver on a directly connected network (the home router's) is left out because it
     /// answers while the line behind the router is dead: it would make every outage the server's.
-    public static func resolverReference(resolvConf: String, resolvedUpstream: String?, links: LinkSnapshot?) -> HostPort? {
+    package static func resolverReference(resolvConf: String, resolvedUpstream: String?, links: LinkSnapshot?) -> HostPort? {
         let onLink = (links?.interfaces ?? []).flatMap(\.addresses).map(\.prefix)
         for text in [resolvConf, resolvedUpstream ?? ""] {
             for line in text.split(separator: "\n") {
