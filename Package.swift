@@ -57,14 +57,22 @@ let package = Package(
     targets: [
         // MARK: The pure core and the wire contract
 
-        // The pure core: state model, combining policy, hysteresis, probe schedule, hub, callback
-        // registry. No I/O: driven by an injected clock and fed by adapters. Also the small helpers
-        // every module shares, each written once: the deadline race, durations, globs, host:port, http(s) URLs.
+        // The small helpers every module shares, each written once and free of reachd's domain: the
+        // deadline race, durations, globs, http(s) URLs, host:port, IP addresses, string helpers,
+        // broadcast and subscription, clocks, backoff, secrets. No I/O.
+        .target(
+            name: "ReachSupport",
+            dependencies: [.product(name: "DequeModule", package: "swift-collections")],
+            swiftSettings: strict
+        ),
+        // The pure core, a folder per concern: Settings, Model (the verdict and its parts), Targets,
+        // Rules (combining, policy) and Engine (monitor, probe schedule, hub, callback registry).
+        // No I/O: driven by an injected clock and fed by adapters.
         .target(
             name: "ReachCore",
             dependencies: [
+                "ReachSupport",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strict
@@ -73,7 +81,7 @@ let package = Package(
         // RFC 3339, the reason codes and their words, the API's version and paths. No networking.
         .target(
             name: "ReachAPI",
-            dependencies: ["ReachCore"],
+            dependencies: ["ReachCore", "ReachSupport"],
             exclude: ["openapi.yaml"],
             swiftSettings: strict
         ),
@@ -90,15 +98,15 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         // Thin POSIX helpers every adapter shares: a dedicated thread with a shutdown doorbell, the
-        // errno error, a bounded file reader, the system clocks.
-        .target(name: "ReachPOSIX", dependencies: ["ReachCore", "CDedicatedThread"], swiftSettings: strict),
+        // errno error, a bounded file reader, the system clocks. Below the core: helpers only.
+        .target(name: "ReachPOSIX", dependencies: ["ReachSupport", "CDedicatedThread"], swiftSettings: strict),
 
         // MARK: Adapters
 
         // The rtnetlink link source: complete link snapshots for the core, event driven.
         .target(
             name: "ReachLink",
-            dependencies: ["ReachCore", "ReachPOSIX", "CNetlink", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachCore", "ReachSupport", "ReachPOSIX", "CNetlink", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // grpc.health.v1 messages and service stubs, generated from health.proto and committed.
@@ -127,7 +135,7 @@ let package = Package(
         .target(
             name: "ReachCaptivePortal",
             dependencies: [
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "ReachPOSIX",
                 "ReachOutbound",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -141,7 +149,7 @@ let package = Package(
         .target(
             name: "ReachProbes",
             dependencies: [
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "ReachPOSIX",
                 "ReachOutbound",
                 "GRPCHealth",
@@ -173,7 +181,7 @@ let package = Package(
         // Log handlers: structured journald entries and logfmt lines, and what they share.
         .target(
             name: "ReachLogging",
-            dependencies: ["ReachCore", "ReachAPI", "ReachPOSIX", "CSystemd", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachCore", "ReachSupport", "ReachAPI", "ReachPOSIX", "CSystemd", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // Desktop notifications: the policy, the wording, the notifier on the session bus, and the
@@ -181,7 +189,7 @@ let package = Package(
         .target(
             name: "ReachNotifications",
             dependencies: [
-                "ReachCore", "ReachAPI", "ReachClient", "ReachBus", "ReachPOSIX", .product(name: "Logging", package: "swift-log"),
+                "ReachCore", "ReachSupport", "ReachAPI", "ReachClient", "ReachBus", "ReachPOSIX", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strict
@@ -189,16 +197,16 @@ let package = Package(
         // reachd's Prometheus metrics.
         .target(
             name: "ReachMetrics",
-            dependencies: ["ReachCore", .product(name: "Logging", package: "swift-log"), .product(name: "Prometheus", package: "swift-prometheus")],
+            dependencies: ["ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log"), .product(name: "Prometheus", package: "swift-prometheus")],
             swiftSettings: strict
         ),
         // The status page: HTML rendered from the status and history documents, its style sheet and script.
-        .target(name: "ReachStatusPage", dependencies: ["ReachCore", "ReachAPI"], swiftSettings: strict),
+        .target(name: "ReachStatusPage", dependencies: ["ReachCore", "ReachSupport", "ReachAPI"], swiftSettings: strict),
         // The status API's HTTP server (Hummingbird): JSON status, Server-Sent Events, checks, liveness, /metrics.
         .target(
             name: "ReachServer",
             dependencies: [
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "ReachAPI",
                 "ReachStatusPage",
                 "ReachMetrics",
@@ -219,7 +227,7 @@ let package = Package(
         .target(
             name: "ReachGRPC",
             dependencies: [
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "GRPCHealth",
                 "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
@@ -234,7 +242,7 @@ let package = Package(
         .target(
             name: "ReachHooks",
             dependencies: [
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "ReachAPI",
                 "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
@@ -252,7 +260,7 @@ let package = Package(
         .target(
             name: "ReachHistory",
             dependencies: [
-                "ReachCore", "ReachAPI", "ReachPOSIX",
+                "ReachCore", "ReachSupport", "ReachAPI", "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -261,7 +269,7 @@ let package = Package(
         // YAML configuration: parsing, validation, the embedded default.
         .target(
             name: "ReachConfig",
-            dependencies: ["ReachCore", "ReachPOSIX", "Yams", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachCore", "ReachSupport", "ReachPOSIX", "Yams", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
 
@@ -273,7 +281,7 @@ let package = Package(
         .target(
             name: "ReachEngine",
             dependencies: [
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "ReachAPI",
                 "ReachPOSIX",
                 "ReachConfig",
@@ -293,7 +301,7 @@ let package = Package(
         .target(
             name: "ReachDaemon",
             dependencies: [
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "ReachAPI",
                 "ReachPOSIX",
                 "ReachConfig",
@@ -336,7 +344,7 @@ let package = Package(
         .target(
             name: "ReachClient",
             dependencies: [
-                "ReachCore",
+                "ReachSupport",
                 "ReachAPI",
                 "ReachPOSIX",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -348,7 +356,7 @@ let package = Package(
         .executableTarget(
             name: "reachctl",
             dependencies: [
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "ReachAPI",
                 "ReachClient",
                 "ReachNotifications",
@@ -364,7 +372,7 @@ let package = Package(
         .target(
             name: "ReachKit",
             dependencies: [
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "ReachAPI",
                 "ReachClient",
                 "ReachPOSIX",
@@ -381,7 +389,7 @@ let package = Package(
         .target(
             name: "ReachKitEmbedded",
             dependencies: [
-                "ReachKit", "ReachCore", "ReachConfig", "ReachEngine", "ReachPOSIX",
+                "ReachKit", "ReachCore", "ReachSupport", "ReachConfig", "ReachEngine", "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -391,7 +399,7 @@ let package = Package(
         .target(
             name: "ReachKitTesting",
             dependencies: [
-                "ReachKit", "ReachCore", "ReachPOSIX",
+                "ReachKit", "ReachCore", "ReachSupport", "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -422,7 +430,7 @@ let package = Package(
         .testTarget(
             name: "ReachKitTests",
             dependencies: [
-                "ReachKit", "ReachKitEmbedded", "ReachKitTesting", "ReachAPI", "ReachCore", "ReachTesting", "reachd", "queue-drain-helper",
+                "ReachKit", "ReachKitEmbedded", "ReachKitTesting", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "reachd", "queue-drain-helper",
                 "reachkit-example",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -476,7 +484,7 @@ let package = Package(
         // What history's own work costs at N targets, apart from the rest of reachd (docs/performance.md).
         .executableTarget(
             name: "history-recording-benchmark",
-            dependencies: ["ReachHistory", "ReachCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachHistory", "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/HistoryRecording",
             swiftSettings: strict
         ),
@@ -487,7 +495,7 @@ let package = Package(
         .target(
             name: "ReachFuzzing",
             dependencies: [
-                "ReachAPI", "ReachCaptivePortal", "ReachConfig", "ReachCore", "ReachLink", "ReachMetrics", "ReachPOSIX", "ReachProbes", "ReachServer",
+                "ReachAPI", "ReachCaptivePortal", "ReachConfig", "ReachCore", "ReachSupport", "ReachLink", "ReachMetrics", "ReachPOSIX", "ReachProbes", "ReachServer",
                 "GRPCHealth",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
@@ -523,15 +531,20 @@ let package = Package(
         // network namespaces to run code in, a small tmpfs to fill.
         .target(
             name: "ReachTesting",
-            dependencies: ["ReachCore", "CNetlink", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachCore", "ReachSupport", "CNetlink", .product(name: "Logging", package: "swift-log")],
             path: "Tests/ReachTesting",
             exclude: ["SystemBus"],
             swiftSettings: strict
         ),
         .testTarget(
+            name: "ReachSupportTests",
+            dependencies: ["ReachSupport", "ReachTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ReachCoreTests",
             dependencies: [
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "ReachTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -542,7 +555,7 @@ let package = Package(
             name: "ReachLinkTests",
             dependencies: [
                 "ReachLink",
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "ReachPOSIX",
                 "ReachTesting",
                 .product(name: "Logging", package: "swift-log"),
@@ -554,7 +567,7 @@ let package = Package(
         // Prints link-loss and link-gain latency figures from a veth flapped in a namespace.
         .executableTarget(
             name: "link-flap-benchmark",
-            dependencies: ["ReachLink", "ReachCore", "CNetlink", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachLink", "ReachCore", "ReachSupport", "CNetlink", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/LinkFlap",
             swiftSettings: strict
         ),
@@ -567,7 +580,7 @@ let package = Package(
             name: "ReachProbesTests",
             dependencies: [
                 "ReachProbes",
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "ReachTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -578,12 +591,12 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachSystemdTests",
-            dependencies: ["ReachSystemd", "ReachCore", "ReachTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachSystemd", "ReachCore", "ReachSupport", "ReachTesting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReachNotificationsTests",
-            dependencies: ["ReachNotifications", "ReachAPI", "ReachCore", "ReachTesting"],
+            dependencies: ["ReachNotifications", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -593,27 +606,28 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachAPITests",
-            dependencies: ["ReachAPI", "ReachCore", "ReachTesting"],
+            dependencies: ["ReachAPI", "ReachCore", "ReachSupport", "ReachTesting"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReachMetricsTests",
-            dependencies: ["ReachMetrics", "ReachCore", "ReachTesting"],
+            dependencies: ["ReachMetrics", "ReachCore", "ReachSupport", "ReachTesting"],
             swiftSettings: strict
         ),
-        // The repository itself: links in the documentation, the manifest against the imports.
-        .testTarget(name: "RepositoryTests", dependencies: ["ReachTesting"], swiftSettings: strict),
+        // The repository itself: links in the documentation, the manifest against the imports, the
+        // products' public API against PublicAPI/.
+        .testTarget(name: "RepositoryTests", dependencies: ["ReachTesting"], exclude: ["PublicAPI"], swiftSettings: strict),
         // Prints probe cost, tick lag and detection latency against real local servers.
         .executableTarget(
             name: "probe-benchmark",
-            dependencies: ["ReachProbes", "ReachLink", "ReachCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachProbes", "ReachLink", "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/Probes",
             swiftSettings: strict
         ),
         // The page's renderer, and the page in a real Chromium against a real reachd.
         .testTarget(
             name: "ReachStatusPageTests",
-            dependencies: ["ReachStatusPage", "ReachAPI", "ReachCore", "ReachTesting", "reachd"],
+            dependencies: ["ReachStatusPage", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "reachd"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -622,7 +636,7 @@ let package = Package(
                 "ReachServer",
                 "ReachAPI",
                 "ReachMetrics",
-                "ReachCore",
+                "ReachCore", "ReachSupport",
                 "ReachPOSIX",
                 "ReachTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -639,7 +653,7 @@ let package = Package(
         .testTarget(
             name: "ReachGRPCTests",
             dependencies: [
-                "ReachGRPC", "ReachCore", "ReachPOSIX", "ReachTesting", "GRPCHealth",
+                "ReachGRPC", "ReachCore", "ReachSupport", "ReachPOSIX", "ReachTesting", "GRPCHealth",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -651,7 +665,7 @@ let package = Package(
         .executableTarget(
             name: "api-benchmark",
             dependencies: [
-                "ReachServer", "ReachMetrics", "ReachCore",
+                "ReachServer", "ReachMetrics", "ReachCore", "ReachSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -661,7 +675,7 @@ let package = Package(
         .testTarget(
             name: "ReachHooksTests",
             dependencies: [
-                "ReachHooks", "ReachAPI", "ReachCore", "ReachMetrics", "ReachTesting",
+                "ReachHooks", "ReachAPI", "ReachCore", "ReachSupport", "ReachMetrics", "ReachTesting",
                 .product(name: "Logging", package: "swift-log"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -671,14 +685,14 @@ let package = Package(
         // Writes history as fast as it can in a child process, for the test that kills it mid-write.
         .executableTarget(
             name: "history-writer-helper",
-            dependencies: ["ReachHistory", "ReachCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachHistory", "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HistoryWriterHelper",
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReachHistoryTests",
             dependencies: [
-                "ReachHistory", "ReachAPI", "ReachCore", "ReachTesting", "history-writer-helper",
+                "ReachHistory", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "history-writer-helper",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -686,7 +700,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachConfigTests",
-            dependencies: ["ReachConfig", "ReachCore", "ReachTesting", "Yams", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachConfig", "ReachCore", "ReachSupport", "ReachTesting", "Yams", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // Logs its input through reachd's log output, for the tests that stop journald around it.
@@ -700,7 +714,7 @@ let package = Package(
         .testTarget(
             name: "ReachDaemonTests",
             dependencies: [
-                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachTesting",
+                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachSupport", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachTesting",
                 "reachd",
                 "journal-log-helper",
                 "embedded-verdicts-helper",
@@ -712,7 +726,7 @@ let package = Package(
         // The engine's parts, each against the real thing it asks (an HTTPS API on loopback, ...).
         .testTarget(
             name: "ReachEngineTests",
-            dependencies: ["ReachEngine", "ReachCore", "ReachTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachEngine", "ReachCore", "ReachSupport", "ReachTesting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // reachctl as a person runs it, against a real reachd.

@@ -4,6 +4,7 @@ import Logging
 import ReachCore
 import ReachMetrics
 import ReachServer
+import ReachSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ReachCore
 import ReachHistory
+import ReachSupport
 
 // What history's own work costs, apart from everything else reachd does, so that the machine's
 // load cannot hide it: the recorder's work for TARGETS targets probed once a second, SECONDS

@@ -20,6 +20,7 @@ import Glibc
 import Logging
 import ReachCore
 import ReachLink
+import ReachSupport
 import Synchronization
 
 // MARK: Time

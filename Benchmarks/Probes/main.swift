@@ -14,6 +14,7 @@ import Logging
 import ReachCore
 import ReachLink
 import ReachProbes
+import ReachSupport
 import Synchronization
 
 #if canImport(Glibc)

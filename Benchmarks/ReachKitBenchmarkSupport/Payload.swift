@@ -5,30 +5,30 @@ import Glibc
 import Foundation
 
 /// The item the benchmarks enqueue: a small reading, as a program would queue for upload.
-public struct Payload: Codable, Sendable {
-    public var number: Int
-    public var text: String
+package struct Payload: Codable, Sendable {
+    package var number: Int
+    package var text: String
 
-    public init(number: Int, text: String) {
+    package init(number: Int, text: String) {
         self.number = number
         self.text = text
     }
 }
 
 /// Writes a line at once (print's buffer would hold it when stdout is a pipe).
-public func say(_ line: String) {
+package func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
 /// Monotonic seconds, for timing one call.
-public func now() -> Double {
+package func now() -> Double {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
 /// Median and 99th percentile of `samples` (seconds), in milliseconds.
-public func summary(_ samples: [Double]) -> String {
+package func summary(_ samples: [Double]) -> String {
     let sorted = samples.sorted()
     guard !sorted.isEmpty else { return "no samples" }
     let median = sorted[sorted.count / 2] * 1000

@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import ReachCore
 import ReachProbes
+import ReachSupport
 import Synchronization
 
 extension FuzzInput {

@@ -1,5 +1,6 @@
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 extension FuzzInput {
     /// `GET /v1/history`'s parameters as the server reads them (`HistoryQuery`), and the RFC 3339

@@ -9,6 +9,7 @@ import ReachCore
 import ReachMetrics
 import ReachPOSIX
 import ReachServer
+import ReachSupport
 import Synchronization
 
 extension FuzzInput {

@@ -2,10 +2,10 @@ import FoundationEssentials
 
 /// The status API's JSON: one encoder configuration for every document, so that the same document
 /// always has the same bytes, and one decoder for every reader.
-public enum APIJSON {
+package enum APIJSON {
     /// Keys sorted, so that the same document always has the same bytes; one line, so that a
     /// document fits an SSE `data:` field; slashes as they are.
-    public static func encode(_ value: some Encodable) -> Data {
+    package static func encode(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
@@ -19,27 +19,27 @@ public enum APIJSON {
     /// Reads a document of type `type` from `bytes`.
     ///
     /// - Throws: `DecodingError` when the bytes are not such a document.
-    public static func decode<Document: Decodable>(_ type: Document.Type, from bytes: some Sequence<UInt8>) throws -> Document {
+    package static func decode<Document: Decodable>(_ type: Document.Type, from bytes: some Sequence<UInt8>) throws -> Document {
         try JSONDecoder().decode(type, from: Data(bytes))
     }
 }
 
 /// `GET /healthz`'s answer: reachd itself works, whatever the connectivity.
-public struct LivenessDocument: Codable, Sendable, Hashable {
+package struct LivenessDocument: Codable, Sendable, Hashable {
     /// `ok`.
-    public var status: String
+    package var status: String
 
     /// reachd answers.
-    public static let ok = LivenessDocument(status: "ok")
+    package static let ok = LivenessDocument(status: "ok")
 }
 
 /// The body of every error answer (`400`, `401`, `404`, `405`, `413`, `421`, `503`): what went wrong, in words.
-public struct APIErrorDocument: Codable, Sendable, Hashable {
+package struct APIErrorDocument: Codable, Sendable, Hashable {
     /// What went wrong, for the person who sent the request.
-    public var error: String
+    package var error: String
 
     /// An error saying `error`.
-    public init(error: String) {
+    package init(error: String) {
         self.error = error
     }
 }

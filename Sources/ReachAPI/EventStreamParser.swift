@@ -2,13 +2,13 @@
 ///
 /// An event (or a line) over ``eventLimit`` is an error: reachd's are a few KiB, and an endpoint
 /// that is not reachd must not grow its client's memory without end.
-public struct EventStreamParser: Sendable {
+package struct EventStreamParser: Sendable {
     /// The largest event (or line) accepted, in bytes.
-    public static let eventLimit = 1 << 20
+    package static let eventLimit = 1 << 20
 
     /// An event or line over ``eventLimit``.
-    public struct OversizedEvent: Error, CustomStringConvertible {
-        public var description: String { "an event over \(EventStreamParser.eventLimit / 1024) KiB: not reachd's event stream" }
+    package struct OversizedEvent: Error, CustomStringConvertible {
+        package var description: String { "an event over \(EventStreamParser.eventLimit / 1024) KiB: not reachd's event stream" }
     }
 
     private var pending: [UInt8] = []
@@ -20,10 +20,10 @@ public struct EventStreamParser: Sendable {
     private var dataBytes = 0
 
     /// A parser at the start of a body.
-    public init() {}
+    package init() {}
 
     /// Takes the next bytes of the body; returns the events they complete, in order.
-    public mutating func feed(_ bytes: some Sequence<UInt8>) throws(OversizedEvent) -> [ServerSentEvent] {
+    package mutating func feed(_ bytes: some Sequence<UInt8>) throws(OversizedEvent) -> [ServerSentEvent] {
         pending.append(contentsOf: bytes)
         var events: [ServerSentEvent] = []
         var start = pending.startIndex

@@ -2,11 +2,11 @@ import ReachCore
 
 /// The faults (``ReachCore/Fault``) in words a person on the phone with support understands: the
 /// one table that the desktop notification and `reachctl status` read.
-public enum FaultWords {
+package enum FaultWords {
     /// "Your router is not answering.", "The internet connection is down.", "The server is not
     /// responding — your network is fine."; for link, dns and portal, whose reasons say it
     /// already, the short answer to "is it you or us?"; `nil` for a code this version does not know.
-    public static func sentence(_ code: String) -> String? {
+    package static func sentence(_ code: String) -> String? {
         switch Fault(rawValue: code) {
         case .gateway: "Your router is not answering."
         case .upstream: "The internet connection is down."
@@ -20,7 +20,7 @@ public enum FaultWords {
 
     /// Whether the notification's body leads with ``sentence(_:)``: only for the faults the reason
     /// alone cannot tell (the router, the internet connection, the server).
-    public static func leadsTheReason(_ code: String) -> Bool {
+    package static func leadsTheReason(_ code: String) -> Bool {
         [Fault.gateway, .upstream, .server].contains { $0.code == code }
     }
 }

@@ -1,4 +1,4 @@
-import ReachCore
+import ReachSupport
 
 extension HistoryDocument.Uptime {
     /// How `window` divides into connected, disconnected and unknown time: the one uptime
@@ -9,7 +9,7 @@ extension HistoryDocument.Uptime {
     /// and `nil` when the window has no known time. Disconnected time is the union of `outages`
     /// outside the gaps; the rest is connected. Spans may overlap, be unsorted, or reach outside the
     /// window: only their part inside it counts.
-    public init(window: Range<WallTime>, outages: [Range<WallTime>], gaps: [Range<WallTime>]) {
+    package init(window: Range<WallTime>, outages: [Range<WallTime>], gaps: [Range<WallTime>]) {
         let bounds = window.lowerBound.secondsSinceEpoch..<window.upperBound.secondsSinceEpoch
         let unknown = Self.union(gaps, within: bounds)
         let down = Self.union(outages, within: bounds)
@@ -58,7 +58,7 @@ extension HistoryDocument {
     ///
     /// The lists keep the newest ``outageLimit`` and ``gapLimit`` entries, so a window older than
     /// the oldest listed entry may count less downtime than ``uptime`` did.
-    public func uptime(over window: Range<WallTime>) -> Uptime {
+    package func uptime(over window: Range<WallTime>) -> Uptime {
         let end = RFC3339.wallTime(from: until) ?? window.upperBound
         func span(_ start: String, _ stop: String?) -> Range<WallTime>? {
             guard let lower = RFC3339.wallTime(from: start) else { return nil }

@@ -8,41 +8,41 @@
 /// that target's health changes (`healthy`, `unhealthy`, `unknown`) and its unhealthy spells.
 /// Time reachd did not record (it was not running) or had no verdict for (`unknown`) is in
 /// ``gaps``: neither uptime nor downtime.
-public struct HistoryDocument: Codable, Sendable, Hashable {
+package struct HistoryDocument: Codable, Sendable, Hashable {
     /// The most transitions one answer lists: the newest are kept.
-    public static let transitionLimit = 1000
+    package static let transitionLimit = 1000
     /// The most outages one answer lists: the newest are kept (``uptime`` counts them all).
-    public static let outageLimit = 10_000
+    package static let outageLimit = 10_000
     /// The most gaps one answer lists: the newest are kept (``uptime`` counts them all).
-    public static let gapLimit = 10_000
+    package static let gapLimit = 10_000
     /// The most minutes an answer for one target lists: a day's worth, the newest kept.
-    public static let targetMinuteLimit = 1440
+    package static let targetMinuteLimit = 1440
     /// How far back an answer without a target lists every target's minutes: the window's last 10 minutes.
-    public static let allTargetsMinuteSpan: Duration = .seconds(600)
+    package static let allTargetsMinuteSpan: Duration = .seconds(600)
     /// The most minutes an answer without a target lists: the newest are kept.
-    public static let allTargetsMinuteLimit = 10_000
+    package static let allTargetsMinuteLimit = 10_000
 
     /// The window's start, as resolved (a duration like `24h` becomes a time).
-    public var since: String
+    package var since: String
     /// The window's end: the request's `until`, or the time of the answer.
-    public var until: String
+    package var until: String
     /// The target asked about; `null` for the unified verdict.
-    public var target: String?
+    package var target: String?
     /// State changes inside the window, oldest first; at most ``transitionLimit``, the newest kept.
-    public var transitions: [Transition]
+    package var transitions: [Transition]
     /// Spells of `disconnected` (or, for a target, `unhealthy`) overlapping the window, oldest
     /// first; at most ``outageLimit``, the newest kept. Not clipped to the window: `start` may precede `since`.
-    public var outages: [Outage]
+    package var outages: [Outage]
     /// Spells without a verdict overlapping the window (reachd not running, or `unknown`), oldest first.
-    public var gaps: [Gap]
+    package var gaps: [Gap]
     /// The window's uptime, from every outage and gap in it.
-    public var uptime: Uptime
+    package var uptime: Uptime
     /// Per-target per-minute rollups, oldest first: with `target`, that target's minutes in the
     /// window (at most ``targetMinuteLimit``); without, every target's minutes of the window's
     /// last ``allTargetsMinuteSpan`` (at most ``allTargetsMinuteLimit``). The newest are kept.
-    public var minutes: [Minute]
+    package var minutes: [Minute]
 
-    public init(
+    package init(
         since: String, until: String, target: String? = nil, transitions: [Transition] = [], outages: [Outage] = [], gaps: [Gap] = [],
         uptime: Uptime, minutes: [Minute] = []
     ) {
@@ -57,18 +57,18 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
     }
 
     /// One recorded change of state.
-    public struct Transition: Codable, Sendable, Hashable {
-        public var at: String
+    package struct Transition: Codable, Sendable, Hashable {
+        package var at: String
         /// `connected`, `disconnected`, `unknown`; for a target, `healthy`, `unhealthy`, `unknown`.
-        public var state: String
+        package var state: String
         /// The verdict's reason code (``StatusDocument/reason``), or the target's failure code; `null` for a healthy target.
-        public var reason: String?
+        package var reason: String?
         /// ``StatusDocument/fault`` at that time; `null` unless disconnected (or unhealthy).
-        public var fault: String?
+        package var fault: String?
         /// The failing target for the verdict (``StatusDocument/target``); the target itself for a target's change.
-        public var target: String?
+        package var target: String?
 
-        public init(at: String, state: String, reason: String?, fault: String? = nil, target: String? = nil) {
+        package init(at: String, state: String, reason: String?, fault: String? = nil, target: String? = nil) {
             self.at = at
             self.state = state
             self.reason = reason
@@ -76,7 +76,7 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
             self.target = target
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(at, forKey: .at)
             try container.encode(state, forKey: .state)
@@ -88,20 +88,20 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
 
     /// A spell of `disconnected` (or a target's `unhealthy`): from the transition into it to the next
     /// transition out of it, or to the end of reachd's recording when it stopped (or was killed) meanwhile.
-    public struct Outage: Codable, Sendable, Hashable {
-        public var start: String
+    package struct Outage: Codable, Sendable, Hashable {
+        package var start: String
         /// `null` while it lasts.
-        public var end: String?
+        package var end: String?
         /// `end - start`, or `until - start` while it lasts.
-        public var durationSeconds: Double
+        package var durationSeconds: Double
         /// The reason that held longest while it lasted (the first of equals): a server killed with a
         /// probe in flight is `connection_reset` for a moment, then `connection_refused`. The
         /// transitions keep every change.
-        public var reason: String?
-        public var fault: String?
-        public var target: String?
+        package var reason: String?
+        package var fault: String?
+        package var target: String?
 
-        public init(start: String, end: String?, durationSeconds: Double, reason: String?, fault: String?, target: String?) {
+        package init(start: String, end: String?, durationSeconds: Double, reason: String?, fault: String?, target: String?) {
             self.start = start
             self.end = end
             self.durationSeconds = durationSeconds
@@ -116,7 +116,7 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
             case reason, fault, target
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(start, forKey: .start)
             try container.encode(end, forKey: .end)
@@ -128,17 +128,17 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
     }
 
     /// A spell without a verdict: reachd was not running (nothing recorded), or its verdict was `unknown`.
-    public struct Gap: Codable, Sendable, Hashable {
-        public var start: String
+    package struct Gap: Codable, Sendable, Hashable {
+        package var start: String
         /// `null` while it lasts.
-        public var end: String?
+        package var end: String?
 
-        public init(start: String, end: String?) {
+        package init(start: String, end: String?) {
             self.start = start
             self.end = end
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(start, forKey: .start)
             try container.encode(end, forKey: .end)
@@ -146,15 +146,15 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
     }
 
     /// How a window's time divides: see ``Uptime/init(window:outages:gaps:)``.
-    public struct Uptime: Codable, Sendable, Hashable {
+    package struct Uptime: Codable, Sendable, Hashable {
         /// `connected / (connected + disconnected)`: unknown time counts neither way. `null` when
         /// the window has no known time at all.
-        public var ratio: Double?
-        public var connectedSeconds: Double
-        public var disconnectedSeconds: Double
-        public var unknownSeconds: Double
+        package var ratio: Double?
+        package var connectedSeconds: Double
+        package var disconnectedSeconds: Double
+        package var unknownSeconds: Double
 
-        public init(ratio: Double?, connectedSeconds: Double, disconnectedSeconds: Double, unknownSeconds: Double) {
+        package init(ratio: Double?, connectedSeconds: Double, disconnectedSeconds: Double, unknownSeconds: Double) {
             self.ratio = ratio
             self.connectedSeconds = connectedSeconds
             self.disconnectedSeconds = disconnectedSeconds
@@ -168,7 +168,7 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
             case unknownSeconds = "unknown_seconds"
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(ratio, forKey: .ratio)
             try container.encode(connectedSeconds, forKey: .connectedSeconds)
@@ -178,20 +178,20 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
     }
 
     /// One target's probes in one minute.
-    public struct Minute: Codable, Sendable, Hashable {
-        public var target: String
+    package struct Minute: Codable, Sendable, Hashable {
+        package var target: String
         /// The minute's start.
-        public var start: String
+        package var start: String
         /// Probes that finished in the minute.
-        public var probes: Int
+        package var probes: Int
         /// Failed probes by failure code (`timeout`, `connection_refused`, ...); `{}` when none failed.
-        public var failures: [String: Int]
+        package var failures: [String: Int]
         /// The median duration of the minute's probes, failed ones included; `null` without probes.
-        public var latencyP50Seconds: Double?
+        package var latencyP50Seconds: Double?
         /// The 99th percentile of the same.
-        public var latencyP99Seconds: Double?
+        package var latencyP99Seconds: Double?
 
-        public init(target: String, start: String, probes: Int, failures: [String: Int], latencyP50Seconds: Double?, latencyP99Seconds: Double?) {
+        package init(target: String, start: String, probes: Int, failures: [String: Int], latencyP50Seconds: Double?, latencyP99Seconds: Double?) {
             self.target = target
             self.start = start
             self.probes = probes
@@ -206,7 +206,7 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
             case latencyP99Seconds = "latency_p99_seconds"
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(target, forKey: .target)
             try container.encode(start, forKey: .start)
@@ -218,7 +218,7 @@ public struct HistoryDocument: Codable, Sendable, Hashable {
     }
 
     /// Writes every key, `null` included: a missing key would read as a schema change.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(since, forKey: .since)
         try container.encode(until, forKey: .until)

@@ -1,17 +1,18 @@
 import ReachCore
+import ReachSupport
 
 /// What `GET /v1/history` asks for: a window and, optionally, one target. The server reads it from
 /// the query string, the client writes it there: one definition of the parameters for both.
-public struct HistoryQuery: Sendable, Hashable {
+package struct HistoryQuery: Sendable, Hashable {
     /// The window's start when `since` is not given: a day before its end.
-    public static let defaultSpan: Duration = .seconds(86_400)
+    package static let defaultSpan: Duration = .seconds(86_400)
 
     /// The window asked for.
-    public var window: Range<WallTime>
+    package var window: Range<WallTime>
     /// The target asked about; `nil` for the unified verdict.
-    public var target: String?
+    package var target: String?
 
-    public init(window: Range<WallTime>, target: String? = nil) {
+    package init(window: Range<WallTime>, target: String? = nil) {
         self.window = window
         self.target = target
     }
@@ -20,7 +21,7 @@ public struct HistoryQuery: Sendable, Hashable {
     /// `7d`, `90m`; a day by default), `until` (RFC 3339; `now` by default) and `target`.
     ///
     /// - Throws: ``Problem`` naming the parameter and what it must be, for a `400` answer.
-    public init(since: String?, until: String?, target: String?, now: WallTime) throws(Problem) {
+    package init(since: String?, until: String?, target: String?, now: WallTime) throws(Problem) {
         var end = now
         if let until {
             guard let time = RFC3339.wallTime(from: until) else {
@@ -47,7 +48,7 @@ public struct HistoryQuery: Sendable, Hashable {
 
     /// The query string for a client: `since=<duration>` when `since` was given as one, so that the
     /// server's clock sets the window; otherwise the window's times.
-    public static func queryString(since: String?, until: String? = nil, target: String? = nil) -> String {
+    package static func queryString(since: String?, until: String? = nil, target: String? = nil) -> String {
         let pairs = [("since", since), ("until", until), ("target", target)].compactMap { name, value in
             value.map { "\(name)=\(percentEncoded($0))" }
         }
@@ -63,10 +64,10 @@ public struct HistoryQuery: Sendable, Hashable {
     }
 
     /// A parameter that is not what it must be, in words for the `400` answer's `error`.
-    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
-        public var description: String
+    package struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        package var description: String
 
-        public init(_ description: String) {
+        package init(_ description: String) {
             self.description = description
         }
     }

@@ -1,4 +1,4 @@
-import ReachCore
+import ReachSupport
 
 /// RFC 3339 text in UTC with milliseconds (`2027-01-15T08:00:00.123Z`): the one timestamp format of
 /// the status API, its writer and its reader.
@@ -6,9 +6,9 @@ import ReachCore
 /// Written out by hand rather than with a date formatter so that the output never depends on the
 /// locale, time zone or Foundation version of the machine reachd runs on, and so that stamping a
 /// log line or reading an event never loads ICU's time-zone data.
-public enum RFC3339 {
+package enum RFC3339 {
     /// `time` as reachd writes it: UTC, milliseconds (rounded down), `Z`.
-    public static func string(from time: WallTime) -> String {
+    package static func string(from time: WallTime) -> String {
         let (seconds, attoseconds) = time.sinceEpoch.components
         // Whole milliseconds since the epoch, rounded down (also before 1970).
         var milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
@@ -24,7 +24,7 @@ public enum RFC3339 {
 
     /// The time `text` names: `YYYY-MM-DDTHH:MM:SS`, an optional fraction, then `Z` or a numeric
     /// offset (`+02:00`); `nil` for anything else.
-    public static func wallTime(from text: String) -> WallTime? {
+    package static func wallTime(from text: String) -> WallTime? {
         let bytes = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int64? {
             guard range.upperBound <= bytes.count, !range.isEmpty else { return nil }
@@ -71,7 +71,7 @@ public enum RFC3339 {
 
     /// Whether ``string(from:)`` writes `time` in a form ``wallTime(from:)`` reads: a time in the
     /// years 0000–9999, UTC. A window computed from a time and a duration can fall outside them.
-    public static func canWrite(_ time: WallTime) -> Bool {
+    package static func canWrite(_ time: WallTime) -> Bool {
         time.sinceEpoch >= .seconds(writableSeconds.lowerBound) && time.sinceEpoch < .seconds(writableSeconds.upperBound)
     }
 

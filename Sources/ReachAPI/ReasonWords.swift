@@ -6,20 +6,20 @@ import ReachCore
 ///
 /// Codes are stable (they are the `reason` of the status document, metric labels and log fields);
 /// words may be improved.
-public struct ReasonWords: Sendable, Hashable {
+package struct ReasonWords: Sendable, Hashable {
     /// The stable snake_case code: ``ReachCore/VerdictReason/code`` or ``ReachCore/FailureReason/code``.
-    public let code: String
+    package let code: String
     /// A few words read at a glance, as in systemd's status line: `refused`, `no link`, `HTTP 503`.
-    public let phrase: String
+    package let phrase: String
     /// A clause that completes "target server: …" or stands as `reason_detail`: `connection refused`.
-    public let clause: String
+    package let clause: String
     /// A sentence for a person at the desktop, without the full stop: `The server refused the connection`.
-    public let sentence: String
+    package let sentence: String
     /// Whether the reason is this machine's link rather than any target's failure.
-    public let isLinkReason: Bool
+    package let isLinkReason: Bool
 
     /// Words for a code this table does not know (one from a newer reachd): the code itself, spaced.
-    public static func unknown(_ code: String) -> ReasonWords {
+    package static func unknown(_ code: String) -> ReasonWords {
         let spaced = code.replacing("_", with: " ")
         return ReasonWords(
             code: code, phrase: spaced, clause: spaced, sentence: "The server cannot be reached (\(spaced))", isLinkReason: false)
@@ -27,7 +27,7 @@ public struct ReasonWords: Sendable, Hashable {
 
     /// The words for `code`; ``unknown(_:)``'s for a code this version does not know. For
     /// `http_status`, `httpStatus` names the status in the phrase and the clause.
-    public static func of(code: String, httpStatus: Int? = nil) -> ReasonWords {
+    package static func of(code: String, httpStatus: Int? = nil) -> ReasonWords {
         guard let words = table[code] else { return unknown(code) }
         guard code == FailureReason.httpStatus(0).code, let httpStatus else { return words }
         return ReasonWords(
@@ -36,7 +36,7 @@ public struct ReasonWords: Sendable, Hashable {
     }
 
     /// Every code reachd publishes, in the order a person would read them: the verdict's own, then a target's.
-    public static let all: [ReasonWords] = [
+    package static let all: [ReasonWords] = [
         ReasonWords(
             code: "starting", phrase: "no evidence yet", clause: "reachd has just started and has no evidence yet",
             sentence: "Checking whether the server can be reached", isLinkReason: false),
@@ -96,7 +96,7 @@ public struct ReasonWords: Sendable, Hashable {
 
 extension FailureReason {
     /// This failure's words; the status named for `http_status`.
-    public var words: ReasonWords {
+    package var words: ReasonWords {
         if case .httpStatus(let status) = self { return .of(code: code, httpStatus: status) }
         return .of(code: code)
     }
@@ -104,7 +104,7 @@ extension FailureReason {
 
 extension VerdictReason {
     /// This reason's words: for a target's failure, the failure's.
-    public var words: ReasonWords {
+    package var words: ReasonWords {
         if case .targetFailed(_, let failure) = self { return failure.words }
         return .of(code: code)
     }

@@ -1,34 +1,34 @@
 import FoundationEssentials
 
 /// One Server-Sent Event, as the event stream carries it (the WHATWG `text/event-stream` format).
-public struct ServerSentEvent: Sendable, Hashable {
+package struct ServerSentEvent: Sendable, Hashable {
     /// The `id` field: where a client resumes (`Last-Event-ID`).
-    public var id: String?
+    package var id: String?
     /// The `event` field: reachd's are ``verdictType``.
-    public var event: String?
+    package var event: String?
     /// The `data` lines, joined with newlines.
-    public var data: String
+    package var data: String
 
     /// An event from its fields.
-    public init(id: String? = nil, event: String? = nil, data: String) {
+    package init(id: String? = nil, event: String? = nil, data: String) {
         self.id = id
         self.event = event
         self.data = data
     }
 
     /// The type of reachd's events: each one's data is a ``StatusDocument``.
-    public static let verdictType = "verdict"
+    package static let verdictType = "verdict"
 
     /// Whether this event carries a verdict: typed `verdict`, or untyped (the format's default, `message`).
-    public var isVerdict: Bool { event == nil || event == Self.verdictType }
+    package var isVerdict: Bool { event == nil || event == Self.verdictType }
 
     /// The comment reachd sends on an idle stream, so that proxies keep it open and a client can tell a
     /// dead connection from a quiet one.
-    public static let heartbeat = ": heartbeat\n\n"
+    package static let heartbeat = ": heartbeat\n\n"
 
     /// The event as the stream carries it: its fields, one `data:` line per line of data, and the
     /// blank line that ends it.
-    public var encoded: String {
+    package var encoded: String {
         var text = ""
         if let id { text += "id: \(id)\n" }
         if let event { text += "event: \(event)\n" }
@@ -40,7 +40,7 @@ public struct ServerSentEvent: Sendable, Hashable {
 extension StatusDocument {
     /// The event that carries this document on the event stream: `id` its sequence, `event: verdict`,
     /// and the document's JSON on one `data:` line. The JSON has no newline, so its bytes go out as they are.
-    public var eventFrame: Data {
+    package var eventFrame: Data {
         var frame = Data("id: \(sequence)\nevent: \(ServerSentEvent.verdictType)\ndata: ".utf8)
         frame.append(APIJSON.encode(self))
         frame.append(contentsOf: [UInt8(ascii: "\n"), UInt8(ascii: "\n")])
@@ -50,7 +50,7 @@ extension StatusDocument {
     /// Reads the document an event carries.
     ///
     /// - Throws: `DecodingError` when its data is not a status document.
-    public init(event: ServerSentEvent) throws {
+    package init(event: ServerSentEvent) throws {
         self = try APIJSON.decode(StatusDocument.self, from: event.data.utf8)
     }
 }

@@ -2,7 +2,7 @@
 // uplinks' and families' arrays) may be missing, and read as "none". Every other key is required.
 
 extension StatusDocument {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             state: try container.decode(String.self, forKey: .state),
@@ -24,7 +24,7 @@ extension StatusDocument {
 }
 
 extension StatusDocument.Target {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             name: try container.decode(String.self, forKey: .name),

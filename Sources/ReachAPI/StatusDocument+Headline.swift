@@ -3,7 +3,7 @@ import ReachCore
 extension StatusDocument {
     /// The verdict in one line, as `reachctl status` and the desktop agent's log print it:
     /// `connected (healthy)`, `disconnected: connection_refused (target server)`, `unknown: starting`.
-    public var headline: String {
+    package var headline: String {
         if state == ConnectivityState.connected.rawValue { return "connected (\(reason))" }
         var line = "\(state): \(reason)"
         if let target { line += " (target \(target))" }

@@ -1,22 +1,23 @@
 import ReachCore
+import ReachSupport
 
 extension StatusDocument {
     /// One uplink's own reachability: the targets probed out of it alone (`SO_BINDTODEVICE`), at
     /// their cadence and deadline. It never changes the document's `state`, which follows the
     /// system's routes: it tells whether another uplink would do.
-    public struct Interface: Codable, Sendable, Hashable {
-        public var name: String
+    package struct Interface: Codable, Sendable, Hashable {
+        package var name: String
         /// Whether the targets answer out of this uplink as the policy requires; `null` until they
         /// have, or where the kernel refuses to bind a socket to a device (Linux before 5.7).
-        public var reachable: Bool?
+        package var reachable: Bool?
         /// The first failing target's failure code out of this uplink; `null` unless `reachable` is false.
-        public var reason: String?
+        package var reason: String?
         /// Where the path out of this uplink breaks (`dns`, `server`, ...); `null` unless `reachable` is false.
-        public var fault: String?
+        package var fault: String?
         /// The latest successful probe's duration out of this uplink, of the first target probed on it.
-        public var latencySeconds: Double?
+        package var latencySeconds: Double?
 
-        public init(name: String, reachable: Bool? = nil, reason: String? = nil, fault: String? = nil, latencySeconds: Double? = nil) {
+        package init(name: String, reachable: Bool? = nil, reason: String? = nil, fault: String? = nil, latencySeconds: Double? = nil) {
             self.name = name
             self.reachable = reachable
             self.reason = reason
@@ -30,7 +31,7 @@ extension StatusDocument {
         }
 
         /// Writes every key, `null` included: a missing key would read as a schema change.
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(name, forKey: .name)
             try container.encode(reachable, forKey: .reachable)
@@ -41,7 +42,7 @@ extension StatusDocument {
     }
 
     /// The uplinks whose targets answer out of them alone, in index order: `REACHD_REACHABLE_INTERFACES`.
-    public var reachableInterfaces: [String] {
+    package var reachableInterfaces: [String] {
         interfaces.filter { $0.reachable == true }.map(\.name)
     }
 }

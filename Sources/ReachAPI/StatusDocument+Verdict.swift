@@ -1,4 +1,5 @@
 import ReachCore
+import ReachSupport
 
 extension StatusDocument {
     /// Describes a published event.
@@ -6,7 +7,7 @@ extension StatusDocument {
     /// - Parameters:
     ///   - event: The event, from ``ReachCore/ConnectivityMonitor/current`` or a subscription.
     ///   - likelyConnected: ``ReachCore/ConnectivityMonitor/isLikelyConnected``, read when the document is built.
-    public init(event: ConnectivityEvent, likelyConnected: Bool, version: String = ReachVersion.current) {
+    package init(event: ConnectivityEvent, likelyConnected: Bool, version: String = ReachVersion.current) {
         let verdict = event.verdict
         self.init(
             state: verdict.state.rawValue,
@@ -28,21 +29,21 @@ extension StatusDocument {
 
     /// The described verdict's reason, read from the codes and the structured target: a code this
     /// version does not know reads as the target's `protocol_error`.
-    public var verdictReason: VerdictReason {
+    package var verdictReason: VerdictReason {
         if let own = VerdictReason(ownCode: reason) { return own }
         let failure = FailureReason(code: reason, httpStatus: failingTarget?.httpStatus) ?? .protocolError
         return .targetFailed(target: target ?? "", reason: failure)
     }
 
     /// The entry of the target the reason is about, when the reason is a target's failure.
-    public var failingTarget: Target? {
+    package var failingTarget: Target? {
         guard let target else { return nil }
         return targets.first { $0.name == target }
     }
 
     /// The verdict the document describes, as far as the document tells it: each target's name,
     /// kind, health and the failure that holds it down; no probe timings.
-    public var verdict: Verdict {
+    package var verdict: Verdict {
         let targets = targets.map { target in
             var status = TargetStatus(name: target.name, kind: target.kind, health: TargetHealth(rawValue: target.health) ?? .unknown)
             status.certificate = target.certificate.flatMap(\.serverCertificate)

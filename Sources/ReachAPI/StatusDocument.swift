@@ -7,66 +7,66 @@ import ReachCore
 /// be added, existing ones keep their name, type and meaning. Unknown values are `null`, never a
 /// missing key, so a reader can tell "not known" from "renamed". Nothing secret appears here: the
 /// verdict carries target names and results, never URLs, headers or tokens.
-public struct StatusDocument: Codable, Sendable, Hashable {
+package struct StatusDocument: Codable, Sendable, Hashable {
     /// `connected`, `disconnected` or `unknown`.
-    public var state: String
+    package var state: String
     /// A stable code for why (``ReachCore/VerdictReason/code``): `healthy`, `no_link`, `connection_refused`, ...
-    public var reason: String
+    package var reason: String
     /// The reason in words for a person, naming the failing target and its failure.
-    public var reasonDetail: String
+    package var reasonDetail: String
     /// The target whose failure is the reason (`server`); `null` when the reason is not a target's
     /// (the link's, or none). A program reads this rather than the words.
-    public var target: String?
+    package var target: String?
     /// Where the path breaks (``ReachCore/Fault``): `link`, `gateway`, `dns`, `upstream`, `server` or
     /// `portal`; `null` unless `state` is `disconnected` (and while reachd awaits its first probe).
     /// A program answers "is it us or the server?" from this, not from `reason`.
-    public var fault: String?
+    package var fault: String?
     /// When `state` last changed, RFC 3339 in UTC with milliseconds.
-    public var since: String
+    package var since: String
     /// ``ReachCore/ConnectivityMonitor/isLikelyConnected``: `connected` backed by a probe result no
     /// older than the next one is due (5 s at the least).
-    public var likelyConnected: Bool
+    package var likelyConnected: Bool
     /// The event number; an SSE client resumes after it with `Last-Event-ID`.
-    public var sequence: UInt64
+    package var sequence: UInt64
     /// Only meaningful in the event stream: the client's resume point was lost, so whatever it
     /// knew is void and this event starts over.
-    public var reset: Bool
+    package var reset: Bool
     /// reachd's version.
-    public var version: String
+    package var version: String
     /// The interfaces that currently give a usable link, in index order.
-    public var usableInterfaces: [String]
+    package var usableInterfaces: [String]
     /// Every target, in configuration order.
-    public var targets: [Target]
+    package var targets: [Target]
     /// The captive portal: when the reason is `captive_portal`, or when the network's RFC 8908 API
     /// tells of a signed-in session (`captive: false`); `null` otherwise.
-    public var portal: Portal?
+    package var portal: Portal?
     /// Each uplink's own reachability (`probe.per_interface`), in index order; empty when that is
     /// off or there is only one uplink. It does not change `state`, which follows the routes.
-    public var interfaces: [Interface]
+    package var interfaces: [Interface]
     /// The families (`ipv4`, `ipv6`) over which some target fails while it answers over the other:
     /// the union of the targets' `degraded_families`. `state` stays `connected`.
-    public var degradedFamilies: [String]
+    package var degradedFamilies: [String]
 
     /// A captive portal: where to sign in, for how long the session lasts, and how reachd knows.
-    public struct Portal: Codable, Sendable, Hashable {
+    package struct Portal: Codable, Sendable, Hashable {
         /// Whether the portal holds the traffic now (the reason is then `captive_portal`).
-        public var captive: Bool
+        package var captive: Bool
         /// Where a person signs in; `null` when unknown.
-        public var userPortalURL: String?
+        package var userPortalURL: String?
         /// A page about the venue (the RFC 8908 API's `venue-info-url`).
-        public var venueInfoURL: String?
+        package var venueInfoURL: String?
         /// The session's remaining time, as the network's API last said.
-        public var secondsRemaining: Int?
+        package var secondsRemaining: Int?
         /// The session's remaining data, as the network's API last said.
-        public var bytesRemaining: Int?
+        package var bytesRemaining: Int?
         /// When the session ends, RFC 3339 in UTC: the API's answer's time plus `seconds_remaining`.
-        public var sessionEndsAt: String?
+        package var sessionEndsAt: String?
         /// `rfc8908`, `redirect`, `check_url` or `tls_intercepted`.
-        public var evidence: String
+        package var evidence: String
         /// The interface whose network's API told, for `rfc8908`.
-        public var interface: String?
+        package var interface: String?
 
-        public init(
+        package init(
             captive: Bool = true, userPortalURL: String? = nil, venueInfoURL: String? = nil, secondsRemaining: Int? = nil,
             bytesRemaining: Int? = nil, sessionEndsAt: String? = nil, evidence: String, interface: String? = nil
         ) {
@@ -90,7 +90,7 @@ public struct StatusDocument: Codable, Sendable, Hashable {
             case evidence, interface
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(captive, forKey: .captive)
             try container.encode(userPortalURL, forKey: .userPortalURL)
@@ -104,15 +104,15 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     }
 
     /// The certificate chain a TLS target presented.
-    public struct Certificate: Codable, Sendable, Hashable {
+    package struct Certificate: Codable, Sendable, Hashable {
         /// The earliest `notAfter` in the chain, RFC 3339 in UTC: when the server's TLS breaks.
-        public var notAfter: String
+        package var notAfter: String
         /// The leaf's subject, as `CN=api.example.com`.
-        public var subject: String
+        package var subject: String
         /// The leaf's issuer.
-        public var issuer: String
+        package var issuer: String
 
-        public init(notAfter: String, subject: String, issuer: String) {
+        package init(notAfter: String, subject: String, issuer: String) {
             self.notAfter = notAfter
             self.subject = subject
             self.issuer = issuer
@@ -125,38 +125,38 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     }
 
     /// What reachd knows about one target.
-    public struct Target: Codable, Sendable, Hashable {
-        public var name: String
+    package struct Target: Codable, Sendable, Hashable {
+        package var name: String
         /// `http`, `tcp` or `grpc`.
-        public var kind: String
+        package var kind: String
         /// `healthy`, `unhealthy` or `unknown` (no result on the current link yet).
-        public var health: String
+        package var health: String
         /// The failure code of the last probe, or of the failure that holds the target down; `null` when healthy.
-        public var reason: String?
+        package var reason: String?
         /// Where that probe failed: `dns`, `connect`, `tls`, `head` or `body`.
-        public var phase: String?
+        package var phase: String?
         /// The prober's words on that failure (the TLS verifier's complaint, the HTTP status).
-        public var detail: String?
+        package var detail: String?
         /// The status of the answer that failed the target, for `http_status`; otherwise `null`.
-        public var httpStatus: Int?
+        package var httpStatus: Int?
         /// The last probe's duration, start to finish.
-        public var latencySeconds: Double?
-        public var timings: Timings
+        package var latencySeconds: Double?
+        package var timings: Timings
         /// When the last result arrived, RFC 3339 in UTC with milliseconds.
-        public var lastCheckedAt: String?
-        public var consecutiveFailures: Int
-        public var consecutiveSuccesses: Int
+        package var lastCheckedAt: String?
+        package var consecutiveFailures: Int
+        package var consecutiveSuccesses: Int
         /// The chain the target's last TLS handshake presented; `null` for plain HTTP, TCP, or before one.
-        public var certificate: Certificate?
+        package var certificate: Certificate?
         /// The families the target is checked over one at a time (a name with addresses of both);
         /// empty when it is not.
-        public var families: [String]
+        package var families: [String]
         /// Of `families`, those whose last check answered.
-        public var answeredFamilies: [String]
+        package var answeredFamilies: [String]
         /// Of `families`, those that fail while another answers.
-        public var degradedFamilies: [String]
+        package var degradedFamilies: [String]
 
-        public init(
+        package init(
             name: String, kind: String, health: String, reason: String? = nil, phase: String? = nil, detail: String? = nil,
             httpStatus: Int? = nil, latencySeconds: Double? = nil, timings: Timings = Timings(), lastCheckedAt: String? = nil,
             consecutiveFailures: Int = 0, consecutiveSuccesses: Int = 0, certificate: Certificate? = nil, families: [String] = [],
@@ -194,7 +194,7 @@ public struct StatusDocument: Codable, Sendable, Hashable {
         }
 
         /// Writes every key, `null` included: a missing key would read as a schema change.
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(name, forKey: .name)
             try container.encode(kind, forKey: .kind)
@@ -216,15 +216,15 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     }
 
     /// How long each phase of the last probe took; `null` where the prober could not measure it.
-    public struct Timings: Codable, Sendable, Hashable {
-        public var dnsSeconds: Double?
-        public var connectSeconds: Double?
-        public var tlsSeconds: Double?
-        public var firstByteSeconds: Double?
+    package struct Timings: Codable, Sendable, Hashable {
+        package var dnsSeconds: Double?
+        package var connectSeconds: Double?
+        package var tlsSeconds: Double?
+        package var firstByteSeconds: Double?
         /// `null` only before the first result.
-        public var totalSeconds: Double?
+        package var totalSeconds: Double?
 
-        public init(
+        package init(
             dnsSeconds: Double? = nil, connectSeconds: Double? = nil, tlsSeconds: Double? = nil, firstByteSeconds: Double? = nil,
             totalSeconds: Double? = nil
         ) {
@@ -243,7 +243,7 @@ public struct StatusDocument: Codable, Sendable, Hashable {
             case totalSeconds = "total_seconds"
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(dnsSeconds, forKey: .dnsSeconds)
             try container.encode(connectSeconds, forKey: .connectSeconds)
@@ -266,7 +266,7 @@ public struct StatusDocument: Codable, Sendable, Hashable {
     }
 
     /// Writes every key, `null` included: a missing key would read as a schema change.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(state, forKey: .state)
         try container.encode(reason, forKey: .reason)
@@ -285,7 +285,7 @@ public struct StatusDocument: Codable, Sendable, Hashable {
         try container.encode(degradedFamilies, forKey: .degradedFamilies)
     }
 
-    public init(
+    package init(
         state: String, reason: String, reasonDetail: String, target: String? = nil, fault: String? = nil, since: String, likelyConnected: Bool, sequence: UInt64,
         reset: Bool = false, version: String = ReachVersion.current, usableInterfaces: [String] = [], targets: [Target] = [],
         portal: Portal? = nil, interfaces: [Interface] = [], degradedFamilies: [String] = []

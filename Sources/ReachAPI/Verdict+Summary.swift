@@ -1,10 +1,11 @@
 import ReachCore
+import ReachSupport
 
 /// The verdict in one short line for people: systemd's `STATUS=` (what `systemctl status reachd`
 /// shows), and anything else that has a single line to fill.
 extension Verdict {
     /// `connected via eth0: server 12 ms` / `waiting for connectivity: server refused`.
-    public var summary: String {
+    package var summary: String {
         switch state {
         case .connected:
             let via = usableInterfaces.isEmpty ? "" : " via \(usableInterfaces.joined(separator: ", "))"
@@ -23,7 +24,7 @@ extension Verdict {
 
 extension VerdictReason {
     /// A few words a person reads at a glance: `no link`, `server refused`, `api HTTP 503`.
-    public var phrase: String {
+    package var phrase: String {
         if case .targetFailed(let target, let failure) = self { return "\(target) \(failure.words.phrase)" }
         return words.phrase
     }

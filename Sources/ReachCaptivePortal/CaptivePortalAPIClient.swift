@@ -5,6 +5,7 @@ import NIOSSL
 import ReachCore
 import ReachOutbound
 import ReachPOSIX
+import ReachSupport
 import Synchronization
 
 /// Asks a network's captive-portal API (RFC 8908) whether this machine is captive: one HTTPS
@@ -12,10 +13,10 @@ import Synchronization
 ///
 /// Out of that interface (`SO_BINDTODEVICE`, which needs no privilege since Linux 5.7): the API is
 /// the network's, and on a machine with two uplinks the routes may send it out of the other one.
-public struct CaptivePortalAPIClient: Sendable {
+package struct CaptivePortalAPIClient: Sendable {
     /// Why the API could not be asked; logged once, then the API is ignored until it answers.
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        package var description: String
     }
 
     /// The largest answer read: the API's JSON is a few hundred bytes.
@@ -27,13 +28,13 @@ public struct CaptivePortalAPIClient: Sendable {
     private let tlsContexts = TLSContexts()
 
     /// - Parameter caFile: Extra CAs to trust (a private CA); the system store is trusted always.
-    public init(caFile: String?, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    package init(caFile: String?, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.caFile = caFile
         self.eventLoopGroup = eventLoopGroup
     }
 
     /// The API's answer at `url`, asked out of `interface` (any, when `nil`), within `timeout`.
-    public func answer(at url: String, interface: String?, timeout: Duration) async throws(Failure) -> CaptivePortalAPIAnswer {
+    package func answer(at url: String, interface: String?, timeout: Duration) async throws(Failure) -> CaptivePortalAPIAnswer {
         guard let parts = HTTPURL(url), parts.isHTTPS else { throw Failure(description: "\(url) is not an https URL") }
         guard parts.userinfo == nil else { throw Failure(description: "\(url) has credentials in it, which would show in logs") }
         let body: [UInt8]

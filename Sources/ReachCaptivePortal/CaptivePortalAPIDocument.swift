@@ -1,5 +1,6 @@
 import FoundationEssentials
 import ReachCore
+import ReachSupport
 
 /// The RFC 8908 API's JSON (`application/captive+json`), read leniently: only `captive` is
 /// required; a field of the wrong type is treated as absent, as the RFC asks of clients.

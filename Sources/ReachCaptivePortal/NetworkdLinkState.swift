@@ -1,6 +1,6 @@
 import FoundationEssentials
-import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// The captive-portal API URIs systemd-networkd learned from the network (RFC 8910: DHCPv4 option
 /// 114, DHCPv6 option 103, a router advertisement), read from its per-link state files.
@@ -8,16 +8,16 @@ import ReachPOSIX
 /// networkd writes one file per interface index under `/run/systemd/netif/links`, each a list of
 /// `KEY=value` lines; the API's URI is the `CAPTIVE_PORTAL=` line. The files are networkd's, not a
 /// documented interface, so anything unexpected in them is skipped, never an error.
-public enum NetworkdLinkState {
+package enum NetworkdLinkState {
     /// What a network advertises instead of an API when it has no captive portal (RFC 8910).
-    public static let unrestricted = "urn:ietf:params:capport:unrestricted"
+    package static let unrestricted = "urn:ietf:params:capport:unrestricted"
 
     /// The largest state file read; networkd's are a few hundred bytes.
     static let fileLimit = 64 << 10
 
     /// Each interface index whose state file in `directory` names a captive-portal API, and that
     /// URI (or ``unrestricted``).
-    public static func captivePortalAPIs(in directory: String) -> [Int32: String] {
+    package static func captivePortalAPIs(in directory: String) -> [Int32: String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [:] }
         var apis: [Int32: String] = [:]
         for name in names {

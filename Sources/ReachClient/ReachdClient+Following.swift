@@ -1,7 +1,7 @@
 import NIOCore
 import ReachAPI
-import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 extension ReachdClient {
     /// Follows reachd's event stream for as long as `onUpdate` wants: the one reader of

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import ReachAPI
-import ReachCore
+import ReachSupport
 
 /// The one client of reachd's status API, for reachctl, the desktop agent and ReachKit alike:
 /// the status, a check, the history, and the event stream, followed across breaks
@@ -9,14 +9,14 @@ import ReachCore
 ///
 /// It speaks HTTP/1.1 on SwiftNIO to `http://` endpoints or reachd's unix socket; every document
 /// it reads is decoded through ``ReachAPI``.
-public struct ReachdClient: Sendable {
+package struct ReachdClient: Sendable {
     /// Where reachd is, and its token.
-    public let endpoint: ReachdEndpoint
+    package let endpoint: ReachdEndpoint
     /// How long to wait for a connection: reachd answers on the same machine or not at all.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
 
     /// A client of `endpoint`; nothing connects until a request is made.
-    public init(endpoint: ReachdEndpoint, connectTimeout: Duration = .seconds(3)) {
+    package init(endpoint: ReachdEndpoint, connectTimeout: Duration = .seconds(3)) {
         self.endpoint = endpoint
         self.connectTimeout = connectTimeout
     }
@@ -24,7 +24,7 @@ public struct ReachdClient: Sendable {
     /// `GET /v1/status`: the verdict now.
     ///
     /// - Throws: ``ReachdClientError``.
-    public func status(timeout: Duration = .seconds(10)) async throws(ReachdClientError) -> StatusAnswer {
+    package func status(timeout: Duration = .seconds(10)) async throws(ReachdClientError) -> StatusAnswer {
         try await document(StatusAPI.status, timeout: timeout)
     }
 
@@ -33,7 +33,7 @@ public struct ReachdClient: Sendable {
     /// leaves room for that.
     ///
     /// - Throws: ``ReachdClientError``.
-    public func check(timeout: Duration = .seconds(60)) async throws(ReachdClientError) -> StatusAnswer {
+    package func check(timeout: Duration = .seconds(60)) async throws(ReachdClientError) -> StatusAnswer {
         try await document(StatusAPI.check, timeout: timeout)
     }
 
@@ -41,7 +41,7 @@ public struct ReachdClient: Sendable {
     /// writes it (`since` a duration such as `24h`, or RFC 3339).
     ///
     /// - Throws: ``ReachdClientError``; `.refused` with reachd's words when history is off (503) or a parameter is wrong (400).
-    public func history(since: String?, until: String? = nil, target: String? = nil, timeout: Duration = .seconds(30))
+    package func history(since: String?, until: String? = nil, target: String? = nil, timeout: Duration = .seconds(30))
         async throws(ReachdClientError) -> HistoryAnswer
     {
         let route = StatusAPI.history
@@ -94,15 +94,15 @@ public struct ReachdClient: Sendable {
 }
 
 /// A history document as reachd sent it: decoded, and the JSON text it came as (`reachctl history --json`).
-public struct HistoryAnswer: Sendable {
-    public let document: HistoryDocument
-    public let json: String
+package struct HistoryAnswer: Sendable {
+    package let document: HistoryDocument
+    package let json: String
 }
 
 /// A status document as reachd sent it: decoded, and the JSON text it came as.
-public struct StatusAnswer: Sendable {
+package struct StatusAnswer: Sendable {
     /// The document.
-    public let document: StatusDocument
+    package let document: StatusDocument
     /// The bytes as received, for a reader that wants them unchanged (`reachctl status --json`).
-    public let json: String
+    package let json: String
 }

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// Where reachd's status API is, and the bearer token it wants.
 public struct ReachdEndpoint: Sendable, Hashable {

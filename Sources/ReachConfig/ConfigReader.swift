@@ -1,4 +1,5 @@
 import ReachCore
+import ReachSupport
 import Yams
 
 /// A YAML node and the key path that led to it.

@@ -1,5 +1,6 @@
 import Logging
 import ReachCore
+import ReachSupport
 
 /// reachd's configuration, validated: every value here is usable as it stands.
 public struct Configuration: Sendable, Equatable {
@@ -37,7 +38,7 @@ public struct Configuration: Sendable, Equatable {
     public var history = HistorySettings(enabled: false)
     /// Which paths are probed besides the routes' (`probe.per_interface`, and each family of a
     /// dual-stack name).
-    public var paths = PathProbeSettings()
+    public var paths = ProbeVariantSettings()
 
     public init(
         targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),
@@ -83,8 +84,8 @@ public struct LogSettings: Sendable, Equatable {
         case auto
     }
 
-    public var target: Target
-    public var level: Logger.Level
+    package var target: Target
+    package var level: Logger.Level
 
     public init(target: Target = .auto, level: Logger.Level = .info) {
         self.target = target

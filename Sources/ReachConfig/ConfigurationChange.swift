@@ -6,19 +6,19 @@ import ReachCore
 /// without ending a subscription. Listening sockets, the API token and logging are set up once at
 /// start: a change there is reported, so that the log says a restart is needed rather than
 /// pretending it happened.
-public struct ConfigurationChange: Sendable, Equatable {
-    public var addedTargets: [String] = []
-    public var removedTargets: [String] = []
+package struct ConfigurationChange: Sendable, Equatable {
+    package var addedTargets: [String] = []
+    package var removedTargets: [String] = []
     /// Targets whose definition (URL, interval, expectations, …) changed; they start again from `unknown`.
-    public var changedTargets: [String] = []
+    package var changedTargets: [String] = []
     /// Keys whose new value takes effect only when reachd restarts.
-    public var needsRestart: [String] = []
+    package var needsRestart: [String] = []
     /// Whether the probe scheduler must be rebuilt: the target list or order changed.
-    public var targetsChanged: Bool
+    package var targetsChanged: Bool
     /// Whether anything that is applied live changed.
-    public var appliesLive: Bool
+    package var appliesLive: Bool
 
-    public init(from old: Configuration, to new: Configuration) {
+    package init(from old: Configuration, to new: Configuration) {
         let before = Dictionary(old.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let after = Set(new.targets.map(\.name))
         for target in new.targets {
@@ -44,7 +44,7 @@ public struct ConfigurationChange: Sendable, Equatable {
     }
 
     /// `targets +1 -0 ~2 (added: b; changed: a, c)`, for the reload's log line.
-    public var summary: String {
+    package var summary: String {
         var parts = ["targets +\(addedTargets.count) -\(removedTargets.count) ~\(changedTargets.count)"]
         var names: [String] = []
         if !addedTargets.isEmpty { names.append("added: \(addedTargets.joined(separator: ", "))") }

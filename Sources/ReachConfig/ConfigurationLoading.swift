@@ -6,19 +6,19 @@ import ReachPOSIX
 
 extension Configuration {
     /// Where a configuration comes from.
-    public enum Source: Sendable, Equatable, CustomStringConvertible {
+    package enum Source: Sendable, Equatable, CustomStringConvertible {
         case file(String)
         /// The default compiled into reachd: the same text as `config/reachd.yaml`.
         case embeddedDefault
 
         /// `--config PATH` wins, then `$REACHD_CONFIG`, then the embedded default.
-        public static func resolve(commandLine path: String?, environment: [String: String]) -> Source {
+        package static func resolve(commandLine path: String?, environment: [String: String]) -> Source {
             if let path { return .file(path) }
             if let path = environment["REACHD_CONFIG"], !path.isEmpty { return .file(path) }
             return .embeddedDefault
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .file(let path): path
             case .embeddedDefault: "embedded default configuration"
@@ -29,14 +29,14 @@ extension Configuration {
     /// Parses YAML text; `source` names it in problem reports. Token files named in it are read now.
     ///
     /// - Parameter environment: Supplies `$CREDENTIALS_DIRECTORY` for `bearer_token_credential`.
-    public static func parse(
+    package static func parse(
         _ yaml: String, source: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigurationError) -> Configuration {
         try ConfigurationParser.parse(yaml, source: source, environment: environment)
     }
 
     /// Reads and parses a configuration.
-    public static func load(
+    package static func load(
         from source: Source, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigurationError) -> Configuration {
         switch source {

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import ReachCore
+import ReachSupport
 import Yams
 import ReachPOSIX
 
@@ -11,7 +12,7 @@ extension Configuration {
     /// `#` comments skipped), named `target-1`, `target-2`, ... in file order, with the default
     /// cadence and deadline. For benchmarks and quick checks that watch many URLs. A problem names
     /// the file's line.
-    public mutating func replaceTargets(withURLsIn path: String) throws(ConfigurationError) {
+    package mutating func replaceTargets(withURLsIn path: String) throws(ConfigurationError) {
         let text: String
         switch BoundedFile.readText(path, limit: BoundedFile.textLimit) {
         case .success(let read): text = read
@@ -45,7 +46,7 @@ extension Configuration {
     }
 
     /// Replaces the status endpoint's address with `host:port`; a non-loopback one needs ``apiToken``.
-    public mutating func replaceListenAddress(with address: String) throws(ConfigurationError) {
+    package mutating func replaceListenAddress(with address: String) throws(ConfigurationError) {
         let document = Self.mapping([
             ("listen", Self.string(address)), ("server", Self.mapping([("base_url", Self.string("http://127.0.0.1"))])),
         ])

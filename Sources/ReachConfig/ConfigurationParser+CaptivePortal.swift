@@ -1,5 +1,6 @@
 import FoundationEssentials
 import ReachCore
+import ReachSupport
 
 extension ConfigurationParser {
     static let captivePortalKeys = ["check_url", "expect_status", "expect_body", "api_url", "networkd_state_dir", "ca_file", "warn_before"]

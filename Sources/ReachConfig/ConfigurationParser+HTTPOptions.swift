@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import ReachCore
+import ReachSupport
 import Yams
 
 /// The HTTP options of a target and of the `server` shorthand: headers, the bearer token, TLS and

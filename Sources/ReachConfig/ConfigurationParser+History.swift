@@ -1,4 +1,5 @@
 import ReachCore
+import ReachSupport
 
 extension ConfigurationParser {
     static let historyKeys = ["enabled", "path", "retention", "max_size"]

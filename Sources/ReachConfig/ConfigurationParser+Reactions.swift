@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import ReachCore
+import ReachSupport
 import Yams
 
 /// The `hooks` and `webhooks` sections.

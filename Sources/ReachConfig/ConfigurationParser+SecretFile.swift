@@ -1,5 +1,5 @@
-import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 extension ConfigurationParser {
     /// The secret in a file named either by `fileKey` or by a systemd credential (`credentialKey`,

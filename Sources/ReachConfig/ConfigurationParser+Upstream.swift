@@ -1,4 +1,5 @@
 import ReachCore
+import ReachSupport
 
 extension ConfigurationParser {
     /// The `upstream` section: `check: resolver` (the default), `tcp://HOST:PORT` or `none`.

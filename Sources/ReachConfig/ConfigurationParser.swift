@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Logging
 import ReachCore
+import ReachSupport
 import Yams
 
 /// Maps a YAML document onto ``Configuration``, reporting every problem at once.

@@ -1,6 +1,6 @@
-import ReachCore
+import ReachSupport
 
 extension Duration {
     /// The duration as the configuration writes it: `1s`, `250ms`, `1h`.
-    public var configText: String { DurationText.format(self) }
+    package var configText: String { DurationText.format(self) }
 }

@@ -7,7 +7,7 @@ import Logging
 /// the journald log handler turns that into the event's fixed 128-bit `MESSAGE_ID`, which
 /// `systemd/reachd.catalog` explains for `journalctl -x`. The names are part of reachd's interface:
 /// add new ones, never rename one.
-public enum ReachLogEvent: String, Sendable, CaseIterable {
+package enum ReachLogEvent: String, Sendable, CaseIterable {
     /// The verdict went from `connected` to `disconnected`.
     case connectivityLost = "connectivity_lost"
     /// The verdict went from `disconnected` to `connected`.
@@ -38,8 +38,8 @@ public enum ReachLogEvent: String, Sendable, CaseIterable {
     case stopping
 
     /// The metadata key under which a log line names its event kind.
-    public static let metadataKey = "event"
+    package static let metadataKey = "event"
 
     /// The metadata entry naming this event kind, to merge into a log line's metadata.
-    public var metadata: Logger.Metadata { [Self.metadataKey: .string(rawValue)] }
+    package var metadata: Logger.Metadata { [Self.metadataKey: .string(rawValue)] }
 }

@@ -9,6 +9,7 @@ import ReachMetrics
 import ReachPOSIX
 import ReachProbes
 import ReachServer
+import ReachSupport
 import ReachSystemd
 import ServiceLifecycle
 import UnixSignals
@@ -20,9 +21,9 @@ import UnixSignals
 ///
 /// Each part is one service in ``services``; adding one is one line there. The engine's adapters
 /// default to the real ones; tests pass stand-ins for those around the unit they test.
-public struct Daemon: Sendable {
-    public let configuration: Configuration
-    public var monitor: ConnectivityMonitor { engine.monitor }
+package struct Daemon: Sendable {
+    package let configuration: Configuration
+    package var monitor: ConnectivityMonitor { engine.monitor }
     private let engine: ConnectivityEngine
     private let source: Configuration.Source
     private let reloads: ReloadService
@@ -44,7 +45,7 @@ public struct Daemon: Sendable {
     ///   - notifier: The service manager to keep informed (`sd_notify`); none by default.
     ///   - reload: Loads the configuration again on SIGHUP, as it was loaded at start; without it
     ///     a reload re-applies the configuration reachd started with.
-    public init(
+    package init(
         configuration: Configuration, source: Configuration.Source, clock: MonitorClock = .system(),
         linkSource: (any LinkSource)? = nil, systemBusAddress: String? = nil, prober: (any Prober)? = nil,
         notifier: SystemdNotifier = SystemdNotifier(socket: nil, watchdogInterval: nil),
@@ -129,12 +130,12 @@ public struct Daemon: Sendable {
 
     /// Applies the configuration again, as on SIGHUP; returns what changed, or nil when it was rejected.
     @discardableResult
-    public func reload() async -> ConfigurationChange? {
+    package func reload() async -> ConfigurationChange? {
         await reloads.reload()
     }
 
     /// Runs until SIGTERM or SIGINT (or until the calling task is cancelled), then stops within a second.
-    public func run() async throws {
+    package func run() async throws {
         // The configuration parser enforces this too; a Configuration built in code is checked here.
         let address = StatusServer.Address.tcp(host: configuration.listen.host, port: configuration.listen.port)
         guard !address.needsToken || configuration.apiToken != nil else {
@@ -186,10 +187,10 @@ extension ProbeTarget {
 }
 
 /// The status endpoint would be reachable from other machines without a bearer token.
-public struct UnprotectedStatusEndpoint: Error, CustomStringConvertible {
-    public let listen: HostPort
+package struct UnprotectedStatusEndpoint: Error, CustomStringConvertible {
+    package let listen: HostPort
 
-    public var description: String {
+    package var description: String {
         "\(listen) is reachable from other machines: set api.bearer_token_file so that only clients with the token are answered"
     }
 }

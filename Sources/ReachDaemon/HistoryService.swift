@@ -6,6 +6,7 @@ import ReachHistory
 import ReachMetrics
 import ReachPOSIX
 import ReachServer
+import ReachSupport
 import ServiceLifecycle
 import Synchronization
 

@@ -3,18 +3,19 @@ import Glibc
 #endif
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// An address reachd could not listen on, said as a person needs it when reachd will not start:
 /// the address, the system's reason, and what to check, naming the configuration key that set it.
 ///
 /// `cannot listen on 127.0.0.1:9780: address already in use (is another reachd running? see "listen")`
-public struct ListenFailure: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ListenFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// Where reachd tried to listen.
-    public enum Address: Sendable, Hashable, CustomStringConvertible {
+    package enum Address: Sendable, Hashable, CustomStringConvertible {
         case tcp(HostPort)
         case unixSocket(path: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .tcp(let address): address.description
             case .unixSocket(let path): path
@@ -22,19 +23,19 @@ public struct ListenFailure: Error, Sendable, Hashable, CustomStringConvertible 
         }
     }
 
-    public let address: Address
+    package let address: Address
     /// The configuration key that names the address: `listen`, `socket` or `grpc_health.listen`.
-    public let key: String
+    package let key: String
     /// The failed call (`bind`) and its errno.
-    public let cause: SystemCallError
+    package let cause: SystemCallError
 
-    public init(address: Address, key: String, cause: SystemCallError) {
+    package init(address: Address, key: String, cause: SystemCallError) {
         self.address = address
         self.key = key
         self.cause = cause
     }
 
-    public var description: String {
+    package var description: String {
         "cannot listen on \(address): \(cause.reason) (\(hint))"
     }
 

@@ -1,4 +1,4 @@
-import ReachCore
+import ReachSupport
 import ServiceLifecycle
 import Synchronization
 

@@ -5,6 +5,7 @@ import ReachCore
 import ReachEngine
 import ReachHooks
 import ReachMetrics
+import ReachSupport
 import ReachSystemd
 import ServiceLifecycle
 import Synchronization

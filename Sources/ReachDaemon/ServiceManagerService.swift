@@ -2,6 +2,7 @@ import Logging
 import ReachAPI
 import ReachCore
 import ReachEngine
+import ReachSupport
 import ReachSystemd
 import ServiceLifecycle
 import Synchronization

@@ -1,6 +1,7 @@
 import Logging
 import ReachCaptivePortal
 import ReachCore
+import ReachSupport
 import ServiceLifecycle
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Logging
 import ReachAPI
 import ReachCore
+import ReachSupport
 import Synchronization
 
 /// Warns in the journal while a target's certificate expires within `tls.warn_before`: once a day

@@ -4,6 +4,7 @@ import ReachCore
 import ReachLink
 import ReachPOSIX
 import ReachProbes
+import ReachSupport
 import ReachSystemd
 import ServiceLifecycle
 
@@ -76,7 +77,7 @@ package struct ConnectivityEngine: Service {
             LinkService(source: linkSource, monitor: monitor, observer: linkObserver, logger: logger),
             SleepService(watcher: LogindSleepWatcher(logger: logger, busAddress: systemBusAddress), monitor: monitor),
             probes,
-            PathProbeService(prober: prober, monitor: monitor, clock: clock, timer: timer, logger: logger),
+            ProbeVariantService(prober: prober, monitor: monitor, clock: clock, timer: timer, logger: logger),
             CaptivePortalService(
                 settings: configuration.captivePortal, monitor: monitor, clock: clock, interval: interval, timeout: timeout, logger: logger),
             pathEvidence,

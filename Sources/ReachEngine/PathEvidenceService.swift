@@ -3,6 +3,7 @@ import ReachCore
 import ReachLink
 import ReachPOSIX
 import ReachProbes
+import ReachSupport
 import ServiceLifecycle
 import Synchronization
 

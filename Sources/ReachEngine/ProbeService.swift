@@ -1,6 +1,7 @@
 import Logging
 import ReachCore
 import ReachProbes
+import ReachSupport
 import ServiceLifecycle
 import Synchronization
 

@@ -1,5 +1,5 @@
 import GRPCCore
-import ReachCore
+import ReachSupport
 
 /// Requires `authorization: Bearer <token>` metadata on every call, the gRPC form of the status
 /// endpoint's rule: a health service reachable from other machines tells them which servers this

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 import ServiceLifecycle
 
 /// reachd's verdict over gRPC: a plaintext HTTP/2 server offering only the standard health
@@ -34,7 +35,7 @@ import ServiceLifecycle
 /// let grpc = GRPCHealthServer(monitor: monitor, host: "127.0.0.1", port: 50051, logger: logger)
 /// let group = ServiceGroup(services: [monitorService, grpc], logger: logger)
 /// ```
-public final class GRPCHealthServer: Service, Sendable {
+package final class GRPCHealthServer: Service, Sendable {
     private let server: GRPCServer<HTTP2ServerTransport.Posix>
     private let health: HealthService
     private let logger: Logger
@@ -50,12 +51,12 @@ public final class GRPCHealthServer: Service, Sendable {
     ///   - port: The TCP port; 0 lets the kernel choose one, which ``listeningPort`` then tells.
     ///   - bearerToken: When set, every call must carry `authorization: Bearer <token>` metadata
     ///     and is refused with `UNAUTHENTICATED` otherwise; mandatory when `host` is not loopback
-    ///     (``ReachCore/HostPort/listenerNeedsToken``; the configuration checks).
+    ///     (``ReachSupport/HostPort/listenerNeedsToken``; the configuration checks).
     ///   - maxConnections: The most connections open at once; a connection past it is closed as
     ///     soon as it is accepted. Health checkers hold one each.
     ///   - logger: Receives where the server listens and why it stopped.
     ///   - whenListening: Called once the address is bound.
-    public init(
+    package init(
         monitor: ConnectivityMonitor, host: String, port: Int, bearerToken: Secret? = nil, maxConnections: Int = 256, logger: Logger,
         whenListening: @escaping @Sendable () -> Void = {}
     ) {
@@ -85,7 +86,7 @@ public final class GRPCHealthServer: Service, Sendable {
     ///
     /// Waits until ``run()`` has bound the address; throws if binding failed or the server has
     /// stopped.
-    public var listeningPort: Int {
+    package var listeningPort: Int {
         get async throws {
             let address = try await server.transport.listeningAddress
             if let ipv4 = address.ipv4 { return ipv4.port }
@@ -99,7 +100,7 @@ public final class GRPCHealthServer: Service, Sendable {
     ///
     /// - Throws: ``ReachPOSIX/SystemCallError`` when the address cannot be bound; the transport's
     ///   error when it fails.
-    public func run() async throws {
+    package func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await withGracefulShutdownHandler {

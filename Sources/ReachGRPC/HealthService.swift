@@ -1,6 +1,7 @@
 import GRPCCore
 import GRPCHealth
 import ReachCore
+import ReachSupport
 
 /// The standard gRPC health service, `grpc.health.v1.Health`, answered from a
 /// ``ConnectivityMonitor``'s verdict, so that any gRPC tooling (`grpc_health_probe`, Kubernetes

@@ -1,6 +1,7 @@
 import Logging
 import ReachAPI
 import ReachCore
+import ReachSupport
 import Synchronization
 
 /// Records one run of reachd into a ``HistoryStore``: verdict and target transitions as they are
@@ -11,16 +12,16 @@ import Synchronization
 /// every second, off the probe path); ``maintain()`` prunes by age and size. While the file cannot
 /// be written (a full disk), what gathered waits in memory for the next commit, at most
 /// ``maximumPending`` rows.
-public final class HistoryRecorder: ProbeObserver, Sendable {
-    public let store: HistoryStore
-    public let settings: HistorySettings
+package final class HistoryRecorder: ProbeObserver, Sendable {
+    package let store: HistoryStore
+    package let settings: HistorySettings
     /// The rows kept in memory while commits fail; beyond it the oldest minutes go first, then the
     /// oldest transitions.
-    public let maximumPending: Int
+    package let maximumPending: Int
     /// An hour of minutes at 1,000 targets, plus the transitions: about 10 MB at most.
-    public static let defaultMaximumPending = 65_536
+    package static let defaultMaximumPending = 65_536
     /// This run's id in the store.
-    public let run: Int64
+    package let run: Int64
     private let clock: @Sendable () -> WallTime
     private let logger: Logger
 
@@ -37,7 +38,7 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
     private let state = Mutex(State())
 
     /// Starts a run in `store` at `clock()`.
-    public init(
+    package init(
         store: HistoryStore, settings: HistorySettings, clock: @escaping @Sendable () -> WallTime, logger: Logger,
         maximumPending: Int = HistoryRecorder.defaultMaximumPending
     ) async throws {
@@ -49,16 +50,16 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
         self.run = try await store.beginRun(at: clock().secondsSinceEpoch)
     }
 
-    public func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
+    package func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
         record(result)
     }
 
-    public func probeSuperseded(_ target: ProbeTarget, result: ProbeResult) {
+    package func probeSuperseded(_ target: ProbeTarget, result: ProbeResult) {
         record(result)
     }
 
     /// Counts `result` into its target's current minute; a result of a new minute closes the last one.
-    public func record(_ result: ProbeResult) {
+    package func record(_ result: ProbeResult) {
         let now = clock().secondsSinceEpoch
         let minute = MinuteRollup.minute(of: now)
         let latency = result.latency.seconds
@@ -80,7 +81,7 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
 
     /// Records what changed since the last verdict: its state, reason, fault or failing target,
     /// and each target's health.
-    public func record(_ verdict: Verdict) {
+    package func record(_ verdict: Verdict) {
         let now = clock().secondsSinceEpoch
         state.withLock { state in
             let change = HistoryBatch.Transition(
@@ -112,7 +113,7 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
     /// transaction, and moves this run's recorded end to now. With `closingMinutes`, the minutes
     /// still running are committed too (reachd is stopping). When the commit fails, its rows wait
     /// for the next call (at most ``maximumPending``).
-    public func flush(closingMinutes: Bool = false) async throws(HistoryWriteFailure) {
+    package func flush(closingMinutes: Bool = false) async throws(HistoryWriteFailure) {
         let now = clock().secondsSinceEpoch
         let minute = MinuteRollup.minute(of: now)
         let batch = state.withLock { state in
@@ -154,13 +155,13 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
     }
 
     /// The rows waiting for the next commit: after a failed one, what it held and what came since.
-    public var pendingRows: Int {
+    package var pendingRows: Int {
         state.withLock { $0.pending.count }
     }
 
     /// Deletes what is past retention or over the size cap (logging the latter), then returns the
     /// uptime ratio of each of ``uptimeWindows``, for `reachd_uptime_ratio`.
-    public func maintain() async throws -> [(window: String, ratio: Double?)] {
+    package func maintain() async throws -> [(window: String, ratio: Double?)] {
         let now = clock()
         let deleted = try await store.prune(now: now.secondsSinceEpoch, retention: settings.retention, maximumSize: settings.maximumSize)
         if deleted > 0 {
@@ -177,12 +178,12 @@ public final class HistoryRecorder: ProbeObserver, Sendable {
     }
 
     /// The windows of `reachd_uptime_ratio`, by label.
-    public static let uptimeWindows: [(String, Duration)] = [
+    package static let uptimeWindows: [(String, Duration)] = [
         ("24h", .seconds(86_400)), ("7d", .seconds(7 * 86_400)), ("30d", .seconds(30 * 86_400)), ("90d", .seconds(90 * 86_400)),
     ]
 
     /// What was recorded over `query`'s window, this run included up to now.
-    public func document(_ query: HistoryQuery) async throws -> HistoryDocument {
+    package func document(_ query: HistoryQuery) async throws -> HistoryDocument {
         try await store.document(query, liveRun: run, now: clock())
     }
 }

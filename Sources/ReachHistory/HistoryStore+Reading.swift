@@ -1,6 +1,7 @@
 import GRDB
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 extension HistoryStore {
     /// The record of `query`'s window as a ``ReachAPI/HistoryDocument``.
@@ -8,7 +9,7 @@ extension HistoryStore {
     /// - Parameters:
     ///   - liveRun: This run of reachd, whose recording reaches up to `now` (its file lags by up to a batch).
     ///   - now: The time of the answer: what is still open is open up to here.
-    public func document(_ query: HistoryQuery, liveRun: Int64?, now: WallTime) async throws -> HistoryDocument {
+    package func document(_ query: HistoryQuery, liveRun: Int64?, now: WallTime) async throws -> HistoryDocument {
         let window = query.window
         let scope = query.target ?? ""
         let (since, until) = (window.lowerBound.secondsSinceEpoch, window.upperBound.secondsSinceEpoch)
@@ -39,7 +40,7 @@ extension HistoryStore {
     }
 
     /// The verdict's uptime over `window` alone: what `reachd_uptime_ratio` needs, without listing anything.
-    public func uptime(over window: Range<WallTime>, liveRun: Int64?, now: WallTime) async throws -> HistoryDocument.Uptime {
+    package func uptime(over window: Range<WallTime>, liveRun: Int64?, now: WallTime) async throws -> HistoryDocument.Uptime {
         let (since, until) = (window.lowerBound.secondsSinceEpoch, window.upperBound.secondsSinceEpoch)
         return try await pool.read { db in
             let timeline = try Self.timeline(db, scope: "", from: since, to: until, liveRun: liveRun, now: now.secondsSinceEpoch)

@@ -1,6 +1,7 @@
 import GRDB
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 extension HistoryStore {
     /// Starts a run of reachd at `time`; returns its id, which every batch of the run names.
@@ -87,7 +88,7 @@ extension HistoryStore {
     }
 
     /// The bytes the file's used pages take now.
-    public func usedBytes() throws -> Int {
+    package func usedBytes() throws -> Int {
         try pool.read { db in try Self.usedBytes(db) }
     }
 }

@@ -11,15 +11,15 @@ import ReachPOSIX
 /// checked at open; one that is not a database or fails SQLite's quick check is moved aside
 /// (`NAME.corrupt-TIMESTAMP`, with its `-wal` and `-shm`) and a fresh one started
 /// (``HistoryStoreOpening/movedAside``). `auto_vacuum = INCREMENTAL` lets pruning give pages back.
-public final class HistoryStore: Sendable {
+package final class HistoryStore: Sendable {
     /// The database file.
-    public let path: String
+    package let path: String
     let pool: DatabasePool
 
     /// Opens (creating it, and its directory when `createDirectory`) the file at `path`; a corrupt
     /// file is moved aside and a fresh one opened. Synchronous disk work: call it off the cooperative pool.
     ///
-    public static func open(path: String, createDirectory: Bool) throws(HistoryStoreError) -> Opening {
+    package static func open(path: String, createDirectory: Bool) throws(HistoryStoreError) -> Opening {
         let directory = (path as NSString).deletingLastPathComponent
         if createDirectory {
             do {
@@ -45,11 +45,11 @@ public final class HistoryStore: Sendable {
     }
 
     /// An opened store, and where a corrupt file was moved (with SQLite's complaint), if one was.
-    public struct Opening: Sendable {
-        public var store: HistoryStore
-        public var movedAside: (path: String, detail: String)?
+    package struct Opening: Sendable {
+        package var store: HistoryStore
+        package var movedAside: (path: String, detail: String)?
 
-        public var values: (HistoryStore, (path: String, detail: String)?) { (store, movedAside) }
+        package var values: (HistoryStore, (path: String, detail: String)?) { (store, movedAside) }
     }
 
     private enum OpenFailure: Error { case corrupt(String), other(String) }
@@ -84,7 +84,7 @@ public final class HistoryStore: Sendable {
     }
 
     /// Checkpoints the write-ahead log into the file and closes it.
-    public func close() {
+    package func close() {
         try? pool.close()
     }
 
@@ -113,14 +113,14 @@ public final class HistoryStore: Sendable {
 }
 
 /// A history file that cannot be used; reachd then runs without history.
-public enum HistoryStoreError: Error, CustomStringConvertible {
+package enum HistoryStoreError: Error, CustomStringConvertible {
     /// The file or its directory cannot be created, opened, read or written.
     case unusable(path: String, detail: String)
     /// The default file's directory does not exist: reachd runs outside its unit (from a source
     /// tree, in a test), where it creates no state directory of its own.
     case noDirectory(path: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unusable(let path, let detail): "the history file \(path) cannot be used: \(detail)"
         case .noDirectory(let path):

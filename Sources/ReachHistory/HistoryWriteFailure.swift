@@ -4,13 +4,13 @@ import GRDB
 ///
 /// A full file system is told apart (SQLite's `SQLITE_FULL`) because its remedy is the
 /// administrator's: free space there, and the rows kept in memory are written at the next try.
-public struct HistoryWriteFailure: Error, CustomStringConvertible {
+package struct HistoryWriteFailure: Error, CustomStringConvertible {
     /// The history file.
-    public var path: String
+    package var path: String
     /// Whether the file system holding the file is full.
-    public var isDiskFull: Bool
+    package var isDiskFull: Bool
     /// SQLite's or the system's words.
-    public var detail: String
+    package var detail: String
 
     init(_ error: any Error, path: String) {
         self.path = path
@@ -23,7 +23,7 @@ public struct HistoryWriteFailure: Error, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         isDiskFull ? "the file system holding \(path) is full (\(detail)): free space there" : "\(path): \(detail)"
     }
 }

@@ -11,7 +11,7 @@ import Synchronization
 /// directions it subscribes to, so its receiver gets transitions in order and always ends at the
 /// latest state. The monitor's rule applies to all of them (see
 /// ``ReachCore/ConnectivityMonitor/addReaction(named:on:timeout:_:)``).
-public final class Reactions: Service, Sendable {
+package final class Reactions: Service, Sendable {
     private struct State {
         var hooks: HookSettings
         var webhooks: [WebhookSettings]
@@ -36,7 +36,7 @@ public final class Reactions: Service, Sendable {
     ///   - hooks: The hook directories; a missing one simply has no hooks.
     ///   - webhooks: Each becomes one reaction.
     ///   - observer: Counts hook runs and deliveries (the metrics).
-    public init(monitor: ConnectivityMonitor, hooks: HookSettings, webhooks: [WebhookSettings], observer: (any ReactionObserver)?, logger: Logger) {
+    package init(monitor: ConnectivityMonitor, hooks: HookSettings, webhooks: [WebhookSettings], observer: (any ReactionObserver)?, logger: Logger) {
         self.monitor = monitor
         self.observer = observer
         self.logger = logger
@@ -45,7 +45,7 @@ public final class Reactions: Service, Sendable {
 
     /// Registers the reactions, keeps them until graceful shutdown, then removes them and closes
     /// the webhooks' HTTP client.
-    public func run() async throws {
+    package func run() async throws {
         state.withLock { $0.isRunning = true }
         reregister()
         try? await gracefulShutdown()
@@ -76,7 +76,7 @@ public final class Reactions: Service, Sendable {
     /// Applies a reloaded configuration at the next transition. Reactions whose settings did not
     /// change stay as they are (a run under way keeps its place under the reaction rule); changed
     /// ones are removed (a run under way finishes, alongside the new registration) and registered anew.
-    public func reconfigure(hooks: HookSettings, webhooks: [WebhookSettings]) {
+    package func reconfigure(hooks: HookSettings, webhooks: [WebhookSettings]) {
         state.withLock { state in
             state.hooks = hooks
             state.webhooks = webhooks

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 /// Delivers transitions to one webhook: a `POST` of the event's JSON (the document `/v1/events`
 /// sends as `data:`), signed when a secret is set, retried until a 2xx answer or the retry budget

@@ -1,5 +1,5 @@
 import Crypto
-import ReachCore
+import ReachSupport
 
 /// The `X-Reachd-Signature` header: `sha256=` and the lowercase hex HMAC-SHA256 of the exact body
 /// bytes under the webhook's secret (the form GitHub uses, so receivers have code for it).
@@ -7,12 +7,12 @@ import ReachCore
 /// Replays need no timestamp header: the signed body carries the event's `sequence`, which grows
 /// across reachd's runs (each run starts at the wall clock in microseconds), so a receiver that
 /// keeps the highest sequence it accepted rejects a replayed or reordered delivery.
-public enum WebhookSignature {
+package enum WebhookSignature {
     /// The header name, for receivers and tests.
-    public static let header = "X-Reachd-Signature"
+    package static let header = "X-Reachd-Signature"
 
     /// The header's value for `body` (exactly the bytes sent) under `secret`.
-    public static func value(for body: some Sequence<UInt8>, secret: Secret) -> String {
+    package static func value(for body: some Sequence<UInt8>, secret: Secret) -> String {
         let key = SymmetricKey(data: Array(secret.revealed.utf8))
         let code = HMAC<SHA256>.authenticationCode(for: Array(body), using: key)
         return "sha256=" + code.map { byte in

@@ -1,4 +1,5 @@
 import ReachCore
+import ReachSupport
 import ServiceLifecycle
 
 /// The connectivity service a program holds: is the machine connected, what changed, and what to

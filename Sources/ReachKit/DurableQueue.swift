@@ -3,6 +3,7 @@ import GRDB
 import Logging
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 import ServiceLifecycle
 import Synchronization
 

@@ -1,4 +1,4 @@
-import ReachCore
+import ReachSupport
 
 /// How a ``DurableQueue`` delivers: how many at once, how often to retry and how long to wait,
 /// and when to stop trying against a server that keeps failing.

@@ -3,6 +3,7 @@ import ReachAPI
 import ReachClient
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 import ServiceLifecycle
 import Synchronization
 

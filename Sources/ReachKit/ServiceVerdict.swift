@@ -1,5 +1,6 @@
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 /// What a ``ConnectivityService`` says now: the monitor's verdict, or, for a reachd-backed
 /// service that cannot reach reachd, that it does not know and why.

@@ -1,5 +1,6 @@
 import Logging
 import ReachCore
+import ReachSupport
 import Synchronization
 
 /// What a service that learns its verdicts from outside the core (``ReachdService`` from reachd's

@@ -5,6 +5,7 @@ import ReachCore
 import ReachEngine
 import ReachKit
 import ReachPOSIX
+import ReachSupport
 import ServiceLifecycle
 
 /// The connectivity service for hosts without reachd: reachd's own engine (monitor, rtnetlink

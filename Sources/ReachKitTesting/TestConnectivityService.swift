@@ -2,6 +2,7 @@ import Logging
 import ReachCore
 import ReachKit
 import ReachPOSIX
+import ReachSupport
 import ServiceLifecycle
 import Synchronization
 

@@ -1,6 +1,7 @@
 import CNetlink
 import Glibc
 import ReachCore
+import ReachSupport
 
 /// The three kinds of kernel object a dump refreshes, in the order a full resync dumps them.
 enum DumpKind: Sendable, Hashable, CaseIterable {

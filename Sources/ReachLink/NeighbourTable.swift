@@ -2,14 +2,15 @@ import CNetlink
 import Glibc
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// One entry of the kernel's neighbour table (ARP for IPv4, neighbour discovery for IPv6): what
 /// the link layer knows of a host on the link, as `ip neigh` shows it.
-public struct NeighbourState: Sendable, Hashable, CustomStringConvertible {
+package struct NeighbourState: Sendable, Hashable, CustomStringConvertible {
     /// `NUD_*` bits of `ndm_state`.
-    public var bits: UInt16
+    package var bits: UInt16
 
-    public init(bits: UInt16) { self.bits = bits }
+    package init(bits: UInt16) { self.bits = bits }
 
     static let incomplete: UInt16 = 0x01, reachable: UInt16 = 0x02, stale: UInt16 = 0x04, delay: UInt16 = 0x08
     static let probe: UInt16 = 0x10, failed: UInt16 = 0x20, noARP: UInt16 = 0x40, permanent: UInt16 = 0x80
@@ -17,9 +18,9 @@ public struct NeighbourState: Sendable, Hashable, CustomStringConvertible {
     /// `FAILED` or `INCOMPLETE`: the host does not answer at the link layer. An entry reaches it
     /// only late: it stays `REACHABLE` for base_reachable_time (15–45 s) after the host falls
     /// silent, then goes `STALE`, `DELAY` and `PROBE` before `FAILED`.
-    public var isUnreachable: Bool { bits & (Self.failed | Self.incomplete) != 0 }
+    package var isUnreachable: Bool { bits & (Self.failed | Self.incomplete) != 0 }
 
-    public var description: String {
+    package var description: String {
         let names: [(UInt16, String)] = [
             (Self.incomplete, "INCOMPLETE"), (Self.reachable, "REACHABLE"), (Self.stale, "STALE"), (Self.delay, "DELAY"),
             (Self.probe, "PROBE"), (Self.failed, "FAILED"), (Self.noARP, "NOARP"), (Self.permanent, "PERMANENT"),
@@ -31,7 +32,7 @@ public struct NeighbourState: Sendable, Hashable, CustomStringConvertible {
 
 /// Reads the kernel's neighbour table with an rtnetlink dump (`RTM_GETNEIGH`), which needs no
 /// privileges: the fallback evidence for a silent gateway where ping sockets are not allowed.
-public enum NeighbourTable {
+package enum NeighbourTable {
     private static let getNeighbour: UInt16 = 30  // RTM_GETNEIGH
     private static let newNeighbour: UInt16 = 28  // RTM_NEWNEIGH
     private static let destinationAttribute: UInt16 = 1  // NDA_DST
@@ -39,7 +40,7 @@ public enum NeighbourTable {
 
     /// The state of `address`'s entry on the interface with `interfaceIndex`; `nil` when it has
     /// none (never resolved, or expired) or the table cannot be read. Runs on a thread of its own.
-    public static func state(of address: IPAddress, interfaceIndex: Int) async -> NeighbourState? {
+    package static func state(of address: IPAddress, interfaceIndex: Int) async -> NeighbourState? {
         await withCheckedContinuation { continuation in
             do {
                 try DedicatedThread.start(named: "reachd-neigh") {

@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// A dedicated thread does the blocking reads, so the Swift cooperative pool is never held up;
 /// `report` is called on that thread.
-public final class NetlinkLinkSource: LinkSource {
+package final class NetlinkLinkSource: LinkSource {
     private let logger: Logger
     private let networkNamespacePath: String?
     private let receiveBufferSize: Int
@@ -22,11 +22,11 @@ public final class NetlinkLinkSource: LinkSource {
 
     /// How many times the kernel reported `ENOBUFS` (lost notifications, each followed by a full
     /// re-dump), for a metric. Readable from any thread.
-    public var overrunCount: Int { counters.overruns.load(ordering: .relaxed) }
+    package var overrunCount: Int { counters.overruns.load(ordering: .relaxed) }
 
     /// How many datagrams were dropped because a process rather than the kernel sent them (a
     /// forged link notification). Readable from any thread.
-    public var foreignDatagramCount: Int { counters.foreignDatagrams.load(ordering: .relaxed) }
+    package var foreignDatagramCount: Int { counters.foreignDatagrams.load(ordering: .relaxed) }
 
     /// - Parameters:
     ///   - logger: Receives overrun warnings (once per burst), dump retries and malformed-data notices.
@@ -36,7 +36,7 @@ public final class NetlinkLinkSource: LinkSource {
     ///     the namespace sysfs was mounted in.
     ///   - receiveBufferSize: The socket receive buffer in bytes. Larger rides out longer event storms
     ///     before the kernel drops events; beyond `net.core.rmem_max` it needs `CAP_NET_ADMIN`.
-    public init(logger: Logger, networkNamespacePath: String? = nil, receiveBufferSize: Int = 4 << 20) {
+    package init(logger: Logger, networkNamespacePath: String? = nil, receiveBufferSize: Int = 4 << 20) {
         self.logger = logger
         self.networkNamespacePath = networkNamespacePath
         self.receiveBufferSize = receiveBufferSize
@@ -45,7 +45,7 @@ public final class NetlinkLinkSource: LinkSource {
     /// Watches until the calling task is cancelled, then returns within milliseconds.
     ///
     /// Throws when the netlink socket cannot be opened or used, or when the kernel keeps refusing dumps.
-    public func run(report: @escaping @Sendable (LinkSnapshot) -> Void) async throws {
+    package func run(report: @escaping @Sendable (LinkSnapshot) -> Void) async throws {
         let doorbell = try ShutdownDoorbell()
         let reader = NetlinkReader(
             namespacePath: networkNamespacePath,

@@ -1,13 +1,13 @@
 import Glibc
 
 /// Whether this process should log to the journal: what `log.target: auto` decides on.
-public enum JournalAvailability {
+package enum JournalAvailability {
     /// Where journald receives native-protocol datagrams (and where libsystemd sends them).
-    public static let socketPath = "/run/systemd/journal/socket"
+    package static let socketPath = "/run/systemd/journal/socket"
 
     /// Whether standard error is the journal's stream, as under a systemd service:
     /// `$JOURNAL_STREAM` ("device:inode") names standard error's device and inode.
-    public static func standardErrorIsJournalStream(environment: [String: String]) -> Bool {
+    package static func standardErrorIsJournalStream(environment: [String: String]) -> Bool {
         guard let value = environment["JOURNAL_STREAM"] else { return false }
         let parts = value.split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
@@ -18,7 +18,7 @@ public enum JournalAvailability {
 
     /// Whether a journald is listening on `path`: a datagram socket connects to a bound socket
     /// only (a file left by a journald that is gone refuses with ECONNREFUSED).
-    public static func socketAnswers(path: String = socketPath) -> Bool {
+    package static func socketAnswers(path: String = socketPath) -> Bool {
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }

@@ -4,16 +4,16 @@
 /// name is made valid here rather than trusted: upper-case ASCII letters, digits and `_`, not
 /// starting with `_` or a digit, at most 64 bytes. Metadata keys get the `REACHD_` prefix, which
 /// keeps them apart from journald's own fields and makes any key start with a letter.
-public enum JournalFieldName {
+package enum JournalFieldName {
     /// The prefix of every field that carries logger metadata.
-    public static let metadataPrefix = "REACHD_"
+    package static let metadataPrefix = "REACHD_"
 
     /// journald's limit on a field name's length.
-    public static let maximumLength = 64
+    package static let maximumLength = 64
 
     /// The field name for metadata `key`: `state` → `REACHD_STATE`, `previous_state` →
     /// `REACHD_PREVIOUS_STATE`, `receiveBuffer` → `REACHD_RECEIVE_BUFFER`, `a.b-c` → `REACHD_A_B_C`.
-    public static func forMetadataKey(_ key: String) -> String {
+    package static func forMetadataKey(_ key: String) -> String {
         var body = ""
         var previous: Unicode.Scalar?
         for scalar in key.unicodeScalars {
@@ -38,7 +38,7 @@ public enum JournalFieldName {
 
     /// Whether journald keeps a field of this name (its `journal_field_valid`, without the
     /// protected `_` fields, which only journald itself may set).
-    public static func isValid(_ name: String) -> Bool {
+    package static func isValid(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard let first = bytes.first, bytes.count <= maximumLength else { return false }
         guard first != UInt8(ascii: "_"), !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }

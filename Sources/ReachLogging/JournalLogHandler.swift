@@ -7,25 +7,25 @@ import Logging
 /// `CODE_FILE`/`CODE_LINE`/`CODE_FUNC`, the metadata as `REACHD_*` fields (see
 /// ``JournalFieldName``), and a `MESSAGE_ID` when the line names a ``ReachCore/ReachLogEvent``.
 /// Sending happens on the ``JournalWriter``'s thread; this handler never blocks.
-public struct JournalLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
-    public var logLevel: Logger.Level
+package struct JournalLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
+    package var metadataProvider: Logger.MetadataProvider?
+    package var logLevel: Logger.Level
 
     private let writer: JournalWriter
 
     /// - Parameter writer: Shared by every handler of the process, so lines keep their order.
-    public init(level: Logger.Level, writer: JournalWriter) {
+    package init(level: Logger.Level, writer: JournalWriter) {
         self.logLevel = level
         self.writer = writer
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var complete = event
         complete.metadata = lineMetadata(for: event)
         writer.submit(complete)

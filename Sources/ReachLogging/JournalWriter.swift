@@ -12,9 +12,9 @@ import Synchronization
 /// queue; one writer thread sends. When the queue is full, or when journald refuses a line
 /// (negative errno: it is gone), the line goes to the fallback handler (logfmt on standard error)
 /// instead, with one notice when that detour begins and one in the journal when it ends.
-public final class JournalWriter: Sendable {
+package final class JournalWriter: Sendable {
     /// How many lines may wait for journald before new ones go to standard error.
-    public static let defaultCapacity = 1024
+    package static let defaultCapacity = 1024
 
     private struct State {
         var queue: [LogEvent] = []
@@ -46,7 +46,7 @@ public final class JournalWriter: Sendable {
     ///   - identifier: `SYSLOG_IDENTIFIER` of every line (`journalctl -t`).
     ///   - fallback: Writes the lines journald does not take; its own level and metadata are not consulted.
     ///   - capacity: Lines that may wait for journald.
-    public init(identifier: String = "reachd", fallback: any LogHandler, capacity: Int = JournalWriter.defaultCapacity) throws(SystemCallError) {
+    package init(identifier: String = "reachd", fallback: any LogHandler, capacity: Int = JournalWriter.defaultCapacity) throws(SystemCallError) {
         self.identifier = identifier
         self.fallback = fallback
         self.capacity = max(1, capacity)
@@ -54,7 +54,7 @@ public final class JournalWriter: Sendable {
     }
 
     /// Queues a line whose metadata is complete; never blocks on journald.
-    public func submit(_ event: LogEvent) {
+    package func submit(_ event: LogEvent) {
         let queued = state.withLock { state -> Bool in
             guard !state.stopped, state.waiting < capacity else { return false }
             state.queue.append(event)
@@ -72,7 +72,7 @@ public final class JournalWriter: Sendable {
     /// Waits up to `timeout` for journald to take the waiting lines, then stops the writer; what
     /// it did not take is written to the fallback, so that a daemon that exits loses nothing.
     /// Lines submitted afterwards go to the fallback directly.
-    public func finish(within timeout: Duration) {
+    package func finish(within timeout: Duration) {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while state.withLock({ $0.waiting > 0 || $0.inFlight != nil }), ContinuousClock.now < deadline {
             usleep(1_000)

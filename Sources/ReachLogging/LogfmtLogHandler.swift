@@ -5,31 +5,32 @@ import Logging
 import ReachCore
 import ReachAPI
 import ReachPOSIX
+import ReachSupport
 
 /// Writes one logfmt line per event — `ts=… level=… msg="…" key=value …` — that both people and
 /// `grep`/Loki/Vector read easily. Metadata keys are sorted so lines are stable.
-public struct LogfmtLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
-    public var logLevel: Logger.Level
+package struct LogfmtLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
+    package var metadataProvider: Logger.MetadataProvider?
+    package var logLevel: Logger.Level
 
     private let label: String
     private let write: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - write: Receives each finished line, newline included; standard error by default.
-    public init(label: String, level: Logger.Level, write: @escaping @Sendable (String) -> Void = LogfmtLogHandler.standardError) {
+    package init(label: String, level: Logger.Level, write: @escaping @Sendable (String) -> Void = LogfmtLogHandler.standardError) {
         self.label = label
         self.logLevel = level
         self.write = write
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var fields = lineMetadata(for: event)
         if let error = event.error { fields["error"] = "\(error)" }
 
@@ -41,7 +42,7 @@ public struct LogfmtLogHandler: LogHandler {
     }
 
     /// Writes the whole line with one `write(2)`, so concurrent lines never interleave.
-    public static let standardError: @Sendable (String) -> Void = { line in
+    package static let standardError: @Sendable (String) -> Void = { line in
         var line = line
         line.withUTF8 { bytes in
             var offset = 0

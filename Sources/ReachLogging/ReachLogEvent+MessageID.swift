@@ -5,7 +5,7 @@ extension ReachLogEvent {
     /// explained by the entry of the same id in `systemd/reachd.catalog` (`journalctl -x`).
     ///
     /// Generated once with `systemd-id128 new`; a reader, an alert or a script may match on them.
-    public var journalMessageID: String {
+    package var journalMessageID: String {
         switch self {
         case .connectivityLost: "40e4c5ed67904f8199b97cde18332cce"
         case .connectivityRestored: "5d373a69ff854c0caeff0e8caa568994"

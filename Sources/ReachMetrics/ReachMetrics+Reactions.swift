@@ -15,7 +15,7 @@ extension ReachMetrics: ReactionObserver {
     ]
 
     /// Creates every series of the hooks and webhooks known at start, at 0.
-    public func reactionsConfigured(hooks: [String], webhooks: [String]) {
+    package func reactionsConfigured(hooks: [String], webhooks: [String]) {
         for hook in hooks {
             _ = registry.makeDurationHistogram(descriptor: Self.hookDurationName, labels: [("hook", hook)], buckets: Self.hookDurationBuckets)
             for outcome in HookOutcome.allCases {
@@ -30,7 +30,7 @@ extension ReachMetrics: ReactionObserver {
     }
 
     /// Counts the run and, unless the file was refused, records its duration.
-    public func hookFinished(_ hook: String, outcome: HookOutcome, duration: Duration) {
+    package func hookFinished(_ hook: String, outcome: HookOutcome, duration: Duration) {
         registry.makeCounter(descriptor: Self.hookRunsName, labels: [("hook", hook), ("result", outcome.rawValue)]).increment()
         guard outcome != .refused else { return }
         registry.makeDurationHistogram(descriptor: Self.hookDurationName, labels: [("hook", hook)], buckets: Self.hookDurationBuckets)
@@ -38,7 +38,7 @@ extension ReachMetrics: ReactionObserver {
     }
 
     /// Counts the delivery by its result.
-    public func webhookFinished(_ webhook: String, outcome: WebhookOutcome) {
+    package func webhookFinished(_ webhook: String, outcome: WebhookOutcome) {
         registry.makeCounter(descriptor: Self.webhookDeliveriesName, labels: [("webhook", webhook), ("result", outcome.rawValue)]).increment()
     }
 }

@@ -5,7 +5,7 @@ import Prometheus
 extension ReachMetrics {
     /// Sets the ratio of each window; a window without a ratio (no known time in it) has no series,
     /// so that a dashboard shows "no data" rather than a made-up 0 or 1.
-    public func setUptimeRatios(_ ratios: [(window: String, ratio: Double?)]) {
+    package func setUptimeRatios(_ ratios: [(window: String, ratio: Double?)]) {
         for (window, ratio) in ratios {
             let gauge = registry.makeGauge(descriptor: Self.uptimeRatioName, labels: [("window", window)])
             if let ratio { gauge.set(to: ratio) } else { registry.unregisterGauge(gauge) }
@@ -14,7 +14,7 @@ extension ReachMetrics {
 
     /// Sets `reachd_history_pending_rows`: the rows waiting for the history file, after each commit
     /// (0 when the file keeps up; growing while it cannot be written, as on a full disk).
-    public func setHistoryPendingRows(_ rows: Int) {
+    package func setHistoryPendingRows(_ rows: Int) {
         registry.makeGauge(descriptor: Self.historyPendingRowsName).set(to: Double(rows))
     }
 }

@@ -1,6 +1,7 @@
 import Logging
 import Prometheus
 import ReachCore
+import ReachSupport
 import Synchronization
 
 /// reachd's Prometheus metrics: the verdict, link and probe health, callbacks and subscribers,
@@ -17,9 +18,9 @@ import Synchronization
 /// `reachd_state_changes_total`. A target that has never been probed shows up as such rather than
 /// as a missing series that alerts cannot see, and `increase()` counts the first failure too (a
 /// counter series born at 1 has no earlier sample, so its first increment is invisible to it).
-public final class ReachMetrics: ProbeObserver, Sendable {
+package final class ReachMetrics: ProbeObserver, Sendable {
     /// The registry every metric is registered on; ``exposition(monitor:)`` renders it.
-    public let registry: PrometheusCollectorRegistry
+    package let registry: PrometheusCollectorRegistry
 
     private let connected: Gauge
     private let linkUsable: Gauge
@@ -74,7 +75,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     /// - Parameter interfaces: Which interfaces get a `reachd_link_up` series: the same filter
     ///   the verdict uses, so that a container host's stream of `veth…` names does not become an
     ///   unbounded stream of series.
-    public init(
+    package init(
         targets: [ProbeTarget], interfaces: InterfaceFilter = InterfaceFilter(), version: String = ReachVersion.current,
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
     ) {
@@ -141,7 +142,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     /// It reads a subscription like any other, so in a burst of changes faster than it keeps up
     /// with it may skip intermediate verdicts; `reachd_state_changes_total` then counts the
     /// changes between the verdicts it saw.
-    public func follow(_ monitor: ConnectivityMonitor) async {
+    package func follow(_ monitor: ConnectivityMonitor) async {
         await withDiscardingTaskGroup { group in
             group.addTask {
                 for await event in monitor.subscribe() { self.record(event) }
@@ -155,7 +156,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     /// Takes a complete link snapshot (what the link source gives the monitor) so that
     /// `reachd_link_up` covers every interface, usable or not. Until the first call, it lists the
     /// verdict's usable interfaces with kind `unknown`.
-    public func update(links snapshot: LinkSnapshot) {
+    package func update(links snapshot: LinkSnapshot) {
         state.withLock { state in
             state.linksReported = true
             var up: [String: (kind: String, value: Double)] = [:]
@@ -168,7 +169,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
 
     /// Takes the netlink socket's running count of receive-buffer overruns (each one cost a full
     /// re-dump of the link table). A count lower than the last one means the source restarted.
-    public func setNetlinkOverruns(_ total: Int) {
+    package func setNetlinkOverruns(_ total: Int) {
         let increase = state.withLock { state in
             defer { state.netlinkOverrunsSeen = total }
             return total - state.netlinkOverrunsSeen
@@ -178,7 +179,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
 
     /// Renders every metric in the Prometheus text format (0.0.4), first reading the values that
     /// are only sampled at scrape time.
-    public func exposition(monitor: ConnectivityMonitor) -> [UInt8] {
+    package func exposition(monitor: ConnectivityMonitor) -> [UInt8] {
         subscribers.set(to: Double(monitor.subscriberCount))
         if let overruns = state.withLock({ $0.netlinkOverrunSource }) { setNetlinkOverruns(overruns()) }
         return registry.emitToBuffer()
@@ -186,7 +187,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
 
     /// Reads the netlink socket's running overrun count at every scrape: an overrun burst that
     /// ends where it began changes no snapshot, so counting only with snapshots would miss it.
-    public func sampleNetlinkOverruns(from total: @escaping @Sendable () -> Int) {
+    package func sampleNetlinkOverruns(from total: @escaping @Sendable () -> Int) {
         state.withLock { $0.netlinkOverrunSource = total }
     }
 
@@ -223,7 +224,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     /// Counts the result, times the probe and sets the target's success gauge, and its certificate's
     /// expiry when it presented one. A cancelled probe (reachd stopping, or a reload replacing the
     /// schedule) learned nothing and is not counted, nor is a result for a target a reload removed.
-    public func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
+    package func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
         guard result.failure?.reason != .cancelled, let series = series(for: target.name) else { return }
         series.success.set(to: result.isSuccess ? 1 : 0)
         count(result, in: series, of: target)
@@ -247,7 +248,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     /// Counts and times a probe whose result was dropped because a later probe of the target had
     /// already been applied (probes overlap while a server hangs): it ran, so `reachd_probes_total`
     /// and the duration histogram include it, but the success gauge keeps the newer result.
-    public func probeSuperseded(_ target: ProbeTarget, result: ProbeResult) {
+    package func probeSuperseded(_ target: ProbeTarget, result: ProbeResult) {
         guard result.failure?.reason != .cancelled, let series = series(for: target.name) else { return }
         count(result, in: series, of: target)
     }
@@ -265,7 +266,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
 
     /// Counts a tick skipped because the target already had as many probes in flight as may
     /// overlap: a sign that probes outlast their deadline, or that immediate checks crowd it.
-    public func probeSkipped(_ target: ProbeTarget) {
+    package func probeSkipped(_ target: ProbeTarget) {
         series(for: target.name)?.skipped.increment()
     }
 
@@ -273,7 +274,7 @@ public final class ReachMetrics: ProbeObserver, Sendable {
     /// series of removed ones go, so that no alert keeps firing on a `reachd_probe_success` nobody
     /// updates any more; so does the certificate expiry of a target that no longer speaks TLS. The
     /// filter applies from the next link snapshot.
-    public func reconfigure(targets: [ProbeTarget], interfaces: InterfaceFilter) {
+    package func reconfigure(targets: [ProbeTarget], interfaces: InterfaceFilter) {
         let names = Set(targets.map(\.name))
         let secured = Set(targets.filter(\.usesTLS).map(\.name))
         state.withLock { state in

@@ -1,5 +1,6 @@
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 /// What the desktop notification says, in words a person understands rather than reachd's codes.
 ///

@@ -4,10 +4,10 @@ import ReachBus
 /// `org.freedesktop.Notifications.Notify` shows, apart from the id it replaces.
 ///
 /// Plain data, so the policy that decides what to show can be tested without a bus.
-public struct DesktopNotification: Sendable, Hashable {
+package struct DesktopNotification: Sendable, Hashable {
     /// How much the notification matters; servers use it for styling, placement and whether it
     /// expires or breaks through "do not disturb".
-    public enum Urgency: UInt8, Sendable, Hashable {
+    package enum Urgency: UInt8, Sendable, Hashable {
         /// Informational; some servers show no banner for it.
         case low = 0
         /// The default.
@@ -17,7 +17,7 @@ public struct DesktopNotification: Sendable, Hashable {
     }
 
     /// When the server should take the notification away by itself.
-    public enum Expiry: Sendable, Hashable {
+    package enum Expiry: Sendable, Hashable {
         /// The server's default (`-1`).
         case serverDefault
         /// Never: it stays until the person dismisses it or it is replaced or closed (`0`).
@@ -36,42 +36,42 @@ public struct DesktopNotification: Sendable, Hashable {
     }
 
     /// A button (or menu entry) the server may show; invoking it sends `ActionInvoked(id, key)`.
-    public struct Action: Sendable, Hashable {
+    package struct Action: Sendable, Hashable {
         /// What comes back in `ActionInvoked`; `default` is the click on the notification itself.
-        public var key: String
+        package var key: String
         /// The words on the button.
-        public var label: String
+        package var label: String
 
         /// An action `key` shown as `label`.
-        public init(key: String, label: String) {
+        package init(key: String, label: String) {
             self.key = key
             self.label = label
         }
     }
 
     /// The program the notification is from (`app_name`).
-    public var appName: String
+    package var appName: String
     /// An icon name from the Icon Naming Specification, such as `network-offline`.
-    public var icon: String
+    package var icon: String
     /// The headline.
-    public var summary: String
+    package var summary: String
     /// The details under it.
-    public var body: String
+    package var body: String
     /// The buttons, in order.
-    public var actions: [Action]
+    package var actions: [Action]
     /// The `urgency` hint.
-    public var urgency: Urgency
+    package var urgency: Urgency
     /// A category from the specification, such as `network.disconnected`.
-    public var category: String?
+    package var category: String?
     /// Kept after an action is invoked, instead of being taken away (the `resident` hint).
-    public var resident: Bool
+    package var resident: Bool
     /// Not kept in the server's history once it goes (the `transient` hint).
-    public var transient: Bool
+    package var transient: Bool
     /// The `expire_timeout`.
-    public var expiry: Expiry
+    package var expiry: Expiry
 
     /// A notification from `appName`; only the icon, the summary and the body are required.
-    public init(
+    package init(
         appName: String = "reachd", icon: String, summary: String, body: String, actions: [Action] = [],
         urgency: Urgency = .normal, category: String? = nil, resident: Bool = false, transient: Bool = false,
         expiry: Expiry = .serverDefault

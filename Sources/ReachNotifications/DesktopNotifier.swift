@@ -17,9 +17,9 @@ import Synchronization
 /// Task { await notifier.run { event in ... } }
 /// let id = try await notifier.notify(notification, replacing: 0)
 /// ```
-public final class DesktopNotifier: Sendable {
+package final class DesktopNotifier: Sendable {
     /// What the bus and the notification server report.
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// Connected and listening: whatever should be on screen can be posted (again).
         case ready
         /// `org.freedesktop.Notifications` has a new owner: a server (re)started, and what the
@@ -37,7 +37,7 @@ public final class DesktopNotifier: Sendable {
 
     /// Why a notification was closed (`NotificationClosed`'s second argument), so a client can tell
     /// the person's "go away" from its own timeout.
-    public enum CloseReason: UInt32, Sendable, Hashable {
+    package enum CloseReason: UInt32, Sendable, Hashable {
         /// Its expire timeout passed.
         case expired = 1
         /// The person dismissed it.
@@ -50,8 +50,8 @@ public final class DesktopNotifier: Sendable {
 
     /// A call that did not go through (no bus, no server, a timeout, a D-Bus error), in words for
     /// the log: the caller's remedy is the same in every case, to try again later.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     static let server = "org.freedesktop.Notifications"
@@ -69,7 +69,7 @@ public final class DesktopNotifier: Sendable {
     /// - Parameters:
     ///   - busAddress: A D-Bus address; nil for the user's session bus (`DBUS_SESSION_BUS_ADDRESS`,
     ///     else `$XDG_RUNTIME_DIR/bus`).
-    public init(logger: Logger, busAddress: String? = nil) {
+    package init(logger: Logger, busAddress: String? = nil) {
         self.logger = logger
         bus = busAddress.map(BusConnection.Bus.address) ?? .session
     }
@@ -77,12 +77,12 @@ public final class DesktopNotifier: Sendable {
     /// Posts `notification` in place of notification `id` (0 for a new one) and returns the id the
     /// server gave it: keep it, since servers may give a new one. Throws when not connected, when
     /// no notification server answers, or when it refuses.
-    public func notify(_ notification: DesktopNotification, replacing id: UInt32) async throws(Failure) -> UInt32 {
+    package func notify(_ notification: DesktopNotification, replacing id: UInt32) async throws(Failure) -> UInt32 {
         try await submit(.notify(notification, replacing: id))
     }
 
     /// Takes notification `id` away (`CloseNotification`).
-    public func close(_ id: UInt32) async throws(Failure) {
+    package func close(_ id: UInt32) async throws(Failure) {
         _ = try await submit(.close(id))
     }
 
@@ -97,7 +97,7 @@ public final class DesktopNotifier: Sendable {
 
     /// Keeps a connection to the bus until the calling task is cancelled, calling `onEvent` (on
     /// the bus thread) with what happens there.
-    public func run(onEvent: @escaping @Sendable (Event) -> Void) async {
+    package func run(onEvent: @escaping @Sendable (Event) -> Void) async {
         var retry = Self.firstRetry
         var warned = false
         while !Task.isCancelled {

@@ -6,11 +6,11 @@ import Subprocess
 /// Opens a page in the person's browser the way a desktop program should: through the desktop
 /// portal (`org.freedesktop.portal.OpenURI` on the session bus) when it is there, which starts the
 /// browser the person chose, outside this program's sandbox and service; else with `xdg-open`.
-public struct DesktopURLOpener: URLOpener {
+package struct DesktopURLOpener: URLOpener {
     /// What ``open(_:)`` returns after the desktop portal took the page.
-    public static let viaDesktopPortal = "the desktop portal"
+    package static let viaDesktopPortal = "the desktop portal"
     /// What ``open(_:)`` returns after `xdg-open` exited with 0.
-    public static let viaXDGOpen = "xdg-open"
+    package static let viaXDGOpen = "xdg-open"
 
     static let portalName = "org.freedesktop.portal.Desktop"
     static let openURIMethod = MethodCall(
@@ -26,7 +26,7 @@ public struct DesktopURLOpener: URLOpener {
     /// - Parameters:
     ///   - busAddress: A D-Bus address; nil for the user's session bus.
     ///   - searchPath: The `PATH` to find `xdg-open` in; nil for this process's.
-    public init(logger: Logger, busAddress: String? = nil, searchPath: String? = nil) {
+    package init(logger: Logger, busAddress: String? = nil, searchPath: String? = nil) {
         self.logger = logger
         bus = busAddress.map(BusConnection.Bus.address) ?? .session
         self.searchPath = searchPath
@@ -34,7 +34,7 @@ public struct DesktopURLOpener: URLOpener {
 
     /// Opens `url`: through the desktop portal when `org.freedesktop.portal.Desktop` has an owner
     /// on the bus, else (or when the portal refuses) with `xdg-open`.
-    public func open(_ url: String) async throws(URLOpenFailure) -> String {
+    package func open(_ url: String) async throws(URLOpenFailure) -> String {
         switch await askPortal(url) {
         case .opened:
             return Self.viaDesktopPortal

@@ -5,11 +5,12 @@ import ReachAPI
 import ReachClient
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// The desktop agent behind `reachctl notify-agent`: follows reachd's event stream and shows the
 /// verdict as one desktop notification. ``NotificationPolicy`` decides; this wires it to the
 /// event stream, the session bus, a timer, `POST /v1/check` and the browser, one input at a time.
-public struct NotificationAgent: Sendable {
+package struct NotificationAgent: Sendable {
     private let client: ReachdClient
     private let settings: NotificationPolicy<ContinuousClock.Instant>.Settings
     private let opener: any URLOpener
@@ -17,7 +18,7 @@ public struct NotificationAgent: Sendable {
 
     /// An agent following reachd at `client`'s endpoint, posting as `settings` allow, opening
     /// sign-in pages with `opener` (by default the desktop's: ``DesktopURLOpener``).
-    public init(client: ReachdClient, settings: NotificationPolicy<ContinuousClock.Instant>.Settings, opener: (any URLOpener)? = nil, logger: Logger) {
+    package init(client: ReachdClient, settings: NotificationPolicy<ContinuousClock.Instant>.Settings, opener: (any URLOpener)? = nil, logger: Logger) {
         self.client = client
         self.settings = settings
         self.opener = opener ?? DesktopURLOpener(logger: logger)
@@ -35,7 +36,7 @@ public struct NotificationAgent: Sendable {
 
     /// Runs until one of `stopSignals` arrives (it then takes its notification away, so no stale
     /// "Waiting" outlives it) or the task is cancelled.
-    public func run(stopSignals: [Int32] = [SIGTERM, SIGINT]) async {
+    package func run(stopSignals: [Int32] = [SIGTERM, SIGINT]) async {
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
         let notifier = DesktopNotifier(logger: logger)
         let sources = stopSignals.map { number in

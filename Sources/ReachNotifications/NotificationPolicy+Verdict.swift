@@ -1,21 +1,22 @@
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 extension NotificationPolicy {
     /// A verdict as the policy needs it: the state, what to say about it, and the captive portal.
-    public struct Verdict: Sendable, Hashable {
+    package struct Verdict: Sendable, Hashable {
         /// What the notification reflects; `unknown` changes nothing.
-        public var state: ConnectivityState
+        package var state: ConnectivityState
         /// The reason's code (`connection_refused`, `no_link`, `captive_portal`, ...).
-        public var reason: String
+        package var reason: String
         /// The failing target, when the reason is a target's failure.
-        public var target: String?
+        package var target: String?
         /// The captive portal reachd tells of: the one to sign in to, or a signed-in session's.
-        public var portal: Portal?
+        package var portal: Portal?
         /// Where the path breaks (`gateway`, `upstream`, `server`, ...), when disconnected.
-        public var fault: String?
+        package var fault: String?
 
-        public init(state: ConnectivityState, reason: String, target: String? = nil, portal: Portal? = nil, fault: String? = nil) {
+        package init(state: ConnectivityState, reason: String, target: String? = nil, portal: Portal? = nil, fault: String? = nil) {
             self.state = state
             self.reason = reason
             self.target = target
@@ -29,18 +30,18 @@ extension NotificationPolicy {
 
     /// A captive portal as the desktop needs it: where to sign in, what the person knows the venue
     /// by, and when a signed-in session ends.
-    public struct Portal: Sendable, Hashable {
+    package struct Portal: Sendable, Hashable {
         /// The sign-in page: an `http` or `https` URL, nothing else (the network chooses it, and
         /// another scheme could start any program that claims it).
-        public var signInURL: String?
+        package var signInURL: String?
         /// A host name to show: the venue page's, else the sign-in page's.
-        public var venue: String?
+        package var venue: String?
         /// When the session ends, on the policy's clock.
-        public var sessionEndsAt: Instant?
+        package var sessionEndsAt: Instant?
         /// The interface behind the portal (`wlan0`), to say "Wi-Fi".
-        public var interface: String?
+        package var interface: String?
 
-        public init(signInURL: String? = nil, venue: String? = nil, sessionEndsAt: Instant? = nil, interface: String? = nil) {
+        package init(signInURL: String? = nil, venue: String? = nil, sessionEndsAt: Instant? = nil, interface: String? = nil) {
             self.signInURL = signInURL.flatMap(HTTPURL.openable)
             self.venue = venue
             self.sessionEndsAt = sessionEndsAt
@@ -53,7 +54,7 @@ extension NotificationPolicy.Verdict {
     /// The verdict a status document describes, received at `now` while the wall clock read
     /// `wallNow`: the session's end, a wall time in the document, becomes an instant of the
     /// policy's clock.
-    public init(document: StatusDocument, receivedAt now: Instant, wallNow: WallTime) {
+    package init(document: StatusDocument, receivedAt now: Instant, wallNow: WallTime) {
         let portal = document.portal.map { portal in
             NotificationPolicy.Portal(
                 signInURL: portal.userPortalURL,

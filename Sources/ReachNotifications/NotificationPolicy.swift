@@ -26,17 +26,17 @@ import ReachCore
 /// - **Servers come and go.** When the bus (re)connects or a server (re)starts, whatever it showed
 ///   is gone: the current waiting notification is posted again at once. A failed post is retried
 ///   when the window ends.
-public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+package struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// The knobs a person may want to turn (`--min-interval`, `--connected-for`, `--portal-warning`).
-    public struct Settings: Sendable, Hashable {
+    package struct Settings: Sendable, Hashable {
         /// The shortest time between two pop-ups.
-        public var minInterval: Duration
+        package var minInterval: Duration
         /// How long "Connected" stays.
-        public var connectedFor: Duration
+        package var connectedFor: Duration
         /// How long before a portal session ends the person is told.
-        public var portalWarning: Duration
+        package var portalWarning: Duration
 
-        public init(minInterval: Duration = .seconds(10), connectedFor: Duration = .seconds(5), portalWarning: Duration = .seconds(300)) {
+        package init(minInterval: Duration = .seconds(10), connectedFor: Duration = .seconds(5), portalWarning: Duration = .seconds(300)) {
             self.minInterval = minInterval
             self.connectedFor = connectedFor
             self.portalWarning = portalWarning
@@ -44,7 +44,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     }
 
     /// What the adapter must do.
-    public enum Effect: Sendable, Hashable {
+    package enum Effect: Sendable, Hashable {
         /// Post this notification in place of notification `replacing` (0: a new one), then report
         /// ``posted(id:at:)`` or ``postFailed(at:)``.
         case post(DesktopNotification, replacing: UInt32)
@@ -57,9 +57,9 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     }
 
     /// The action key of "Check now".
-    public static var checkNowAction: String { "check-now" }
+    package static var checkNowAction: String { "check-now" }
     /// The action key of "Open sign-in page" (clicking the notification, `default`, does the same).
-    public static var openSignInAction: String { "open-sign-in" }
+    package static var openSignInAction: String { "open-sign-in" }
 
     /// What a notification says, before it is worded.
     enum Presentation: Hashable {
@@ -79,7 +79,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     }
 
     /// The settings it was made with.
-    public let settings: Settings
+    package let settings: Settings
     /// What reachd's state asks for: an outage's notification, or its pending "Connected"; nil: nothing.
     private var wanted: Presentation?
     /// The portal's session: what the warning says and when.
@@ -105,7 +105,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     private var checking = false
 
     /// A policy with nothing shown yet and no bus ready.
-    public init(settings: Settings = Settings()) {
+    package init(settings: Settings = Settings()) {
         self.settings = settings
         sessionWarnings = PortalSessionWarnings(lead: settings.portalWarning)
     }
@@ -113,7 +113,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     // MARK: Inputs
 
     /// A verdict from reachd (the first one, a change, or a reset's fresh start).
-    public mutating func verdict(_ verdict: Verdict, at now: Instant) -> [Effect] {
+    package mutating func verdict(_ verdict: Verdict, at now: Instant) -> [Effect] {
         switch verdict.state {
         case .unknown:
             return []
@@ -144,12 +144,12 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     }
 
     /// Time passed: call at ``nextDeadline``.
-    public mutating func tick(at now: Instant) -> [Effect] {
+    package mutating func tick(at now: Instant) -> [Effect] {
         flush(at: now)
     }
 
     /// The server accepted the post and gave it `id`.
-    public mutating func posted(id: UInt32, at now: Instant) -> [Effect] {
+    package mutating func posted(id: UInt32, at now: Instant) -> [Effect] {
         shown = inFlight
         shownID = id
         inFlight = nil
@@ -168,7 +168,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     }
 
     /// The post failed (no server, a timeout): retried when the window ends.
-    public mutating func postFailed(at now: Instant) -> [Effect] {
+    package mutating func postFailed(at now: Instant) -> [Effect] {
         inFlight = nil
         forgetShown()
         lastPostAt = now
@@ -178,7 +178,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
 
     /// Connected to the bus and listening (again), or a notification server (re)started: what was
     /// shown is gone; the waiting notification comes back at once.
-    public mutating func serverReady(at now: Instant) -> [Effect] {
+    package mutating func serverReady(at now: Instant) -> [Effect] {
         busReady = true
         forgetShown()
         lastPostAt = nil
@@ -186,14 +186,14 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     }
 
     /// The server left the bus (its notifications with it), or the bus connection was lost.
-    public mutating func serverGone(busLost: Bool, at now: Instant) -> [Effect] {
+    package mutating func serverGone(busLost: Bool, at now: Instant) -> [Effect] {
         if busLost { busReady = false }
         forgetShown()
         return []
     }
 
     /// The server says notification `id` went away.
-    public mutating func closed(id: UInt32, at now: Instant) -> [Effect] {
+    package mutating func closed(id: UInt32, at now: Instant) -> [Effect] {
         guard id != 0, id == shownID else { return [] }
         let wasOutage = shown?.saysDisconnected == true
         forgetShown()
@@ -202,7 +202,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     }
 
     /// The person invoked `action` on notification `id`.
-    public mutating func actionInvoked(id: UInt32, action: String, at now: Instant) -> [Effect] {
+    package mutating func actionInvoked(id: UInt32, action: String, at now: Instant) -> [Effect] {
         guard id != 0, id == shownID, let shown else { return [] }
         switch action {
         case Self.checkNowAction:
@@ -220,7 +220,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     /// The check asked for by ``Effect/checkNow`` answered (or failed): if the server took the
     /// waiting notification away on the click, it comes back now, outside the rate limit (the
     /// person asked).
-    public mutating func checkFinished(at now: Instant) -> [Effect] {
+    package mutating func checkFinished(at now: Instant) -> [Effect] {
         checking = false
         if wanted?.saysDisconnected == true, shown == nil, !quiet { lastPostAt = nil }
         return flush(at: now)
@@ -230,7 +230,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
 
     /// When ``tick(at:)`` must be called: the end of the window a post waits for, or the start or
     /// end of a session's warning.
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         var deadlines = [deferredUntil]
         if let end = session?.sessionEndsAt, let evaluatedAt {
             deadlines += [end.advanced(by: .zero - settings.portalWarning), end].filter { $0 > evaluatedAt }
@@ -239,7 +239,7 @@ public struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Insta
     }
 
     /// The id of the notification on screen, 0 when none.
-    public var notificationID: UInt32 { shownID }
+    package var notificationID: UInt32 { shownID }
 
     /// What the screen should show now: an outage's notification, else a session's warning when
     /// due, else a pending "Connected".

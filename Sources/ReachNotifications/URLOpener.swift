@@ -2,16 +2,16 @@
 ///
 /// A protocol so that the agent can be tested with an opener that records what it was asked to
 /// open; ``DesktopURLOpener`` is the real one.
-public protocol URLOpener: Sendable {
+package protocol URLOpener: Sendable {
     /// Opens `url` and returns how, in words for the log. Throws when no way worked.
     func open(_ url: String) async throws(URLOpenFailure) -> String
 }
 
 /// A page that could not be opened, in words for the log.
-public struct URLOpenFailure: Error, Sendable, CustomStringConvertible {
-    public let description: String
+package struct URLOpenFailure: Error, Sendable, CustomStringConvertible {
+    package let description: String
 
-    public init(description: String) {
+    package init(description: String) {
         self.description = description
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import ReachCore
+import ReachSupport
 
 /// Reads the small text files a configuration names (the configuration itself, a targets list,
 /// tokens and secrets) with a cap on their size.
@@ -9,14 +9,14 @@ import ReachCore
 /// These files are read whole, at start and on every reload. Without a cap a mistaken path
 /// (a log file, a disk image, `/dev/zero`) would make reachd read until memory runs out instead of
 /// saying what is wrong; with one it reads at most one byte past the cap and reports the file.
-public enum BoundedFile {
+package enum BoundedFile {
     /// The cap on a configuration file and on a `--targets-file` list: far beyond any real one.
-    public static let textLimit = 1 << 20
+    package static let textLimit = 1 << 20
     /// The cap on a token or secret file: a token is one line.
-    public static let secretLimit = 64 << 10
+    package static let secretLimit = 64 << 10
 
     /// Why a file could not be used; the description completes "cannot read PATH: …".
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         case unreadable(String)
         case tooLarge(limit: Int)
         /// A secret file that holds nothing but whitespace.
@@ -24,7 +24,7 @@ public enum BoundedFile {
         /// A token file with more than one line, or a control character: it could not be sent as a header.
         case notOneLine(controlCharacter: Bool)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unreadable(let reason): reason
             case .tooLarge(let limit): "it is larger than \(BoundedFile.size(limit)), the most reachd reads from such a file"
@@ -38,7 +38,7 @@ public enum BoundedFile {
     /// ``secretLimit`` bytes, not empty. A bearer token (`oneLine`) must also be one line without
     /// control characters, as an HTTP header value must. The one reader of secrets: the
     /// configuration's token and webhook secrets, reachctl's and ReachKit's `--token-file`.
-    public static func readSecret(_ path: String, oneLine: Bool = true) -> Result<String, Failure> {
+    package static func readSecret(_ path: String, oneLine: Bool = true) -> Result<String, Failure> {
         readText(path, limit: secretLimit).flatMap { text in
             let secret = text.trimmingWhitespace
             if secret.isEmpty { return .failure(.empty) }
@@ -50,7 +50,7 @@ public enum BoundedFile {
     }
 
     /// The file's UTF-8 text, if it is readable text of at most `limit` bytes.
-    public static func readText(_ path: String, limit: Int) -> Result<String, Failure> {
+    package static func readText(_ path: String, limit: Int) -> Result<String, Failure> {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return .failure(.unreadable(SystemCallError.reason(errno))) }
         defer { close(descriptor) }

@@ -4,7 +4,7 @@ import Glibc
 /// Starts a detached, named POSIX thread for work that blocks (an adapter's `poll` on netlink or
 /// sd-bus, a durable queue's disk flushes), so blocking never occupies a thread of Swift's
 /// cooperative pool and handles that are not thread-safe stay on one thread.
-public enum DedicatedThread {
+package enum DedicatedThread {
     /// Carries the closure across `pthread_create`'s untyped context pointer.
     private final class Body: Sendable {
         let name: String
@@ -16,7 +16,7 @@ public enum DedicatedThread {
     }
 
     /// - Parameter name: Shown by `top -H` and gdb; Linux keeps at most 15 bytes.
-    public static func start(named name: String, _ run: @escaping @Sendable () -> Void) throws(SystemCallError) {
+    package static func start(named name: String, _ run: @escaping @Sendable () -> Void) throws(SystemCallError) {
         let context = Unmanaged.passRetained(Body(name, run)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { context in

@@ -1,5 +1,5 @@
 import Glibc
-import ReachCore
+import ReachSupport
 
 extension IPAddress {
     /// The address in network byte order: 4 bytes for IPv4, 16 for IPv6.

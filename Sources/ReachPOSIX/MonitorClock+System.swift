@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ReachCore
+import ReachSupport
 
 extension MonitorClock {
     /// The real clocks: `ContinuousClock` for uptime (it keeps counting through system sleep, so a
@@ -18,7 +18,7 @@ extension MonitorClock {
 extension WallTime {
     /// The system's real-time clock now: for stamping what a person reads (log lines), where a
     /// whole ``MonitorClock`` is not needed.
-    public static func now() -> WallTime {
+    package static func now() -> WallTime {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return WallTime(sinceEpoch: .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec))

@@ -1,13 +1,13 @@
 import Glibc
-import ReachCore
+import ReachSupport
 
 /// The source address the kernel would give traffic to `destination`: asked by connecting a UDP
 /// socket (which sends nothing) and reading its local address. It follows the system's own
 /// routing, rules and metrics included, without parsing them: the interface with that address is
 /// the one the traffic leaves by.
-public enum RouteSourceAddress {
+package enum RouteSourceAddress {
     /// `nil` when there is no route (or no address of the family).
-    public static func toward(_ destination: IPAddress) -> IPAddress? {
+    package static func toward(_ destination: IPAddress) -> IPAddress? {
         let descriptor = socket(destination.family == .ipv4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

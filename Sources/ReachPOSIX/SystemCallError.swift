@@ -3,30 +3,30 @@ import Glibc
 #endif
 
 /// A failed system call and its errno: the one error every adapter reports a system call's failure with.
-public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The call that failed (`socket`, `bind`, `sd_bus_open_user`).
-    public let call: String
+    package let call: String
     /// Its errno (positive).
-    public let code: Int32
+    package let code: Int32
 
     /// The failure of `call` with errno `code`.
-    public init(_ call: String, code: Int32) {
+    package init(_ call: String, code: Int32) {
         self.call = call
         self.code = code
     }
 
     /// The failure of `call` with the calling thread's `errno`, read now.
-    public static func current(_ call: String) -> SystemCallError {
+    package static func current(_ call: String) -> SystemCallError {
         SystemCallError(call, code: errno)
     }
 
     /// The errno in words a person reads ("connection refused", "no such file"), without the call.
-    public var reason: String { Self.reason(code) }
+    package var reason: String { Self.reason(code) }
 
-    public var description: String { "\(call) failed: \(reason) (errno \(code))" }
+    package var description: String { "\(call) failed: \(reason) (errno \(code))" }
 
     /// An errno in words: the common ones as people say them, the rest as the C library does.
-    public static func reason(_ code: Int32) -> String {
+    package static func reason(_ code: Int32) -> String {
         switch code {
         case ENOENT, ENOTDIR: "no such file"
         case EISDIR: "it is a directory"

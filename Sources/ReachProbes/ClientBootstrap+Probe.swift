@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import ReachCore
 import ReachOutbound
+import ReachSupport
 
 extension ClientBootstrap {
     /// A bootstrap for one probe's connection on `loop`. Every channel it makes closes with a

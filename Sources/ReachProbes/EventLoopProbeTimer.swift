@@ -1,18 +1,19 @@
 import NIOCore
 import NIOPosix
 import ReachCore
+import ReachSupport
 
 /// Fires the probe scheduler's ticks on one event loop, the loop its probes then start on.
 ///
 /// A tick that fires on the loop starts its HTTP and TCP probes right there (the probers take the
 /// current loop of their group), and their results come back on it: the whole probe path, tick to
 /// recorded result, stays on one thread, as the floor prober's does.
-public struct EventLoopProbeTimer: ProbeTimer {
+package struct EventLoopProbeTimer: ProbeTimer {
     /// Where every tick fires, and so where the probes it starts run.
-    public let loop: any EventLoop
+    package let loop: any EventLoop
 
     /// - Parameter loop: By default one loop of NIO's shared group, the probers' default group.
-    public init(loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
+    package init(loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
         self.loop = loop
     }
 
@@ -20,7 +21,7 @@ public struct EventLoopProbeTimer: ProbeTimer {
     ///
     /// A callback, not a task: NIO runs it without the promise and future a scheduled task
     /// allocates, once per tick. A loop that is shutting down never fires it.
-    public func schedule(at uptime: Duration, of clock: MonitorClock, _ body: @escaping @Sendable () -> Void) -> ProbeCancellation {
+    package func schedule(at uptime: Duration, of clock: MonitorClock, _ body: @escaping @Sendable () -> Void) -> ProbeCancellation {
         let delay = TimeAmount(max(uptime - clock.uptime, .zero))
         guard let scheduled = try? loop.scheduleCallback(in: delay, handler: Tick(body: body)) else { return .none }
         return ProbeCancellation { scheduled.cancel() }

@@ -7,6 +7,7 @@ import NIOCore
 import ReachCore
 import ReachOutbound
 import ReachPOSIX
+import ReachSupport
 
 /// Probes a server through the standard gRPC health service, `grpc.health.v1.Health`.
 ///
@@ -39,7 +40,7 @@ import ReachPOSIX
 /// Calls go out with `waitForReady` off, so a connection that cannot be established fails the
 /// call at once with its real cause (`ECONNREFUSED`, ...) instead of waiting out the deadline
 /// while the transport retries with backoff. See `GRPCFailure` for how errors map to reasons.
-public struct GRPCHealthProber: Prober {
+package struct GRPCHealthProber: Prober {
     private let logger: Logger
     /// Made once per CA bundle, as the HTTP prober's are.
     private let tlsContexts = TLSContexts()
@@ -51,7 +52,7 @@ public struct GRPCHealthProber: Prober {
     /// seen again within about a second.
     static let watchReopenCap: Duration = .seconds(1)
 
-    public init(logger: Logger) {
+    package init(logger: Logger) {
         self.logger = logger
     }
 
@@ -66,7 +67,7 @@ public struct GRPCHealthProber: Prober {
     /// Never throws: `SERVING` is a success, every other answer and every error is a failure with
     /// a reason, the phase it happened in and the error chain as the detail. When the calling task
     /// is cancelled the result is ``FailureReason/cancelled``.
-    public func probe(_ target: ProbeTarget) async -> ProbeResult {
+    package func probe(_ target: ProbeTarget) async -> ProbeResult {
         let start = ContinuousClock.now
         guard case .grpc(let check) = target.check else {
             return .failure(target.name, .protocolError, detail: "not a gRPC health target (\(target.kind))", latency: .zero)
@@ -135,7 +136,7 @@ public struct GRPCHealthProber: Prober {
     ///
     /// `report` is called from this task, one result at a time; it should return quickly. Nothing
     /// is reported after cancellation. Returns at once for a target that is not a gRPC target.
-    public func watch(
+    package func watch(
         _ target: ProbeTarget, epoch: @escaping @Sendable () -> ProbeEpoch, report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
     ) async {
         guard case .grpc(let check) = target.check else { return }

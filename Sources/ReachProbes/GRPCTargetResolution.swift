@@ -2,6 +2,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import NIOPosix
 import ReachCore
+import ReachSupport
 import Synchronization
 
 #if canImport(Glibc)

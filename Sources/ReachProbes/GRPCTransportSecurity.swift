@@ -3,6 +3,7 @@ import NIOCore
 import NIOSSL
 import NIOTLS
 import ReachCore
+import ReachSupport
 
 /// TLS for a gRPC probe, set up by the probe itself rather than by the transport.
 ///

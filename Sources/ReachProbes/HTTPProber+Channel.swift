@@ -1,5 +1,6 @@
 import NIOCore
 import ReachCore
+import ReachSupport
 
 extension HTTPProber {
     /// One plain-HTTP probe of `target` over `channel`, a channel already connected (an

@@ -4,6 +4,7 @@ import NIOPosix
 import NIOSSL
 import ReachCore
 import ReachOutbound
+import ReachSupport
 import Synchronization
 
 /// Probes HTTP(S) health endpoints: `GET url` on a fresh connection, judged by status and body.
@@ -17,7 +18,7 @@ import Synchronization
 /// names the phase it cut: `connect`, `tls`, `head` or `body`. Connection establishment is never
 /// retried. Every probe opens a fresh connection, as blackbox_exporter does, so that every probe
 /// proves the whole path (DNS, connect, TLS) and a pooled connection can never hide a dead one.
-public final class HTTPProber: StartingProber {
+package final class HTTPProber: StartingProber {
     /// Bodies are read to the end but kept only up to this size for `body_contains` and `json`.
     static let bodyLimit = 1 << 20
 
@@ -27,19 +28,19 @@ public final class HTTPProber: StartingProber {
     private let tlsContexts = TLSContexts()
     private let logger: Logger
 
-    public init(eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) {
+    package init(eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) {
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
     }
 
     /// Forgets the prepared requests and TLS contexts. Nothing is pooled, so there is nothing to
     /// close; probes after it still work (they prepare again).
-    public func shutdown() async {
+    package func shutdown() async {
         plans.withLock { $0.removeAll() }
         tlsContexts.removeAll()
     }
 
-    public func probe(_ target: ProbeTarget) async -> ProbeResult {
+    package func probe(_ target: ProbeTarget) async -> ProbeResult {
         guard case .http(let check) = target.check else { return Self.notHTTP(target) }
         do {
             _ = try await plan(for: check)
@@ -51,7 +52,7 @@ public final class HTTPProber: StartingProber {
 
     /// Starts the exchange on the current event loop when called on one of the group's (a tick of
     /// ``EventLoopProbeTimer``), so that starting it and handing over its result take no hop.
-    public func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
+    package func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
         guard case .http(let check) = target.check else {
             whenDone(Self.notHTTP(target))
             return .none

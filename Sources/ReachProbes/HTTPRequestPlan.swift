@@ -3,6 +3,7 @@ import NIOEmbedded
 import NIOHTTP1
 import NIOSSL
 import ReachCore
+import ReachSupport
 
 /// Everything a check's probes send, worked out once: where to connect, the request head, and the
 /// TLS context. Parsing the URL and loading a CA bundle each second would cost more than the probe.

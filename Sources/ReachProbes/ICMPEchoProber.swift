@@ -1,6 +1,7 @@
 import Glibc
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// ICMP echo over an unprivileged ping socket (`SOCK_DGRAM` with `IPPROTO_ICMP` or
 /// `IPPROTO_ICMPV6`): asks a host whether it is there without raw sockets or capabilities. The
@@ -11,9 +12,9 @@ import ReachPOSIX
 /// Today it asks the default gateway while targets fail (the evidence for the `gateway` fault); an
 /// ICMP probe kind can reuse it as is. Each echo runs on a thread of its own that waits in
 /// `poll(2)`, never on Swift's cooperative pool, and never spins.
-public struct ICMPEchoProber: Sendable {
+package struct ICMPEchoProber: Sendable {
     /// What an echo found.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// A reply came, this long after the first request.
         case answered(latency: Duration)
         /// No reply to any request within the wait.
@@ -26,13 +27,13 @@ public struct ICMPEchoProber: Sendable {
     }
 
     /// Requests sent, `spacing` apart; then `wait` more for a late reply.
-    public var count: Int
-    public var spacing: Duration
-    public var wait: Duration
+    package var count: Int
+    package var spacing: Duration
+    package var wait: Duration
 
     /// Three requests 250 ms apart, then a second: a silent host is told within 1.5 s, and one
     /// lost packet is not a silent host.
-    public init(count: Int = 3, spacing: Duration = .milliseconds(250), wait: Duration = .seconds(1)) {
+    package init(count: Int = 3, spacing: Duration = .milliseconds(250), wait: Duration = .seconds(1)) {
         self.count = max(1, count)
         self.spacing = spacing
         self.wait = wait
@@ -40,7 +41,7 @@ public struct ICMPEchoProber: Sendable {
 
     /// Sends echo requests to `address`, out of `interface` when given (`SO_BINDTODEVICE`, allowed
     /// without privileges since Linux 5.7), until one is answered or the wait ends.
-    public func echo(_ address: IPAddress, interface: String? = nil) async -> Outcome {
+    package func echo(_ address: IPAddress, interface: String? = nil) async -> Outcome {
         let (count, spacing, wait) = (count, spacing, wait)
         return await withCheckedContinuation { continuation in
             do {

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOSSL
 import ReachCore
+import ReachSupport
 
 /// What one TLS connection's server presented, as the certificate verifier was shown it: the
 /// earliest `notAfter`, and the last certificate seen.

@@ -9,16 +9,16 @@ import Synchronization
 ///
 /// The connect, the close and the hand-over of the result all happen on one event loop, the
 /// current one when the scheduler's tick runs on a loop of the group.
-public struct TCPProber: StartingProber {
+package struct TCPProber: StartingProber {
     private let eventLoopGroup: any EventLoopGroup
 
     /// - Parameter eventLoopGroup: Where connections are made; NIO's shared group by default.
-    public init(eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    package init(eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.eventLoopGroup = eventLoopGroup
     }
 
     /// Connects on the current loop when the caller runs on one of the group's, else on the next.
-    public func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
+    package func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
         let started = ContinuousClock.now
         let cancelled = CancelFlag()
         let loop = eventLoopGroup.any()

@@ -1,5 +1,6 @@
 import NIOSSL
 import ReachCore
+import ReachSupport
 
 /// What the TLS layer said went wrong, in words: BoringSSL's reason (`CERTIFICATE_VERIFY_FAILED`
 /// reads `certificate verify failed`) without NIOSSL's wrapping, the error's number, or the

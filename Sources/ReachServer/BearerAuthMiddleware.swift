@@ -1,7 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import ReachAPI
-import ReachCore
+import ReachSupport
 
 /// Requires `Authorization: Bearer <token>` on every path except the liveness check and the page's
 /// assets; a browser may instead present the page's cookie (``PageCookie``) for `GET` of the page

@@ -1,6 +1,7 @@
 import Hummingbird
 import ReachAPI
 import ReachCore
+import ReachSupport
 import ServiceLifecycle
 import Synchronization
 

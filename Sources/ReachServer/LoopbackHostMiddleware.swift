@@ -1,5 +1,5 @@
 import Hummingbird
-import ReachCore
+import ReachSupport
 
 /// On a loopback listener without a token, answers only requests addressed to a loopback name.
 ///
@@ -22,7 +22,7 @@ struct LoopbackHostMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     /// Whether a `Host` value (`name`, `name:port`, `[v6]:port`) names this machine's loopback:
-    /// besides ``ReachCore/HostPort/isLoopback(_:)``, the `*.localhost` names that resolve to it
+    /// besides ``ReachSupport/HostPort/isLoopback(_:)``, the `*.localhost` names that resolve to it
     /// (RFC 6761), and any of them as a fully qualified name, with a trailing dot.
     static func namesLoopback(_ host: String) -> Bool {
         var name = HostPort.split(host.lowercased()[...]).host

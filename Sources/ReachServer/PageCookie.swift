@@ -1,6 +1,6 @@
 import HTTPTypes
 import Hummingbird
-import ReachCore
+import ReachSupport
 
 /// The cookie in which a browser keeps the bearer token for the status page.
 ///

@@ -18,23 +18,23 @@ extension StatusServer {
     ///
     /// A response in progress (an event stream) is never idle: the timeout applies only while the
     /// server waits for the client.
-    public struct Limits: Sendable, Hashable {
+    package struct Limits: Sendable, Hashable {
         /// How long a connection may sit without sending a complete request part while no response is
         /// being written; `nil` keeps idle connections forever.
-        public var idleTimeout: Duration?
+        package var idleTimeout: Duration?
         /// The largest header block (all fields) and the largest single field.
-        public var maxHeaderBytes: Int
+        package var maxHeaderBytes: Int
         /// The most header fields in one request.
-        public var maxHeaderCount: Int
+        package var maxHeaderCount: Int
         /// The largest request body accepted; no route reads one.
-        public var maxBodyBytes: Int
+        package var maxBodyBytes: Int
         /// The most connections open at once; past it the server stops accepting until one closes.
         /// The default, 2,048, lets the TCP and Unix-socket listeners together hold at most half of
         /// the unit's 8,192 descriptors: a flood of clients must not leave probes without sockets,
         /// which would read as "disconnected".
-        public var maxConnections: Int
+        package var maxConnections: Int
 
-        public init(
+        package init(
             idleTimeout: Duration? = .seconds(60), maxHeaderBytes: Int = 16 * 1024, maxHeaderCount: Int = 100,
             maxBodyBytes: Int = 64 * 1024, maxConnections: Int = 2048
         ) {

@@ -4,6 +4,7 @@ import ReachAPI
 import ReachCore
 import ReachPOSIX
 import ReachStatusPage
+import ReachSupport
 
 /// `GET /` and the page's assets: the status page rendered when a browser asks for it and at no
 /// other time, so it costs the daemon nothing while nobody looks.

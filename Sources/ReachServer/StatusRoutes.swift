@@ -4,6 +4,7 @@ import ReachAPI
 import ReachMetrics
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// The route handlers of ``StatusServer``, each a thin translation from the monitor to HTTP.
 struct StatusRoutes: Sendable {

@@ -8,6 +8,7 @@ import ReachAPI
 import ReachCore
 import ReachMetrics
 import ReachStatusPage
+import ReachSupport
 
 /// reachd's status API over HTTP, for programs and people: the verdict as JSON, a Server-Sent
 /// Events stream of every change, an on-demand check, reachd's own liveness, and Prometheus metrics.
@@ -35,25 +36,25 @@ import ReachStatusPage
 /// loopback (see ``Address/needsToken``): the status reveals which servers this machine talks to and
 /// when it is offline, and `POST /v1/check` makes it send probes. On loopback or a Unix socket the
 /// operating system's access control is the boundary.
-public struct StatusServer: Sendable {
+package struct StatusServer: Sendable {
     /// Where the server listens.
-    public enum Address: Sendable, Hashable, CustomStringConvertible {
+    package enum Address: Sendable, Hashable, CustomStringConvertible {
         /// A host (an IP address or `localhost`) and port; port 0 picks a free one.
         case tcp(host: String, port: Int)
         /// A Unix domain socket; a stale socket file from an earlier run is replaced.
         case unixSocket(String)
 
         /// Whether a server here must ask for a bearer token: on TCP as
-        /// ``ReachCore/HostPort/listenerNeedsToken`` says; never on a Unix socket, whose file mode
+        /// ``ReachSupport/HostPort/listenerNeedsToken`` says; never on a Unix socket, whose file mode
         /// is the boundary.
-        public var needsToken: Bool {
+        package var needsToken: Bool {
             switch self {
             case .tcp(let host, let port): HostPort(host: host, port: port).listenerNeedsToken
             case .unixSocket: false
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .tcp(let host, let port): HostPort(host: host, port: port).description
             case .unixSocket(let path): "unix:\(path)"
@@ -95,7 +96,7 @@ public struct StatusServer: Sendable {
     ///   - limits: What one client may cost: header and body sizes, idle time, connections.
     ///   - history: What `GET /v1/history` reads, and the status page's uptime and transitions; `nil`
     ///     answers it with `503` (history is off) and the page says there is no history.
-    public init(
+    package init(
         monitor: ConnectivityMonitor, metrics: ReachMetrics, address: Address, bearerToken: Secret? = nil,
         heartbeatInterval: Duration = .seconds(15), checkWaitLimit: Duration = .seconds(3), limits: Limits = Limits(),
         history: (any HistoryReading)? = nil, logger: Logger
@@ -114,7 +115,7 @@ public struct StatusServer: Sendable {
 
     /// How long `POST /v1/check` should wait for `targets` (``ReachCore/ImmediateCheck/waitLimit(for:)``):
     /// the longest probe timeout plus a second, never over 30 s.
-    public static func checkWaitLimit(for targets: [ProbeTarget]) -> Duration {
+    package static func checkWaitLimit(for targets: [ProbeTarget]) -> Duration {
         ImmediateCheck.waitLimit(for: targets)
     }
 
@@ -128,7 +129,7 @@ public struct StatusServer: Sendable {
     /// Running it throws ``ReachPOSIX/SystemCallError`` when the address cannot be bound.
     ///
     /// - Parameter whenListening: Called once the address is bound (and a socket's mode set).
-    public func makeApplication(whenListening: @escaping @Sendable () -> Void = {}) -> some ApplicationProtocol {
+    package func makeApplication(whenListening: @escaping @Sendable () -> Void = {}) -> some ApplicationProtocol {
         let address = self.address
         let logger = self.logger
         return QuietApplication(
@@ -148,7 +149,7 @@ public struct StatusServer: Sendable {
     }
 
     /// The mode of a Unix socket once the server runs: owner and group may connect.
-    public static let unixSocketMode: mode_t = 0o660
+    package static let unixSocketMode: mode_t = 0o660
 
     /// The router ``makeApplication(whenListening:)`` serves: middleware, then the routes.
     /// Package-visible for the fuzz targets (`FuzzTesting`), which send it forged requests.

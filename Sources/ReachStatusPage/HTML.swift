@@ -4,35 +4,35 @@
 /// Target names, reasons and details come from configuration files and from remote servers' words
 /// (a TLS verifier's complaint, an HTTP status line): escaping them in one place means no section of
 /// the page can forget to.
-public struct HTML: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
+package struct HTML: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// The markup.
-    public private(set) var markup: String
+    package private(set) var markup: String
 
     /// Markup written by the page itself, trusted as is.
-    public init(stringLiteral markup: String) {
+    package init(stringLiteral markup: String) {
         self.markup = markup
     }
 
     /// Text shown as text: `&`, `<`, `>`, `"` and `'` escaped, so it is safe in content and in quoted attributes.
-    public init(text: String) {
+    package init(text: String) {
         markup = HTML.escape(text)
     }
 
-    public init(stringInterpolation: Interpolation) {
+    package init(stringInterpolation: Interpolation) {
         markup = stringInterpolation.markup
     }
 
-    public var description: String { markup }
+    package var description: String { markup }
 
     /// Joins pieces of markup.
-    public static func joined(_ pieces: some Sequence<HTML>, separator: HTML = "") -> HTML {
+    package static func joined(_ pieces: some Sequence<HTML>, separator: HTML = "") -> HTML {
         HTML(stringLiteral: pieces.map(\.markup).joined(separator: separator.markup))
     }
 
-    public static func + (lhs: HTML, rhs: HTML) -> HTML { HTML(stringLiteral: lhs.markup + rhs.markup) }
+    package static func + (lhs: HTML, rhs: HTML) -> HTML { HTML(stringLiteral: lhs.markup + rhs.markup) }
 
     /// `text` with the five characters that HTML gives meaning escaped.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for character in text.unicodeScalars {
@@ -49,17 +49,17 @@ public struct HTML: Sendable, Hashable, ExpressibleByStringInterpolation, Custom
     }
 
     /// Interpolation that escapes strings and numbers and inserts ``HTML`` as it is.
-    public struct Interpolation: StringInterpolationProtocol {
+    package struct Interpolation: StringInterpolationProtocol {
         var markup = ""
 
-        public init(literalCapacity: Int, interpolationCount: Int) {
+        package init(literalCapacity: Int, interpolationCount: Int) {
             markup.reserveCapacity(literalCapacity * 2)
         }
 
-        public mutating func appendLiteral(_ literal: String) { markup += literal }
-        public mutating func appendInterpolation(_ html: HTML) { markup += html.markup }
-        public mutating func appendInterpolation(_ text: String) { markup += HTML.escape(text) }
-        public mutating func appendInterpolation(_ text: String?) { markup += HTML.escape(text ?? "") }
-        public mutating func appendInterpolation<Number: BinaryInteger>(_ number: Number) { markup += "\(number)" }
+        package mutating func appendLiteral(_ literal: String) { markup += literal }
+        package mutating func appendInterpolation(_ html: HTML) { markup += html.markup }
+        package mutating func appendInterpolation(_ text: String) { markup += HTML.escape(text) }
+        package mutating func appendInterpolation(_ text: String?) { markup += HTML.escape(text ?? "") }
+        package mutating func appendInterpolation<Number: BinaryInteger>(_ number: Number) { markup += "\(number)" }
     }
 }

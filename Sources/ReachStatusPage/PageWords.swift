@@ -1,5 +1,6 @@
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 /// The page's words for codes of the status document: one table, which the script reads too (the
 /// page embeds it as JSON), so a live update says the same as the first paint.

@@ -1,5 +1,6 @@
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 extension StatusPage {
     var targetsSection: HTML {

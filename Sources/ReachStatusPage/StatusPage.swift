@@ -1,5 +1,6 @@
 import ReachAPI
 import ReachCore
+import ReachSupport
 
 /// reachd's status page: the verdict, each target and interface, the recent transitions and uptime,
 /// rendered as one HTML document from the documents the API serves.
@@ -12,22 +13,22 @@ import ReachCore
 /// ```swift
 /// let html = StatusPage(status: document, history: nil, now: clock.wallTime).html
 /// ```
-public struct StatusPage: Sendable {
+package struct StatusPage: Sendable {
     /// The most transitions the page lists.
-    public static let transitionLimit = 50
+    package static let transitionLimit = 50
 
-    public var status: StatusDocument
-    public var history: PageHistory?
-    public var now: WallTime
+    package var status: StatusDocument
+    package var history: PageHistory?
+    package var now: WallTime
 
-    public init(status: StatusDocument, history: PageHistory?, now: WallTime) {
+    package init(status: StatusDocument, history: PageHistory?, now: WallTime) {
         self.status = status
         self.history = history
         self.now = now
     }
 
     /// The whole document.
-    public var html: String {
+    package var html: String {
         let word = PageWords.state(status.state)
         let page: HTML = """
             <!doctype html>

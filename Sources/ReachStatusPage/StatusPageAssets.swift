@@ -6,15 +6,15 @@ import ReachAPI
 /// They are Swift string literals rather than SwiftPM resources: the binary stays one
 /// self-contained file (the Debian package ships no resource bundle beside it), and serving them
 /// needs neither Foundation's `Bundle` nor a file read at request time.
-public enum StatusPageAssets {
+package enum StatusPageAssets {
     /// Where the style sheet is served.
-    public static let stylePath = StatusAPI.pageStyle.path
+    package static let stylePath = StatusAPI.pageStyle.path
     /// Where the script is served.
-    public static let scriptPath = StatusAPI.pageScript.path
+    package static let scriptPath = StatusAPI.pageScript.path
 
     /// The page's Content-Security-Policy: its own script, style, images and connections only; no
     /// inline script or style, no frames, no forms, no plugins.
-    public static let contentSecurityPolicy =
+    package static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 }

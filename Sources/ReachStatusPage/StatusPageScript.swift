@@ -3,7 +3,7 @@ extension StatusPageAssets {
     /// `Last-Event-ID` by itself after a reconnect), updates the server-rendered elements in place,
     /// samples `/v1/status` for the latency charts while the page is visible, and says honestly when
     /// reachd is away. Text goes in through `textContent` only, never as markup.
-    public static let script = """
+    package static let script = """
         "use strict";
         (() => {
           const data = JSON.parse(document.getElementById("page-data").textContent);

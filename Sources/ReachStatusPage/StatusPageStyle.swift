@@ -1,7 +1,7 @@
 extension StatusPageAssets {
     /// The page's style sheet. Colours are custom properties set once per theme; every pair of text
     /// and background keeps WCAG AA contrast (4.5:1 and more), which the browser tests measure.
-    public static let style = """
+    package static let style = """
         :root {
           color-scheme: light dark;
           --bg: #f6f8fa; --card: #ffffff; --text: #1f2328; --muted: #57606a; --line: #d0d7de; --link: #0550ae;

@@ -16,7 +16,7 @@ import Logging
 /// let watcher = LogindSleepWatcher(logger: logger)
 /// await watcher.run { sleeping in monitor.setSystemSleeping(sleeping) }
 /// ```
-public final class LogindSleepWatcher: Sendable {
+package final class LogindSleepWatcher: Sendable {
     static let prepareForSleep = SignalName(
         sender: "org.freedesktop.login1",
         path: "/org/freedesktop/login1",
@@ -31,7 +31,7 @@ public final class LogindSleepWatcher: Sendable {
     ///     notes on subscribing and on each signal.
     ///   - busAddress: A D-Bus address such as `unix:path=/run/dbus/system_bus_socket`; nil for
     ///     the system bus (`DBUS_SYSTEM_BUS_ADDRESS` if set, else the standard socket).
-    public init(logger: Logger, busAddress: String? = nil) {
+    package init(logger: Logger, busAddress: String? = nil) {
         self.logger = logger
         self.busAddress = busAddress
     }
@@ -44,7 +44,7 @@ public final class LogindSleepWatcher: Sendable {
     /// detection. If the bus goes away mid-run, it logs one warning and returns too; if the last
     /// signal said the system was going to sleep, it first calls `onChange(false)`, since nothing
     /// would ever report the wake. Cancellation stops it within milliseconds.
-    public func run(onChange: @escaping @Sendable (Bool) -> Void) async {
+    package func run(onChange: @escaping @Sendable (Bool) -> Void) async {
         let doorbell: ShutdownDoorbell
         do {
             doorbell = try ShutdownDoorbell()

@@ -8,21 +8,21 @@ import Glibc
 /// sends the same datagram to a socket given once, so that tests can each listen on a socket of
 /// their own in one process, and nothing reads the environment after start-up. Without a socket
 /// (not started by systemd) every message is a no-op, as with `sd_notify`.
-public struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     /// The socket's address: a path, or `@name` in the abstract namespace. `nil`: notifications off.
-    public let socket: String?
+    package let socket: String?
     /// How often systemd expects `WATCHDOG=1` at the latest (`WatchdogSec=`); `nil` when the
     /// watchdog is off or meant for another process.
-    public let watchdogInterval: Duration?
+    package let watchdogInterval: Duration?
 
-    public init(socket: String?, watchdogInterval: Duration?) {
+    package init(socket: String?, watchdogInterval: Duration?) {
         self.socket = socket.flatMap { $0.isEmpty ? nil : $0 }
         self.watchdogInterval = watchdogInterval
     }
 
     /// Reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID` as systemd sets them for a
     /// service (`WATCHDOG_PID`, when present, must be this process, as `sd_watchdog_enabled` checks).
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         var watchdog: Duration?
         if let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text), microseconds > 0,
             environment["WATCHDOG_PID"].map({ $0 == String(getpid()) }) ?? true
@@ -33,13 +33,13 @@ public struct SystemdNotifier: Sendable {
     }
 
     /// Whether a service manager listens.
-    public var isEnabled: Bool { socket != nil }
+    package var isEnabled: Bool { socket != nil }
 
     /// Sends `lines` (each `KEY=value`) as one message. Returns `errno` when sending failed, `nil`
     /// when it was sent or notifications are off. Never blocks: a service manager that does not
     /// read its socket loses the message rather than stalling reachd.
     @discardableResult
-    public func notify(_ lines: [String]) -> Int32? {
+    package func notify(_ lines: [String]) -> Int32? {
         guard let socket else { return nil }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -65,7 +65,7 @@ public struct SystemdNotifier: Sendable {
     }
 
     /// `MONOTONIC_USEC=` as `RELOADING=1` wants it: `CLOCK_MONOTONIC` now, in microseconds.
-    public static func monotonicMicroseconds() -> UInt64 {
+    package static func monotonicMicroseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ReachCore
+import ReachSupport
 
 /// A duration on the command line: as the configuration writes it (`30s`, `500ms`, `2m`, `1h`,
 /// `1m30s`, in any case), or a bare number of seconds; up to a year.

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 extension ReachctlCommand {
     /// `reachctl reload`: SIGHUP to reachd, for people who do not remember the signal.

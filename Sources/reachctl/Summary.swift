@@ -3,6 +3,7 @@ import ReachAPI
 import ReachClient
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// The human summary of a ``StatusDocument`` that `status` and `check` print.
 enum Summary {

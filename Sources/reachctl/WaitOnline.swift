@@ -2,6 +2,7 @@ import ArgumentParser
 import ReachAPI
 import ReachClient
 import ReachCore
+import ReachSupport
 import Synchronization
 
 extension ReachctlCommand {

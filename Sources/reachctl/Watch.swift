@@ -3,6 +3,7 @@ import ReachAPI
 import ReachClient
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 extension ReachctlCommand {
     struct Watch: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ReachCore
 import ReachHistory
+import ReachSupport
 
 // Writes history as fast as it can, for the test that kills it mid-write: each batch is
 // `batchSize` verdict transitions committed in one transaction. Before each commit it prints

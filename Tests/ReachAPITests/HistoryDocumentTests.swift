@@ -1,6 +1,7 @@
 import Foundation
 import ReachAPI
 import ReachCore
+import ReachSupport
 import Testing
 
 @Suite("History document: uptime and query")

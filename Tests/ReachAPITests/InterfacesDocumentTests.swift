@@ -1,6 +1,7 @@
 import Foundation
 import ReachAPI
 import ReachCore
+import ReachSupport
 import Testing
 
 /// Each uplink and each family in the status document: written with every key, read back the same.

@@ -1,6 +1,7 @@
 import Foundation
 import ReachAPI
 import ReachCore
+import ReachSupport
 import Testing
 
 /// The captive portal and the certificate in the one contract: written once, read back as they were.

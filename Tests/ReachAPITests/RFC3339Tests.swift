@@ -1,5 +1,5 @@
 import ReachAPI
-import ReachCore
+import ReachSupport
 import Testing
 
 @Suite("RFC 3339: the one timestamp format")

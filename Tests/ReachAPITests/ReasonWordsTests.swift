@@ -1,5 +1,6 @@
 import ReachAPI
 import ReachCore
+import ReachSupport
 import ReachTesting
 import Testing
 

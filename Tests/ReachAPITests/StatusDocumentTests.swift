@@ -1,6 +1,7 @@
 import Foundation
 import ReachCore
 @testable import ReachAPI
+import ReachSupport
 import ReachTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 @testable import ReachConfig
 import ReachCore
+import ReachSupport
 import Testing
 
 /// The repository root, found from this file's path.

@@ -1,6 +1,7 @@
 import Foundation
 import ReachConfig
 import ReachCore
+import ReachSupport
 import ReachTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import ReachConfig
 import ReachCore
+import ReachSupport
 import Testing
 
 @Suite("Configuration: upstream")

@@ -1,4 +1,5 @@
 import ReachCore
+import ReachSupport
 import Testing
 
 /// When reachd warns that a certificate expires soon, on synthetic times: once a day per target

@@ -1,4 +1,5 @@
 @testable import ReachCore
+import ReachSupport
 import ReachTesting
 import Testing
 

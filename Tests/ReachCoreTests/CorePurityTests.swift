@@ -3,13 +3,16 @@ import Testing
 
 @Suite("The core stays pure")
 struct CorePurityTests {
-    /// Concurrency, logging API and a collection: nothing that touches files, sockets or processes.
-    static let allowedImports: Set<String> = ["Synchronization", "Logging", "DequeModule", "HeapModule"]
+    /// Concurrency, logging API, collections and the shared helpers: nothing that touches files,
+    /// sockets or processes.
+    static let allowedImports: Set<String> = ["Synchronization", "Logging", "DequeModule", "HeapModule", "ReachSupport"]
 
-    @Test func reachCoreImportsNoIO() throws {
+    @Test(arguments: ["ReachCore", "ReachSupport"])
+    func importsNoIO(module: String) throws {
         let sources = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appending(path: "Sources/ReachCore")
-        let files = try FileManager.default.contentsOfDirectory(at: sources, includingPropertiesForKeys: nil).filter { $0.pathExtension == "swift" }
+            .appending(path: "Sources/\(module)")
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
         #expect(files.count > 10)
         for file in files {
             let imports = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")

@@ -1,4 +1,5 @@
 import ReachCore
+import ReachSupport
 import Testing
 
 @Suite("Interface filter globs")

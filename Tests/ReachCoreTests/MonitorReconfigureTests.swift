@@ -1,5 +1,6 @@
 import Logging
 import ReachCore
+import ReachSupport
 import ReachTesting
 import Testing
 

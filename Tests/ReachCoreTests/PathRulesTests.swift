@@ -1,4 +1,5 @@
 @testable import ReachCore
+import ReachSupport
 import ReachTesting
 import Testing
 
@@ -15,7 +16,7 @@ struct PathRulesTests {
     private static func driver(_ targets: [ProbeTarget], perInterface: Bool = true, policy: TargetPolicy = .all) -> CombinerDriver {
         var driver = CombinerDriver(targets, policy: policy)
         driver.combiner = ConnectivityCombiner(
-            targets: targets, policy: policy, filter: InterfaceFilter(), paths: PathProbeSettings(perInterface: perInterface), now: driver.now)
+            targets: targets, policy: policy, filter: InterfaceFilter(), paths: ProbeVariantSettings(perInterface: perInterface), now: driver.now)
         return driver
     }
 
@@ -23,9 +24,9 @@ struct PathRulesTests {
         .of(.usable("eth0", index: 2), .usable("wwan0", index: 3, address: "10.64.0.2/24", gateway: "10.64.0.1"))
     }
 
-    private static func path(_ driver: inout CombinerDriver, _ result: ProbeResult, _ kind: ProbePath.Kind, of target: String = "server") {
+    private static func path(_ driver: inout CombinerDriver, _ result: ProbeResult, _ kind: ProbeVariant.Kind, of target: String = "server") {
         driver.now = driver.now.advanced(by: .seconds(1))
-        driver.lastChange = driver.combiner.record(result, path: ProbePath(target: target, kind: kind), epoch: driver.combiner.epoch, at: driver.now)
+        driver.lastChange = driver.combiner.record(result, path: ProbeVariant(target: target, kind: kind), epoch: driver.combiner.epoch, at: driver.now)
     }
 
     @Test func withTwoUplinksEachTargetIsProbedOutOfEach() {

@@ -1,4 +1,5 @@
 @testable import ReachCore
+import ReachSupport
 import Testing
 
 /// The reaction rule's bookkeeping, driven through every interleaving of transitions and run ends

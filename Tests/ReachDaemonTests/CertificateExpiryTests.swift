@@ -2,6 +2,7 @@ import Foundation
 import ReachAPI
 import ReachCore
 import ReachLogging
+import ReachSupport
 import ReachTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachDaemon
+import ReachSupport
 import ReachTesting
 import Testing
 

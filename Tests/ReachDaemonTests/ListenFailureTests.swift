@@ -2,6 +2,7 @@ import Foundation
 import ReachCore
 import ReachDaemon
 import ReachPOSIX
+import ReachSupport
 import ReachTesting
 import Testing
 

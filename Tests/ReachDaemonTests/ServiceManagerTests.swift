@@ -4,6 +4,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachDaemon
+import ReachSupport
 import ReachSystemd
 import ReachTesting
 import Testing

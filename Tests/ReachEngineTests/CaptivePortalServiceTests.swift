@@ -2,6 +2,7 @@ import Foundation
 import Logging
 @testable import ReachEngine
 import ReachCore
+import ReachSupport
 import ReachTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import ReachCore
 import ReachGRPC
+import ReachSupport
 import ReachTesting
 import ServiceLifecycle
 import Testing

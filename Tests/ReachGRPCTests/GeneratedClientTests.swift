@@ -5,6 +5,7 @@ import Glibc
 import ReachCore
 import ReachGRPC
 import ReachPOSIX
+import ReachSupport
 import ReachTesting
 import Synchronization
 import Testing

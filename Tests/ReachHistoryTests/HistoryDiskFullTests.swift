@@ -2,6 +2,7 @@ import Foundation
 import ReachAPI
 import ReachCore
 import ReachHistory
+import ReachSupport
 import ReachTesting
 import Testing
 

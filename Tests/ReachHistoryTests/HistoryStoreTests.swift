@@ -4,6 +4,7 @@ import Logging
 import ReachAPI
 import ReachCore
 import ReachHistory
+import ReachSupport
 import ReachTesting
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ReachCore
+import ReachSupport
 import ReachTesting
 import Synchronization
 import Testing

@@ -6,6 +6,7 @@ import Prometheus
 import ReachAPI
 import ReachCore
 import ReachMetrics
+import ReachSupport
 import ReachTesting
 import Synchronization
 import Testing

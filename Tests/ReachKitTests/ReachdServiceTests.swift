@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ReachCore
 @testable import ReachKit
+import ReachSupport
 import ReachTesting
 import Testing
 

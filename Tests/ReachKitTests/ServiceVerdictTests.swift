@@ -2,6 +2,7 @@ import Foundation
 import ReachAPI
 import ReachCore
 import ReachKit
+import ReachSupport
 import ReachTesting
 import Testing
 

@@ -1,3 +1,4 @@
+import ReachSupport
 import Testing
 @testable import ReachLink
 import ReachCore

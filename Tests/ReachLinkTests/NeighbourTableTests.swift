@@ -1,6 +1,7 @@
 import Foundation
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 import ReachTesting
 import Testing
 

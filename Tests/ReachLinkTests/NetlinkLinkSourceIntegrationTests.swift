@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ReachCore
 import ReachLink
+import ReachSupport
 import ReachTesting
 import Testing
 

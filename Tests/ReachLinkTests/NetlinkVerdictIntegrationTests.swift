@@ -1,6 +1,7 @@
 import Logging
 import ReachCore
 import ReachLink
+import ReachSupport
 import ReachTesting
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import ReachCore
 import ReachMetrics
+import ReachSupport
 import ReachTesting
 import Testing
 

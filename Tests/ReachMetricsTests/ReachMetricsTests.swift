@@ -1,6 +1,7 @@
 import Foundation
 import ReachCore
 import ReachMetrics
+import ReachSupport
 import ReachTesting
 import Synchronization
 import Testing

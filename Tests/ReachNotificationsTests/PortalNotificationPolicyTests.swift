@@ -1,6 +1,7 @@
 import ReachAPI
 import ReachCore
 @testable import ReachNotifications
+import ReachSupport
 import ReachTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ReachCore
 import ReachProbes
+import ReachSupport
 import ReachTesting
 import Testing
 

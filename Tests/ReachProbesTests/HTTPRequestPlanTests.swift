@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import ReachCore
+import ReachSupport
 import Testing
 
 @testable import ReachProbes

@@ -1,6 +1,7 @@
 import Foundation
 import ReachCore
 import ReachProbes
+import ReachSupport
 import ReachTesting
 import Testing
 

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import ReachAPI
 import ReachCore
 import ReachServer
+import ReachSupport
 import ReachTesting
 import Testing
 

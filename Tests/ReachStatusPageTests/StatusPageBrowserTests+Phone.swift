@@ -2,6 +2,7 @@ import Foundation
 import ReachAPI
 import ReachCore
 import ReachStatusPage
+import ReachSupport
 import ReachTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import ReachAPI
 import ReachCore
+import ReachSupport
 import ReachTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import ReachAPI
 import ReachCore
 import ReachStatusPage
+import ReachSupport
 import Testing
 
 @Suite("The status page's HTML")

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ReachCore
+import ReachSupport
 import ReachSystemd
 import ReachTesting
 import Synchronization

@@ -3,14 +3,14 @@ import Foundation
 /// A captive-portal API (RFC 8908) on loopback over HTTPS: it answers every GET with the JSON it
 /// was last given (``answer(_:)``), as `application/captive+json`, and counts the requests and
 /// their `Accept` headers.
-public final class CaptivePortalAPIServer: Sendable {
-    public let port: Int
+package final class CaptivePortalAPIServer: Sendable {
+    package let port: Int
     private let child: ChildProcess
 
     /// The API's URI, as networkd's `CAPTIVE_PORTAL=` would name it.
-    public var url: String { "https://127.0.0.1:\(port)/captive" }
+    package var url: String { "https://127.0.0.1:\(port)/captive" }
 
-    public init(certificate: (certificate: String, key: String), answer json: String) async throws {
+    package init(certificate: (certificate: String, key: String), answer json: String) async throws {
         let script = """
             import http.server, ssl, sys, threading
             state = {'answer': sys.argv[3].encode()}
@@ -37,18 +37,18 @@ public final class CaptivePortalAPIServer: Sendable {
     }
 
     /// Answers `json` from now on.
-    public func answer(_ json: String) async throws {
+    package func answer(_ json: String) async throws {
         let before = child.output.filter { $0 == "ack" }.count
         try child.writeLine(json)
         try await waitUntil("the API takes its new answer") { self.child.output.filter { $0 == "ack" }.count > before }
     }
 
     /// The `Accept` header of every request so far.
-    public var requests: [String] {
+    package var requests: [String] {
         child.output.filter { $0.hasPrefix("request") }.map { String($0.dropFirst("request".count)).trimmingCharacters(in: .whitespaces) }
     }
 
-    public func stop() async {
+    package func stop() async {
         child.signal(SIGKILL)
         await child.waitForExit()
     }

@@ -3,28 +3,28 @@ import Synchronization
 
 /// Collects what a logger logged, at every level, so a test can count warnings and wait for a
 /// debug note.
-public final class CapturedLogs: Sendable {
-    public struct Entry: Sendable, CustomStringConvertible {
-        public var level: Logger.Level
-        public var message: String
-        public var metadata: Logger.Metadata
+package final class CapturedLogs: Sendable {
+    package struct Entry: Sendable, CustomStringConvertible {
+        package var level: Logger.Level
+        package var message: String
+        package var metadata: Logger.Metadata
 
-        public var description: String { "\(level): \(message) \(metadata)" }
+        package var description: String { "\(level): \(message) \(metadata)" }
     }
 
     private let entries = Mutex<[Entry]>([])
 
-    public init() {}
+    package init() {}
 
     /// A logger that records here, down to `trace`.
-    public var logger: Logger {
+    package var logger: Logger {
         Logger(label: "reachd.test") { _ in Handler(logs: self) }
     }
 
-    public var all: [Entry] { entries.withLock { $0 } }
-    public var warnings: [Entry] { all.filter { $0.level >= .warning } }
+    package var all: [Entry] { entries.withLock { $0 } }
+    package var warnings: [Entry] { all.filter { $0.level >= .warning } }
 
-    public func contains(_ text: String) -> Bool {
+    package func contains(_ text: String) -> Bool {
         entries.withLock { $0.contains { $0.message.contains(text) } }
     }
 

@@ -5,10 +5,10 @@ import Synchronization
 /// program that runs alongside them (reachd, a server, a desktop). Its stdout is collected line
 /// by line and its stderr as text, each on a thread of its own, so that neither pipe fills up and
 /// waiting never blocks the cooperative pool.
-public final class ChildProcess: Sendable {
-    public struct Failed: Error, CustomStringConvertible {
-        public var description: String
-        public init(description: String) { self.description = description }
+package final class ChildProcess: Sendable {
+    package struct Failed: Error, CustomStringConvertible {
+        package var description: String
+        package init(description: String) { self.description = description }
     }
 
     /// A class, so the reading threads can share the (non-copyable) mutexes and atomics.
@@ -26,14 +26,14 @@ public final class ChildProcess: Sendable {
     private let collected = Collected()
     /// Where stderr goes when it is kept in a file (for a person to read after the test).
     private let errorLog: String?
-    public let name: String
+    package let name: String
 
     /// Starts `executable` with `arguments`.
     /// - Parameters:
     ///   - errorLog: A file for stderr, kept after the test; else stderr is collected in memory.
     ///   - environment: The whole environment; `nil` inherits the test's.
     ///   - directory: The working directory; `nil` inherits the test's.
-    public init(
+    package init(
         _ name: String, executable: String, arguments: [String], errorLog: String? = nil, environment: [String: String]? = nil,
         directory: String? = nil
     ) throws {
@@ -92,25 +92,25 @@ public final class ChildProcess: Sendable {
         }.start()
     }
 
-    public var processIdentifier: Int32 { process.processIdentifier }
-    public var isRunning: Bool { process.isRunning }
+    package var processIdentifier: Int32 { process.processIdentifier }
+    package var isRunning: Bool { process.isRunning }
     /// The exit status, once it has exited.
-    public var terminationStatus: Int32 { process.terminationStatus }
+    package var terminationStatus: Int32 { process.terminationStatus }
     /// Whether it ended by a signal rather than an exit.
-    public var wasSignalled: Bool { process.terminationReason == .uncaughtSignal }
+    package var wasSignalled: Bool { process.terminationReason == .uncaughtSignal }
     /// The lines of stdout so far.
-    public var output: [String] { collected.lines.withLock { $0 } }
+    package var output: [String] { collected.lines.withLock { $0 } }
     /// stdout so far, as it came.
-    public var outputText: String { collected.text.withLock { $0 } }
+    package var outputText: String { collected.text.withLock { $0 } }
     /// stderr so far.
-    public var errors: String {
+    package var errors: String {
         guard let errorLog else { return collected.errors.withLock { $0 } }
         return FileManager.default.contents(atPath: errorLog).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
     /// Waits until a line of stdout satisfies `predicate`, and returns it.
     @discardableResult
-    public func waitForLine(timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async throws -> String {
+    package func waitForLine(timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async throws -> String {
         let collected = collected
         do {
             return try await waitFor("\(name) to print the expected line", timeout: timeout) {
@@ -126,7 +126,7 @@ public final class ChildProcess: Sendable {
 
     /// Waits until stderr contains `text`, and returns all of stderr so far.
     @discardableResult
-    public func waitForErrors(containing text: String, timeout: Duration = .seconds(20)) async throws -> String {
+    package func waitForErrors(containing text: String, timeout: Duration = .seconds(20)) async throws -> String {
         let collected = collected
         do {
             return try await waitFor("\(name) to write \(text)", timeout: timeout) {
@@ -141,23 +141,23 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    public func writeLine(_ line: String) throws {
+    package func writeLine(_ line: String) throws {
         try input.write(contentsOf: Data((line + "\n").utf8))
     }
 
     /// Closes stdin: a child that reads to the end then exits.
-    public func closeInput() {
+    package func closeInput() {
         try? input.close()
     }
 
-    public func signal(_ signal: Int32) {
+    package func signal(_ signal: Int32) {
         if process.isRunning { kill(process.processIdentifier, signal) }
     }
 
     /// Waits for the child to exit, and returns how long that took; sends SIGKILL if it takes
     /// longer than `timeout`.
     @discardableResult
-    public func waitForExit(timeout: Duration = .seconds(5)) async -> Duration {
+    package func waitForExit(timeout: Duration = .seconds(5)) async -> Duration {
         let start = ContinuousClock.now
         if (try? await waitUntil("\(name) to exit", timeout: timeout) { !self.isRunning }) == nil { signal(SIGKILL) }
         let took = ContinuousClock.now - start
@@ -168,7 +168,7 @@ public final class ChildProcess: Sendable {
 
     /// Waits for the exit (SIGKILL after `timeout`, which the result's status then shows) and the
     /// end of its stdout; returns its status and everything it wrote.
-    public func finish(timeout: Duration = .seconds(15)) async -> ProgramResult {
+    package func finish(timeout: Duration = .seconds(15)) async -> ProgramResult {
         await waitForExit(timeout: timeout)
         let collected = collected
         let errorsInFile = errorLog != nil
@@ -179,7 +179,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Kills it and waits until it is gone: for a test that is done with it.
-    public func stop() async {
+    package func stop() async {
         signal(SIGKILL)
         await waitForExit()
     }

@@ -13,18 +13,18 @@ import Synchronization
 /// its own, with its profile, home and temporary files inside `directory`, and with every
 /// background service that would reach the internet turned off. ``close()`` ends it and every
 /// process it started.
-public final class Chromium: Sendable {
-    public struct Failed: Error, CustomStringConvertible {
-        public var description: String
+package final class Chromium: Sendable {
+    package struct Failed: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// A DevTools answer's `result` object.
-    public struct Result: @unchecked Sendable {
-        public let object: [String: Any]
+    package struct Result: @unchecked Sendable {
+        package let object: [String: Any]
     }
 
     /// Where Debian installs it; `nil` when it is not installed.
-    public static var executable: String? {
+    package static var executable: String? {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") ? "/usr/bin/chromium" : nil
     }
 
@@ -36,7 +36,7 @@ public final class Chromium: Sendable {
     private let ended = Atomic<Bool>(false)
 
     /// Starts the browser with a window of `width`×`height` CSS pixels.
-    public init(directory: TemporaryDirectory, width: Int = 1280, height: Int = 900) throws {
+    package init(directory: TemporaryDirectory, width: Int = 1280, height: Int = 900) throws {
         let profile = directory.url.appending(path: "chromium").path
         try FileManager.default.createDirectory(atPath: profile, withIntermediateDirectories: true)
         let arguments = [
@@ -131,7 +131,7 @@ public final class Chromium: Sendable {
 
     /// Sends one DevTools command (to the page `session` when given) and returns its result.
     @discardableResult
-    public func send(_ method: String, _ parameters: [String: Any] = [:], session: String? = nil) async throws -> Result {
+    package func send(_ method: String, _ parameters: [String: Any] = [:], session: String? = nil) async throws -> Result {
         let id = nextID.add(1, ordering: .relaxed).oldValue
         var message: [String: Any] = ["id": id, "method": method, "params": parameters]
         if let session { message["sessionId"] = session }
@@ -156,7 +156,7 @@ public final class Chromium: Sendable {
     }
 
     /// Runs `body` with a browser started in `directory`, and closes the browser after it, also when it throws.
-    public static func with<Value: Sendable>(
+    package static func with<Value: Sendable>(
         directory: TemporaryDirectory, width: Int = 1280, height: Int = 900, _ body: (Chromium) async throws -> Value
     ) async throws -> Value {
         let browser = try Chromium(directory: directory, width: width, height: height)
@@ -171,7 +171,7 @@ public final class Chromium: Sendable {
     }
 
     /// Opens a new tab and attaches to it.
-    public func newPage() async throws -> DevToolsPage {
+    package func newPage() async throws -> DevToolsPage {
         let target = try await send("Target.createTarget", ["url": "about:blank"])
         guard let targetID = target.object["targetId"] as? String else { throw Failed(description: "no targetId in \(target.object)") }
         let attached = try await send("Target.attachToTarget", ["targetId": targetID, "flatten": true])
@@ -180,7 +180,7 @@ public final class Chromium: Sendable {
     }
 
     /// Closes the browser, waits for it, and kills whatever of its process group is left.
-    public func close() async {
+    package func close() async {
         // Not awaited: a browser that never answers must not hold the test; the answer, or the
         // pipe's end, resumes the command on its own.
         Task { [self] in try? await send("Browser.close") }

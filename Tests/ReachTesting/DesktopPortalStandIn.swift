@@ -4,9 +4,9 @@ import Foundation
 /// `org.freedesktop.portal.Desktop` and serves `org.freedesktop.portal.OpenURI.OpenURI` at
 /// `/org/freedesktop/portal/desktop` with python3-dbus, recording every call instead of starting a
 /// browser. A D-Bus service the opener under test has never seen, as the real one would be.
-public final class DesktopPortalStandIn: Sendable {
+package final class DesktopPortalStandIn: Sendable {
     /// How it answers `OpenURI`.
-    public enum Answer: String, Sendable {
+    package enum Answer: String, Sendable {
         /// With a request handle, as the real portal does once it has taken the URI.
         case accept
         /// With `org.freedesktop.portal.Error.NotAllowed`, as a portal whose policy refuses.
@@ -14,12 +14,12 @@ public final class DesktopPortalStandIn: Sendable {
     }
 
     /// One `OpenURI` call.
-    public struct Call: Sendable, Hashable {
-        public var parentWindow: String
-        public var uri: String
-        public var optionCount: Int
+    package struct Call: Sendable, Hashable {
+        package var parentWindow: String
+        package var uri: String
+        package var optionCount: Int
 
-        public init(parentWindow: String, uri: String, optionCount: Int) {
+        package init(parentWindow: String, uri: String, optionCount: Int) {
             self.parentWindow = parentWindow
             self.uri = uri
             self.optionCount = optionCount
@@ -56,7 +56,7 @@ public final class DesktopPortalStandIn: Sendable {
     }
 
     /// Starts it on the bus at `busAddress` and waits until it owns the name.
-    public static func start(busAddress: String, answer: Answer = .accept) async throws -> DesktopPortalStandIn {
+    package static func start(busAddress: String, answer: Answer = .accept) async throws -> DesktopPortalStandIn {
         let process = try ChildProcess(
             "desktop portal stand-in", executable: PrivateSystemBus.python, arguments: ["-c", script, busAddress, answer.rawValue])
         do {
@@ -70,7 +70,7 @@ public final class DesktopPortalStandIn: Sendable {
     }
 
     /// Every `OpenURI` call so far, in order.
-    public var calls: [Call] {
+    package var calls: [Call] {
         process.output.compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard fields.count == 4, fields[0] == "OpenURI", let count = Int(fields[3]) else { return nil }
@@ -80,7 +80,7 @@ public final class DesktopPortalStandIn: Sendable {
 
     /// Stops it (SIGKILL: children of the test runner inherit a signal mask with SIGTERM blocked);
     /// the name has no owner afterwards.
-    public func stop() async {
+    package func stop() async {
         process.closeInput()
         process.signal(SIGKILL)
         await process.waitForExit()

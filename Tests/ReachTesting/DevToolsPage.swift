@@ -1,37 +1,37 @@
 import Foundation
 
 /// One tab of a ``Chromium``, attached over the DevTools protocol (a flattened session).
-public struct DevToolsPage: Sendable {
-    public let browser: Chromium
-    public let session: String
+package struct DevToolsPage: Sendable {
+    package let browser: Chromium
+    package let session: String
 
     /// Sends a command to this tab.
     @discardableResult
-    public func send(_ method: String, _ parameters: [String: Any] = [:]) async throws -> Chromium.Result {
+    package func send(_ method: String, _ parameters: [String: Any] = [:]) async throws -> Chromium.Result {
         try await browser.send(method, parameters, session: session)
     }
 
     /// Loads `url` and waits until the document has loaded (`readyState` is `complete`).
-    public func navigate(_ url: String, timeout: Duration = .seconds(10)) async throws {
+    package func navigate(_ url: String, timeout: Duration = .seconds(10)) async throws {
         try await send("Page.navigate", ["url": url])
         try await waitUntil("location.href !== 'about:blank' && document.readyState === 'complete'", timeout: timeout)
     }
 
     /// The value of a JavaScript expression (awaited when it is a promise), as JSON turns it into Swift.
-    public func evaluate(_ expression: String) async throws -> Any? {
+    package func evaluate(_ expression: String) async throws -> Any? {
         let answer = try await send("Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
         if let exception = answer.object["exceptionDetails"] { throw Chromium.Failed(description: "\(expression): \(exception)") }
         return (answer.object["result"] as? [String: Any])?["value"]
     }
 
     /// The text of the first element matching a CSS selector, or `nil` when there is none.
-    public func text(_ selector: String) async throws -> String? {
+    package func text(_ selector: String) async throws -> String? {
         try await evaluate("document.querySelector(\(Self.quoted(selector)))?.textContent ?? null") as? String
     }
 
     /// Waits until a JavaScript expression is true; returns how long that took.
     @discardableResult
-    public func waitUntil(_ condition: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(10)) async throws -> Duration {
+    package func waitUntil(_ condition: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(10)) async throws -> Duration {
         let start = ContinuousClock.now
         do {
             // Each look is a round trip to the browser: every `interval`, not every millisecond.
@@ -43,7 +43,7 @@ public struct DevToolsPage: Sendable {
     }
 
     /// A PNG of the whole page, or of its top `maxHeight` CSS pixels, written to `path`.
-    public func screenshot(to path: String, maxHeight: Int? = nil) async throws {
+    package func screenshot(to path: String, maxHeight: Int? = nil) async throws {
         var parameters: [String: Any] = ["format": "png", "captureBeyondViewport": true]
         if let maxHeight, let size = try await evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]") as? [Int] {
             parameters["clip"] = ["x": 0, "y": 0, "width": size[0], "height": min(size[1], maxHeight), "scale": 1]
@@ -57,13 +57,13 @@ public struct DevToolsPage: Sendable {
 
     /// Emulates a viewport of `width`×`height` CSS pixels (a phone is about 390 wide) and the
     /// light or dark colour scheme.
-    public func emulate(width: Int, height: Int, mobile: Bool = false, dark: Bool = false) async throws {
+    package func emulate(width: Int, height: Int, mobile: Bool = false, dark: Bool = false) async throws {
         try await send("Emulation.setDeviceMetricsOverride", ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile])
         try await send("Emulation.setEmulatedMedia", ["features": [["name": "prefers-color-scheme", "value": dark ? "dark" : "light"]]])
     }
 
     /// A string literal for JavaScript.
-    public static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         String(decoding: (try? JSONSerialization.data(withJSONObject: [text])) ?? Data("[\"\"]".utf8), as: UTF8.self).dropFirst().dropLast().description
     }
 }

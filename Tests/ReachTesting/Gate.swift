@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Holds tasks until a test opens it; waiting ignores cancellation, like the worst callback.
-public final class Gate: Sendable {
+package final class Gate: Sendable {
     private struct State {
         var isOpen = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -10,12 +10,12 @@ public final class Gate: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// How many times `wait()` has been called.
-    public var arrivals: Int { state.withLock { $0.arrivals } }
+    package var arrivals: Int { state.withLock { $0.arrivals } }
 
-    public func wait() async {
+    package func wait() async {
         await withCheckedContinuation { continuation in
             let isOpen = state.withLock { state in
                 state.arrivals += 1
@@ -26,7 +26,7 @@ public final class Gate: Sendable {
         }
     }
 
-    public func open() {
+    package func open() {
         let waiters = state.withLock { state in
             state.isOpen = true
             defer { state.waiters = [] }
@@ -37,15 +37,15 @@ public final class Gate: Sendable {
 }
 
 /// Counts how many runs of something are under way at once, and the most ever seen.
-public final class OverlapCounter: Sendable {
+package final class OverlapCounter: Sendable {
     private let counts = Mutex((current: 0, maximum: 0))
 
-    public init() {}
+    package init() {}
 
-    public var maximum: Int { counts.withLock { $0.maximum } }
+    package var maximum: Int { counts.withLock { $0.maximum } }
 
     /// Runs `body`, counted as one run under way.
-    public func during<T>(_ body: () async throws -> T) async rethrows -> T {
+    package func during<T>(_ body: () async throws -> T) async rethrows -> T {
         counts.withLock { counts in
             counts.current += 1
             counts.maximum = max(counts.maximum, counts.current)

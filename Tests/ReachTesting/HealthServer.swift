@@ -3,15 +3,15 @@ import Foundation
 /// A tiny HTTP server (Python's http.server) on loopback that answers 200 on /api/v1/health: the
 /// healthy server a test points reachd at. Given a port, it binds that one (address reuse on), so a
 /// test can stop it and start it again where reachd expects it.
-public final class HealthServer: Sendable {
-    public let port: Int
+package final class HealthServer: Sendable {
+    package let port: Int
     private let child: ChildProcess
 
     /// The health URL, as a target's `url:`.
-    public var url: String { "http://127.0.0.1:\(port)/api/v1/health" }
+    package var url: String { "http://127.0.0.1:\(port)/api/v1/health" }
 
     /// - Parameter port: 0 for any free port.
-    public init(port: Int = 0) async throws {
+    package init(port: Int = 0) async throws {
         let script = """
             import http.server
             class H(http.server.BaseHTTPRequestHandler):
@@ -34,12 +34,12 @@ public final class HealthServer: Sendable {
     }
 
     /// Kills the server without waiting, for clean-up that cannot wait.
-    public func kill() {
+    package func kill() {
         child.signal(SIGKILL)
     }
 
     /// Kills the server and waits until it is gone (its port is free again).
-    public func stop() async {
+    package func stop() async {
         child.signal(SIGKILL)
         await child.waitForExit()
     }

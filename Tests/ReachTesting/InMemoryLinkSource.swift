@@ -2,7 +2,7 @@ import ReachCore
 import Synchronization
 
 /// A link source a test drives by hand: what it sends is what the monitor sees.
-public final class InMemoryLinkSource: LinkSource {
+package final class InMemoryLinkSource: LinkSource {
     private struct State {
         var latest: LinkSnapshot?
         var report: (@Sendable (LinkSnapshot) -> Void)?
@@ -10,13 +10,13 @@ public final class InMemoryLinkSource: LinkSource {
 
     private let state = Mutex(State())
 
-    public init(initial: LinkSnapshot? = nil) {
+    package init(initial: LinkSnapshot? = nil) {
         state.withLock { $0.latest = initial }
     }
 
-    public var isRunning: Bool { state.withLock { $0.report != nil } }
+    package var isRunning: Bool { state.withLock { $0.report != nil } }
 
-    public func send(_ snapshot: LinkSnapshot) {
+    package func send(_ snapshot: LinkSnapshot) {
         let report = state.withLock { state in
             state.latest = snapshot
             return state.report
@@ -24,7 +24,7 @@ public final class InMemoryLinkSource: LinkSource {
         report?(snapshot)
     }
 
-    public func run(report: @escaping @Sendable (LinkSnapshot) -> Void) async throws {
+    package func run(report: @escaping @Sendable (LinkSnapshot) -> Void) async throws {
         let latest = state.withLock { state in
             state.report = report
             return state.latest

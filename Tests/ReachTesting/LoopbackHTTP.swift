@@ -3,7 +3,7 @@ import Foundation
 /// A plain HTTP/1.0 GET to 127.0.0.1 over a raw socket (Foundation on Linux has no http client
 /// without FoundationNetworking): the status code and the body, de-chunked if need be.
 /// Throws when nothing listens on `port` or the answer is not HTTP.
-public func loopbackGet(port: Int, path: String, timeout: Duration = .seconds(10)) throws -> (status: Int, body: String) {
+package func loopbackGet(port: Int, path: String, timeout: Duration = .seconds(10)) throws -> (status: Int, body: String) {
     let fd = try connectLoopback(port: port)
     defer { close(fd) }
     var wait = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
@@ -45,7 +45,7 @@ private func dechunk(_ body: String) -> String {
 
 /// A loopback TCP port that was free a moment ago (bound to port 0, then released).
 /// A TCP socket connected to 127.0.0.1:`port`, to be closed by the caller.
-public func connectLoopback(port: Int) throws -> Int32 {
+package func connectLoopback(port: Int) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EMFILE) }
     var address = sockaddr_in()
@@ -62,7 +62,7 @@ public func connectLoopback(port: Int) throws -> Int32 {
     return fd
 }
 
-public func freeLoopbackPort() throws -> Int {
+package func freeLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EMFILE) }
     defer { close(fd) }
@@ -83,7 +83,7 @@ public func freeLoopbackPort() throws -> Int {
 }
 
 /// `text` percent-encoded for a URL query value (everything but unreserved characters).
-public func percentEncodedQueryValue(_ text: String) -> String {
+package func percentEncodedQueryValue(_ text: String) -> String {
     let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
 }

@@ -3,15 +3,15 @@ import Foundation
 /// A health endpoint over HTTPS on 127.0.0.1 (python3's `ssl`): it answers every GET with 200
 /// `ok`, presenting the certificate chain it was given, e.g. one ``PrivateCA`` issued that expires
 /// in three days.
-public final class LoopbackHTTPSServer: Sendable {
-    public let port: Int
+package final class LoopbackHTTPSServer: Sendable {
+    package let port: Int
     private let child: ChildProcess
 
     /// A URL of the server, by address (the ``PrivateCA`` certificates name 127.0.0.1 too).
-    public var url: String { "https://127.0.0.1:\(port)/healthz" }
+    package var url: String { "https://127.0.0.1:\(port)/healthz" }
 
     /// - Parameter certificate: The PEM chain (leaf first) and the leaf's key.
-    public init(certificate: (certificate: String, key: String)) async throws {
+    package init(certificate: (certificate: String, key: String)) async throws {
         let script = """
             import http.server, ssl, sys, threading
             class Health(http.server.BaseHTTPRequestHandler):
@@ -31,7 +31,7 @@ public final class LoopbackHTTPSServer: Sendable {
         port = Int(line.dropFirst("port ".count)) ?? 0
     }
 
-    public func stop() async {
+    package func stop() async {
         child.signal(SIGKILL)
         await child.waitForExit()
     }

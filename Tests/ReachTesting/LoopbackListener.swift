@@ -2,12 +2,12 @@ import Foundation
 
 /// A TCP listener on 127.0.0.1 that accepts nothing: a port that is taken, or a target that a
 /// test stops and starts again on the same port.
-public final class LoopbackListener: @unchecked Sendable {
-    public private(set) var port: Int
+package final class LoopbackListener: @unchecked Sendable {
+    package private(set) var port: Int
     private var fd: Int32 = -1
 
     /// Listens at once, on `port`, or on a free one the kernel picks when it is 0.
-    public init(port: Int = 0) throws {
+    package init(port: Int = 0) throws {
         self.port = port
         try start()
     }
@@ -17,7 +17,7 @@ public final class LoopbackListener: @unchecked Sendable {
     }
 
     /// Listens (again) on ``port``.
-    public func start() throws {
+    package func start() throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -38,7 +38,7 @@ public final class LoopbackListener: @unchecked Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    public func stop() {
+    package func stop() {
         if fd >= 0 { close(fd) }
         fd = -1
     }

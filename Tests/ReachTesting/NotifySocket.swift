@@ -2,24 +2,24 @@ import Foundation
 
 /// What systemd listens on for `sd_notify`: a datagram socket at a fresh path, for a test to put in
 /// `NOTIFY_SOCKET` and read back every message a service sends, in order, with when it came.
-public final class NotifySocket: @unchecked Sendable {
+package final class NotifySocket: @unchecked Sendable {
     /// One `sd_notify` message: its `KEY=value` lines and the moment it arrived.
-    public struct Message: Sendable, CustomStringConvertible {
-        public let lines: [String]
-        public let arrived: ContinuousClock.Instant
+    package struct Message: Sendable, CustomStringConvertible {
+        package let lines: [String]
+        package let arrived: ContinuousClock.Instant
 
-        public func contains(_ line: String) -> Bool { lines.contains(line) }
-        public func value(of key: String) -> String? {
+        package func contains(_ line: String) -> Bool { lines.contains(line) }
+        package func value(of key: String) -> String? {
             lines.first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
         }
-        public var description: String { lines.joined(separator: " | ") }
+        package var description: String { lines.joined(separator: " | ") }
     }
 
-    public let path: String
+    package let path: String
     private let directory: TemporaryDirectory
     private let descriptor: Int32
 
-    public init() throws {
+    package init() throws {
         directory = try TemporaryDirectory("notify-socket")
         path = "\(directory)/notify.sock"
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
@@ -42,7 +42,7 @@ public final class NotifySocket: @unchecked Sendable {
 
     /// The next message, or nil when none arrives within `timeout`. Sleeps between looks rather
     /// than blocking in `poll`, so that an in-process daemon keeps its (two) executor threads.
-    public func next(timeout: Duration) async -> Message? {
+    package func next(timeout: Duration) async -> Message? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         return try? await ReachTesting.waitFor("a message on the notify socket", timeout: timeout) { () -> Message? in
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
@@ -53,7 +53,7 @@ public final class NotifySocket: @unchecked Sendable {
 
     /// Reads messages until one satisfies `match`; returns it and everything read before it.
     /// Records nothing itself: the caller asserts on `nil`.
-    public func waitFor(
+    package func waitFor(
         timeout: Duration = .seconds(20), _ match: (Message) -> Bool
     ) async -> (match: Message?, before: [Message]) {
         let deadline = ContinuousClock.now.advanced(by: timeout)
@@ -68,14 +68,14 @@ public final class NotifySocket: @unchecked Sendable {
 
     /// Reads and returns what has already arrived, without waiting.
     @discardableResult
-    public func drain() async -> [Message] {
+    package func drain() async -> [Message] {
         var messages: [Message] = []
         while let message = await next(timeout: .zero) { messages.append(message) }
         return messages
     }
 
     /// Every message that arrives during `duration`.
-    public func collect(for duration: Duration) async -> [Message] {
+    package func collect(for duration: Duration) async -> [Message] {
         let deadline = ContinuousClock.now.advanced(by: duration)
         var messages: [Message] = []
         while ContinuousClock.now < deadline {

@@ -2,14 +2,14 @@ import Foundation
 
 /// A certificate authority of the test's own (openssl), and the server certificates it issues:
 /// what an HTTPS server on loopback presents so that a client trusting the CA verifies it.
-public struct PrivateCA: Sendable {
+package struct PrivateCA: Sendable {
     /// The CA's certificate, PEM: what a client's `ca_file` names.
-    public let certificate: String
+    package let certificate: String
     private let key: String
     private let directory: String
 
     /// Makes the CA's key and self-signed certificate in `directory`.
-    public static func make(in directory: String) async throws -> PrivateCA {
+    package static func make(in directory: String) async throws -> PrivateCA {
         let ca = PrivateCA(certificate: "\(directory)/ca.pem", key: "\(directory)/ca.key", directory: directory)
         try await openssl([
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", ca.key, "-out",
@@ -21,7 +21,7 @@ public struct PrivateCA: Sendable {
     /// Issues a certificate for `name` (and 127.0.0.1) valid for `days` (a negative number: expired
     /// that many days ago); returns its certificate and key files.
     /// - Parameter subject: The subject in openssl's form; `/CN=name` by default.
-    public func issue(name: String, days: Int = 30, subject: String? = nil) async throws -> (certificate: String, key: String) {
+    package func issue(name: String, days: Int = 30, subject: String? = nil) async throws -> (certificate: String, key: String) {
         let (certificate, key, request, extensions) = (
             "\(directory)/\(name).pem", "\(directory)/\(name).key", "\(directory)/\(name).csr", "\(directory)/\(name).ext"
         )
@@ -37,7 +37,7 @@ public struct PrivateCA: Sendable {
     }
 
     /// When the certificate in the PEM file `certificate` expires, as openssl reads it.
-    public static func notAfter(of certificate: String) async throws -> Date {
+    package static func notAfter(of certificate: String) async throws -> Date {
         let result = try await runProgram("/usr/bin/openssl", ["x509", "-in", certificate, "-noout", "-enddate", "-dateopt", "iso_8601"])
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

@@ -5,28 +5,28 @@ import Synchronization
 /// `dbus-daemon` (no service activation, so nothing starts behind the test's back), `dunst` as the
 /// notification server, and `dbus-monitor` recording every `Notify` call. Each instance has its own
 /// display number and bus; ``stop()`` kills everything it started, by pid, and removes its files.
-public final class PrivateDesktop: Sendable {
+package final class PrivateDesktop: Sendable {
     static let tools = ["Xvfb", "dbus-daemon", "dbus-monitor", "dunst", "dunstctl", "import"]
-    public static let isAvailable = tools.allSatisfy { tool in
+    package static let isAvailable = tools.allSatisfy { tool in
         ["/usr/bin", "/bin"].contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
     }
-    public static let unavailableReason = "needs Xvfb, dbus-daemon, dbus-monitor, dunst and import (Debian: xvfb dbus dunst imagemagick)"
+    package static let unavailableReason = "needs Xvfb, dbus-daemon, dbus-monitor, dunst and import (Debian: xvfb dbus dunst imagemagick)"
 
     private let directory: TemporaryDirectory
     /// `:123`.
-    public let display: String
+    package let display: String
     /// The bus's address as it printed it (with its guid).
-    public let busAddress: String
+    package let busAddress: String
     /// The same bus by its socket alone, as `$XDG_RUNTIME_DIR/bus` is known: still valid for a bus
     /// restarted by ``restartBus()`` (which has a new guid).
-    public var socketAddress: String { "unix:path=\(directory)/bus" }
+    package var socketAddress: String { "unix:path=\(directory)/bus" }
     private let xvfb: ChildProcess
     private let bus: Mutex<ChildProcess>
     private let monitor: ChildProcess
     private let server = Mutex<ChildProcess?>(nil)
 
     /// What a program needs to use this desktop's bus and display.
-    public var environment: [String: String] {
+    package var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = display
         environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
@@ -44,7 +44,7 @@ public final class PrivateDesktop: Sendable {
 
     /// Starts the display, the bus, the monitor and dunst; returns once dunst owns
     /// `org.freedesktop.Notifications`.
-    public static func start() async throws -> PrivateDesktop {
+    package static func start() async throws -> PrivateDesktop {
         let directory = try TemporaryDirectory("desktop")
         // A display number nobody holds: the lock file tells.
         var number = Int.random(in: 200...900)
@@ -105,7 +105,7 @@ public final class PrivateDesktop: Sendable {
 
     /// Kills the bus (dunst and the monitor lose it too) and, after `gap`, starts a new one on the
     /// same socket; returns once it listens.
-    public func restartBus(after gap: Duration) async throws {
+    package func restartBus(after gap: Duration) async throws {
         let old = bus.withLock { $0 }
         old.signal(SIGKILL)
         await old.waitForExit()
@@ -117,7 +117,7 @@ public final class PrivateDesktop: Sendable {
     }
 
     /// Starts dunst (again) and waits until it owns `org.freedesktop.Notifications`.
-    public func startNotificationServer() async throws {
+    package func startNotificationServer() async throws {
         let dunstrc = "\(directory)/dunstrc"
         // Icons from Adwaita, so the screenshot shows the one named in the notification. The
         // context menu's "dmenu" picks what ``chooseAction(key:)`` asks for, as a person would.
@@ -148,7 +148,7 @@ public final class PrivateDesktop: Sendable {
     }
 
     /// Kills dunst, as a crash would, and waits until it is gone.
-    public func killNotificationServer() async {
+    package func killNotificationServer() async {
         guard let dunst = server.withLock({ $0 }) else { return }
         dunst.signal(SIGKILL)
         await dunst.waitForExit()
@@ -157,34 +157,34 @@ public final class PrivateDesktop: Sendable {
 
     /// Runs `dunstctl` against this desktop's dunst.
     @discardableResult
-    public func dunstctl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    package func dunstctl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await run("/usr/bin/dunstctl", arguments)
     }
 
     /// Invokes the action `key` from dunst's context menu (`dunstctl context`), whose lines read
     /// `#LABEL (SUMMARY) [ID,KEY]`: a person choosing one of several buttons.
-    public func chooseAction(key: String) async throws {
+    package func chooseAction(key: String) async throws {
         try ",\(key)]".write(toFile: "\(directory)/menu-choice", atomically: true, encoding: .utf8)
         let result = try await dunstctl(["context"])
         guard result.status == 0 else { throw ChildProcess.Failed(description: "dunstctl context failed: \(result.output)") }
     }
 
     /// How many notifications dunst shows now.
-    public func displayedCount() async throws -> Int? {
+    package func displayedCount() async throws -> Int? {
         Int(try await dunstctl(["count", "displayed"]).output.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Every `Notify` call seen on the bus so far, in order.
-    public var notifyCalls: [NotifyCall] { NotifyCall.parse(monitor.output) }
+    package var notifyCalls: [NotifyCall] { NotifyCall.parse(monitor.output) }
 
     /// Writes a PNG of the whole screen to `path`.
-    public func screenshot(to path: String) async throws {
+    package func screenshot(to path: String) async throws {
         let result = try await run("/usr/bin/import", ["-display", display, "-window", "root", path])
         guard result.status == 0 else { throw ChildProcess.Failed(description: "import failed: \(result.output)") }
     }
 
     /// Kills dunst, dbus-monitor, the bus and the display. The directory goes with the desktop.
-    public func stop() async {
+    package func stop() async {
         await killNotificationServer()
         for child in [monitor, bus.withLock { $0 }] {
             child.signal(SIGKILL)
@@ -213,19 +213,19 @@ public final class PrivateDesktop: Sendable {
 }
 
 /// One `org.freedesktop.Notifications.Notify` call as `dbus-monitor` printed it.
-public struct NotifyCall: Sendable, Hashable {
-    public var appName = ""
-    public var replacesID: UInt32 = 0
-    public var icon = ""
-    public var summary = ""
-    public var body = ""
+package struct NotifyCall: Sendable, Hashable {
+    package var appName = ""
+    package var replacesID: UInt32 = 0
+    package var icon = ""
+    package var summary = ""
+    package var body = ""
     /// Keys and labels, in order.
-    public var actions: [String] = []
+    package var actions: [String] = []
     /// Each hint's value as dbus-monitor prints it, such as `byte 1` or `string "network.connected"`.
-    public var hints: [String: String] = [:]
-    public var expireTimeout: Int32 = -1
+    package var hints: [String: String] = [:]
+    package var expireTimeout: Int32 = -1
     /// When the bus passed the call on, as dbus-monitor stamped it (seconds since the epoch).
-    public var time: Double?
+    package var time: Double?
 
     /// Splits dbus-monitor's output into calls: a `method call ... member=Notify` line, then the
     /// arguments indented by three spaces, nested values deeper.

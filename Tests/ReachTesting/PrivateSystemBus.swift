@@ -3,20 +3,20 @@ import Foundation
 /// A private, system-like `dbus-daemon` (configured by `bus.conf`) listening on a unix socket in a
 /// temporary directory of its own, with a logind stand-in (`login1-standin.py`) owning
 /// `org.freedesktop.login1` on it.
-public final class PrivateSystemBus: Sendable {
-    public static let daemonPath: String? = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first {
+package final class PrivateSystemBus: Sendable {
+    package static let daemonPath: String? = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
-    public static let isAvailable = daemonPath != nil
-    public static let unavailableReason = "needs dbus-daemon (Debian package dbus-daemon, pulled in by dbus)"
+    package static let isAvailable = daemonPath != nil
+    package static let unavailableReason = "needs dbus-daemon (Debian package dbus-daemon, pulled in by dbus)"
 
     /// The system Python, which has python3-dbus (not a pyenv `python3` on PATH).
-    public static let python = "/usr/bin/python3"
+    package static let python = "/usr/bin/python3"
     static let supportDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "SystemBus").path
 
     private let directory: TemporaryDirectory
     /// The address dbus-daemon printed, such as `unix:path=/tmp/.../system_bus_socket,guid=...`.
-    public let address: String
+    package let address: String
     private let daemon: ChildProcess
 
     private init(directory: TemporaryDirectory, address: String, daemon: ChildProcess) {
@@ -26,7 +26,7 @@ public final class PrivateSystemBus: Sendable {
     }
 
     /// Starts dbus-daemon and waits until it prints its address (it listens by then).
-    public static func start() async throws -> PrivateSystemBus {
+    package static func start() async throws -> PrivateSystemBus {
         let directory = try TemporaryDirectory("system-bus")
         let daemon = try ChildProcess(
             "dbus-daemon",
@@ -46,29 +46,29 @@ public final class PrivateSystemBus: Sendable {
     }
 
     /// An address in this bus's directory where nothing listens.
-    public var deadAddress: String { "unix:path=\(directory)/nothing-here" }
+    package var deadAddress: String { "unix:path=\(directory)/nothing-here" }
 
     /// Kills dbus-daemon with SIGKILL, as a crash would, and waits until it is gone.
-    public func kill() async {
+    package func kill() async {
         daemon.signal(SIGKILL)
         await daemon.waitForExit()
     }
 
     /// Stops dbus-daemon; the directory goes with the bus. SIGKILL: children of the test runner
     /// inherit a signal mask with SIGTERM blocked, and nothing here needs a graceful exit.
-    public func stop() async {
+    package func stop() async {
         daemon.signal(SIGKILL)
         await daemon.waitForExit()
     }
 
     /// Starts the logind stand-in and waits until it owns org.freedesktop.login1.
-    public func startLogind() async throws -> LogindStandIn {
+    package func startLogind() async throws -> LogindStandIn {
         try await LogindStandIn.start(on: self)
     }
 }
 
 /// `login1-standin.py`: owns org.freedesktop.login1 and emits PrepareForSleep on request.
-public final class LogindStandIn: Sendable {
+package final class LogindStandIn: Sendable {
     private let process: ChildProcess
 
     private init(process: ChildProcess) {
@@ -90,11 +90,11 @@ public final class LogindStandIn: Sendable {
     }
 
     /// Emits PrepareForSleep(true) as logind does before suspending.
-    public func sleep() async throws { try await send("sleep") }
+    package func sleep() async throws { try await send("sleep") }
     /// Emits PrepareForSleep(false) as logind does after resuming.
-    public func wake() async throws { try await send("wake") }
+    package func wake() async throws { try await send("wake") }
     /// Emits PrepareForSleep(true) from a connection that does not own org.freedesktop.login1.
-    public func spoofSleep() async throws { try await send("spoof-sleep") }
+    package func spoofSleep() async throws { try await send("spoof-sleep") }
 
     /// Sends a command and waits until the stand-in has handed the signal to the bus.
     private func send(_ command: String) async throws {
@@ -111,7 +111,7 @@ public final class LogindStandIn: Sendable {
     /// Stops the stand-in. Not by the end of stdin alone: a child spawned meanwhile (tests run in
     /// parallel) may have inherited the pipe's write end and keep it open. SIGKILL, since children
     /// of the test runner inherit a signal mask with SIGTERM blocked.
-    public func stop() async {
+    package func stop() async {
         process.closeInput()
         process.signal(SIGKILL)
         await process.waitForExit()

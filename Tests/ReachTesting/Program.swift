@@ -1,18 +1,18 @@
 import Foundation
 
 /// How a program ended and what it printed.
-public struct ProgramResult: Sendable {
-    public var status: Int32
+package struct ProgramResult: Sendable {
+    package var status: Int32
     /// Standard output.
-    public var output: String
+    package var output: String
     /// Standard error.
-    public var errors: String
+    package var errors: String
 }
 
 /// Runs blocking work on a thread of its own, so that it never holds one of the few threads of
 /// Swift's cooperative pool, which the code under test needs too (on a 2-core machine, two blocked
 /// threads stall every test in the process).
-public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+package func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
         Thread { continuation.resume(returning: body()) }.start()
     }
@@ -20,7 +20,7 @@ public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T
 
 /// Runs `executable` to its end off the cooperative pool, feeding it `input`, and returns its
 /// status, standard output and standard error (read side by side, so neither pipe can fill up).
-public func runProgram(
+package func runProgram(
     _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil, input: String? = nil
 ) async throws -> ProgramResult {
     try await offPool { Result { try runProgramBlocking(executable, arguments, environment: environment, input: input) } }.get()
@@ -28,7 +28,7 @@ public func runProgram(
 
 /// ``runProgram(_:_:environment:input:)`` on the calling thread, for the rare caller that cannot
 /// wait asynchronously (a `deinit`, a test trait).
-public func runProgramBlocking(
+package func runProgramBlocking(
     _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil, input: String? = nil
 ) throws -> ProgramResult {
     let process = Process()

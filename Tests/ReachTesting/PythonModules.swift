@@ -1,10 +1,10 @@
 import Foundation
 
 /// Python packages that tests use as independent peers (grpcio's health server and client).
-public enum PythonModules {
+package enum PythonModules {
     /// Whether `python3` (from PATH) can import `module`; installs `packages` with pip the first
     /// time it cannot.
-    public static func importable(_ module: String, installing packages: [String]) -> Bool {
+    package static func importable(_ module: String, installing packages: [String]) -> Bool {
         if python(["-c", "import \(module)"]) == 0 { return true }
         _ = python(["-m", "pip", "install", "--quiet"] + packages)
         return python(["-c", "import \(module)"]) == 0

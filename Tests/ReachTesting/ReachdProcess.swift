@@ -1,24 +1,24 @@
 import Foundation
 
 /// Where `swift build` put the package's programs: beside the test bundle.
-public enum BuiltProducts {
-    public static let directory = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
-    public static let reachd = directory.appending(path: "reachd").path
-    public static let reachctl = directory.appending(path: "reachctl").path
+package enum BuiltProducts {
+    package static let directory = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
+    package static let reachd = directory.appending(path: "reachd").path
+    package static let reachctl = directory.appending(path: "reachctl").path
     /// The package's root, for the files it ships (`config/`, `Dashboards/`).
-    public static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    package static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     /// The shipped configuration, `config/reachd.yaml`.
-    public static let shippedConfiguration = packageRoot.appending(path: "config/reachd.yaml").path
+    package static let shippedConfiguration = packageRoot.appending(path: "config/reachd.yaml").path
 }
 
 /// reachd as a process: the one way tests start it.
 ///
 /// It logs on stderr (whatever journald runs) and, unless told otherwise, serves its API on a
 /// free loopback port, so that the daemons of tests running side by side never collide.
-public final class ReachdProcess: Sendable {
+package final class ReachdProcess: Sendable {
     private let child: ChildProcess
     /// The configuration file, when the test gave the configuration as text.
-    public let configurationPath: String?
+    package let configurationPath: String?
 
     /// Starts reachd with `arguments`.
     /// - Parameters:
@@ -28,7 +28,7 @@ public final class ReachdProcess: Sendable {
     ///   - namespace: A network namespace to run it in (`ip netns exec`, which execs: the
     ///     process is reachd itself).
     ///   - log: A file for its log, kept after the test; else it is collected in memory.
-    public init(
+    package init(
         _ arguments: [String], listen: String? = "127.0.0.1:0", environment: [String: String] = [:], namespace: String? = nil,
         log: String? = nil
     ) throws {
@@ -45,7 +45,7 @@ public final class ReachdProcess: Sendable {
     }
 
     /// Writes `configuration` (YAML) to a new file in `directory` and starts reachd on it.
-    public convenience init(
+    package convenience init(
         configuration: String, in directory: String, arguments: [String] = [], listen: String? = "127.0.0.1:0",
         environment: [String: String] = [:], namespace: String? = nil, log: String? = nil
     ) throws {
@@ -54,21 +54,21 @@ public final class ReachdProcess: Sendable {
         try self.init(["--config", path] + arguments, listen: listen, environment: environment, namespace: namespace, log: log)
     }
 
-    public var processIdentifier: Int32 { child.processIdentifier }
-    public var isRunning: Bool { child.isRunning }
-    public var terminationStatus: Int32 { child.terminationStatus }
-    public var wasSignalled: Bool { child.wasSignalled }
+    package var processIdentifier: Int32 { child.processIdentifier }
+    package var isRunning: Bool { child.isRunning }
+    package var terminationStatus: Int32 { child.terminationStatus }
+    package var wasSignalled: Bool { child.wasSignalled }
     /// Its log so far.
-    public var log: String { child.errors }
+    package var log: String { child.errors }
 
     /// Waits until its log contains `text`; returns all of the log so far.
     @discardableResult
-    public func waitForLog(containing text: String, timeout: Duration = .seconds(20)) async throws -> String {
+    package func waitForLog(containing text: String, timeout: Duration = .seconds(20)) async throws -> String {
         try await child.waitForErrors(containing: text, timeout: timeout)
     }
 
     /// Waits until the status API listens on TCP, and returns its port.
-    public func waitForPort(timeout: Duration = .seconds(20)) async throws -> Int {
+    package func waitForPort(timeout: Duration = .seconds(20)) async throws -> Int {
         // Not the first listening line: with a `socket:`, the unix socket's may come first.
         let log = try await waitForLog(containing: "listening on 127.0.0.1:", timeout: timeout)
         guard let range = log.range(of: "listening on 127.0.0.1:"), let port = Int(log[range.upperBound...].prefix { $0.isNumber }) else {
@@ -78,7 +78,7 @@ public final class ReachdProcess: Sendable {
     }
 
     /// Waits until the status API on `port` says `state` (`connected`, `disconnected`, ...).
-    public func waitForState(_ state: String, port: Int, timeout: Duration = .seconds(15)) async throws {
+    package func waitForState(_ state: String, port: Int, timeout: Duration = .seconds(15)) async throws {
         // Each look is a request, made off the cooperative pool (which two blocked threads would
         // stall for every test in the process): every 10 ms.
         try await waitUntil("reachd on \(port) to say \(state)", timeout: timeout, every: .milliseconds(10)) {
@@ -88,25 +88,25 @@ public final class ReachdProcess: Sendable {
     }
 
     /// The body of `GET /v1/status` on `port`, asked off the cooperative pool; `nil` when it does not answer.
-    public static func status(port: Int) async -> String? {
+    package static func status(port: Int) async -> String? {
         await offPool { (try? loopbackGet(port: port, path: "/v1/status", timeout: .seconds(2)))?.body }
     }
 
-    public func signal(_ signal: Int32) { child.signal(signal) }
+    package func signal(_ signal: Int32) { child.signal(signal) }
 
     /// Waits for the exit (SIGKILL after `timeout`); returns how long it took.
     @discardableResult
-    public func waitForExit(timeout: Duration = .seconds(10)) async -> Duration {
+    package func waitForExit(timeout: Duration = .seconds(10)) async -> Duration {
         await child.waitForExit(timeout: timeout)
     }
 
     /// Waits for the exit (SIGKILL after `timeout`) and returns its status and everything it wrote.
-    public func finish(timeout: Duration = .seconds(10)) async -> ProgramResult {
+    package func finish(timeout: Duration = .seconds(10)) async -> ProgramResult {
         await child.finish(timeout: timeout)
     }
 
     /// Kills it outright (as a crash would) and waits until it is gone.
-    public func kill() async {
+    package func kill() async {
         await child.stop()
     }
 
@@ -116,7 +116,7 @@ public final class ReachdProcess: Sendable {
 
 /// Runs the built `reachctl` to its end (killed after `timeout`) and returns what it printed.
 /// `environment` is added to the test's, less `REACHD_ENDPOINT`.
-public func reachctl(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(15)) async throws -> ProgramResult {
+package func reachctl(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(15)) async throws -> ProgramResult {
     let child = try ChildProcess(
         "reachctl", executable: BuiltProducts.reachctl, arguments: arguments, environment: clientFreeEnvironment(adding: environment))
     return await child.finish(timeout: timeout)

@@ -5,11 +5,11 @@ import Glibc
 /// A TCP listener on 127.0.0.1 that never calls `accept` and never writes: the kernel completes
 /// the handshake into the backlog, so a client connects and then hears nothing at all, the way a
 /// hung server looks.
-public final class SilentTCPListener: Sendable {
-    public let port: Int
+package final class SilentTCPListener: Sendable {
+    package let port: Int
     private let fd: Int32
 
-    public init() {
+    package init() {
         let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -26,7 +26,7 @@ public final class SilentTCPListener: Sendable {
 
     /// Whether a client has connected: its connection waits in the backlog (never accepted), which
     /// makes the listening socket readable.
-    public var hasPendingConnection: Bool {
+    package var hasPendingConnection: Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, 0) > 0
     }

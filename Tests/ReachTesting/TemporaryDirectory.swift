@@ -7,20 +7,20 @@ import Foundation
 ///
 /// Kept by a suite or a helper object, it goes when they go; kept by a local, at the end of the
 /// scope (its `deinit` touches the file system, so Swift does not end it sooner).
-public final class TemporaryDirectory: Sendable, CustomStringConvertible {
+package final class TemporaryDirectory: Sendable, CustomStringConvertible {
     /// `$TMPDIR/reachd-LABEL-XXXXXXXX`: short, so that a unix socket path in it fits in 108 bytes.
-    public let path: String
+    package let path: String
 
     /// Creates the directory, mode 0755: the processes a test starts read it, whoever they run as.
-    public init(_ label: String) throws {
+    package init(_ label: String) throws {
         path = FileManager.default.temporaryDirectory.appending(path: "reachd-\(label)-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
     }
 
-    public var url: URL { URL(filePath: path, directoryHint: .isDirectory) }
+    package var url: URL { URL(filePath: path, directoryHint: .isDirectory) }
 
     /// The path, so that `"\(directory)/name"` names a file in it.
-    public var description: String { path }
+    package var description: String { path }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }

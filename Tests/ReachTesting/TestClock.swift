@@ -1,14 +1,14 @@
-import ReachCore
+import ReachSupport
 import Synchronization
 
 /// A clock that moves only when a test advances it, so timeouts and windows are tested exactly and instantly.
-public final class TestClock: Clock, Sendable {
-    public struct Instant: InstantProtocol {
-        public var offset: Duration
+package final class TestClock: Clock, Sendable {
+    package struct Instant: InstantProtocol {
+        package var offset: Duration
 
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        package func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        package func duration(to other: Instant) -> Duration { other.offset - offset }
+        package static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct Sleeper {
@@ -26,30 +26,30 @@ public final class TestClock: Clock, Sendable {
 
     private let state = Mutex(State())
     /// The wall time at offset zero.
-    public let wallTimeAtStart: WallTime
+    package let wallTimeAtStart: WallTime
 
-    public init(wallTimeAtStart: WallTime = WallTime(sinceEpoch: .seconds(1_800_000_000))) {
+    package init(wallTimeAtStart: WallTime = WallTime(sinceEpoch: .seconds(1_800_000_000))) {
         self.wallTimeAtStart = wallTimeAtStart
     }
 
-    public var now: Instant { state.withLock { $0.now } }
-    public var minimumResolution: Duration { .zero }
+    package var now: Instant { state.withLock { $0.now } }
+    package var minimumResolution: Duration { .zero }
 
     /// The clock the monitor takes, reading this test clock for both uptime and wall time.
-    public var monitorClock: MonitorClock {
+    package var monitorClock: MonitorClock {
         MonitorClock(self) { [self] in state.withLock { wallTimeAtStart.advanced(by: $0.now.offset + $0.wallJump) } }
     }
 
     /// Sets the wall clock `jump` away (back when negative), as an administrator or NTP would;
     /// the monotonic time, and so every sleeper, does not notice.
-    public func setWallClock(by jump: Duration) {
+    package func setWallClock(by jump: Duration) {
         state.withLock { $0.wallJump += jump }
     }
 
     /// How many tasks are asleep on this clock.
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let id = state.withLock { state in
             state.lastSleeperID += 1
             return state.lastSleeperID
@@ -70,7 +70,7 @@ public final class TestClock: Clock, Sendable {
     }
 
     /// Moves time forward and wakes, in deadline order, every sleeper whose deadline has come.
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         let due = state.withLock { state in
             state.now = state.now.advanced(by: duration)
             let now = state.now
@@ -82,7 +82,7 @@ public final class TestClock: Clock, Sendable {
     }
 
     /// Waits (in real time, up to `timeout`) until at least `count` tasks sleep on this clock.
-    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+    package func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(10)) async throws {
         try await waitUntil("\(count) sleeper(s) on the test clock", timeout: timeout) { self.sleeperCount >= count }
     }
 }

@@ -6,11 +6,11 @@ import Synchronization
 /// Unmounted by ``unmount()``, or at the latest when the last reference goes (`umount --lazy`, so
 /// that a file a process still holds open cannot keep it mounted); `scripts/test-leftovers` lists a
 /// mount a crashed run left under its `TMPDIR`.
-public final class TinyFileSystem: Sendable {
+package final class TinyFileSystem: Sendable {
     /// The mount point.
-    public let path: String
+    package let path: String
     /// The file ``fill()`` writes.
-    public var fillerPath: String { path + "/filler" }
+    package var fillerPath: String { path + "/filler" }
     private let directory: TemporaryDirectory
     private let isMounted = Atomic<Bool>(false)
 
@@ -18,10 +18,10 @@ public final class TinyFileSystem: Sendable {
     private static let umountPath = ["/usr/bin/umount", "/bin/umount"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "umount"
 
     /// Whether the test may mount one: root only.
-    public static let isAvailable = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: mountPath)
+    package static let isAvailable = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: mountPath)
 
     /// Mounts a tmpfs of `size` (`mount`'s words: `256k`, `1m`), mode 0755.
-    public init(size: String) async throws {
+    package init(size: String) async throws {
         directory = try TemporaryDirectory("tmpfs")
         path = directory.path + "/mount"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
@@ -32,7 +32,7 @@ public final class TinyFileSystem: Sendable {
 
     /// Writes ``fillerPath`` until the file system refuses (`ENOSPC`); returns the bytes written.
     @discardableResult
-    public func fill() throws -> Int {
+    package func fill() throws -> Int {
         let descriptor = open(fillerPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw Failed(description: "open \(fillerPath): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -50,17 +50,17 @@ public final class TinyFileSystem: Sendable {
     }
 
     /// Deletes ``fillerPath``: its blocks are free again.
-    public func free() throws {
+    package func free() throws {
         try FileManager.default.removeItem(atPath: fillerPath)
     }
 
     /// Bytes still free.
-    public var freeBytes: Int {
+    package var freeBytes: Int {
         var status = statvfs()
         return statvfs(path, &status) == 0 ? Int(status.f_bavail) * Int(status.f_frsize) : 0
     }
 
-    public func unmount() async {
+    package func unmount() async {
         guard isMounted.exchange(false, ordering: .relaxed) else { return }
         _ = try? await runProgram(Self.umountPath, ["--lazy", path])
     }

@@ -1,7 +1,7 @@
 /// Thrown when a condition a test waits for does not come true in time.
-public struct TimedOutWaiting: Error, CustomStringConvertible {
-    public let condition: String
-    public var description: String { "timed out waiting for \(condition)" }
+package struct TimedOutWaiting: Error, CustomStringConvertible {
+    package let condition: String
+    package var description: String { "timed out waiting for \(condition)" }
 }
 
 /// Waits until `check` holds, or throws after `timeout`: the one way tests wait for something
@@ -10,7 +10,7 @@ public struct TimedOutWaiting: Error, CustomStringConvertible {
 /// It looks again every millisecond (or `every`, for a check that costs its target real work,
 /// such as a Prometheus query), so it answers within that of the event; the pause between looks
 /// is the only sleep a test needs for synchronisation, and it is here.
-public func waitUntil(
+package func waitUntil(
     _ condition: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(1), _ check: () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now.advanced(by: timeout)
@@ -21,7 +21,7 @@ public func waitUntil(
 }
 
 /// Waits until `produce` gives a value, and returns it; throws after `timeout`.
-public func waitFor<T>(
+package func waitFor<T>(
     _ condition: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(1), _ produce: () async throws -> T?
 ) async throws -> T {
     var found: T?

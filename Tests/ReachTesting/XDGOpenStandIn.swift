@@ -2,11 +2,11 @@ import Foundation
 
 /// An `xdg-open` of a test's own: a script in a directory of its own, put first on `PATH`, that
 /// records each URL it is asked to open and exits with a chosen status instead of starting a browser.
-public final class XDGOpenStandIn: Sendable {
+package final class XDGOpenStandIn: Sendable {
     private let directory: TemporaryDirectory
 
     /// - Parameter exitStatus: What the script exits with (xdg-open's 4: "the action failed").
-    public init(exitStatus: Int32 = 0) throws {
+    package init(exitStatus: Int32 = 0) throws {
         directory = try TemporaryDirectory("xdg-open")
         let script = "\(directory)/xdg-open"
         try """
@@ -18,10 +18,10 @@ public final class XDGOpenStandIn: Sendable {
     }
 
     /// A `PATH` that finds this `xdg-open` first, then the system's programs.
-    public var searchPath: String { "\(directory):/usr/local/bin:/usr/bin:/bin" }
+    package var searchPath: String { "\(directory):/usr/local/bin:/usr/bin:/bin" }
 
     /// Every URL it was asked to open, in order.
-    public var opened: [String] {
+    package var opened: [String] {
         ((try? String(contentsOfFile: "\(directory)/opened", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 }

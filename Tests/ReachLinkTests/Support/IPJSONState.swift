@@ -1,5 +1,6 @@
 import Foundation
 import ReachCore
+import ReachSupport
 import ReachTesting
 
 /// What `ip -j` says about a namespace, reduced to what a ``LinkSnapshot`` carries, so the two can be

@@ -1,6 +1,7 @@
 import ReachAPI
 import ReachCore
 import ReachServer
+import ReachSupport
 
 /// What the history store would answer for a window in which reachd recorded one outage: a stand-in
 /// around the server (the store has tests of its own, on real files), so that the server's route,

@@ -1,6 +1,6 @@
-import ReachCore
 import ReachMetrics
 import ReachServer
+import ReachSupport
 import ReachTesting
 
 extension MonitorHarness {

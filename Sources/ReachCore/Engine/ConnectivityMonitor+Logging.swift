@@ -1,0 +1,66 @@
+import Logging
+import ReachSupport
+
+/// The one place each event kind is logged.
+extension ConnectivityMonitor {
+    func log(_ publication: Publication?) {
+        guard let publication else { return }
+        let (event, change, previous) = (publication.event, publication.change, publication.previous)
+        let verdict = event.verdict
+        if let move = change.targetMove {
+            let down = move.health == .unhealthy
+            let status = verdict.targets.first { $0.name == move.target }
+            var metadata = (down ? ReachLogEvent.targetDown : .targetUp).metadata
+            metadata["target"] = "\(move.target)"
+            if down, let reason = status?.unhealthyReason { metadata["reason"] = "\(reason.code)" }
+            if let latency = status?.lastResult?.latency { metadata["latency_ms"] = "\(latency.milliseconds)" }
+            let detail = down ? ": \(status?.lastFailure.map { "\($0.reason)" } ?? "failed")" : ""
+            logger.log(level: down ? .warning : .notice, "target \(move.target) \(down ? "down" : "up")\(detail)", metadata: metadata)
+        }
+        let level: Logger.Level =
+            if !change.isHeadline {
+                .debug
+            } else {
+                switch verdict.state {
+                case .disconnected: .warning
+                case .connected: .notice
+                case .unknown: .info
+                }
+            }
+        var metadata = verdict.logMetadata(sequence: event.sequence)
+        metadata["previous_state"] = "\(previous.state.rawValue)"
+        let kind: ReachLogEvent? =
+            switch change.transition {
+            case .restored: .connectivityRestored
+            case .lost: .connectivityLost
+            // The first link snapshot at start-up is a finding, not a change.
+            case nil: previous.state != .unknown && verdict.usableInterfaces != previous.usableInterfaces ? .linkChanged : nil
+            }
+        if let kind { metadata.merge(kind.metadata) { _, new in new } }
+        logger.log(level: level, "\(verdict.state.rawValue): \(verdict.reason)", metadata: metadata)
+        if change.isHeadline, let portal = verdict.portal {
+            var metadata = ReachLogEvent.captivePortal.metadata
+            metadata["portal_url"] = "\(portal.userPortalURL ?? "")"
+            metadata["portal_evidence"] = "\(portal.evidence.rawValue)"
+            if let interface = portal.interface { metadata["interface"] = "\(interface)" }
+            logger.warning("captive portal: sign in at \(portal.userPortalURL ?? "the network's login page")", metadata: metadata)
+        }
+    }
+}
+
+extension Verdict {
+    /// Stable log fields describing the verdict.
+    func logMetadata(sequence: UInt64) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "state": "\(state.rawValue)",
+            "reason": "\(reason.code)",
+            "sequence": "\(sequence)",
+            "interfaces": "\(usableInterfaces.joined(separator: ","))",
+        ]
+        if let target = reason.target { metadata["target"] = "\(target)" }
+        // `REACHD_FAULT` in the journal: where the path breaks.
+        if let fault { metadata["fault"] = "\(fault.code)" }
+        if case .targetFailed(_, .httpStatus(let status)) = reason { metadata["http_status"] = "\(status)" }
+        return metadata
+    }
+}

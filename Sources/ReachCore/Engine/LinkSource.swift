@@ -1,0 +1,12 @@
+/// Where link facts come from: rtnetlink in production, an in-memory source in tests.
+///
+/// A link source plugs into the monitor with one call in the composition root:
+/// `try await source.run(report: monitor.update(links:))`.
+package protocol LinkSource: Sendable {
+    /// Watches the interfaces until the calling task is cancelled.
+    ///
+    /// Calls `report` with a complete snapshot as soon as the initial state is known (before any
+    /// verdict depends on it), then with a fresh complete snapshot after every change. `report` may be
+    /// called from any thread, but never concurrently with itself.
+    func run(report: @escaping @Sendable (LinkSnapshot) -> Void) async throws
+}
