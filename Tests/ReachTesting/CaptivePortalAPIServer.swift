@@ -1,16 +1,21 @@
 import Foundation
 
-/// A captive-portal API (RFC 8908) on loopback over HTTPS: it answers every GET with the JSON it
-/// was last given (``answer(_:)``), as `application/captive+json`, and counts the requests and
-/// their `Accept` headers.
+/// A captive-portal API (RFC 8908) over HTTPS, on loopback or on an address of a network
+/// namespace: it answers every GET with the JSON it was last given (``answer(_:)``), as
+/// `application/captive+json`, and counts the requests and their `Accept` headers.
 package final class CaptivePortalAPIServer: Sendable {
     package let port: Int
     private let child: ChildProcess
 
-    /// The API's URI, as networkd's `CAPTIVE_PORTAL=` would name it.
+    /// The API's URI on loopback, as networkd's `CAPTIVE_PORTAL=` would name it.
     package var url: String { "https://127.0.0.1:\(port)/captive" }
 
-    package init(certificate: (certificate: String, key: String), answer json: String) async throws {
+    /// - Parameters:
+    ///   - host: The address to listen on, in `namespace` when one is given.
+    ///   - namespace: A network namespace (`ip netns`) to run in; the test's own when `nil`.
+    package init(
+        certificate: (certificate: String, key: String), answer json: String, host: String = "127.0.0.1", namespace: String? = nil
+    ) async throws {
         let script = """
             import http.server, ssl, sys, threading
             state = {'answer': sys.argv[3].encode()}
@@ -25,13 +30,15 @@ package final class CaptivePortalAPIServer: Sendable {
                     self.wfile.write(body)
                 def log_message(self, *args):
                     pass
-            \(PythonHTTPS.serve("API"))
+            \(PythonHTTPS.serve("API", host: host))
             for line in sys.stdin:
                 state['answer'] = line.strip().encode()
                 print('ack', flush=True)
             """
+        let python = ["/usr/bin/python3", "-u", "-c", script, certificate.certificate, certificate.key, json]
         child = try ChildProcess(
-            "captive-portal-api", executable: "/usr/bin/python3", arguments: ["-u", "-c", script, certificate.certificate, certificate.key, json])
+            "captive-portal-api", executable: namespace == nil ? python[0] : TestNamespace.ipPath,
+            arguments: namespace.map { ["netns", "exec", $0] + python } ?? Array(python.dropFirst()))
         let line = try await child.waitForLine { $0.hasPrefix("port ") }
         self.port = Int(line.dropFirst("port ".count)) ?? 0
     }

@@ -9,8 +9,9 @@ import Testing
 /// each fault for real. Each case waits until both have settled on a fault, then requires the same
 /// state, reason, fault, failing target, portal and uplinks from both, held for a probe interval.
 ///
-/// The captive-portal cases (a check URL behind a portal, a redirecting portal, the network's API)
-/// are told by the same engine parts in both (``ReachEngine``); the main matrix runs them on reachd.
+/// The captive-portal cases run in the main matrix's network (``MatrixNetwork``), whose portal
+/// server is built as real ones are: a login page and a redirect behind a check URL, and the
+/// network's RFC 8908 API.
 @Suite("FaultMatrix: the embedded service says what reachd says", .serialized, .enabled(if: UplinkTopology.isAvailable, "needs root (network namespaces) and dnsmasq"))
 struct EmbeddedParityFaultMatrix {
     /// Long enough for the slowest case here, a silent gateway: the probe deadline, a round of
@@ -82,22 +83,24 @@ struct EmbeddedParityFaultMatrix {
         let scratch = try TemporaryDirectory("parity-portal")
         var server: FaultServer?
         var portal: PortalServer?
+        var portalAPI: CaptivePortalAPIServer?
         var sides: SideBySide?
         do {
             let started = try FaultServer(namespace: network.server, certificate: try await FaultServer.makeCertificate(in: scratch.path))
             server = started
-            let portalServer = try PortalServer(namespace: network.server, certificate: try await FaultServer.makeCertificate(in: scratch.path, name: "portal"))
+            let portalCertificate = try await FaultServer.makeCertificate(in: scratch.path, name: "portal")
+            let portalServer = try PortalServer(namespace: network.server, certificate: portalCertificate)
             portal = portalServer
             try await portalServer.waitUntilReady()
             try await started.waitUntilReady()
             let target = "targets:\n  - name: server\n    url: http://\(MatrixNetwork.serverAddress):\(FaultServer.port)/health\n"
-            let both = try await SideBySide(
+            let checkURL = try await SideBySide(
                 configuration: target + "captive_portal:\n  check_url: \(PortalServer.checkURL)\n  expect_status: 204",
                 namespace: network.host, directory: scratch.path)
-            sides = both
+            sides = checkURL
             var rows: [MatrixCase] = []
             for (flavour, evidence, signIn) in [("login", "check_url", PortalServer.checkURL), ("redirect", "check_url", PortalServer.signInURL)] {
-                rows.append(await both.pair.fault(
+                rows.append(await checkURL.pair.fault(
                     "portal: \(flavour), check URL set", until: { $0.portalEvidence == evidence && $0.portalURL == signIn },
                     apply: {
                         try await portalServer.set(flavour)
@@ -105,25 +108,30 @@ struct EmbeddedParityFaultMatrix {
                     },
                     restore: { try await network.setPortal(false) }))
             }
-            for row in rows where !row.passed { Issue.record("\(row.name): \(row.failure ?? "")\n\(both.logs)") }
-            await both.stop()
+            for row in rows where !row.passed { Issue.record("\(row.name): \(row.failure ?? "")\n\(checkURL.logs)") }
+            await checkURL.stop()
 
-            // The network's API (RFC 8908), captive from the start; signing in opens it. Asked at
-            // start, then every probe interval while it says captive.
-            try await portalServer.set("api-captive")
+            // The network's API (RFC 8908), on the portal's address and by its certificate's name,
+            // captive from the start; signing in opens it. Asked at start, then every probe
+            // interval while it says captive.
+            let signInURL = "https://portal.test/login"
+            let api = try await CaptivePortalAPIServer(
+                certificate: portalCertificate, answer: #"{"captive": true, "user-portal-url": "\#(signInURL)"}"#,
+                host: PortalServer.address, namespace: network.server)
+            portalAPI = api
             var row = MatrixCase(group: "embedded", name: "portal: the network's API (RFC 8908)", expected: "captive_portal (rfc8908), then connected")
-            let told = { (verdict: ObservedVerdict) in verdict.portalEvidence == "rfc8908" && verdict.portalURL == PortalServer.apiSignInURL }
-            let api = try await SideBySide(
-                configuration: target + "captive_portal:\n  api_url: \(PortalServer.apiURL)\n  ca_file: \(scratch.path)/portal.pem",
+            let told = { (verdict: ObservedVerdict) in verdict.portalEvidence == "rfc8908" && verdict.portalURL == signInURL }
+            let throughAPI = try await SideBySide(
+                configuration: target + "captive_portal:\n  api_url: https://portal.test:\(api.port)/captive\n  ca_file: \(portalCertificate.certificate)",
                 namespace: network.host, directory: scratch.path, starting: { $0.state == "disconnected" && $0.fault == "portal" && told($0) })
-            sides = api
+            sides = throughAPI
             do {
                 let signedIn = ContinuousClock.now
-                try await portalServer.set("api-open")
-                try await api.pair.settle("signed in: both connected") { $0.state == "connected" }
+                try await api.answer(#"{"captive": false}"#)
+                try await throughAPI.pair.settle("signed in: both connected") { $0.state == "connected" }
                 row.restored = ContinuousClock.now - signedIn
             } catch {
-                row.failure = "\(error)\n\(api.logs)"
+                row.failure = "\(error)\n\(throughAPI.logs)"
             }
             rows.append(row)
             print("\n" + MatrixCase.table(rows))
@@ -132,6 +140,7 @@ struct EmbeddedParityFaultMatrix {
             Issue.record("the side-by-side portal matrix could not run: \(error)\n\(sides?.logs ?? "")")
         }
         await sides?.stop()
+        await portalAPI?.stop()
         await portal?.stop()
         await server?.stop()
         await network.tearDown()

@@ -9,7 +9,6 @@ import ReachTesting
 /// The portal's flavour is switched on its stdin: `redirect` (302 to its login page on another
 /// host, what most portals do) or `login` (the login page itself, 200 `text/html`, for every path:
 /// what fools a health check into `connected`). Its HTTPS port presents a certificate of its own.
-/// Its RFC 8908 API (``apiURL``, on the same certificate) answers `api-captive` or `api-open`.
 final class PortalServer: Sendable {
     static let address = "198.51.100.7"
     static let port = 9090
@@ -19,18 +18,12 @@ final class PortalServer: Sendable {
     static let checkURL = "http://\(checkAddress)/generate_204"
     /// Where the redirect flavour sends people.
     static let signInURL = "http://portal.test/login?venue=matrix"
-    /// The network's captive-portal API (RFC 8908), by the name its certificate holds.
-    static let apiPort = 9444
-    static let apiURL = "https://portal.test:\(apiPort)/captive"
-    static let apiSignInURL = "https://portal.test/login"
-    static let apiVenueURL = "https://portal.test/venue"
 
     private let child: ChildProcess
 
     private static let script = """
         import http.server, ssl, sys, threading
-        import json
-        state = {'mode': 'redirect', 'api': 'api-open'}
+        state = {'mode': 'redirect'}
         class Portal(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 if state['mode'] == 'redirect':
@@ -52,19 +45,6 @@ final class PortalServer: Sendable {
                 self.send_response(204); self.end_headers()
             def log_message(self, *args):
                 pass
-        class API(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                answer = {'captive': state['api'] == 'api-captive', 'user-portal-url': '\(apiSignInURL)', 'venue-info-url': '\(apiVenueURL)'}
-                if not answer['captive']:
-                    answer = {'captive': False}
-                body = json.dumps(answer).encode()
-                self.send_response(200)
-                self.send_header('Content-Type', 'application/captive+json')
-                self.send_header('Content-Length', str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-            def log_message(self, *args):
-                pass
         def serve(server):
             threading.Thread(target=server.serve_forever, daemon=True).start()
         serve(http.server.ThreadingHTTPServer(('\(address)', \(port)), Portal))
@@ -74,12 +54,9 @@ final class PortalServer: Sendable {
         tls.socket = context.wrap_socket(tls.socket, server_side=True)
         serve(tls)
         serve(http.server.ThreadingHTTPServer(('\(checkAddress)', 80), Check))
-        api = http.server.ThreadingHTTPServer(('\(address)', \(apiPort)), API)
-        api.socket = context.wrap_socket(api.socket, server_side=True)
-        serve(api)
         print('ready', flush=True)
         for line in sys.stdin:
-            state['api' if line.startswith('api-') else 'mode'] = line.strip()
+            state['mode'] = line.strip()
             print('ack', line.strip(), flush=True)
         """
 
