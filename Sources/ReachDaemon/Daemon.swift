@@ -74,16 +74,16 @@ package struct Daemon: Sendable {
         if let netlink = engine.linkSource as? NetlinkLinkSource { metrics.sampleNetlinkOverruns { netlink.overrunCount } }
         let reactions = Reactions(monitor: monitor, hooks: configuration.hooks, webhooks: configuration.webhooks, observer: metrics, logger: logger)
         self.reactions = reactions
+        // The first probes' timeouts: how long `POST /v1/check` waits, and READY=1 at the latest.
+        let checkWaitLimit = StatusServer.checkWaitLimit(for: configuration.targets)
         let serviceManager = ServiceManagerService(
-            notifier: notifier, monitor: monitor, engine: engine,
-            readyTimeout: StatusServer.checkWaitLimit(for: configuration.targets), clock: clock, logger: logger)
+            notifier: notifier, monitor: monitor, engine: engine, readyTimeout: checkWaitLimit, clock: clock, logger: logger)
         self.serviceManager = serviceManager
         self.reloads = ReloadService(
             configuration: configuration, load: reload ?? { configuration }, engine: engine, metrics: metrics,
             reactions: reactions, history: history, serviceManager: serviceManager, logger: logger)
         let listening = ListenGate(listeners: 1 + (configuration.socket == nil ? 0 : 1) + (configuration.grpcHealthListen == nil ? 0 : 1))
         self.listening = listening
-        let checkWaitLimit = StatusServer.checkWaitLimit(for: configuration.targets)
         let limits = StatusServer.Limits(idleTimeout: configuration.apiIdleTimeout)
         self.statusServer = StatusServer(
             monitor: monitor, metrics: metrics, address: .tcp(host: configuration.listen.host, port: configuration.listen.port),

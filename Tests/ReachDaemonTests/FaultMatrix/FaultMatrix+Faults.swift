@@ -143,8 +143,9 @@ final class FaultRun {
             }
             if let told {
                 row.detected = told.at - applied
-                let guessed = observer.all.first { $0.at >= applied && $0.at < told.at && $0.state == "disconnected" && ($0.fault ?? fault) != fault }
-                if let guessed, !evidenceIsLate { row.failure = "said fault=\(guessed.fault ?? "") \(MatrixCase.seconds(guessed.at - applied)) in, before \(fault)" }
+                if let guessed = observer.faultsTold(from: applied, until: told.at).first(where: { $0 != fault }), !evidenceIsLate {
+                    row.failure = "said fault=\(guessed) before \(fault)"
+                }
                 try await Task.sleep(for: holdBeyond)  // the fault held on: every event in this window is recorded, the check reads the last
                 if let latest = observer.latest, latest.fault != fault || latest.state != "disconnected" {
                     row.failure = "told \(fault) after \(MatrixCase.seconds(row.detected)), then \(latest.summary) fault=\(latest.fault ?? "nil")"

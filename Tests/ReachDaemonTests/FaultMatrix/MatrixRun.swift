@@ -79,7 +79,7 @@ final class MatrixRun {
             let restoring = ContinuousClock.now
             // No fault guessed, then corrected: while the network stays as the fault left it, every
             // disconnected event says one fault, or none while it is not known yet.
-            let faults = observer.all.filter { $0.at >= applied && $0.at < restoring && $0.state == "disconnected" }.compactMap(\.fault)
+            let faults = observer.faultsTold(from: applied, until: restoring)
             if Set(faults).count > 1 { row.failure = row.failure ?? "the fault changed while the network did not: \(faults)" }
             ledger.mark(.unsettled, at: restoring, bound: .zero, "\(name): restoring")
             try await restore()

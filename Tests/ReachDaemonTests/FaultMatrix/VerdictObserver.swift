@@ -125,6 +125,12 @@ final class VerdictObserver: Sendable {
         return missing
     }
 
+    /// The faults the `disconnected` verdicts received in `[from, until)` named, in order; a fault
+    /// not known yet (`null`) names none.
+    func faultsTold(from: ContinuousClock.Instant, until: ContinuousClock.Instant) -> [String] {
+        all.filter { $0.at >= from && $0.at < until && $0.state == "disconnected" }.compactMap(\.fault)
+    }
+
     /// The verdict in force at `instant`, as this subscriber knew it.
     func verdict(at instant: ContinuousClock.Instant) -> ObservedVerdict? {
         received.verdicts.withLock { $0.last { $0.at <= instant } }
