@@ -159,18 +159,6 @@ struct NetlinkLinkSourceIntegrationTests {
         }
     }
 
-    @Test func cancellationStopsPromptlyEvenWhenIdle() async throws {
-        let namespace = try await TestNamespace.make("cancel")
-        let source = RunningSource(in: namespace)
-        let initial = try? await source.waitFor { _ in true }
-        // Nothing happens: wait until the reader sits in poll() with nothing to do.
-        try await waitUntil("the reader idle in poll()") { source.readerIsIdleInPoll }
-        let shutdown = try await source.stop()
-        await namespace.delete()
-        #expect(initial != nil)
-        #expect(shutdown < .seconds(1), "an idle reader blocked in poll() must wake on cancellation, took \(shutdown)")
-    }
-
     @Test func aMissingNamespaceIsAnError() async throws {
         let source = NetlinkLinkSource(logger: .init(label: "test"), networkNamespacePath: "/run/netns/rdt-does-not-exist")
         await #expect(throws: (any Error).self) {
@@ -193,11 +181,27 @@ struct NetlinkLinkSourceIntegrationTests {
 }
 
 extension NetlinkLinkSourceIntegrationTests {
-    /// Measures this process's resident memory, so it runs alone: `scripts/test` runs every suite
-    /// named `Alone` after the parallel suite, where no other test's allocations count (in the
-    /// parallel suite, five other tests grew it by up to 100 MiB).
-    @Suite(.enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason)))
+    /// Measures this process's resident memory and how promptly it resumes a task, so it runs
+    /// alone: `scripts/test` runs every suite named `Alone` after the parallel suite, where no other
+    /// test's allocations or CPU count (in the parallel suite, five other tests grew it by up to 100 MiB).
+    @Suite(.serialized, .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason)))
     struct Alone {
+        /// Times the whole stop: the doorbell, the reader's wake, and the cancelled task resumed by
+        /// this process's cooperative pool, so it runs alone too: in the parallel suite, CPU-bound
+        /// tests beside it held both threads of a 2-core pool and the stop took 1.2 s and 1.8 s.
+        @Test func cancellationStopsPromptlyEvenWhenIdle() async throws {
+            let namespace = try await TestNamespace.make("cancel")
+            let source = RunningSource(in: namespace)
+            let initial = try? await source.waitFor { _ in true }
+            // Nothing happens: wait until the reader sits in poll() with nothing to do.
+            try await waitUntil("the reader idle in poll()") { source.readerIsIdleInPoll }
+            let shutdown = try await source.stop()
+            await namespace.delete()
+            #expect(initial != nil)
+            print("an idle netlink reader stopped \(shutdown) after cancellation")
+            #expect(shutdown < .seconds(1), "an idle reader blocked in poll() must wake on cancellation, took \(shutdown)")
+        }
+
         @Test func thousandFlapStormEndsInTheKernelsState() async throws {
             try await NetlinkLinkSourceIntegrationTests().withRig("storm") { namespace, source in
                 let residentBefore = NetlinkLinkSourceIntegrationTests.residentMegabytes()
