@@ -9,35 +9,17 @@ extension StatusDocument {
         package var name: String
         /// Whether the targets answer out of this uplink as the policy requires; `null` until they
         /// have, or where the kernel refuses to bind a socket to a device (Linux before 5.7).
-        package var reachable: Bool?
+        @Nullable package var reachable: Bool? = nil
         /// The first failing target's failure code out of this uplink; `null` unless `reachable` is false.
-        package var reason: String?
+        @Nullable package var reason: String? = nil
         /// Where the path out of this uplink breaks (`dns`, `server`, ...); `null` unless `reachable` is false.
-        package var fault: String?
+        @Nullable package var fault: String? = nil
         /// The latest successful probe's duration out of this uplink, of the first target probed on it.
-        package var latencySeconds: Double?
-
-        package init(name: String, reachable: Bool? = nil, reason: String? = nil, fault: String? = nil, latencySeconds: Double? = nil) {
-            self.name = name
-            self.reachable = reachable
-            self.reason = reason
-            self.fault = fault
-            self.latencySeconds = latencySeconds
-        }
+        @Nullable package var latencySeconds: Double? = nil
 
         enum CodingKeys: String, CodingKey {
             case name, reachable, reason, fault
             case latencySeconds = "latency_seconds"
-        }
-
-        /// Writes every key, `null` included: a missing key would read as a schema change.
-        package func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(name, forKey: .name)
-            try container.encode(reachable, forKey: .reachable)
-            try container.encode(reason, forKey: .reason)
-            try container.encode(fault, forKey: .fault)
-            try container.encode(latencySeconds, forKey: .latencySeconds)
         }
     }
 

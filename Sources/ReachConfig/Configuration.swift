@@ -38,7 +38,7 @@ public struct Configuration: Sendable, Equatable {
     public var history = HistorySettings(enabled: false)
     /// Which paths are probed besides the routes' (`probe.per_interface`, and each family of a
     /// dual-stack name).
-    public var paths = ProbeVariantSettings()
+    public var variants = ProbeVariantSettings()
 
     public init(
         targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),
@@ -58,17 +58,17 @@ public struct Configuration: Sendable, Equatable {
         self.log = log
     }
 
-    /// What the core's monitor takes from this configuration.
     /// What the probe scheduler probes: the targets, and the captive-portal check URL when one is set.
     public var probedTargets: [ProbeTarget] {
         targets + (captivePortal.check.map { [$0.target] } ?? [])
     }
 
+    /// What the core's monitor takes from this configuration.
     public var monitor: ConnectivityMonitor.Configuration {
         var configuration = ConnectivityMonitor.Configuration(
             targets: targets, policy: policy, interfaceFilter: interfaces, linkSettleWindow: linkSettleWindow)
         configuration.portalCheck = captivePortal.check
-        configuration.paths = paths
+        configuration.variants = variants
         return configuration
     }
 }

@@ -31,7 +31,7 @@ package struct ConfigurationChange: Sendable, Equatable {
         removedTargets = old.targets.map(\.name).filter { !after.contains($0) }
         targetsChanged = old.targets != new.targets || old.captivePortal.check != new.captivePortal.check
         appliesLive = targetsChanged || old.policy != new.policy || old.interfaces != new.interfaces
-            || old.linkSettleWindow != new.linkSettleWindow || old.paths != new.paths
+            || old.linkSettleWindow != new.linkSettleWindow || old.variants != new.variants
         if old.listen != new.listen { needsRestart.append("listen") }
         if old.socket != new.socket { needsRestart.append("socket") }
         if old.apiToken != new.apiToken { needsRestart.append("api.bearer_token_file") }

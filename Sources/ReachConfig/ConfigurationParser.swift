@@ -145,7 +145,7 @@ struct ConfigurationParser {
         configuration.captivePortal = captivePortal
         configuration.history = entries["history"].flatMap { parseHistory($0) } ?? HistorySettings()
         if let node = entries["upstream"], let upstream = parseUpstream(node) { configuration.upstream = upstream }
-        configuration.paths.perInterface = defaults.perInterface
+        configuration.variants.perInterface = defaults.perInterface
         if let node = entries["tls"], let tls = reader.mapping(node, keys: ["warn_before"]),
             let warnNode = tls["warn_before"], let warnBefore = reader.duration(warnNode, in: Self.certificateWarningRange)
         {

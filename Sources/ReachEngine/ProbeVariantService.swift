@@ -25,7 +25,7 @@ struct ProbeVariantService: Service {
         let observer = BindingRefusalLog(logger: logger)
         await cancelWhenGracefulShutdown {
             var running: Task<Void, Never>?
-            for await probes in monitor.pathProbes() {
+            for await probes in monitor.variantProbes() {
                 running?.cancel()
                 await running?.value
                 running = nil

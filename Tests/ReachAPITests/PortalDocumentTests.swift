@@ -1,5 +1,5 @@
 import Foundation
-import ReachAPI
+@testable import ReachAPI
 import ReachCore
 import ReachSupport
 import Testing

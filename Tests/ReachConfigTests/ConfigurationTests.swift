@@ -43,9 +43,9 @@ struct ConfigurationTests {
 
     @Test func perInterfaceProbingIsOneSettingForAllTargetsAndOffByDefault() throws {
         let yaml = "probe: { per_interface: true }\ntargets:\n  - { name: a, url: http://h/ }\n"
-        #expect(try Configuration.parse(yaml, source: "t.yaml").paths.perInterface)
-        #expect(try Configuration.parse(yaml, source: "t.yaml").monitor.paths.perInterface)
-        #expect(try !Configuration.load(from: .embeddedDefault).paths.perInterface)
+        #expect(try Configuration.parse(yaml, source: "t.yaml").variants.perInterface)
+        #expect(try Configuration.parse(yaml, source: "t.yaml").monitor.variants.perInterface)
+        #expect(try !Configuration.load(from: .embeddedDefault).variants.perInterface)
         expectProblem("targets:\n  - { name: a, url: http://h/, per_interface: true }\n", at: "targets[0].per_interface", line: 2, saying: "unknown key")
     }
 

@@ -10,11 +10,11 @@ import Testing
 @Suite("Monitor: the paths in the log")
 struct PathLogTests {
     private static func harness(_ logs: CapturedLogs) -> MonitorHarness {
-        MonitorHarness(targets: [.http("api", host: "api.example")], logger: logs.logger) { $0.paths = ProbeVariantSettings(perInterface: true) }
+        MonitorHarness(targets: [.http("api", host: "api.example")], logger: logs.logger) { $0.variants = ProbeVariantSettings(perInterface: true) }
     }
 
     private static func family(_ harness: MonitorHarness, _ result: ProbeResult, _ family: IPFamily) {
-        harness.monitor.record(result, path: ProbeVariant(target: "api", kind: .family(family)), epoch: harness.monitor.probeEpoch)
+        harness.monitor.record(result, variant: ProbeVariant(target: "api", kind: .family(family)), epoch: harness.monitor.probeEpoch)
     }
 
     private static func lines(_ logs: CapturedLogs, about key: String) -> [CapturedLogs.Entry] {
@@ -55,7 +55,7 @@ struct PathLogTests {
         let harness = Self.harness(logs)
         harness.monitor.update(links: .of(.usable("eth0", index: 2), .usable("wwan0", index: 3, address: "10.64.0.2/24", gateway: "10.64.0.1")))
         func uplink(_ result: ProbeResult, _ name: String) {
-            harness.monitor.record(result, path: ProbeVariant(target: "api", kind: .interface(name)), epoch: harness.monitor.probeEpoch)
+            harness.monitor.record(result, variant: ProbeVariant(target: "api", kind: .interface(name)), epoch: harness.monitor.probeEpoch)
         }
         uplink(.ok("api@eth0"), "eth0")
         uplink(.ok("api@wwan0"), "wwan0")

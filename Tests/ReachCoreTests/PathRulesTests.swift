@@ -16,7 +16,7 @@ struct PathRulesTests {
     private static func driver(_ targets: [ProbeTarget], perInterface: Bool = true, policy: TargetPolicy = .all) -> CombinerDriver {
         var driver = CombinerDriver(targets, policy: policy)
         driver.combiner = ConnectivityCombiner(
-            targets: targets, policy: policy, filter: InterfaceFilter(), paths: ProbeVariantSettings(perInterface: perInterface), now: driver.now)
+            targets: targets, policy: policy, filter: InterfaceFilter(), variants: ProbeVariantSettings(perInterface: perInterface), now: driver.now)
         return driver
     }
 
@@ -26,13 +26,13 @@ struct PathRulesTests {
 
     private static func path(_ driver: inout CombinerDriver, _ result: ProbeResult, _ kind: ProbeVariant.Kind, of target: String = "server") {
         driver.now = driver.now.advanced(by: .seconds(1))
-        driver.lastChange = driver.combiner.record(result, path: ProbeVariant(target: target, kind: kind), epoch: driver.combiner.epoch, at: driver.now)
+        driver.lastChange = driver.combiner.record(result, variant: ProbeVariant(target: target, kind: kind), epoch: driver.combiner.epoch, at: driver.now)
     }
 
     @Test func withTwoUplinksEachTargetIsProbedOutOfEach() {
         var driver = Self.driver([.http("server"), Self.named("api")])
         driver.links(Self.twoUplinks())
-        let probes = driver.combiner.pathProbes
+        let probes = driver.combiner.variantProbes
         #expect(probes.map(\.name) == ["server@eth0", "server@wwan0", "api@eth0", "api@wwan0"])
         #expect(probes.map(\.interface) == ["eth0", "wwan0", "eth0", "wwan0"])
         #expect(probes.allSatisfy { $0.interval == .seconds(1) && $0.timeout == .seconds(2) }, "the target's own cadence and deadline")
@@ -43,11 +43,11 @@ struct PathRulesTests {
     @Test func oneUplinkOrTheSettingOffProbesNoUplink() {
         var one = Self.driver([.http("server")])
         one.links(.of(.usable()))
-        #expect(one.combiner.pathProbes.isEmpty)
+        #expect(one.combiner.variantProbes.isEmpty)
         #expect(one.verdict.interfaces.isEmpty)
         var off = Self.driver([.http("server")], perInterface: false)
         off.links(Self.twoUplinks())
-        #expect(off.combiner.pathProbes.isEmpty)
+        #expect(off.combiner.variantProbes.isEmpty)
         #expect(off.verdict.interfaces.isEmpty)
     }
 
@@ -104,7 +104,7 @@ struct PathRulesTests {
         Self.path(&driver, .ok("server@wwan0"), .interface("wwan0"))
         driver.links(.of(.usable("eth0", index: 2)))
         #expect(driver.verdict.interfaces.isEmpty, "one uplink left: nothing to compare")
-        #expect(driver.combiner.pathProbes.isEmpty)
+        #expect(driver.combiner.variantProbes.isEmpty)
         Self.path(&driver, .ok("server@wwan0"), .interface("wwan0"))
         #expect(!driver.lastChange.accepted)
     }
@@ -121,7 +121,7 @@ struct PathRulesTests {
     @Test func aDualStackNameIsCheckedOverEachFamilyEveryTenthInterval() {
         var driver = Self.driver([Self.named("api"), .http("literal"), .http("local", host: "127.0.0.1")], perInterface: false)
         driver.links(.of(Self.dualStack))
-        let probes = driver.combiner.pathProbes
+        let probes = driver.combiner.variantProbes
         #expect(probes.map(\.name) == ["api%ipv4", "api%ipv6"], "a literal address has one family; loopback has no path")
         #expect(probes.map(\.addressFamily) == [.ipv4, .ipv6])
         #expect(probes.allSatisfy { $0.interval == .seconds(10) && $0.timeout == .seconds(2) })
@@ -130,7 +130,7 @@ struct PathRulesTests {
     @Test func anIPv4OnlyHostChecksNoFamily() {
         var driver = Self.driver([Self.named("api")], perInterface: false)
         driver.links(.of(.usable()))
-        #expect(driver.combiner.pathProbes.isEmpty)
+        #expect(driver.combiner.variantProbes.isEmpty)
     }
 
     @Test func aBrokenFamilyIsDegradedWhileTheOtherAnswersAndTheVerdictStaysConnected() {

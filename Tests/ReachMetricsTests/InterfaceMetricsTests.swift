@@ -7,7 +7,7 @@ import Testing
 @Suite("Metrics: each uplink")
 struct InterfaceMetricsTests {
     @Test func eachUplinkHasASeriesOnceKnownAndLosesItWhenGone() async throws {
-        let harness = MonitorHarness { $0.paths = ProbeVariantSettings(perInterface: true) }
+        let harness = MonitorHarness { $0.variants = ProbeVariantSettings(perInterface: true) }
         let metrics = ReachMetrics(targets: harness.targets)
         let follower = Task { await metrics.follow(harness.monitor) }
         try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
@@ -18,8 +18,8 @@ struct InterfaceMetricsTests {
         harness.record(.ok("server"))
         #expect(!scrape().contains("reachd_interface_reachable{"), "unknown: no series yet")
         let epoch = harness.monitor.probeEpoch
-        harness.monitor.record(.ok("server@eth0"), path: ProbeVariant(target: "server", kind: .interface("eth0")), epoch: epoch)
-        harness.monitor.record(.refused("server@wwan0"), path: ProbeVariant(target: "server", kind: .interface("wwan0")), epoch: epoch)
+        harness.monitor.record(.ok("server@eth0"), variant: ProbeVariant(target: "server", kind: .interface("eth0")), epoch: epoch)
+        harness.monitor.record(.refused("server@wwan0"), variant: ProbeVariant(target: "server", kind: .interface("wwan0")), epoch: epoch)
         try await waitUntil("both uplinks in metrics") { sample(scrape(), #"reachd_interface_reachable{interface="wwan0"}"#) == 0 }
         #expect(sample(scrape(), #"reachd_interface_reachable{interface="eth0"}"#) == 1)
         harness.monitor.update(links: .of(.usable("eth0", index: 2)))

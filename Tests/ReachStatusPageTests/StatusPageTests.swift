@@ -1,4 +1,4 @@
-import ReachAPI
+@testable import ReachAPI
 import ReachCore
 import ReachStatusPage
 import ReachSupport

@@ -6,14 +6,14 @@ import Synchronization
 extension ConnectivityMonitor {
     /// Takes a variant's result: an uplink's or a family's finding, which never changes the
     /// verdict's state. Dropped like a target's result when it is stale.
-    package func record(_ result: ProbeResult, path: ProbeVariant, epoch: ProbeEpoch) {
+    package func record(_ result: ProbeResult, variant: ProbeVariant, epoch: ProbeEpoch) {
         let (before, index, published) = state.withLock { state in
             let before = state.combiner.verdict
-            let index = state.combiner.indexByName[path.target]
-            return (before, index, apply(&state) { $0.record(result, path: path, epoch: epoch, at: clock.wallTime) })
+            let index = state.combiner.indexByName[variant.target]
+            return (before, index, apply(&state) { $0.record(result, variant: variant, epoch: epoch, at: clock.wallTime) })
         }
         if let after = published?.event.verdict {
-            switch path.kind {
+            switch variant.kind {
             case .interface:
                 logUplinks(after.interfaces, before: before.interfaces)
             case .family:
@@ -26,8 +26,8 @@ extension ConnectivityMonitor {
 
     /// The variants to probe: the current list first, then every change (uplinks come and go, a
     /// reload). The daemon runs them on a scheduler of their own.
-    package func pathProbes() -> Subscription<[ProbeTarget]> {
-        pathPlans.subscribe()
+    package func variantProbes() -> Subscription<[ProbeTarget]> {
+        variantPlans.subscribe()
     }
 
     /// One line when an uplink's reachability changes, at the level of a target's.

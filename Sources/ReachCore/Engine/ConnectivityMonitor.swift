@@ -45,7 +45,7 @@ public final class ConnectivityMonitor: Sendable {
         /// The captive-portal check URL, probed with the targets; `nil` when none is configured.
         package var portalCheck: PortalCheck?
         /// Which paths are probed besides the routes' (each uplink, each family; see ``ProbeVariantSettings``).
-        package var paths = ProbeVariantSettings()
+        package var variants = ProbeVariantSettings()
 
         package init(
             targets: [ProbeTarget],
@@ -96,8 +96,8 @@ public final class ConnectivityMonitor: Sendable {
     let state: Mutex<State>
     private let hub: EventHub
     private let control: Broadcast<ProbeControl>
-    /// The variants of the targets' probes to run (``pathProbes()``).
-    let pathPlans: Broadcast<[ProbeTarget]>
+    /// The variants of the targets' probes to run (``variantProbes()``).
+    let variantPlans: Broadcast<[ProbeTarget]>
     /// Rings after every step that took its input, for ``updates()``.
     private let updated: Broadcast<Void>
     /// Callbacks, hooks and webhooks, and their runs.
@@ -107,7 +107,7 @@ public final class ConnectivityMonitor: Sendable {
     package init(configuration: Configuration, clock: MonitorClock, logger: Logger) {
         let combiner = ConnectivityCombiner(
             targets: configuration.targets, policy: configuration.policy, filter: configuration.interfaceFilter,
-            portalCheck: configuration.portalCheck, paths: configuration.paths, now: clock.wallTime)
+            portalCheck: configuration.portalCheck, variants: configuration.variants, now: clock.wallTime)
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -119,7 +119,7 @@ public final class ConnectivityMonitor: Sendable {
             initial: combiner.verdict, firstSequence: configuration.firstSequence, bufferLimit: configuration.subscriberBufferLimit,
             historyLimit: configuration.historyLimit)
         self.control = Broadcast(initial: combiner.probeControl, bufferLimit: 1)
-        self.pathPlans = Broadcast(initial: combiner.pathProbes, bufferLimit: 1)
+        self.variantPlans = Broadcast(initial: combiner.variantProbes, bufferLimit: 1)
         self.updated = Broadcast(initial: (), bufferLimit: 1)
         self.reactions = TransitionReactions(clock: clock, logger: logger)
         self.settleRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -209,7 +209,7 @@ public final class ConnectivityMonitor: Sendable {
             return apply(&state) {
                 $0.reconfigure(
                     targets: configuration.targets, unchanged: unchanged, policy: configuration.policy,
-                    filter: configuration.interfaceFilter, portalCheck: configuration.portalCheck, paths: configuration.paths,
+                    filter: configuration.interfaceFilter, portalCheck: configuration.portalCheck, variants: configuration.variants,
                     at: clock.wallTime)
             }
         }
@@ -310,7 +310,7 @@ public final class ConnectivityMonitor: Sendable {
         }
         hub.finish()
         control.finish()
-        pathPlans.finish()
+        variantPlans.finish()
         updated.finish()
         reactions.finish()
         settleRequests.continuation.finish()
@@ -335,13 +335,13 @@ public final class ConnectivityMonitor: Sendable {
     ) -> Publication? {
         // Not the whole verdict: holding it would make the step copy every target's status.
         let previous = (state: state.combiner.verdict.state, usableInterfaces: state.combiner.verdict.usableInterfaces)
-        let pathGeneration = state.combiner.pathProbesGeneration
+        let variantGeneration = state.combiner.variantProbesGeneration
         let change = step(&state.combiner)
         if change.probeControlChanged {
             control.send(state.combiner.probeControl)
         }
-        if state.combiner.pathProbesGeneration != pathGeneration {
-            pathPlans.send(state.combiner.pathProbes)
+        if state.combiner.variantProbesGeneration != variantGeneration {
+            variantPlans.send(state.combiner.variantProbes)
         }
         // Only when someone waits: a probe result is the hot path.
         if change.accepted, updated.hasSubscribers { updated.send(()) }

@@ -240,8 +240,8 @@ package final class ProbeScheduler: Sendable {
 
     private func deliver(_ result: ProbeResult, of target: ProbeTarget, epoch: ProbeEpoch) {
         observer?.probeFinished(target, result: result)
-        if let path = target.path {
-            monitor.record(result, path: path, epoch: epoch)
+        if let variant = target.variant {
+            monitor.record(result, variant: variant, epoch: epoch)
         } else {
             monitor.record(result, epoch: epoch)
         }

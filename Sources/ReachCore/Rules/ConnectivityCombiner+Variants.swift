@@ -3,28 +3,28 @@ import ReachSupport
 /// The variants half of the combining rules (see ``ProbeVariant``): each uplink's reachability and each
 /// family's, from the variants of the targets' probes. None of it changes the verdict's state.
 extension ConnectivityCombiner {
-    /// The variants of the targets to probe now; ``pathProbesGeneration`` moves on when they change.
-    var pathProbes: [ProbeTarget] { paths.probes }
-    var pathProbesGeneration: UInt64 { paths.generation }
+    /// The variants of the targets to probe now; ``variantProbesGeneration`` moves on when they change.
+    var variantProbes: [ProbeTarget] { variants.probes }
+    var variantProbesGeneration: UInt64 { variants.generation }
 
     /// Takes a variant's result. News when an uplink's reachability or a target's families change;
     /// a new latency alone is not.
-    mutating func record(_ result: ProbeResult, path: ProbeVariant, epoch resultEpoch: ProbeEpoch, at now: WallTime) -> Change {
+    mutating func record(_ result: ProbeResult, variant: ProbeVariant, epoch resultEpoch: ProbeEpoch, at now: WallTime) -> Change {
         // A cancelled probe (reachd stopping, or a kernel that refuses SO_BINDTODEVICE) learned nothing.
         guard resultEpoch == epoch, isLinkUsable, !isSleeping, result.failure?.reason != .cancelled,
-            let index = indexByName[path.target]
+            let index = indexByName[variant.target]
         else { return Change(accepted: false) }
         let hysteresis = targets[index].hysteresis
         var changed = false
-        switch path.kind {
+        switch variant.kind {
         case .interface(let name):
-            guard let reachability = paths.record(result, of: index, interface: name, hysteresis: hysteresis, policy: policy, at: now),
+            guard let reachability = variants.record(result, of: index, interface: name, hysteresis: hysteresis, policy: policy, at: now),
                 let position = verdict.interfaces.firstIndex(where: { $0.name == name })
             else { return Change(accepted: false) }
             changed = reachability.differsInMeaning(from: verdict.interfaces[position])
             verdict.interfaces[position] = reachability
         case .family(let family):
-            let found = paths.record(result, of: index, family: family, hysteresis: hysteresis, at: now)
+            let found = variants.record(result, of: index, family: family, hysteresis: hysteresis, at: now)
             let status = verdict.targets[index]
             changed = (status.families, status.answeredFamilies, status.degradedFamilies) != found
             (verdict.targets[index].families, verdict.targets[index].answeredFamilies, verdict.targets[index].degradedFamilies) = found
@@ -36,19 +36,19 @@ extension ConnectivityCombiner {
     /// verdict shows of the paths changed.
     mutating func planPaths(targetsChanged: Bool = false) -> Bool {
         let usable = isLinkUsable ? assessment?.usableInterfaces ?? [] : []
-        guard paths.plan(targets: targets, uplinks: usable, families: pathFamilies, targetsChanged: targetsChanged) else { return false }
+        guard variants.plan(targets: targets, uplinks: usable, families: pathFamilies, targetsChanged: targetsChanged) else { return false }
         return showPaths(clearingFamilies: targetsChanged)
     }
 
     /// Forgets what the paths said (a link change, a wake): it is no evidence now.
     mutating func resetPaths() -> Bool {
-        paths.reset(targets: targets)
+        variants.reset(targets: targets)
         return showPaths(clearingFamilies: true)
     }
 
     private mutating func showPaths(clearingFamilies: Bool) -> Bool {
         var changed = false
-        let interfaces = paths.interfaces(policy: policy)
+        let interfaces = variants.interfaces(policy: policy)
         if interfaces.count != verdict.interfaces.count || zip(interfaces, verdict.interfaces).contains(where: { $0.differsInMeaning(from: $1) }) {
             changed = true
         }

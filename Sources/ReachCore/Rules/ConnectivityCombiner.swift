@@ -82,13 +82,13 @@ struct ConnectivityCombiner: Sendable {
     private var healthCounts: HealthCounts
     private var hasAnyResult = false
     /// What the variants of the targets' probes found about each uplink and family (``ProbeVariant``).
-    var paths: VariantFindings
+    var variants: VariantFindings
 
     init(
         targets: [ProbeTarget], policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck? = nil,
-        paths: ProbeVariantSettings = ProbeVariantSettings(), now: WallTime
+        variants: ProbeVariantSettings = ProbeVariantSettings(), now: WallTime
     ) {
-        self.paths = VariantFindings(settings: paths)
+        self.variants = VariantFindings(settings: variants)
         self.targets = targets
         self.portalCheck = portalCheck
         self.hystereses = targets.map(\.hysteresis)
@@ -192,7 +192,7 @@ struct ConnectivityCombiner: Sendable {
     /// definition (an old URL, say) cannot vouch for the new one.
     mutating func reconfigure(
         targets: [ProbeTarget], unchanged: Set<String>, policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck?,
-        paths settings: ProbeVariantSettings? = nil, at now: WallTime
+        variants settings: ProbeVariantSettings? = nil, at now: WallTime
     ) -> Change {
         let wasUsable = isLinkUsable
         let previous = Dictionary(verdict.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -216,8 +216,8 @@ struct ConnectivityCombiner: Sendable {
         var control = probeControl
         if targetsChanged || wasUsable != isLinkUsable { epoch = epoch.next() }
         if isLinkUsable, !wasUsable || targetsChanged { control.immediateProbeRequests += 1 }
-        let settingsChanged = settings.map { $0 != paths.settings } ?? false
-        if let settings { paths.settings = settings }
+        let settingsChanged = settings.map { $0 != variants.settings } ?? false
+        if let settings { variants.settings = settings }
         let pathsChanged = planPaths(targetsChanged: targetsChanged || settingsChanged)
         return settle(control: control, at: now, targetsChanged: targetsChanged || pathsChanged)
     }

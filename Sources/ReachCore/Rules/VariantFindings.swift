@@ -43,7 +43,7 @@ struct VariantFindings: Sendable {
         if targetsChanged { (byUplink, byFamily) = ([:], [:]) }
         probes = planned
         generation &+= 1
-        let probed = Set(planned.compactMap { $0.interface == nil ? nil : $0.path?.target })
+        let probed = Set(planned.compactMap { $0.interface == nil ? nil : $0.variant?.target })
         uplinks = probed.isEmpty ? [] : usable
         var kept: [String: Uplink] = [:]
         for uplink in uplinks { kept[uplink] = byUplink[uplink] ?? Uplink(targets: targets, probed: probed) }
@@ -53,7 +53,7 @@ struct VariantFindings: Sendable {
 
     /// Forgets every finding: what the paths said before a link change or a sleep is no evidence now.
     mutating func reset(targets: [ProbeTarget]) {
-        let probed = Set(probes.compactMap { $0.interface == nil ? nil : $0.path?.target })
+        let probed = Set(probes.compactMap { $0.interface == nil ? nil : $0.variant?.target })
         for uplink in uplinks { byUplink[uplink] = Uplink(targets: targets, probed: probed) }
         byFamily = [:]
     }

@@ -31,15 +31,15 @@ public struct ProbeVariantSettings: Sendable, Hashable {
     /// `families` (when there are two: the host can use both).
     package func probes(for targets: [ProbeTarget], uplinks: [String], families: Set<IPFamily>) -> [ProbeTarget] {
         var probes: [ProbeTarget] = []
-        for target in targets where target.path == nil && target.hasPaths {
+        for target in targets where target.variant == nil && target.hasVariants {
             if perInterface, uplinks.count > 1 {
                 for uplink in uplinks {
-                    probes.append(target.variant(named: "\(target.name)@\(uplink)", on: ProbeVariant(target: target.name, kind: .interface(uplink))))
+                    probes.append(target.probing(ProbeVariant(target: target.name, kind: .interface(uplink)), as: "\(target.name)@\(uplink)"))
                 }
             }
             if familyCheckRounds > 0, families.count > 1, target.addressFamily == .auto, target.endpoint.literalAddress == nil {
                 for family in families.sorted() {
-                    var probe = target.variant(named: "\(target.name)%\(family.rawValue)", on: ProbeVariant(target: target.name, kind: .family(family)))
+                    var probe = target.probing(ProbeVariant(target: target.name, kind: .family(family)), as: "\(target.name)%\(family.rawValue)")
                     probe.addressFamily = family == .ipv4 ? .ipv4 : .ipv6
                     probe.interval = target.interval * familyCheckRounds
                     probes.append(probe)
@@ -52,17 +52,17 @@ public struct ProbeVariantSettings: Sendable, Hashable {
 
 extension ProbeTarget {
     /// Whether its paths can be told apart: an HTTP or TCP target beyond this machine.
-    fileprivate var hasPaths: Bool {
+    fileprivate var hasVariants: Bool {
         switch check {
         case .http, .tcp: !endpoint.isLoopback
         case .grpc: false
         }
     }
 
-    fileprivate func variant(named name: String, on path: ProbeVariant) -> ProbeTarget {
-        var variant = self
-        variant.name = name
-        variant.path = path
-        return variant
+    fileprivate func probing(_ variant: ProbeVariant, as name: String) -> ProbeTarget {
+        var probe = self
+        probe.name = name
+        probe.variant = variant
+        return probe
     }
 }

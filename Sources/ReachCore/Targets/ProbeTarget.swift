@@ -27,7 +27,7 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     package var coalescing: Duration
     /// Set on a variant of a configured target that probes one path only (one uplink, one address
     /// family); `nil` on the configured targets themselves, which follow the system's routes.
-    package var path: ProbeVariant?
+    package var variant: ProbeVariant?
 
     /// The default ``coalescing``: at a one-second interval, at most 20 wake-ups a second for
     /// ticks however many targets there are.
@@ -36,9 +36,9 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     package init(
         name: String, check: Check, interval: Duration = .seconds(1), timeout: Duration = .seconds(2),
         hysteresis: Hysteresis = Hysteresis(), addressFamily: AddressFamily = .auto, coalescing: Duration = defaultCoalescing,
-        path: ProbeVariant? = nil
+        variant: ProbeVariant? = nil
     ) {
-        self.path = path
+        self.variant = variant
         self.name = name
         self.check = check
         self.interval = interval

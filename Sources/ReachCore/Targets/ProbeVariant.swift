@@ -33,5 +33,5 @@ package struct ProbeVariant: Sendable, Hashable {
 
 extension ProbeTarget {
     /// The interface this probe must leave through (`SO_BINDTODEVICE`); `nil` follows the routes.
-    package var interface: String? { path?.interface }
+    package var interface: String? { variant?.interface }
 }
