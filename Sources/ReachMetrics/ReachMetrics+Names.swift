@@ -12,6 +12,14 @@ extension ReachMetrics {
     static var stateChangesName: MetricNameDescriptor {
         name("reachd_state_changes", unit: "total", "Changes of the connectivity state, by the new state, the reason for it and where the path breaks (fault).")
     }
+    static var faultName: MetricNameDescriptor {
+        name(
+            "reachd_fault",
+            "Where the path breaks, as a state set: 1 for the verdict's fault (link, gateway, dns, upstream, server, portal; none when connected or not yet known), 0 for the others.")
+    }
+    static var failingTargetName: MetricNameDescriptor {
+        name("reachd_failing_target", "1 for the target whose failure is why the verdict is disconnected, else 0: a fleet counts hosts per target from it.")
+    }
     static var linkUsableName: MetricNameDescriptor {
         name("reachd_link_usable", "1 when at least one interface is usable (up, carrier, global address, route), else 0.")
     }

@@ -26,6 +26,8 @@ package final class ReachMetrics: ProbeObserver, Sendable {
     private let linkUsable: Gauge
     private let subscribers: Gauge
     private let lastTransition: Gauge
+    /// `reachd_fault{fault}`: a state set, one series per fault and `none`, exactly one of them 1.
+    private let faults: [String: Gauge]
     /// `reachd_interface_reachable`, per uplink probed on its own.
     private let interfaceSeries = InterfaceSeries()
     private let netlinkOverruns: Counter
@@ -37,6 +39,8 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         let duration: DurationHistogram
         let succeeded: Counter
         let skipped: Counter
+        /// `reachd_failing_target`: 1 while this target's failure is the verdict's reason.
+        let failing: Gauge
         /// `reachd_probes_total{result=…}` for every failure reason code.
         let failed: [String: Counter]
     }
@@ -85,6 +89,10 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         subscribers = registry.makeGauge(descriptor: Self.subscribersName)
         lastTransition = registry.makeGauge(descriptor: Self.lastTransitionName)
         netlinkOverruns = registry.makeCounter(descriptor: Self.netlinkOverrunsName)
+        faults = Dictionary(uniqueKeysWithValues: ([Self.noFault] + Fault.allCases.map(\.code)).map { fault in
+            (fault, registry.makeGauge(descriptor: Self.faultName, labels: [("fault", fault)]))
+        })
+        faults[Self.noFault]?.set(to: 1)
         registry.makeGauge(descriptor: Self.buildInfoName, labels: [("version", version)]).set(to: 1)
         for outcome in [CallbackReport.Outcome.succeeded, .failed(""), .timedOut, .cancelled, .skipped] {
             _ = registry.makeCounter(descriptor: Self.restorationCallbacksName, labels: [("result", outcome.code)])
@@ -196,8 +204,12 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         connected.set(to: verdict.state == .connected ? 1 : 0)
         linkUsable.set(to: verdict.usableInterfaces.isEmpty ? 0 : 1)
         lastTransition.set(to: verdict.since.secondsSinceEpoch)
+        let fault = verdict.fault?.code ?? Self.noFault
+        for (code, gauge) in faults { gauge.set(to: code == fault ? 1 : 0) }
         interfaceSeries.record(verdict.interfaces, in: registry)
+        let failingTarget = verdict.state == .disconnected ? verdict.reason.target : nil
         let changed = state.withLock { state in
+            for (name, series) in state.targets { series.failing.set(to: name == failingTarget ? 1 : 0) }
             defer { state.lastState = verdict.state }
             if !state.linksReported {
                 var up: [String: (kind: String, value: Double)] = [:]
@@ -209,7 +221,7 @@ package final class ReachMetrics: ProbeObserver, Sendable {
             return state.lastState.map { $0 != verdict.state } ?? false
         }
         if changed {
-            let labels = [("to", verdict.state.rawValue), ("reason", verdict.reason.code), ("fault", verdict.fault?.code ?? Self.noFault)]
+            let labels = [("to", verdict.state.rawValue), ("reason", verdict.reason.code), ("fault", fault)]
             registry.makeCounter(descriptor: Self.stateChangesName, labels: labels).increment()
         }
     }
@@ -288,6 +300,7 @@ package final class ReachMetrics: ProbeObserver, Sendable {
                 registry.unregisterDurationHistogram(series.duration)
                 registry.unregisterCounter(series.succeeded)
                 registry.unregisterCounter(series.skipped)
+                registry.unregisterGauge(series.failing)
                 for counter in series.failed.values { registry.unregisterCounter(counter) }
                 state.targets[name] = nil
             }
@@ -311,6 +324,7 @@ package final class ReachMetrics: ProbeObserver, Sendable {
             duration: registry.makeDurationHistogram(descriptor: probeDurationName, labels: target, buckets: probeDurationBuckets),
             succeeded: registry.makeCounter(descriptor: probesName, labels: target + [("result", "success")]),
             skipped: registry.makeCounter(descriptor: probeSkippedName, labels: target),
+            failing: registry.makeGauge(descriptor: failingTargetName, labels: target),
             failed: Dictionary(
                 uniqueKeysWithValues: failureCodes.map { code in
                     (code, registry.makeCounter(descriptor: probesName, labels: target + [("result", code)]))

@@ -97,6 +97,43 @@ struct ReachMetricsTests {
         await harness.stop()
     }
 
+    /// A fleet's rules count hosts per fault and per failing target: one series per fault, exactly
+    /// one of them 1, and the failing target's flag, from the start and through every change.
+    @Test func theFaultAndTheFailingTargetAreAStateSet() async throws {
+        let harness = MonitorHarness(targets: [.http("server"), .http("backup", host: "203.0.113.11")])
+        let metrics = ReachMetrics(targets: harness.targets)
+        let follower = Task { await metrics.follow(harness.monitor) }
+        try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
+        let faults = ["none", "link", "gateway", "dns", "upstream", "server", "portal"]
+        func expectFault(_ expected: String, failing: String?, _ comment: Comment) {
+            let text = scrape(metrics, harness)
+            for fault in faults {
+                #expect(sample(text, #"reachd_fault{fault="\#(fault)"}"#) == (fault == expected ? 1 : 0), "\(fault): \(comment)")
+            }
+            for target in ["server", "backup"] {
+                #expect(sample(text, #"reachd_failing_target{target="\#(target)"}"#) == (target == failing ? 1 : 0), "\(target): \(comment)")
+            }
+        }
+        expectFault("none", failing: nil, "before the first verdict")
+
+        harness.connect()
+        harness.record(.ok("backup"))
+        try await waitUntil("connected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }
+        expectFault("none", failing: nil, "connected")
+
+        harness.record(.refused("backup"))
+        try await waitUntil("disconnected in metrics") { sample(self.scrape(metrics, harness), #"reachd_fault{fault="server"}"#) == 1 }
+        expectFault("server", failing: "backup", "refused by backup")
+
+        harness.monitor.update(links: .offline)
+        try await waitUntil("link loss in metrics") { sample(self.scrape(metrics, harness), #"reachd_fault{fault="link"}"#) == 1 }
+        expectFault("link", failing: nil, "no link: no target is to blame")
+
+        follower.cancel()
+        await follower.value
+        await harness.stop()
+    }
+
     @Test func theInterfaceBehindACaptivePortalIsTold() async throws {
         let harness = MonitorHarness()
         let metrics = ReachMetrics(targets: harness.targets)
