@@ -524,7 +524,7 @@ let package = Package(
         // Replays every committed corpus and crash input through the same functions, in `swift test`.
         .testTarget(
             name: "ReachFuzzingTests",
-            dependencies: ["ReachFuzzing"],
+            dependencies: ["ReachFuzzing", "ReachTesting"],
             swiftSettings: strict
         ),
         // Fakes and rigs that surround the unit under test: a manual clock, an in-memory link source,

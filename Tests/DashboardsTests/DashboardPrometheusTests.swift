@@ -73,8 +73,8 @@ private struct PrometheusAPI {
     }
 
     /// An instant query: the status, how many results (a scalar counts as one), any error.
-    func query(_ promQL: String) throws -> Answer {
-        let (_, body) = try loopbackGet(port: port, path: "/api/v1/query?query=\(percentEncodedQueryValue(promQL))")
+    func query(_ promQL: String) async throws -> Answer {
+        let (_, body) = try await loopbackGet(port: port, path: "/api/v1/query?query=\(percentEncodedQueryValue(promQL))")
         let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
         let data = document["data"] as? [String: Any] ?? [:]
         let results: Int
@@ -86,14 +86,14 @@ private struct PrometheusAPI {
         return Answer(status: document["status"] as? String ?? "none", results: results, error: document["error"] as? String ?? "", raw: body)
     }
 
-    func hasData(_ promQL: String) -> Bool {
-        guard let answer = try? query(promQL) else { return false }
+    func hasData(_ promQL: String) async -> Bool {
+        guard let answer = try? await query(promQL) else { return false }
         return answer.status == "success" && answer.results > 0
     }
 
     /// Every loaded rule: name, query, health ("ok", "err", "unknown") and last error.
-    func rules() throws -> [(name: String, query: String, health: String, lastError: String)] {
-        let (_, body) = try loopbackGet(port: port, path: "/api/v1/rules")
+    func rules() async throws -> [(name: String, query: String, health: String, lastError: String)] {
+        let (_, body) = try await loopbackGet(port: port, path: "/api/v1/rules")
         let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
         let groups = (document["data"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []
         return groups.flatMap { $0["rules"] as? [[String: Any]] ?? [] }.map {
@@ -104,8 +104,8 @@ private struct PrometheusAPI {
 
 /// Asks Prometheus `condition` every 100 ms (each ask is a query it evaluates) until it holds or
 /// `timeout` passes; says whether it held.
-private func eventually(within timeout: Duration, _ condition: () throws -> Bool) async -> Bool {
-    (try? await waitUntil("Prometheus to say so", timeout: timeout, every: .milliseconds(100)) { (try? condition()) == true }) != nil
+private func eventually(within timeout: Duration, _ condition: () async throws -> Bool) async -> Bool {
+    (try? await waitUntil("Prometheus to say so", timeout: timeout, every: .milliseconds(100)) { (try? await condition()) == true }) != nil
 }
 
 @Suite("Dashboards and alerts against a real Prometheus", .serialized)
@@ -209,24 +209,24 @@ struct DashboardPrometheusTests {
             errorLog: directory.appending(path: "prometheus.log").path, directory: directory.path)
         children.append(server)
         let api = PrometheusAPI(port: prometheusPort)
-        let ready = await eventually(within: .seconds(60)) { try loopbackGet(port: prometheusPort, path: "/-/ready").status == 200 }
+        let ready = await eventually(within: .seconds(60)) { try await loopbackGet(port: prometheusPort, path: "/-/ready").status == 200 }
         try #require(ready, "Prometheus never got ready:\n\(server.errors)")
 
         // Connected, as scraped.
-        let connected = await eventually(within: .seconds(60)) { api.hasData(#"reachd_connected{job="reachd"} == 1"#) }
+        let connected = await eventually(within: .seconds(60)) { await api.hasData(#"reachd_connected{job="reachd"} == 1"#) }
         try #require(connected, "Prometheus never saw reachd connected:\n\(server.errors)")
 
         // Disconnected once the target's server is gone.
         await health?.stop()
-        let disconnected = await eventually(within: .seconds(60)) { api.hasData(#"reachd_connected{job="reachd"} == 0"#) }
+        let disconnected = await eventually(within: .seconds(60)) { await api.hasData(#"reachd_connected{job="reachd"} == 0"#) }
         try #require(disconnected, "Prometheus never saw reachd disconnected")
         // The probe in flight when the server stopped may have been reset; the ones after it are refused.
-        #expect(await eventually(within: .seconds(30)) { api.hasData(#"reachd_probes_total{job="reachd", result="connection_refused"} > 0"#) })
+        #expect(await eventually(within: .seconds(30)) { await api.hasData(#"reachd_probes_total{job="reachd", result="connection_refused"} > 0"#) })
 
         // Connected again once it is back on the same port.
         health = try await HealthServer(port: healthPort)
         let reconnected = await eventually(within: .seconds(60)) {
-            api.hasData(#"reachd_connected{job="reachd"} == 1 and changes(reachd_connected{job="reachd"}[10m]) >= 2"#)
+            await api.hasData(#"reachd_connected{job="reachd"} == 1 and changes(reachd_connected{job="reachd"}[10m]) >= 2"#)
         }
         try #require(reconnected, "Prometheus never saw reachd connected again")
 
@@ -234,9 +234,12 @@ struct DashboardPrometheusTests {
         // scrapes before rate() and increase() see them, hence the wait.
         let expressions = try dashboardExpressions().map { (panel: $0.panel, expr: substitutingGrafanaVariables($0.expr)) }
         #expect(expressions.count >= 11)
-        _ = await eventually(within: .seconds(30)) { expressions.allSatisfy { api.hasData($0.expr) } }
+        _ = await eventually(within: .seconds(30)) {
+            for (_, expr) in expressions where !(await api.hasData(expr)) { return false }
+            return true
+        }
         for (panel, expr) in expressions {
-            let answer = try api.query(expr)
+            let answer = try await api.query(expr)
             #expect(answer.status == "success", "\(panel): \(expr): \(answer.error)")
             #expect(answer.results > 0, "\(panel): \(expr) returned no data: \(answer.raw)")
         }
@@ -245,10 +248,10 @@ struct DashboardPrometheusTests {
         let declared = try String(contentsOf: alertsFile, encoding: .utf8).split(separator: "\n")
             .filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- alert:") }.count
         let evaluated = await eventually(within: .seconds(30)) {
-            let rules = try api.rules()
+            let rules = try await api.rules()
             return rules.count == declared && rules.allSatisfy { $0.health != "unknown" }
         }
-        let rules = try api.rules()
+        let rules = try await api.rules()
         #expect(evaluated, "the rules were not all loaded and evaluated: \(rules.map { "\($0.name): \($0.health)" })")
         #expect(rules.count == declared)
         for expected in ["ReachdDisconnected", "ReachdFlapping", "ReachdProbeLatencyHigh", "ReachdCertificateExpiresSoon", "ReachdCertificateExpired", "ReachdDown"] {
@@ -256,27 +259,29 @@ struct DashboardPrometheusTests {
         }
         for rule in rules {
             #expect(rule.health == "ok", "\(rule.name): \(rule.lastError)")
-            let answer = try api.query(rule.query)
+            let answer = try await api.query(rule.query)
             #expect(answer.status == "success", "\(rule.name): \(rule.query): \(answer.error)")
         }
 
         // (c) The certificate that expires in 3 days, as scraped: the rule fires for it, with the
         // time left as its value, and the expired rule does not.
         let firing = #"ALERTS{alertname="ReachdCertificateExpiresSoon", alertstate="firing", target="secure", job="reachd"}"#
-        let fired = await eventually(within: .seconds(30)) { api.hasData(firing) }
-        let alerts = try api.query("ALERTS").raw
+        let fired = await eventually(within: .seconds(30)) { await api.hasData(firing) }
+        let alerts = try await api.query("ALERTS").raw
         #expect(fired, "ReachdCertificateExpiresSoon never fired: \(alerts)")
-        #expect(!api.hasData(#"ALERTS{alertname="ReachdCertificateExpired"}"#))
-        let left = try api.query(#"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} - time()"#)
+        let expiredFires = await api.hasData(#"ALERTS{alertname="ReachdCertificateExpired"}"#)
+        #expect(!expiredFires)
+        let left = try await api.query(#"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} - time()"#)
         #expect(left.results == 1, "\(left.raw)")
-        #expect(api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} == \#(Int(notAfter.timeIntervalSince1970))"#))
-        #expect(api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} - time() > 2.9 * 86400"#), "about 3 days left")
-        #expect(!api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="health"}"#), "plain HTTP presents no certificate")
+        #expect(await api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} == \#(Int(notAfter.timeIntervalSince1970))"#))
+        #expect(await api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} - time() > 2.9 * 86400"#), "about 3 days left")
+        let plainHasExpiry = await api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="health"}"#)
+        #expect(!plainHasExpiry, "plain HTTP presents no certificate")
 
         // (d) promtool is happy with the rules file and with what reachd serves.
         let rulesCheck = try await run(promtool, ["check", "rules", alertsFile.path])
         #expect(rulesCheck.status == 0, "\(rulesCheck.output)")
-        let scrape = try loopbackGet(port: reachdPort, path: "/metrics")
+        let scrape = try await loopbackGet(port: reachdPort, path: "/metrics")
         #expect(scrape.status == 200)
         #expect(scrape.body.contains("reachd_connected 1"), "\(scrape.body)")
         let metricsCheck = try await run(promtool, ["check", "metrics"], input: scrape.body)

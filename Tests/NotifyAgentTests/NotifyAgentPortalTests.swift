@@ -17,7 +17,7 @@ struct NotifyAgentPortalTests {
             let target = try await HealthTarget(port: try freeLoopbackPort(), mode: .portal, rig: rig)
             let reachd = try await Reachd(targetPort: target.port, apiPort: try freeLoopbackPort(), interval: "200ms", rig: rig)
             let portal = try await rig.startDesktopPortal()
-            let xdgOpen = try XDGOpenStandIn()
+            let xdgOpen = try await XDGOpenStandIn()
             var environment = rig.desktop.environment
             environment["PATH"] = xdgOpen.searchPath
             _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "1s", environment: environment)

@@ -106,7 +106,7 @@ final class NotifyAgentReachd: Sendable {
     /// flap storm polls it every 10 ms.
     func status() async throws -> (state: String, since: Double, sessionEndsAt: Double?) {
         let port = apiPort
-        let body = try await offPool { Result { try loopbackGet(port: port, path: "/v1/status").body } }.get()
+        let body = try await loopbackGet(port: port, path: "/v1/status").body
         let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -118,7 +118,7 @@ final class NotifyAgentReachd: Sendable {
     /// How many verdict changes reachd has published (its `reachd_state_changes_total`).
     func stateChanges() async throws -> Int {
         let port = apiPort
-        let metrics = try await offPool { Result { try loopbackGet(port: port, path: "/metrics").body } }.get()
+        let metrics = try await loopbackGet(port: port, path: "/metrics").body
         return metrics.split(separator: "\n").filter { $0.hasPrefix("reachd_state_changes_total{") }
             .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0) { $0 + Int($1) }
     }

@@ -54,6 +54,10 @@ struct CombinerPropertyTests {
     }
 
     @Test func theCombinerKeepsItsRules() async {
+        await offPool { await Self.checkTheRules() }
+    }
+
+    private static func checkTheRules() async {
         await propertyCheck(
             count: 400,
             input: Gen.int(in: 0...4), Gen.int(in: 0...8).array(of: 3), Gen.int(in: 0...19).array(of: 1...80)

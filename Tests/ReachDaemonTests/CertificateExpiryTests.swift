@@ -1,5 +1,5 @@
 import Foundation
-import ReachAPI
+@testable import ReachAPI
 import ReachCore
 import ReachLogging
 import ReachSupport
@@ -49,12 +49,12 @@ struct CertificateExpiryTests {
         #expect(oldWarning["MESSAGE"]?.hasPrefix("the TLS certificate of target old expired 1 day ago") == true, "\(oldWarning)")
 
         // The metric, for each target that presented a certificate, expired or not.
-        let metrics = try loopbackGet(port: port, path: StatusAPI.metrics.path)
+        let metrics = try await loopbackGet(port: port, path: StatusAPI.metrics.path)
         #expect(sample(metrics.body, #"reachd_target_certificate_expiry_timestamp_seconds{target="soon"}"#) == soonNotAfter.secondsSinceEpoch)
         #expect(sample(metrics.body, #"reachd_target_certificate_expiry_timestamp_seconds{target="old"}"#) == oldNotAfter.secondsSinceEpoch)
 
         // The status document: the certificate object, and the expired one a tls_failure with its date.
-        let status = try loopbackGet(port: port, path: StatusAPI.status.path)
+        let status = try await loopbackGet(port: port, path: StatusAPI.status.path)
         let document = try APIJSON.decode(StatusDocument.self, from: Data(status.body.utf8))
         let soonStatus = try #require(document.targets.first { $0.name == "soon" })
         #expect(soonStatus.health == "healthy")
@@ -75,7 +75,7 @@ struct CertificateExpiryTests {
         let probes = #"reachd_probes_total{target="soon",result="success"}"#
         let before = sample(metrics.body, probes) ?? 0
         try await waitUntil("10 more probes of soon", timeout: .seconds(30), every: .milliseconds(50)) {
-            (sample(try loopbackGet(port: port, path: StatusAPI.metrics.path).body, probes) ?? 0) >= before + 10
+            (sample(try await loopbackGet(port: port, path: StatusAPI.metrics.path).body, probes) ?? 0) >= before + 10
         }
         #expect(try await reachd.entries(warning).count == 2)
         await soonServer.stop()

@@ -11,8 +11,7 @@ struct DaemonHookTests {
         for (folder, line) in [("lost.d", "lost: $REACHD_REASON was $REACHD_PREVIOUS_STATE"), ("restored.d", "restored: #$REACHD_SEQUENCE")] {
             try FileManager.default.createDirectory(atPath: "\(directory)/\(folder)", withIntermediateDirectories: true)
             let hook = "\(directory)/\(folder)/10-note"
-            try "#!/bin/sh\necho \"\(line)\"\n".write(toFile: hook, atomically: false, encoding: .utf8)
-            chmod(hook, 0o755)
+            try await writeExecutable("#!/bin/sh\necho \"\(line)\"\n", to: hook)
         }
         let listener = try LoopbackListener()
         let config = "\(directory)/reachd.yaml"
@@ -27,7 +26,7 @@ struct DaemonHookTests {
         _ = try await reachd.waitForLog(containing: "msg=\"connected: healthy\"")
         // The hook service registers its series as it starts, beside the first verdict, not before it.
         try await waitUntil("the hooks' series exist before any run", timeout: .seconds(5), every: .milliseconds(20)) {
-            (await offPool { try? loopbackGet(port: port, path: "/metrics").body })?.contains(#"reachd_hook_runs_total{hook="10-note",result="ok"} 0"#) == true
+            (try? await loopbackGet(port: port, path: "/metrics"))?.body.contains(#"reachd_hook_runs_total{hook="10-note",result="ok"} 0"#) == true
         }
 
         listener.stop()
@@ -40,12 +39,12 @@ struct DaemonHookTests {
 
         // The log line comes just before the count: wait for the count.
         try await waitUntil("both runs counted", every: .milliseconds(20)) {
-            let metrics = (try? loopbackGet(port: port, path: "/metrics").body) ?? ""
+            let metrics = (try? await loopbackGet(port: port, path: "/metrics").body) ?? ""
             return metrics.contains(#"reachd_hook_runs_total{hook="10-note",result="ok"} 2"#)
                 && metrics.contains(#"reachd_hook_duration_seconds_count{hook="10-note"} 2"#)
         }
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool") {
-            let exposition = try loopbackGet(port: port, path: "/metrics").body
+            let exposition = try await loopbackGet(port: port, path: "/metrics").body
             let check = try await promtoolCheck(exposition)
             #expect(check.status == 0, "promtool check metrics: \(check.output)")
         }
@@ -59,8 +58,7 @@ struct DaemonHookTests {
         for folder in ["old.d", "new.d"] {
             try FileManager.default.createDirectory(atPath: "\(directory)/\(folder)", withIntermediateDirectories: true)
             let hook = "\(directory)/\(folder)/10-say"
-            try "#!/bin/sh\necho \"from \(folder)\"\n".write(toFile: hook, atomically: false, encoding: .utf8)
-            chmod(hook, 0o755)
+            try await writeExecutable("#!/bin/sh\necho \"from \(folder)\"\n", to: hook)
         }
         let listener = try LoopbackListener()
         let config = "\(directory)/reachd.yaml"

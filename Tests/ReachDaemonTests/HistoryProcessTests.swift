@@ -6,16 +6,16 @@ import Testing
 /// `/v1/history` and through `reachctl history`, and still has it after being killed and started again.
 @Suite("History in a real reachd", .serialized)
 struct HistoryProcessTests {
-    private func history(port: Int, _ query: String) throws -> [String: Any] {
-        let answer = try loopbackGet(port: port, path: "/v1/history?\(query)")
+    private func history(port: Int, _ query: String) async throws -> [String: Any] {
+        let answer = try await loopbackGet(port: port, path: "/v1/history?\(query)")
         #expect(answer.status == 200, "\(answer.body)")
         return try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])
     }
 
     /// The verdict's transitions committed to the file (`/v1/history` reads only what is
     /// committed), less the `unknown` of each run's start (history opens before the first verdict).
-    private func committedStates(port: Int) throws -> [String] {
-        let document = try history(port: port, "since=1h")
+    private func committedStates(port: Int) async throws -> [String] {
+        let document = try await history(port: port, "since=1h")
         return (document["transitions"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }.filter { $0 != "unknown" }
     }
 
@@ -27,8 +27,8 @@ struct HistoryProcessTests {
     }
 
     /// The value of the unlabelled metric `name`.
-    private func metric(_ name: String, port: Int) throws -> Double? {
-        let metrics = try loopbackGet(port: port, path: "/metrics").body
+    private func metric(_ name: String, port: Int) async throws -> Double? {
+        let metrics = try await loopbackGet(port: port, path: "/metrics").body
         return metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
     }
 
@@ -71,9 +71,12 @@ struct HistoryProcessTests {
         let restarted = try await HealthServer(port: server.port)
         try await reachd.waitForState("connected", port: port)
         // One commit a second: wait for the one that holds the restoration.
-        try await waitUntil("the restoration committed", every: .milliseconds(20)) { try self.committedStates(port: port).last == "connected" && self.committedStates(port: port).count >= 3 }
+        try await waitUntil("the restoration committed", every: .milliseconds(20)) {
+            let states = try await self.committedStates(port: port)
+            return states.last == "connected" && states.count >= 3
+        }
 
-        let document = try history(port: port, "since=1h")
+        let document = try await history(port: port, "since=1h")
         let outages = try #require(document["outages"] as? [[String: Any]])
         #expect(outages.count == 1, "\(outages)")
         let outage = try #require(outages.first)
@@ -84,11 +87,11 @@ struct HistoryProcessTests {
         #expect(outage["end"] is String, "the outage is over")
         #expect((outage["duration_seconds"] as? Double ?? 0) >= 0.4)
         // One outage: a reason that changed within it (reset, then refused) is a transition of the same state.
-        let states = try committedStates(port: port).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        let states = try await committedStates(port: port).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
         #expect(states == ["connected", "disconnected", "connected"])
-        let forTarget = try history(port: port, "since=1h&target=api")
+        let forTarget = try await history(port: port, "since=1h&target=api")
         #expect((forTarget["outages"] as? [[String: Any]])?.first?["reason"] as? String == "connection_refused")
-        #expect(try loopbackGet(port: port, path: "/v1/history?since=yesterday").status == 400)
+        #expect(try await loopbackGet(port: port, path: "/v1/history?since=yesterday").status == 400)
 
         let listing = try await reachctl(["--endpoint", "http://127.0.0.1:\(port)", "history", "--since", "1h"])
         #expect(listing.status == 0, "\(listing.errors)")
@@ -103,12 +106,12 @@ struct HistoryProcessTests {
         port = try await reachd.waitForPort()
         _ = try await reachd.waitForLog(containing: "history: recording to")
         try await reachd.waitForState("connected", port: port)
-        let after = try history(port: port, "since=1h")
+        let after = try await history(port: port, "since=1h")
         #expect((after["outages"] as? [[String: Any]])?.first?["start"] as? String == outage["start"] as? String)
         #expect((after["gaps"] as? [[String: Any]] ?? []).count >= 2, "before the first run, and between the two")
         // The uptime ratios are computed a few seconds into a run, then once a minute.
         let metrics = try await waitFor("the uptime ratios", timeout: .seconds(15), every: .milliseconds(50)) { () -> String? in
-            let metrics = try loopbackGet(port: port, path: "/metrics").body
+            let metrics = try await loopbackGet(port: port, path: "/metrics").body
             return metrics.contains("reachd_uptime_ratio{window=\"24h\"}") ? metrics : nil
         }
         #expect(metrics.contains("reachd_uptime_ratio{window=\"90d\"}"), "\(metrics)")
@@ -126,7 +129,7 @@ struct HistoryProcessTests {
         let disk = try await TinyFileSystem(size: "1m")
         let server = try await HealthServer()
         let (reachd, port, _) = try await startRecording(server, historyAt: "\(disk.path)/history.sqlite", in: directory)
-        try await waitUntil("the first verdict committed", every: .milliseconds(20)) { try self.committedStates(port: port) == ["connected"] }
+        try await waitUntil("the first verdict committed", every: .milliseconds(20)) { try await self.committedStates(port: port) == ["connected"] }
 
         try disk.fill()
         await server.stop()
@@ -136,23 +139,23 @@ struct HistoryProcessTests {
         #expect(line.contains("level=error") && line.contains("is full"), "\(line)")
         // What waits grows with each failed commit: the outage's two transitions (verdict and target) at least.
         let waitingBefore = try await waitFor("the outage waiting in memory", every: .milliseconds(20)) { () -> Double? in
-            let rows = try self.metric("reachd_history_pending_rows", port: port) ?? 0
+            let rows = try await self.metric("reachd_history_pending_rows", port: port) ?? 0
             return rows >= 2 ? rows : nil
         }
         let restarted = try await HealthServer(port: server.port)
         try await reachd.waitForState("connected", port: port)
         // A commit tried after the restoration failed too: its two transitions wait beside the outage's.
-        try await waitUntil("the restoration waiting in memory", every: .milliseconds(20)) { (try self.metric("reachd_history_pending_rows", port: port) ?? 0) >= waitingBefore + 2 }
+        try await waitUntil("the restoration waiting in memory", every: .milliseconds(20)) { (try await self.metric("reachd_history_pending_rows", port: port) ?? 0) >= waitingBefore + 2 }
         #expect(reachd.isRunning)
-        #expect(try loopbackGet(port: port, path: "/v1/status").status == 200)
-        #expect(try committedStates(port: port) == ["connected"], "nothing written while the disk is full")
+        #expect(try await loopbackGet(port: port, path: "/v1/status").status == 200)
+        #expect(try await committedStates(port: port) == ["connected"], "nothing written while the disk is full")
 
         try disk.free()
         _ = try await reachd.waitForLog(containing: "history: writing works again", timeout: .seconds(5))
-        let document = try history(port: port, "since=1h")
-        let states = try committedStates(port: port).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        let document = try await history(port: port, "since=1h")
+        let states = try await committedStates(port: port).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
         #expect(states == ["connected", "disconnected", "connected"], "\(document)")
-        #expect(try metric("reachd_history_pending_rows", port: port) == 0)
+        #expect(try await metric("reachd_history_pending_rows", port: port) == 0)
         let outages = document["outages"] as? [[String: Any]] ?? []
         #expect(outages.count == 1 && outages.first?["reason"] as? String == "connection_refused", "\(outages)")
 
@@ -170,11 +173,11 @@ struct HistoryProcessTests {
         try (base + "history:\n  enabled: false\n").write(to: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config.path])
         let port = try await reachd.waitForPort()
-        #expect(try loopbackGet(port: port, path: "/v1/history").status == 503)
+        #expect(try await loopbackGet(port: port, path: "/v1/history").status == 503)
         try (base + "history:\n  path: \(directory.path)/history.sqlite\n").write(to: config, atomically: true, encoding: .utf8)
         reachd.signal(SIGHUP)
         _ = try await reachd.waitForLog(containing: "history: recording to \(directory.path)/history.sqlite")
-        let answer = try loopbackGet(port: port, path: "/v1/history?since=1h")
+        let answer = try await loopbackGet(port: port, path: "/v1/history?since=1h")
         #expect(answer.status == 200, "\(answer.body)")
         reachd.signal(SIGTERM)
         _ = await reachd.finish()
@@ -192,7 +195,7 @@ struct HistoryProcessTests {
         let port = try await reachd.waitForPort()
         let log = try await reachd.waitForLog(containing: "reachd runs without history")
         #expect(log.contains("level=error"), "\(log)")
-        let answer = try loopbackGet(port: port, path: "/v1/history")
+        let answer = try await loopbackGet(port: port, path: "/v1/history")
         #expect(answer.status == 503)
         #expect(answer.body.contains("history is off"), "\(answer.body)")
         #expect(reachd.isRunning)

@@ -31,7 +31,7 @@ struct ReloadProcessTests {
         reachd.signal(SIGHUP)
         _ = try await reachd.waitForLog(containing: "configuration reloaded: targets +1 -1 ~0 (added: c; removed: b)")
         try await subscriber.waitForLine { $0.contains("connected healthy") }
-        let status = try loopbackGet(port: port, path: "/v1/status")
+        let status = try await loopbackGet(port: port, path: "/v1/status")
         let document = try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [String: Any]
         let targets = (document?["targets"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
         #expect(targets == ["a", "c"])
@@ -71,7 +71,7 @@ struct ReloadProcessTests {
             #expect(rejected.contains(String(problem).replacingOccurrences(of: "\"", with: "\\\"")), "\(problem) in \(rejected)")
         }
         #expect(reachd.isRunning)
-        let status = try loopbackGet(port: port, path: "/v1/status")
+        let status = try await loopbackGet(port: port, path: "/v1/status")
         #expect(status.body.contains("\"name\":\"a\""), "the old configuration is still in force")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ReachFuzzing
+import ReachTesting
 import Testing
 
 /// Every committed fuzz input, replayed in the ordinary `swift test` run (as systemd's fuzz-main
@@ -22,15 +23,10 @@ struct FuzzInputReplayTests {
         return names.map { directory.appending(path: $0) }
     }
 
-    /// Runs every input through `run` on a thread of its own: the status-api target blocks its
-    /// thread until a task on the cooperative pool answers, which a test on that pool must not do.
+    /// Runs every input through `run` off the cooperative pool: the status-api target blocks its
+    /// thread until a task on the pool answers, which a test on that pool must not do.
     static func replay(_ inputs: [[UInt8]], through run: @escaping @Sendable ([UInt8]) -> Void) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread {
-                for input in inputs { run(input) }
-                done.resume()
-            }.start()
-        }
+        await offPool { for input in inputs { run(input) } }
     }
 
     @Test("The corpus replays", arguments: targetNames)

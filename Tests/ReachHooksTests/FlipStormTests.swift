@@ -13,7 +13,7 @@ import Testing
 struct FlipStormTests {
     @Test func aHundredTransitionsInASecondNeverOverlapAndEndAtTheLatestState() async throws {
         let folder = try HookFolder()
-        try folder.script("50-slow", """
+        try await folder.script("50-slow", """
             mkdir \(folder.path)/lock 2>/dev/null || echo overlap >> \(folder.path)/overlaps
             echo $REACHD_SEQUENCE >> \(folder.path)/runs
             sleep 0.3
@@ -111,7 +111,7 @@ struct ReactionsReconfigurationTests {
     @Test func aReconfigurationTakesEffectAtTheNextTransition() async throws {
         let (before, after) = (try HookFolder(), try HookFolder())
         for folder in [before, after] {
-            try folder.script("10-note", "echo $REACHD_SEQUENCE >> \(folder.path)/runs")
+            try await folder.script("10-note", "echo $REACHD_SEQUENCE >> \(folder.path)/runs")
         }
         let logs = CapturedLogs()
         let harness = MonitorHarness(logger: logs.logger)

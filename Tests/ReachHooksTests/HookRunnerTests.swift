@@ -25,8 +25,8 @@ struct HookRunnerTests {
 
     /// `30-hangs`: writes its pid and its child's, then sleeps. Both ignore SIGTERM (an ignored
     /// signal stays ignored across fork and exec): only a SIGKILL to the whole group ends them.
-    func writeHangingHook() throws {
-        try folder.script("30-hangs", """
+    func writeHangingHook() async throws {
+        try await folder.script("30-hangs", """
             trap '' TERM
             sleep 300 &
             echo $! > \(folder.path)/grandchild.pid
@@ -47,7 +47,7 @@ struct HookRunnerTests {
 
     @Test func hooksRunOneAfterAnotherInLexicalOrderWithACleanEnvironment() async throws {
         for name in ["20-second", "9-last", "10-first"] {
-            try folder.script(name, "echo \(name) >> \(folder.path)/order\ntr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env-\(name)")
+            try await folder.script(name, "echo \(name) >> \(folder.path)/order\ntr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env-\(name)")
         }
         try await runner().run(for: transition(.restored, sequence: 77))
         #expect(folder.lines("order") == ["10-first", "20-second", "9-last"], "byte order, like ls under LC_ALL=C")
@@ -62,7 +62,7 @@ struct HookRunnerTests {
     }
 
     @Test func behindACaptivePortalAHookIsToldWhereToSignIn() async throws {
-        try folder.script("10-portal", "tr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env")
+        try await folder.script("10-portal", "tr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env")
         var lost = transition(.lost)
         lost.verdict.reason = .captivePortal
         lost.verdict.portal = CaptivePortal(evidence: .redirect, userPortalURL: "http://portal.example/login?from=reachd")
@@ -75,7 +75,7 @@ struct HookRunnerTests {
     }
 
     @Test func aHookIsToldWhichUplinksReachTheTargets() async throws {
-        try folder.script("10-uplinks", "tr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env")
+        try await folder.script("10-uplinks", "tr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env")
         var restored = transition(.restored)
         restored.verdict.interfaces = [
             InterfaceReachability(name: "eth0", reachable: false, reason: .timeout, fault: .server),
@@ -86,7 +86,7 @@ struct HookRunnerTests {
     }
 
     @Test func outputIsLoggedLineByLineUnderTheHooksNameAndAFailureIsLoggedAndCounted() async throws {
-        try folder.script("50-fails", "echo 'syncing spool'\necho 'spool server refused' >&2\nprintf 'no newline at the end'\nexit 3")
+        try await folder.script("50-fails", "echo 'syncing spool'\necho 'spool server refused' >&2\nprintf 'no newline at the end'\nexit 3")
         await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
         let lines = hookLines("50-fails")
         #expect(lines.filter { $0.metadata["stream"] == "stdout" }.map(\.message) == ["50-fails: syncing spool", "50-fails: no newline at the end"])
@@ -99,7 +99,7 @@ struct HookRunnerTests {
     }
 
     @Test func aHookPastItsTimeoutIsKilledWithEverythingItForked() async throws {
-        try writeHangingHook()
+        try await writeHangingHook()
         let started = ContinuousClock.now
         await #expect(throws: HookRunner.HooksFailed.self) {
             try await runner(timeout: .seconds(1), killGrace: .milliseconds(500)).run(for: transition(.restored))
@@ -115,7 +115,7 @@ struct HookRunnerTests {
     @Test func aHookPastItsTimeoutGetsSIGTERMFirstAndMayCleanUp() async throws {
         // The hook starts with default signal dispositions even when reachd ignores SIGTERM
         // (service-lifecycle does, to handle it itself).
-        try folder.script("35-cleans-up", "trap 'echo cleaning up; exit 0' TERM\nsleep 300 &\nwait")
+        try await folder.script("35-cleans-up", "trap 'echo cleaning up; exit 0' TERM\nsleep 300 &\nwait")
         let started = ContinuousClock.now
         await #expect(throws: HookRunner.HooksFailed.self) {
             try await runner(timeout: .milliseconds(500), killGrace: .seconds(3)).run(for: transition(.restored))
@@ -126,7 +126,7 @@ struct HookRunnerTests {
     }
 
     @Test func whenReachdStopsARunningHookAndWhatItForkedAreTornDown() async throws {
-        try writeHangingHook()
+        try await writeHangingHook()
         let runner = self.runner(timeout: .seconds(60), killGrace: .milliseconds(500))
         let run = Task { try await runner.run(for: transition(.restored)) }
         try await waitUntil("the hook started its child") { folder.lines("grandchild.pid").count == 1 }
@@ -139,7 +139,7 @@ struct HookRunnerTests {
     }
 
     @Test func aHookThatForksAndExitsEndsItsRunAtOnce() async throws {
-        try folder.script("40-forks", "sleep 300 &\necho $! > \(folder.path)/child.pid\necho started")
+        try await folder.script("40-forks", "sleep 300 &\necho $! > \(folder.path)/child.pid\necho started")
         let started = ContinuousClock.now
         try await runner(timeout: .seconds(30)).run(for: transition(.restored))
         #expect(ContinuousClock.now - started < .seconds(5), "the child still holds the output pipe, yet the run ends with the hook")
@@ -153,7 +153,7 @@ struct HookRunnerTests {
     @Test func aFloodOfOutputIsBoundedInLinesAndMemoryAndTheHookIsNeverBlocked() async throws {
         let floodLines = 100_000
         let bytesWithoutNewline = 64 * 1024 * 1024
-        try folder.script("60-floods", "seq 1 \(floodLines)\nhead -c \(bytesWithoutNewline) /dev/zero | tr '\\0' x\necho\necho done >&2")
+        try await folder.script("60-floods", "seq 1 \(floodLines)\nhead -c \(bytesWithoutNewline) /dev/zero | tr '\\0' x\necho\necho done >&2")
         let before = residentBytes()
         try await runner(timeout: .seconds(60)).run(for: transition(.restored))
         let grown = residentBytes() - before
@@ -168,7 +168,7 @@ struct HookRunnerTests {
 
     @Test func aLongLineIsCutAndTheNextLineStillArrives() async throws {
         let length = OutputLines.maximumLength + 1000
-        try folder.script("70-long", "head -c \(length) /dev/zero | tr '\\0' y\necho\necho after")
+        try await folder.script("70-long", "head -c \(length) /dev/zero | tr '\\0' y\necho\necho after")
         try await runner().run(for: transition(.restored))
         let lines = hookLines("70-long").map(\.message)
         #expect(lines.count == 2)
@@ -178,16 +178,16 @@ struct HookRunnerTests {
 
     @Test func filesBreakingTheDispatcherRulesAreRefusedEachWithItsReason() async throws {
         let nobody: uid_t = 65534
-        try folder.script("10-not-executable", "exit 0", mode: 0o644)
-        try folder.script("20-world-writable", "exit 0", mode: 0o757)
-        try folder.script("30-group-writable", "exit 0", mode: 0o775)
-        try folder.script("40-not-roots", "exit 0", owner: nobody)
-        try folder.script("50-setuid", "exit 0", mode: 0o4755)
+        try await folder.script("10-not-executable", "exit 0", mode: 0o644)
+        try await folder.script("20-world-writable", "exit 0", mode: 0o757)
+        try await folder.script("30-group-writable", "exit 0", mode: 0o775)
+        try await folder.script("40-not-roots", "exit 0", owner: nobody)
+        try await folder.script("50-setuid", "exit 0", mode: 0o4755)
         try FileManager.default.createDirectory(atPath: "\(folder.path)/60-a-directory", withIntermediateDirectories: false)
         try FileManager.default.createSymbolicLink(atPath: "\(folder.path)/70-masked", withDestinationPath: "/dev/null")
-        try folder.script("80-fine", "echo ran")
-        try folder.script(".hidden", "echo should-not-run")
-        try folder.script("80-fine~", "echo should-not-run")
+        try await folder.script("80-fine", "echo ran")
+        try await folder.script(".hidden", "echo should-not-run")
+        try await folder.script("80-fine~", "echo should-not-run")
         await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
         let reasons = [
             "10-not-executable": "not executable", "20-world-writable": "writable by others", "30-group-writable": "writable by its group",
@@ -205,9 +205,8 @@ struct HookRunnerTests {
 
     @Test func aHookThatCannotStartIsReportedAndTheNextStillRuns() async throws {
         let hook = "\(folder.path)/10-bad-interpreter"
-        try "#!/nonexistent/interpreter\n".write(toFile: hook, atomically: false, encoding: .utf8)
-        chmod(hook, 0o755)
-        try folder.script("20-fine", "echo ran")
+        try await writeExecutable("#!/nonexistent/interpreter\n", to: hook)
+        try await folder.script("20-fine", "echo ran")
         await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
         #expect(observer.hooks.map(\.outcome) == [.notStarted, .ok])
         #expect(logs.warnings.contains { $0.message.contains("10-bad-interpreter could not start") && $0.metadata["event"] == "hook_failed" })
@@ -217,7 +216,7 @@ struct HookRunnerTests {
     /// `ETXTBSY`: the file is still open for writing (an editor saving it, or another process
     /// that forked while holding such a descriptor). The spawn is tried again until it is closed.
     @Test func aHookStillOpenForWritingRunsOnceTheWriterClosesIt() async throws {
-        let hook = try folder.script("10-being-saved", "echo ran")
+        let hook = try await folder.script("10-being-saved", "echo ran")
         let writer = open(hook, O_WRONLY | O_CLOEXEC)
         try #require(writer >= 0)
         let opens = try OpenWatch(hook)
@@ -246,7 +245,7 @@ struct HookRunnerTests {
     }
 
     @Test func aDirectoryOthersCanWriteRunsNothing() async throws {
-        try folder.script("10-would-run", "echo ran")
+        try await folder.script("10-would-run", "echo ran")
         chmod(folder.path, 0o777)
         await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
         #expect(hookLines("10-would-run").isEmpty)
@@ -256,7 +255,7 @@ struct HookRunnerTests {
     @Test func theDirectoryIsReadAgainForEachTransition() async throws {
         let runner = self.runner()
         try await runner.run(for: transition(.restored, sequence: 1))
-        try folder.script("10-added-later", "echo $REACHD_SEQUENCE >> \(folder.path)/runs")
+        try await folder.script("10-added-later", "echo $REACHD_SEQUENCE >> \(folder.path)/runs")
         try await runner.run(for: transition(.restored, sequence: 2))
         #expect(folder.lines("runs") == ["2"])
     }

@@ -17,10 +17,9 @@ struct HookFolder {
 
     /// Writes a `/bin/sh` script and sets its exact mode (no umask) and, when given, its owner.
     @discardableResult
-    func script(_ name: String, _ body: String, mode: mode_t = 0o755, owner: uid_t? = nil) throws -> String {
+    func script(_ name: String, _ body: String, mode: mode_t = 0o755, owner: uid_t? = nil) async throws -> String {
         let file = "\(path)/\(name)"
-        try ("#!/bin/sh\n" + body + "\n").write(toFile: file, atomically: false, encoding: .utf8)
-        #expect(chmod(file, mode) == 0)
+        try await writeExecutable("#!/bin/sh\n" + body + "\n", to: file, mode: mode)
         if let owner { #expect(chown(file, owner, gid_t.max) == 0) }
         return file
     }

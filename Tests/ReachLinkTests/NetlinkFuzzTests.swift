@@ -42,17 +42,20 @@ import Testing
         return bytes
     }
 
-    // Both yield now and then: a long synchronous loop would hold a cooperative thread and delay
-    // the integration tests' timing-sensitive awaits.
+    // Both run off the cooperative pool: a long synchronous loop on it would delay the tests that
+    // wait in real time.
     @Test(.timeLimit(.minutes(1))) func damagedCapturesNeverTrap() async throws {
+        await offPool { Self.mutateCaptures() }
+    }
+
+    private static func mutateCaptures() {
         var generator = SeededGenerator(seed: 0x5EED_0001)
         var table = CapturedState.loadedTable()
-        var session = NetlinkSession(kindProbe: CapturedState.fakeProbe, portID: 11391, logger: Self.quiet)
+        var session = NetlinkSession(kindProbe: CapturedState.fakeProbe, portID: 11391, logger: quiet)
         _ = session.start()
         var messagesSeen = 0
         var inventedMessages = 0
         for iteration in 0..<30_000 {
-            if iteration % 256 == 0 { await Task.yield() }
             let base = Self.captures[iteration % Self.captures.count]
             var bytes = Self.mutate(base, using: &generator)
             if iteration % 4 == 0 { bytes = Self.mutate(bytes, using: &generator) }
@@ -69,7 +72,7 @@ import Testing
             do {
                 _ = try session.receive(batch)
             } catch {
-                session = NetlinkSession(kindProbe: CapturedState.fakeProbe, portID: 11391, logger: Self.quiet)
+                session = NetlinkSession(kindProbe: CapturedState.fakeProbe, portID: 11391, logger: quiet)
                 _ = session.start()
             }
             if iteration % 16 == 0 { _ = table.snapshot() }
@@ -79,10 +82,13 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func randomBytesNeverTrap() async {
+        await offPool { Self.feedRandomBytes() }
+    }
+
+    private static func feedRandomBytes() {
         var generator = SeededGenerator(seed: 0x5EED_0002)
         var table = InterfaceTable(kindProbe: CapturedState.fakeProbe)
-        for iteration in 0..<20_000 {
-            if iteration % 256 == 0 { await Task.yield() }
+        for _ in 0..<20_000 {
             var bytes = (0..<Int.random(in: 0...256, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             // Plausible headers make the random bodies reach the decoders.
             if bytes.count >= 16 {

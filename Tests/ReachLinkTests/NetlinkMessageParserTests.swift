@@ -1,3 +1,4 @@
+import ReachTesting
 import Testing
 @testable import ReachLink
 
@@ -108,7 +109,11 @@ import Testing
         #expect(link?.name == "lo" && link?.operState == 6 && link?.linkKind == "veth" && link?.index == 7)
     }
 
-    @Test func everyTruncationOfACaptureKeepsTheWholeMessagesBeforeIt() {
+    @Test func everyTruncationOfACaptureKeepsTheWholeMessagesBeforeIt() async {
+        await offPool { Self.truncateACapture() }
+    }
+
+    private static func truncateACapture() {
         let datagram = NetlinkBytes.fromHex(CapturedNetlink.linkDump[1])
         let offsets = NetlinkBytes.messageOffsets(datagram)
         let full = NetlinkMessageParser.parse(datagram).messages

@@ -12,7 +12,7 @@ struct DesktopURLOpenerTests {
     @Test func theDesktopPortalOpensThePageWhenItIsThere() async throws {
         let desktop = try await PrivateDesktop.start()
         let portal = try await DesktopPortalStandIn.start(busAddress: desktop.busAddress)
-        let xdgOpen = try XDGOpenStandIn()
+        let xdgOpen = try await XDGOpenStandIn()
         let logs = CapturedLogs()
         let route = try await DesktopURLOpener(logger: logs.logger, busAddress: desktop.busAddress, searchPath: xdgOpen.searchPath).open(Self.url)
         #expect(route == DesktopURLOpener.viaDesktopPortal)
@@ -27,7 +27,7 @@ struct DesktopURLOpenerTests {
 
     @Test func withoutAPortalXDGOpenOpensIt() async throws {
         let desktop = try await PrivateDesktop.start()
-        let xdgOpen = try XDGOpenStandIn()
+        let xdgOpen = try await XDGOpenStandIn()
         let logs = CapturedLogs()
         let route = try await DesktopURLOpener(logger: logs.logger, busAddress: desktop.busAddress, searchPath: xdgOpen.searchPath).open(Self.url)
         #expect(route == DesktopURLOpener.viaXDGOpen)
@@ -39,7 +39,7 @@ struct DesktopURLOpenerTests {
     @Test func aRefusingPortalOrNoBusFallsBackToXDGOpen() async throws {
         let desktop = try await PrivateDesktop.start()
         let portal = try await DesktopPortalStandIn.start(busAddress: desktop.busAddress, answer: .refuse)
-        let xdgOpen = try XDGOpenStandIn()
+        let xdgOpen = try await XDGOpenStandIn()
         let logs = CapturedLogs()
         let opener = DesktopURLOpener(logger: logs.logger, busAddress: desktop.busAddress, searchPath: xdgOpen.searchPath)
         #expect(try await opener.open(Self.url) == DesktopURLOpener.viaXDGOpen)
@@ -55,7 +55,7 @@ struct DesktopURLOpenerTests {
     }
 
     @Test func aFailingOrMissingXDGOpenIsAnError() async throws {
-        let failing = try XDGOpenStandIn(exitStatus: 4)
+        let failing = try await XDGOpenStandIn(exitStatus: 4)
         let logs = CapturedLogs()
         let dead = "unix:path=/nonexistent/bus"
         await #expect {

@@ -201,9 +201,10 @@ final class HTTPProberTests {
     }
 
     @Test func everyProbeOpensAFreshConnectionByDefault() async throws {
-        let before = try connections()
+        let before = try await connections()
         for _ in 0..<3 { #expect(await probe(target(server.url("/ok"))).isSuccess) }
-        #expect(try connections() - before == 3 + 1, "three probes, three connections (and one for this count)")
+        let after = try await connections()
+        #expect(after - before == 3 + 1, "three probes, three connections (and one for this count)")
         await prober.shutdown()
     }
 
@@ -231,7 +232,8 @@ final class HTTPProberTests {
         }.count
     }
 
-    private func connections() throws -> Int {
-        try #require(Int(loopbackGet(port: server.ports.http, path: "/connections").body))
+    private func connections() async throws -> Int {
+        let count = try await loopbackGet(port: server.ports.http, path: "/connections").body
+        return try #require(Int(count))
     }
 }

@@ -115,8 +115,8 @@ struct EventStreamTests {
         harness.connect()
         try await harness.server().makeApplication().test(.live) { client in
             let port = try #require(client.port)
-            let stuck = try RawHTTPConnection(port: port)
-            stuck.send("GET /v1/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let stuck = try RawSocket(port: port, receiveBuffer: 2048)
+            await stuck.send("GET /v1/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
             let reader = try await EventStreamClient.open("http://localhost:\(port)/v1/events")
             try await waitUntil("both subscribed") { harness.monitor.subscriberCount == 2 }
             let start = harness.sequence
@@ -141,7 +141,7 @@ struct EventStreamTests {
 
             // The stuck client, once it reads, skipped ahead: far fewer events than were published,
             // ending with the latest.
-            let text = stuck.read(timeout: .seconds(30)) { $0.contains("id: \(last)\n") }
+            let text = await stuck.read(untilItContains: "id: \(last)\n", timeout: .seconds(30))
             // Split on bytes: "\r\n" (chunk framing) is one Character, so a String split on "\n" misses it.
             let lines = text.utf8.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
             let stuckIDs = lines.filter { $0.hasPrefix("id: ") }.compactMap { UInt64($0.dropFirst(4)) }

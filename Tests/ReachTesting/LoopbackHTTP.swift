@@ -2,8 +2,13 @@ import Foundation
 
 /// A plain HTTP/1.0 GET to 127.0.0.1 over a raw socket (Foundation on Linux has no http client
 /// without FoundationNetworking): the status code and the body, de-chunked if need be.
-/// Throws when nothing listens on `port` or the answer is not HTTP.
-package func loopbackGet(port: Int, path: String, timeout: Duration = .seconds(10)) throws -> (status: Int, body: String) {
+/// Throws when nothing listens on `port` or the answer is not HTTP. The blocking socket calls run
+/// off the cooperative pool.
+package func loopbackGet(port: Int, path: String, timeout: Duration = .seconds(10)) async throws -> (status: Int, body: String) {
+    try await offPool { try blockingGet(port: port, path: path, timeout: timeout) }
+}
+
+private func blockingGet(port: Int, path: String, timeout: Duration) throws -> (status: Int, body: String) {
     let fd = try connectLoopback(port: port)
     defer { close(fd) }
     var wait = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
@@ -43,11 +48,14 @@ private func dechunk(_ body: String) -> String {
     return joined
 }
 
-/// A loopback TCP port that was free a moment ago (bound to port 0, then released).
 /// A TCP socket connected to 127.0.0.1:`port`, to be closed by the caller.
-package func connectLoopback(port: Int) throws -> Int32 {
+package func connectLoopback(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EMFILE) }
+    if var size = receiveBuffer {
+        // Before the connect, so that the window the peer is offered is this small too.
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -62,6 +70,7 @@ package func connectLoopback(port: Int) throws -> Int32 {
     return fd
 }
 
+/// A loopback TCP port that was free a moment ago (bound to port 0, then released).
 package func freeLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EMFILE) }

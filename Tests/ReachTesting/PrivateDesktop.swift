@@ -130,11 +130,11 @@ package final class PrivateDesktop: Sendable {
                 max_icon_size = 48
                 dmenu = \(directory)/menu-chooser
             """.write(toFile: dunstrc, atomically: true, encoding: .utf8)
-        try """
+        try await writeExecutable(
+            """
             #!/bin/sh
             grep -m1 -F -e "$(cat '\(directory)/menu-choice')"
-            """.write(toFile: "\(directory)/menu-chooser", atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: "\(directory)/menu-chooser")
+            """, to: "\(directory)/menu-chooser")
         let dunst = try ChildProcess(
             "dunst", executable: "/usr/bin/dunst", arguments: ["-config", dunstrc],
             errorLog: "\(directory)/dunst.log", environment: environment)

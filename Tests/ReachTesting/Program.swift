@@ -9,15 +9,6 @@ package struct ProgramResult: Sendable {
     package var errors: String
 }
 
-/// Runs blocking work on a thread of its own, so that it never holds one of the few threads of
-/// Swift's cooperative pool, which the code under test needs too (on a 2-core machine, two blocked
-/// threads stall every test in the process).
-package func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
 /// Runs `executable` to its end off the cooperative pool, feeding it `input`, and returns its
 /// status, standard output and standard error (read side by side, so neither pipe can fill up).
 package func runProgram(

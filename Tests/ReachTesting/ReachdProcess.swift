@@ -89,7 +89,7 @@ package final class ReachdProcess: Sendable {
 
     /// The body of `GET /v1/status` on `port`, asked off the cooperative pool; `nil` when it does not answer.
     package static func status(port: Int) async -> String? {
-        await offPool { (try? loopbackGet(port: port, path: "/v1/status", timeout: .seconds(2)))?.body }
+        (try? await loopbackGet(port: port, path: "/v1/status", timeout: .seconds(2)))?.body
     }
 
     package func signal(_ signal: Int32) { child.signal(signal) }

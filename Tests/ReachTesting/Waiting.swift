@@ -1,7 +1,13 @@
 /// Thrown when a condition a test waits for does not come true in time.
 package struct TimedOutWaiting: Error, CustomStringConvertible {
     package let condition: String
-    package var description: String { "timed out waiting for \(condition)" }
+    /// The longest a pause between two looks overran its length: a second here means the test
+    /// process's threads were busy elsewhere, so the timeout measured the neighbours, not the code.
+    package var longestLateWakeUp: Duration = .zero
+    package var description: String {
+        let late = longestLateWakeUp > .milliseconds(100) ? " (one pause between looks woke \(longestLateWakeUp) late)" : ""
+        return "timed out waiting for \(condition)\(late)"
+    }
 }
 
 /// Waits until `check` holds, or throws after `timeout`: the one way tests wait for something
@@ -14,9 +20,12 @@ package func waitUntil(
     _ condition: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(1), _ check: () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now.advanced(by: timeout)
+    var longestLateWakeUp = Duration.zero
     while try await !check() {
-        guard ContinuousClock.now < deadline else { throw TimedOutWaiting(condition: condition) }
+        guard ContinuousClock.now < deadline else { throw TimedOutWaiting(condition: condition, longestLateWakeUp: longestLateWakeUp) }
+        let asleep = ContinuousClock.now
         try await Task.sleep(for: interval)  // between two looks: see above
+        longestLateWakeUp = max(longestLateWakeUp, ContinuousClock.now - asleep - interval)
     }
 }
 

@@ -6,15 +6,15 @@ package final class XDGOpenStandIn: Sendable {
     private let directory: TemporaryDirectory
 
     /// - Parameter exitStatus: What the script exits with (xdg-open's 4: "the action failed").
-    package init(exitStatus: Int32 = 0) throws {
+    package init(exitStatus: Int32 = 0) async throws {
         directory = try TemporaryDirectory("xdg-open")
         let script = "\(directory)/xdg-open"
-        try """
+        try await writeExecutable(
+            """
             #!/bin/sh
             printf '%s\\n' "$*" >> '\(directory)/opened'
             exit \(exitStatus)
-            """.write(toFile: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+            """, to: script)
     }
 
     /// A `PATH` that finds this `xdg-open` first, then the system's programs.

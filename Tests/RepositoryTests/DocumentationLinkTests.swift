@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Testing
 
 /// The README is the newcomer's way in and `docs/` holds everything else, one page per topic. A
@@ -22,8 +23,8 @@ struct DocumentationLinkTests {
         #expect(readme.lineCount <= 300, "README.md has \(readme.lineCount) lines: move detail into docs/")
     }
 
-    @Test func relativeLinksResolve() throws {
-        let files = try Self.markdownFiles()
+    @Test func relativeLinksResolve() async throws {
+        let files = try await offPool { try Self.markdownFiles() }
         #expect(files.count > 1, "no pages found under docs/")
         for file in files {
             for link in file.links where !link.path.isEmpty {
@@ -33,8 +34,12 @@ struct DocumentationLinkTests {
         }
     }
 
-    @Test func fragmentsMatchHeadings() throws {
-        for file in try Self.markdownFiles() {
+    @Test func fragmentsMatchHeadings() async throws {
+        try await offPool { try Self.matchFragments() }
+    }
+
+    private static func matchFragments() throws {
+        for file in try markdownFiles() {
             for link in file.links {
                 guard let fragment = link.fragment, link.path.isEmpty || link.path.hasSuffix(".md") else { continue }
                 // A missing file is relativeLinksResolve's failure, not this one's.

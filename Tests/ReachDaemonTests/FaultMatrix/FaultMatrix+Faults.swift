@@ -36,7 +36,7 @@ extension FaultMatrix {
                   restored_dir: \(scratch.path)/restored.d
                   lost_dir: \(scratch.path)/lost.d
                 """
-            let started = try MatrixDaemon(directory: scratch.path, namespace: topology.host, configuration: configuration, run: 1, systemBus: nil)
+            let started = try await MatrixDaemon(directory: scratch.path, namespace: topology.host, configuration: configuration, run: 1, systemBus: nil)
             daemon = started
             try await started.waitForLog("reachd running")
             try await waitUntil("the unix socket is there", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: started.socketPath) }

@@ -44,12 +44,12 @@ final class MatrixDaemon: Sendable {
 
     /// Writes the configuration and hooks (unless there) and starts reachd; `run` numbers its log.
     /// `systemBus` is where it hears logind's sleep signal.
-    convenience init(directory: String, network: MatrixNetwork, run: Int, systemBus: String) throws {
-        try self.init(directory: directory, namespace: network.host, configuration: Self.configuration(directory: directory), run: run, systemBus: systemBus)
+    convenience init(directory: String, network: MatrixNetwork, run: Int, systemBus: String) async throws {
+        try await self.init(directory: directory, namespace: network.host, configuration: Self.configuration(directory: directory), run: run, systemBus: systemBus)
     }
 
     /// Writes `configuration` and the hooks (unless there) and starts reachd in `namespace`.
-    init(directory: String, namespace: String, configuration: String, run: Int, systemBus: String?) throws {
+    init(directory: String, namespace: String, configuration: String, run: Int, systemBus: String?) async throws {
         self.directory = directory
         self.namespace = namespace
         logPath = "\(directory)/reachd-\(run).log"
@@ -59,8 +59,7 @@ final class MatrixDaemon: Sendable {
             for direction in ["restored", "lost"] {
                 try files.createDirectory(atPath: "\(directory)/\(direction).d", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
                 let hook = "\(directory)/\(direction).d/50-record"
-                try "#!/bin/sh\necho \(direction) >> \(directory)/hooks.log\n".write(toFile: hook, atomically: true, encoding: .utf8)
-                try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+                try await writeExecutable("#!/bin/sh\necho \(direction) >> \(directory)/hooks.log\n", to: hook)
             }
         }
         reachd = try ReachdProcess(

@@ -46,7 +46,7 @@ final class MatrixRun {
         self.logind = logind
         self.server = server
         self.grpc = grpc
-        daemon = try MatrixDaemon(directory: directory, network: network, run: 1, systemBus: bus.address)
+        daemon = try await MatrixDaemon(directory: directory, network: network, run: 1, systemBus: bus.address)
         try await daemon.waitForLog("reachd running")
         try await waitUntil("the unix socket is there", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: directory + "/reachd.sock") }
         observer = try VerdictObserver(socket: daemon.socketPath)
@@ -183,7 +183,7 @@ final class MatrixRun {
     /// Starts another reachd on the same configuration and directory (after the last one ended).
     func restartDaemon() async throws -> MatrixDaemon {
         runs += 1
-        daemon = try MatrixDaemon(directory: daemon.directory, network: network, run: runs, systemBus: bus.address)
+        daemon = try await MatrixDaemon(directory: daemon.directory, network: network, run: runs, systemBus: bus.address)
         try await daemon.waitForLog("reachd running")
         return daemon
     }

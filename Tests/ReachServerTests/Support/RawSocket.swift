@@ -6,14 +6,15 @@ import Glibc
 #endif
 
 /// A plain TCP client to 127.0.0.1 for requests no HTTP client would send: it writes raw bytes
-/// (never raising SIGPIPE), stops writing once the server answers or closes, and reads until the
-/// server closes or a timeout passes.
+/// (never raising SIGPIPE), stops writing once the server answers or closes, and reads only when
+/// told to, until the server closes or a timeout passes. With a small receive buffer it is the
+/// slow or stuck client that must not hold anyone else up.
 final class RawSocket: Sendable {
     let descriptor: Int32
     private let isClosed = Atomic<Bool>(false)
 
-    init(port: Int) throws {
-        descriptor = try connectLoopback(port: port)
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
+        descriptor = try connectLoopback(port: port, receiveBuffer: receiveBuffer)
     }
 
     /// Writes `bytes` in chunks until all are sent, the server has something to say, or the
@@ -63,16 +64,33 @@ final class RawSocket: Sendable {
     /// Everything the server sends until what arrived ends with `suffix` (the known end of a
     /// response), the server closes the connection, or `timeout` passes.
     func read(until suffix: String, timeout: Duration) async -> String {
+        let ending = Array(suffix.utf8)
+        return await read(timeout: timeout) { received, _ in received.suffix(ending.count) == ending[...] }
+    }
+
+    /// Everything the server sends until `marker` has arrived, the server closes the connection,
+    /// or `timeout` passes.
+    func read(untilItContains marker: String, timeout: Duration) async -> String {
+        let marker = Array(marker.utf8)
+        // Only the bytes that could complete the marker are searched again: a stream read in small
+        // pieces stays linear.
+        return await read(timeout: timeout) { received, newCount in
+            received[max(0, received.count - newCount - marker.count)...].firstRange(of: marker) != nil
+        }
+    }
+
+    /// Reads until `done(received, bytesJustRead)` holds, the server closes, or `timeout` passes.
+    private func read(timeout: Duration, done: @escaping @Sendable ([UInt8], Int) -> Bool) async -> String {
         await offPool {
             let deadline = ContinuousClock.now.advanced(by: timeout)
             var received: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65536)
-            let ending = Array(suffix.utf8)
-            while received.suffix(ending.count) != ending[...], ContinuousClock.now < deadline {
+            while ContinuousClock.now < deadline {
                 guard self.isReadable(timeoutMilliseconds: 50) else { continue }
                 let count = buffer.withUnsafeMutableBytes { recv(self.descriptor, $0.baseAddress, $0.count, 0) }
                 if count <= 0 { break }
                 received.append(contentsOf: buffer[0..<count])
+                if done(received, count) { break }
             }
             return String(decoding: received, as: UTF8.self)
         }
