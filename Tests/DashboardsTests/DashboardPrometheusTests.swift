@@ -7,106 +7,14 @@ private let dashboardsDirectory = BuiltProducts.packageRoot.appending(path: "Das
 private let dashboardFile = dashboardsDirectory.appending(path: "reachd.json")
 private let alertsFile = dashboardsDirectory.appending(path: "reachd-alerts.yaml")
 
-/// The full path of `name` on `PATH`, if it is there.
-private func executableOnPath(_ name: String) -> String? {
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-    return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-}
-
-private let prometheusPath = executableOnPath("prometheus")
-private let promtoolPath = executableOnPath("promtool")
-
 /// Every metric reachd exports (ReachMetrics), with the series names a histogram adds.
 private let reachdMetricNames: Set<String> = [
     "reachd_connected", "reachd_state_changes_total", "reachd_link_usable", "reachd_link_up", "reachd_probe_success",
     "reachd_probe_duration_seconds_bucket", "reachd_probe_duration_seconds_sum", "reachd_probe_duration_seconds_count",
     "reachd_probes_total", "reachd_probe_skipped_total", "reachd_restoration_callbacks_total", "reachd_subscribers",
     "reachd_netlink_overruns_total", "reachd_last_transition_timestamp_seconds", "reachd_build_info",
-    "reachd_target_certificate_expiry_timestamp_seconds", "reachd_interface_reachable",
+    "reachd_target_certificate_expiry_timestamp_seconds", "reachd_interface_reachable", "reachd_fault", "reachd_failing_target",
 ]
-
-/// Grafana's variables, replaced by what Grafana would send for a short time range.
-private let grafanaSubstitutions: [(String, String)] = [
-    ("${__rate_interval}", "1m"), ("$__rate_interval", "1m"),
-    ("${__interval}", "15s"), ("$__interval", "15s"),
-    ("${__range}", "5m"), ("$__range", "5m"),
-    ("${job}", "reachd"), ("$job", "reachd"),
-    ("${instance}", ".+"), ("$instance", ".+"),
-]
-
-/// Every `expr` in the dashboard (panels, rows, annotations) with its panel title.
-private func dashboardExpressions() throws -> [(panel: String, expr: String)] {
-    let document = try JSONSerialization.jsonObject(with: Data(contentsOf: dashboardFile))
-    var found: [(String, String)] = []
-    func walk(_ node: Any, title: String) {
-        if let object = node as? [String: Any] {
-            let title = object["title"] as? String ?? title
-            if let expr = object["expr"] as? String { found.append((title, expr)) }
-            for (_, value) in object { walk(value, title: title) }
-        } else if let array = node as? [Any] {
-            for element in array { walk(element, title: title) }
-        }
-    }
-    walk(document, title: "dashboard")
-    return found
-}
-
-private func substitutingGrafanaVariables(_ expr: String) -> String {
-    grafanaSubstitutions.reduce(expr) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
-}
-
-/// Runs a program to completion with `input` on its standard input; returns its status and both outputs together.
-private func run(_ executable: String, _ arguments: [String], input: String? = nil) async throws -> (status: Int32, output: String) {
-    let result = try await runProgram(executable, arguments, input: input)
-    return (result.status, result.output + result.errors)
-}
-
-/// The HTTP API of a Prometheus on 127.0.0.1.
-private struct PrometheusAPI {
-    let port: Int
-
-    struct Answer {
-        var status: String
-        var results: Int
-        var error: String
-        var raw: String
-    }
-
-    /// An instant query: the status, how many results (a scalar counts as one), any error.
-    func query(_ promQL: String) async throws -> Answer {
-        let (_, body) = try await loopbackGet(port: port, path: "/api/v1/query?query=\(percentEncodedQueryValue(promQL))")
-        let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
-        let data = document["data"] as? [String: Any] ?? [:]
-        let results: Int
-        switch data["resultType"] as? String {
-        case "vector", "matrix": results = (data["result"] as? [Any])?.count ?? 0
-        case "scalar", "string": results = 1
-        default: results = 0
-        }
-        return Answer(status: document["status"] as? String ?? "none", results: results, error: document["error"] as? String ?? "", raw: body)
-    }
-
-    func hasData(_ promQL: String) async -> Bool {
-        guard let answer = try? await query(promQL) else { return false }
-        return answer.status == "success" && answer.results > 0
-    }
-
-    /// Every loaded rule: name, query, health ("ok", "err", "unknown") and last error.
-    func rules() async throws -> [(name: String, query: String, health: String, lastError: String)] {
-        let (_, body) = try await loopbackGet(port: port, path: "/api/v1/rules")
-        let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
-        let groups = (document["data"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []
-        return groups.flatMap { $0["rules"] as? [[String: Any]] ?? [] }.map {
-            ($0["name"] as? String ?? "", $0["query"] as? String ?? "", $0["health"] as? String ?? "", $0["lastError"] as? String ?? "")
-        }
-    }
-}
-
-/// Asks Prometheus `condition` every 100 ms (each ask is a query it evaluates) until it holds or
-/// `timeout` passes; says whether it held.
-private func eventually(within timeout: Duration, _ condition: () async throws -> Bool) async -> Bool {
-    (try? await waitUntil("Prometheus to say so", timeout: timeout, every: .milliseconds(100)) { (try? await condition()) == true }) != nil
-}
 
 @Suite("Dashboards and alerts against a real Prometheus", .serialized)
 struct DashboardPrometheusTests {
@@ -132,7 +40,7 @@ struct DashboardPrometheusTests {
             }
         }
 
-        let expressions = try dashboardExpressions()
+        let expressions = try dashboardExpressions(of: dashboardFile)
         #expect(expressions.count >= 11)
         let metricPattern = /reachd_[a-z_]+/
         for (panel, expr) in expressions {
@@ -186,7 +94,6 @@ struct DashboardPrometheusTests {
         let reachdPort = try await daemon.waitForPort()
 
         // Prometheus scraping it every second, with the alert rules loaded.
-        let prometheusPort = try freeLoopbackPort()
         let prometheusConfig = directory.appending(path: "prometheus.yml")
         try """
             global:
@@ -200,17 +107,8 @@ struct DashboardPrometheusTests {
                 static_configs:
                   - targets: ['127.0.0.1:\(reachdPort)']
             """.write(to: prometheusConfig, atomically: true, encoding: .utf8)
-        let server = try ChildProcess(
-            "prometheus", executable: prometheus,
-            arguments: [
-                "--config.file=\(prometheusConfig.path)", "--storage.tsdb.path=\(directory.appending(path: "data").path)",
-                "--web.listen-address=127.0.0.1:\(prometheusPort)", "--web.enable-lifecycle", "--log.level=warn",
-            ],
-            errorLog: directory.appending(path: "prometheus.log").path, directory: directory.path)
+        let (server, api) = try await startPrometheus(prometheus, configuration: prometheusConfig, in: directory)
         children.append(server)
-        let api = PrometheusAPI(port: prometheusPort)
-        let ready = await eventually(within: .seconds(60)) { try await loopbackGet(port: prometheusPort, path: "/-/ready").status == 200 }
-        try #require(ready, "Prometheus never got ready:\n\(server.errors)")
 
         // Connected, as scraped.
         let connected = await eventually(within: .seconds(60)) { await api.hasData(#"reachd_connected{job="reachd"} == 1"#) }
@@ -232,7 +130,7 @@ struct DashboardPrometheusTests {
 
         // (a) Every dashboard query returns data. Series born at the reconnection need a couple of
         // scrapes before rate() and increase() see them, hence the wait.
-        let expressions = try dashboardExpressions().map { (panel: $0.panel, expr: substitutingGrafanaVariables($0.expr)) }
+        let expressions = try dashboardExpressions(of: dashboardFile).map { (panel: $0.panel, expr: substitutingGrafanaVariables($0.expr)) }
         #expect(expressions.count >= 11)
         _ = await eventually(within: .seconds(30)) {
             for (_, expr) in expressions where !(await api.hasData(expr)) { return false }
