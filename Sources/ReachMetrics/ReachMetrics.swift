@@ -190,7 +190,8 @@ package final class ReachMetrics: ProbeObserver, Sendable {
     package func exposition(monitor: ConnectivityMonitor) -> [UInt8] {
         subscribers.set(to: Double(monitor.subscriberCount))
         if let overruns = state.withLock({ $0.netlinkOverrunSource }) { setNetlinkOverruns(overruns()) }
-        return registry.emitToBuffer()
+        // The state sets (`reachd_fault`, `reachd_failing_target`) change under this lock.
+        return state.withLock { _ in registry.emitToBuffer() }
     }
 
     /// Reads the netlink socket's running overrun count at every scrape: an overrun burst that
@@ -205,10 +206,11 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         linkUsable.set(to: verdict.usableInterfaces.isEmpty ? 0 : 1)
         lastTransition.set(to: verdict.since.secondsSinceEpoch)
         let fault = verdict.fault?.code ?? Self.noFault
-        for (code, gauge) in faults { gauge.set(to: code == fault ? 1 : 0) }
         interfaceSeries.record(verdict.interfaces, in: registry)
         let failingTarget = verdict.state == .disconnected ? verdict.reason.target : nil
         let changed = state.withLock { state in
+            // Under the lock that exposition holds: a scrape sees one fault at 1, never two or none.
+            for (code, gauge) in faults { gauge.set(to: code == fault ? 1 : 0) }
             for (name, series) in state.targets { series.failing.set(to: name == failingTarget ? 1 : 0) }
             defer { state.lastState = verdict.state }
             if !state.linksReported {

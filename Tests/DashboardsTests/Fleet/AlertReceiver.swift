@@ -17,7 +17,8 @@ final class AlertReceiver: Sendable {
     }
 
     let port: Int
-    private let child: ChildProcess
+    /// The receiver's process: its owner kills it.
+    let child: ChildProcess
     private let seen = Mutex<(lines: Int, notifications: [Notification])>((0, []))
 
     private static let script = """
@@ -60,10 +61,5 @@ final class AlertReceiver: Sendable {
             seen.lines = max(seen.lines, lines.count - 1)
             return seen.notifications
         }
-    }
-
-    func stop() async {
-        child.signal(SIGKILL)
-        _ = await child.waitForExit()
     }
 }

@@ -29,9 +29,20 @@ struct FleetFaultMatrix {
         let directory = scratch.url
         let network = FleetNetwork(sites: 4, hostsPerSite: 5, directory: directory.path)
         try await network.setUp()
+        do {
+            try await Self.runTheCases(on: network, in: directory)
+        } catch {
+            await network.tearDown()
+            throw error
+        }
+        await network.tearDown()
+    }
+
+    private static func runTheCases(on network: FleetNetwork, in directory: URL) async throws {
         var children: [ChildProcess] = []
         var daemons: [ReachdProcess] = []
         let receiver = try await AlertReceiver(errorLog: directory.appending(path: "receiver.log").path)
+        children.append(receiver.child)
         defer {
             for child in children { child.signal(SIGKILL) }
             for daemon in daemons { daemon.signal(SIGKILL) }
@@ -60,7 +71,7 @@ struct FleetFaultMatrix {
         // Alertmanager with the shipped routes, its receivers pointed at the test's.
         let alertmanagerPort = try freeLoopbackPort()
         let alertmanagerConfig = directory.appending(path: "alertmanager.yml")
-        try Self.shortened(try String(contentsOf: dashboards.appending(path: "alertmanager.yml"), encoding: .utf8))
+        try shortened(try String(contentsOf: dashboards.appending(path: "alertmanager.yml"), encoding: .utf8))
             .replacingOccurrences(of: "http://127.0.0.1:9095", with: "http://127.0.0.1:\(receiver.port)")
             .write(to: alertmanagerConfig, atomically: true, encoding: .utf8)
         let alertmanager = try ChildProcess(
@@ -76,7 +87,7 @@ struct FleetFaultMatrix {
         var ruleFiles: [String] = []
         for name in ["reachd-alerts.yaml", "reachd-fleet-rules.yaml"] {
             let copy = directory.appending(path: name)
-            try Self.shortened(try String(contentsOf: dashboards.appending(path: name), encoding: .utf8)).write(to: copy, atomically: true, encoding: .utf8)
+            try shortened(try String(contentsOf: dashboards.appending(path: name), encoding: .utf8)).write(to: copy, atomically: true, encoding: .utf8)
             ruleFiles.append(copy.path)
         }
         let targets = (1...network.sites).map { site in
@@ -105,7 +116,7 @@ struct FleetFaultMatrix {
         try #require(connected, "not every host connected:\n\(scraped)")
         // ... and for a whole disconnection window: the alerts need "connected before" in it.
         try #require(await eventually(within: .seconds(90)) {
-            await api.hasData("count(reachd_connected offset \(Self.window.milliseconds)ms == 1) == \(hostCount)")
+            await api.hasData("count(reachd_connected offset \(window.milliseconds)ms == 1) == \(hostCount)")
         })
         var figures: [(case: String, notified: Duration)] = []
 
@@ -113,7 +124,7 @@ struct FleetFaultMatrix {
         var mark = receiver.notifications.count
         var faultAt = ContinuousClock.now
         try await network.setServer(running: false)
-        let fleet = try await Self.firstNotification(receiver, after: mark, timeout: .seconds(120)) {
+        let fleet = try await firstNotification(receiver, after: mark, timeout: .seconds(120)) {
             $0.status == "firing" && $0.alerts.contains { $0.labels["alertname"] == "ReachdFleetServerDown" }
         }
         figures.append(("the shared server stops", fleet.at - faultAt))
@@ -121,18 +132,18 @@ struct FleetFaultMatrix {
         #expect(fleet.alerts.map(\.labels["target"]) == ["server"] && fleet.alerts.allSatisfy { $0.labels["fault"] == "server" })
         // Every host's own alert is in Alertmanager, firing with fault=server, and inhibited.
         try await waitUntil("every host's server alert inhibited", timeout: .seconds(60), every: .milliseconds(500)) {
-            let alerts = try await Self.alertmanagerAlerts(port: alertmanagerPort)
+            let alerts = try await alertmanagerAlerts(port: alertmanagerPort)
             let hosts = alerts.filter { $0.labels["alertname"] == "ReachdDisconnected" && $0.labels["fault"] == "server" }
             return hosts.count == hostCount && hosts.allSatisfy(\.inhibited)
         }
         // Alertmanager has flushed every host's group since (its debug log says so), and sent none of them.
         try await waitUntil("every host's group flushed", timeout: .seconds(60), every: .milliseconds(200)) {
-            Self.flushedHostGroups(alertmanager, alert: "ReachdDisconnected") >= hostCount
+            flushedHostGroups(alertmanager, alert: "ReachdDisconnected") >= hostCount
         }
         let afterOutage = receiver.notifications.dropFirst(mark).filter { $0.status == "firing" }
         #expect(afterOutage.count == 1, "one notification for the outage: \(afterOutage.map(\.alerts))")
         try await network.setServer(running: true)
-        try await Self.waitUntilAllConnected(api, hostCount)
+        try await waitUntilAllConnected(api, hostCount)
 
         // 2. One site's router goes silent: its hosts alert with fault=gateway; no fleet alert.
         let silentSite = 2
@@ -141,22 +152,22 @@ struct FleetFaultMatrix {
         faultAt = ContinuousClock.now
         try await network.setRouterSilent(silentSite, true)
         try await waitUntil("a notification for each of site \(silentSite)'s hosts", timeout: .seconds(120), every: .milliseconds(50)) {
-            Set(Self.firing(receiver, after: mark, alert: "ReachdDisconnected").map { $0.labels["instance"] ?? "" }) == Set(siteHosts.map(\.instance))
+            Set(firing(receiver, after: mark, alert: "ReachdDisconnected").map { $0.labels["instance"] ?? "" }) == Set(siteHosts.map(\.instance))
         }
         figures.append(("a site's router goes silent", ContinuousClock.now - faultAt))
-        let siteAlerts = Self.firing(receiver, after: mark, alert: "ReachdDisconnected")
+        let siteAlerts = firing(receiver, after: mark, alert: "ReachdDisconnected")
         #expect(siteAlerts.allSatisfy { $0.labels["fault"] == "gateway" && $0.labels["site"] == "site\(silentSite)" }, "\(siteAlerts)")
-        #expect(Self.firing(receiver, after: mark, alert: "ReachdFleetServerDown").isEmpty, "a silent site is not the server's fault")
+        #expect(firing(receiver, after: mark, alert: "ReachdFleetServerDown").isEmpty, "a silent site is not the server's fault")
         #expect(!(await api.hasData(#"ALERTS{alertname="ReachdFleetServerDown"}"#)))
         try await network.setRouterSilent(silentSite, false)
-        try await Self.waitUntilAllConnected(api, hostCount)
+        try await waitUntilAllConnected(api, hostCount)
 
         // 3. One host's link goes down: that host alone alerts, with fault=link.
         let lonely = network.hosts[network.hosts.count - 1]
         mark = receiver.notifications.count
         faultAt = ContinuousClock.now
         try await network.setLink(of: lonely, up: false)
-        let lost = try await Self.firstNotification(receiver, after: mark, timeout: .seconds(120)) {
+        let lost = try await firstNotification(receiver, after: mark, timeout: .seconds(120)) {
             $0.status == "firing" && $0.alerts.contains { $0.labels["alertname"] == "ReachdDisconnected" }
         }
         figures.append(("one host's link goes down", lost.at - faultAt))
@@ -164,7 +175,7 @@ struct FleetFaultMatrix {
         #expect(await api.hasData("count(reachd_connected == 0) == 1"))
         let others = try await api.query(#"ALERTS{alertname="ReachdDisconnected", instance!="\#(lonely.instance)"}"#)
         #expect(others.results == 0, "\(others.raw)")
-        let hostAlerts = Self.firing(receiver, after: mark, alert: "ReachdDisconnected")
+        let hostAlerts = firing(receiver, after: mark, alert: "ReachdDisconnected")
         #expect(hostAlerts.map { $0.labels["instance"] } == [lonely.instance], "\(hostAlerts)")
         #expect(hostAlerts.first?.labels["fault"] == "link")
         #expect(lost.receiver == "reachd-host-notify")
@@ -183,8 +194,6 @@ struct FleetFaultMatrix {
         for figure in figures {
             print("fleet: \(figure.case): notified \(String(format: "%.1f", figure.notified.seconds)) s after the fault")
         }
-        await receiver.stop()
-        await network.tearDown()
     }
 
     /// The shipped disconnection window (2 minutes), scaled.

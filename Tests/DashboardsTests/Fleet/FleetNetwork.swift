@@ -72,7 +72,12 @@ final class FleetNetwork: Sendable {
 
     /// Builds everything and starts the server; on failure, removes whatever was built.
     func setUp() async throws {
-        await tearDown()  // leftovers of a crashed run with the same pid
+        // Leftovers of a crashed run (this pid's, or a process's that is gone) would hold the
+        // management network's address.
+        await removeNamespaces { name in
+            guard let pid = name.dropFirst(3).prefix(while: \.isNumber).nonEmpty.flatMap({ Int32($0) }) else { return false }
+            return pid == getpid() || (kill(pid, 0) != 0 && errno == ESRCH)
+        }
         do {
             try await build()
             try await setServer(running: true)
@@ -137,10 +142,15 @@ final class FleetNetwork: Sendable {
     /// Stops the server and removes the namespaces; safe to call twice.
     func tearDown() async {
         await server.stop()
+        await removeNamespaces { $0.hasPrefix("\(prefix)-") }
+    }
+
+    /// Deletes the fleet namespaces (`rdf<pid>-…`) whose name `matching` accepts.
+    private func removeNamespaces(matching: (String) -> Bool) async {
         let existing = (try? await Self.ipOutput(["netns", "list"])) ?? ""
         for line in existing.split(separator: "\n") {
             let name = String(line.split(separator: " ").first ?? "")
-            if name.hasPrefix("\(prefix)-") { _ = try? await Self.ip(["netns", "del", name]) }
+            if name.hasPrefix("rdf"), matching(name) { _ = try? await Self.ip(["netns", "del", name]) }
         }
     }
 
@@ -159,6 +169,10 @@ final class FleetNetwork: Sendable {
     private static func ipOutput(_ arguments: [String]) async throws -> String {
         try await TestNamespace.runOffPool([TestNamespace.ipPath] + arguments)
     }
+}
+
+extension Substring {
+    fileprivate var nonEmpty: Substring? { isEmpty ? nil : self }
 }
 
 /// The shared server: Python's `http.server` in the server namespace, serving `health` (`ok`).
