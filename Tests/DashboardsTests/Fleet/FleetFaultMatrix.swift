@@ -144,6 +144,11 @@ struct FleetFaultMatrix {
         #expect(afterOutage.count == 1, "one notification for the outage: \(afterOutage.map(\.alerts))")
         try await network.setServer(running: true)
         try await waitUntilAllConnected(api, hostCount)
+        // The outage's end is told where its start was, once.
+        let resolved = try await firstNotification(receiver, after: mark, timeout: .seconds(90)) {
+            $0.status == "resolved" && $0.alerts.contains { $0.labels["alertname"] == "ReachdFleetServerDown" }
+        }
+        #expect(resolved.receiver == "reachd-fleet")
 
         // 2. One site's router goes silent: its hosts alert with fault=gateway; no fleet alert.
         let silentSite = 2
@@ -179,6 +184,10 @@ struct FleetFaultMatrix {
         #expect(hostAlerts.map { $0.labels["instance"] } == [lonely.instance], "\(hostAlerts)")
         #expect(hostAlerts.first?.labels["fault"] == "link")
         #expect(lost.receiver == "reachd-host-notify")
+
+        // No host's server alert reached any receiver, firing or resolved, in the whole run.
+        let serverAlerts = receiver.notifications.flatMap(\.alerts).filter { $0.labels["scope"] == "host" && $0.labels["fault"] == "server" }
+        #expect(serverAlerts.isEmpty, "\(serverAlerts)")
 
         // The fleet dashboard: every panel returns data in this Prometheus.
         let expressions = try dashboardExpressions(of: dashboards.appending(path: "reachd-fleet.json"))
