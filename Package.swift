@@ -45,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
@@ -91,6 +92,14 @@ let package = Package(
         // C shims for what Glibc's module lacks: a named thread and an eventfd, the rtnetlink ABI, libsystemd.
         .target(name: "CDedicatedThread", path: "Sources/C/CDedicatedThread"),
         .target(name: "CNetlink", path: "Sources/C/CNetlink"),
+        // The system's OpenSSL (libssl), for the status API client's HTTPS: reachctl must not link
+        // BoringSSL (NIOSSL) for the few requests it makes, and every host has libssl already.
+        .systemLibrary(
+            name: "COpenSSL",
+            path: "Sources/C/COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .systemLibrary(
             name: "CSystemd",
             path: "Sources/C/CSystemd",
@@ -211,9 +220,12 @@ let package = Package(
                 "ReachStatusPage",
                 "ReachMetrics",
                 "ReachPOSIX",
+                "ReachConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -344,6 +356,7 @@ let package = Package(
         .target(
             name: "ReachClient",
             dependencies: [
+                "COpenSSL",
                 "ReachSupport",
                 "ReachAPI",
                 "ReachPOSIX",

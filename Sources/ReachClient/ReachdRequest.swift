@@ -5,9 +5,9 @@ import NIOPosix
 /// One request to reachd's status API on SwiftNIO alone: a TCP or unix-socket connection, HTTP/1.1
 /// from NIOHTTP1, the body of a `200` handed over as it arrives, then the connection closed.
 ///
-/// reachd serves plain HTTP on loopback or a unix socket, and a client needs one request at a
-/// time: no TLS, HTTP/2 or connection pool. Not linking an HTTP client that brings them is what
-/// keeps reachctl and an idle program small (the Swift runtime touches every linked module's
+/// A client needs one request at a time: no HTTP/2 or connection pool, and TLS for an `https://`
+/// endpoint from the system's OpenSSL (``ClientTLSHandler``). Not linking an HTTP client or TLS
+/// library that brings them is what keeps reachctl and an idle program small (the Swift runtime touches every linked module's
 /// metadata at start, so each one costs private memory whether it is used or not).
 struct ReachdRequest: Sendable {
     let endpoint: ReachdEndpoint
@@ -36,11 +36,13 @@ struct ReachdRequest: Sendable {
             throw ReachdClientError.endpoint(error)
         }
         let silence = TimeAmount(silenceLimit)
+        let caFile = endpoint.caFile
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(.init(connectTimeout))
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
                 let pipeline = channel.pipeline.syncOperations
                 try pipeline.addHandler(IdleStateHandler(readTimeout: silence))
+                if case .tcp(let host, _, tls: true) = address { try pipeline.addHandler(ClientTLSHandler(host: host, caFile: caFile)) }
                 try pipeline.addHTTPClientHandlers()
                 try pipeline.addHandler(SilenceHandler())
                 return try Connection(wrappingChannelSynchronously: channel)
@@ -50,7 +52,7 @@ struct ReachdRequest: Sendable {
         do {
             connection =
                 switch address {
-                case .tcp(let host, let port): try await bootstrap.connect(host: host, port: port, channelInitializer: initializer)
+                case .tcp(let host, let port, _): try await bootstrap.connect(host: host, port: port, channelInitializer: initializer)
                 case .unixSocket(let path): try await bootstrap.connect(unixDomainSocketPath: path, channelInitializer: initializer)
                 }
         } catch {
@@ -59,7 +61,7 @@ struct ReachdRequest: Sendable {
         try await connection.executeThenClose { inbound, outbound in
             var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
             head.headers.add(name: "Host", value: address.hostHeader)
-            if let token = endpoint.token { head.headers.add(name: "Authorization", value: "Bearer \(token)") }
+            if let authorization = endpoint.authorization { head.headers.add(name: "Authorization", value: authorization) }
             head.headers.add(contentsOf: headers)
             if method == .POST { head.headers.add(name: "Content-Length", value: "0") }
             var refusal: (status: HTTPResponseStatus, body: ByteBuffer)?

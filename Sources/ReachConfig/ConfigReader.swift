@@ -52,6 +52,11 @@ struct ConfigReader {
         problems.append(ConfigurationProblem(source: source, keyPath: path, line: mark?.line, column: mark?.column, message: message))
     }
 
+    /// Takes in the problems another reader found, in a file this one's names (the web configuration).
+    mutating func adopt(_ others: [ConfigurationProblem]) {
+        problems += others
+    }
+
     /// The entries of a mapping, keyed by name. Unknown keys are reported with the closest known key.
     mutating func mapping(_ node: ConfigNode, keys allowed: [String]) -> [String: ConfigNode]? {
         guard case .mapping(let mapping) = node.node else {

@@ -19,6 +19,9 @@ public struct Configuration: Sendable, Equatable {
     public var apiIdleTimeout: Duration
     /// A unix socket the status endpoint also listens on; off when `nil`.
     public var socket: String?
+    /// TLS and basic auth on the status listener (``listen``), from an exporter-toolkit web
+    /// configuration file; plain HTTP when `nil`.
+    package var web: WebConfiguration?
     /// Where the `grpc.health.v1.Health` service listens; off when `nil`.
     public var grpcHealthListen: HostPort?
     public var log: LogSettings

@@ -35,6 +35,7 @@ package struct ConfigurationChange: Sendable, Equatable {
         if old.listen != new.listen { needsRestart.append("listen") }
         if old.socket != new.socket { needsRestart.append("socket") }
         if old.apiToken != new.apiToken { needsRestart.append("api.bearer_token_file") }
+        if (old.web?.tls == nil) != (new.web?.tls == nil) { needsRestart.append("api.web_config_file: tls_server_config") }
         if old.apiIdleTimeout != new.apiIdleTimeout { needsRestart.append("api.idle_timeout") }
         if old.grpcHealthListen != new.grpcHealthListen { needsRestart.append("grpc_health.listen") }
         if old.log != new.log { needsRestart.append("log") }

@@ -28,20 +28,22 @@ extension Configuration {
 
     /// Parses YAML text; `source` names it in problem reports. Token files named in it are read now.
     ///
-    /// - Parameter environment: Supplies `$CREDENTIALS_DIRECTORY` for `bearer_token_credential`.
+    /// - Parameters:
+    ///   - environment: Supplies `$CREDENTIALS_DIRECTORY` for `bearer_token_credential`.
+    ///   - webConfigFile: `--web.config.file`: read instead of `api.web_config_file`.
     package static func parse(
-        _ yaml: String, source: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        _ yaml: String, source: String, environment: [String: String] = ProcessInfo.processInfo.environment, webConfigFile: String? = nil
     ) throws(ConfigurationError) -> Configuration {
-        try ConfigurationParser.parse(yaml, source: source, environment: environment)
+        try ConfigurationParser.parse(yaml, source: source, environment: environment, webConfigFile: webConfigFile)
     }
 
-    /// Reads and parses a configuration.
+    /// Reads and parses a configuration, and the web configuration file it or `webConfigFile` names.
     package static func load(
-        from source: Source, environment: [String: String] = ProcessInfo.processInfo.environment
+        from source: Source, environment: [String: String] = ProcessInfo.processInfo.environment, webConfigFile: String? = nil
     ) throws(ConfigurationError) -> Configuration {
         switch source {
         case .embeddedDefault:
-            return try parse(DefaultConfiguration.yaml, source: source.description, environment: environment)
+            return try parse(DefaultConfiguration.yaml, source: source.description, environment: environment, webConfigFile: webConfigFile)
         case .file(let path):
             let text: String
             switch BoundedFile.readText(path, limit: BoundedFile.textLimit) {
@@ -49,7 +51,7 @@ extension Configuration {
             case .failure(let failure):
                 throw ConfigurationError(problems: [ConfigurationProblem(source: path, keyPath: "", message: "cannot read the file: \(failure)")])
             }
-            return try parse(text, source: path, environment: environment)
+            return try parse(text, source: path, environment: environment, webConfigFile: webConfigFile)
         }
     }
 }

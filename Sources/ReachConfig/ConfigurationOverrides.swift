@@ -45,12 +45,13 @@ extension Configuration {
         policy = policy.capped(at: targets.count)
     }
 
-    /// Replaces the status endpoint's address with `host:port`; a non-loopback one needs ``apiToken``.
+    /// Replaces the status endpoint's address with `host:port`; a non-loopback one needs ``apiToken``
+    /// or a web configuration that authenticates clients.
     package mutating func replaceListenAddress(with address: String) throws(ConfigurationError) {
         let document = Self.mapping([
             ("listen", Self.string(address)), ("server", Self.mapping([("base_url", Self.string("http://127.0.0.1"))])),
         ])
-        listen = try ConfigurationParser.parse(Self.yaml(document), source: "--listen", environment: [:], tokenIsSet: apiToken != nil).listen
+        listen = try ConfigurationParser.parse(Self.yaml(document), source: "--listen", environment: [:], tokenIsSet: apiToken != nil || web?.authenticatesClients == true).listen
     }
 
     /// A command-line value becomes YAML through the emitter, which quotes and escapes it: pasted

@@ -40,17 +40,20 @@ struct ConfigurationParser {
     let environment: [String: String]
     /// Whether a token is already known, so that a non-loopback `listen` needs none in this document.
     let tokenIsSet: Bool
+    /// `--web.config.file`, which wins over `api.web_config_file`.
+    let webConfigFile: String?
 
-    init(source: String, environment: [String: String], tokenIsSet: Bool) {
+    init(source: String, environment: [String: String], tokenIsSet: Bool, webConfigFile: String? = nil) {
         reader = ConfigReader(source: source)
         self.environment = environment
         self.tokenIsSet = tokenIsSet
+        self.webConfigFile = webConfigFile
     }
 
     static func parse(
-        _ yaml: String, source: String, environment: [String: String], tokenIsSet: Bool = false
+        _ yaml: String, source: String, environment: [String: String], tokenIsSet: Bool = false, webConfigFile: String? = nil
     ) throws(ConfigurationError) -> Configuration {
-        var parser = ConfigurationParser(source: source, environment: environment, tokenIsSet: tokenIsSet)
+        var parser = ConfigurationParser(source: source, environment: environment, tokenIsSet: tokenIsSet, webConfigFile: webConfigFile)
         let configuration = parser.document(yaml)
         guard let configuration, parser.reader.problems.isEmpty else {
             // In reading order; problems without a position (cross-target checks) last.
@@ -97,7 +100,11 @@ struct ConfigurationParser {
         var apiToken: Secret?
         var tokenWasGiven = tokenIsSet
         var idleTimeout = Duration.seconds(60)
-        if let apiNode = entries["api"], let api = reader.mapping(apiNode, keys: ["bearer_token_file", "bearer_token_credential", "idle_timeout"]) {
+        var webPath = webConfigFile
+        if let apiNode = entries["api"], let api = reader.mapping(apiNode, keys: ["bearer_token_file", "bearer_token_credential", "idle_timeout", "web_config_file"]) {
+            if let node = api["web_config_file"], let path = reader.string(node, expected: "the path of an exporter-toolkit web configuration file") {
+                webPath = webPath ?? path
+            }
             apiToken = parseBearerToken(api)
             // A token that was given but could not be read is reported there, once.
             tokenWasGiven = tokenWasGiven || api["bearer_token_file"] != nil || api["bearer_token_credential"] != nil
@@ -105,9 +112,18 @@ struct ConfigurationParser {
                 idleTimeout = timeout
             }
         }
-        if let listenNode = entries["listen"], let listen, IPAddress(listen.host) != nil, listen.listenerNeedsToken, apiToken == nil, !tokenWasGiven {
+        let web = webPath.flatMap { path in
+            let (web, problems) = WebConfigurationParser.parse(path)
+            reader.adopt(problems)
+            return web
+        }
+        // A web configuration that could not be read has had its problems reported already.
+        let clientsAuthenticate = web?.authenticatesClients ?? (webPath != nil)
+        if let listenNode = entries["listen"], let listen, IPAddress(listen.host) != nil, listen.listenerNeedsToken, apiToken == nil, !tokenWasGiven,
+            !clientsAuthenticate
+        {
             reader.report(
-                "\(listen) is reachable from other machines: set api.bearer_token_file (or api.bearer_token_credential) so that only clients with the token are answered",
+                "\(listen) is reachable from other machines: set api.bearer_token_file (or api.bearer_token_credential), or basic_auth_users or RequireAndVerifyClientCert in api.web_config_file, so that only known clients are answered",
                 at: listenNode)
         }
         var socket: String?
@@ -143,6 +159,7 @@ struct ConfigurationParser {
             grpcHealthListen: grpcHealthListen, log: log
         ).with(reactions)
         configuration.captivePortal = captivePortal
+        configuration.web = web
         configuration.history = entries["history"].flatMap { parseHistory($0) } ?? HistorySettings()
         if let node = entries["upstream"], let upstream = parseUpstream(node) { configuration.upstream = upstream }
         configuration.variants.perInterface = defaults.perInterface

@@ -30,6 +30,8 @@ package struct Daemon: Sendable {
     private let serviceManager: ServiceManagerService
     private let metrics: ReachMetrics
     private let statusServer: StatusServer
+    /// TLS and basic auth on `listen`, or why the web configuration cannot give them.
+    private let security: Result<ListenerSecurity?, ConfigurationError>
     private let socketServer: (path: String, server: StatusServer)?
     private let grpcHealthServer: (address: HostPort, server: GRPCHealthServer)?
     private let listening: ListenGate
@@ -79,15 +81,18 @@ package struct Daemon: Sendable {
         let serviceManager = ServiceManagerService(
             notifier: notifier, monitor: monitor, engine: engine, readyTimeout: checkWaitLimit, clock: clock, logger: logger)
         self.serviceManager = serviceManager
+        let security = Result<ListenerSecurity?, ConfigurationError> { () throws(ConfigurationError) in try configuration.web.map { web throws(ConfigurationError) in try ListenerSecurity(web) } }
+        self.security = security
         self.reloads = ReloadService(
             configuration: configuration, load: reload ?? { configuration }, engine: engine, metrics: metrics,
-            reactions: reactions, history: history, serviceManager: serviceManager, logger: logger)
+            reactions: reactions, history: history, security: try? security.get(), serviceManager: serviceManager, logger: logger)
         let listening = ListenGate(listeners: 1 + (configuration.socket == nil ? 0 : 1) + (configuration.grpcHealthListen == nil ? 0 : 1))
         self.listening = listening
         let limits = StatusServer.Limits(idleTimeout: configuration.apiIdleTimeout)
         self.statusServer = StatusServer(
             monitor: monitor, metrics: metrics, address: .tcp(host: configuration.listen.host, port: configuration.listen.port),
-            bearerToken: configuration.apiToken, checkWaitLimit: checkWaitLimit, limits: limits, history: history, logger: logger)
+            bearerToken: configuration.apiToken, security: try? security.get(), checkWaitLimit: checkWaitLimit, limits: limits, history: history,
+            logger: logger)
         self.socketServer = configuration.socket.map { path in
             let server = StatusServer(
                 monitor: monitor, metrics: metrics, address: .unixSocket(path), bearerToken: configuration.apiToken,
@@ -134,11 +139,23 @@ package struct Daemon: Sendable {
         await reloads.reload()
     }
 
+    /// Checks what only the status server can: that the web configuration's certificate, key and
+    /// client CAs make a TLS context (`--check-config` and start-up say the same).
+    ///
+    /// - Throws: ``ReachConfig/ConfigurationError`` naming the web configuration file and key.
+    package static func checkListenerSecurity(_ configuration: Configuration) throws(ConfigurationError) {
+        if let web = configuration.web { _ = try ListenerSecurity(web) }
+    }
+
     /// Runs until SIGTERM or SIGINT (or until the calling task is cancelled), then stops within a second.
+    ///
+    /// - Throws: ``ReachConfig/ConfigurationError`` when the web configuration's TLS files cannot
+    ///   serve, before anything starts.
     package func run() async throws {
+        _ = try security.get()
         // The configuration parser enforces this too; a Configuration built in code is checked here.
         let address = StatusServer.Address.tcp(host: configuration.listen.host, port: configuration.listen.port)
-        guard !address.needsToken || configuration.apiToken != nil else {
+        guard !address.needsToken || configuration.apiToken != nil || configuration.web?.authenticatesClients == true else {
             logger.critical("refusing to serve the status endpoint on \(configuration.listen) without a bearer token")
             throw UnprotectedStatusEndpoint(listen: configuration.listen)
         }

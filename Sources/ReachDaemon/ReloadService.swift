@@ -5,6 +5,7 @@ import ReachCore
 import ReachEngine
 import ReachHooks
 import ReachMetrics
+import ReachServer
 import ReachSupport
 import ReachSystemd
 import ServiceLifecycle
@@ -14,7 +15,8 @@ import Synchronization
 ///
 /// A valid configuration is applied while reachd runs: subscribers keep their streams, targets
 /// that did not change keep their state, added and changed ones are probed at once, removed ones
-/// are forgotten. What only a restart can change (listening sockets, the token, logging) is named
+/// are forgotten. The web configuration file is read again: new connections get its certificate
+/// and users (``ReachServer/ListenerSecurity``). What only a restart can change (listening sockets, the token, logging) is named
 /// in the log and otherwise ignored. An invalid configuration is rejected with the same messages
 /// as `--check-config`, and the running one stays in force. systemd hears of it from
 /// ``ServiceManagerService``, the one owner of sd_notify (``ServiceManagerService/reloading(_:)``).
@@ -30,6 +32,8 @@ final class ReloadService: Service, Sendable {
     let metrics: ReachMetrics
     let reactions: Reactions
     let history: HistoryService
+    /// The status listener's TLS and users, when a web configuration file gives them.
+    let security: ListenerSecurity?
     let serviceManager: ServiceManagerService
     /// SIGHUPs not yet applied: several before the service runs make one reload.
     private let hangups = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -38,7 +42,7 @@ final class ReloadService: Service, Sendable {
     init(
         configuration: Configuration, load: @escaping @Sendable () throws(ConfigurationError) -> Configuration,
         engine: ConnectivityEngine, metrics: ReachMetrics, reactions: Reactions, history: HistoryService,
-        serviceManager: ServiceManagerService, logger: Logger
+        security: ListenerSecurity?, serviceManager: ServiceManagerService, logger: Logger
     ) {
         self.running = Mutex(configuration)
         self.load = load
@@ -46,6 +50,7 @@ final class ReloadService: Service, Sendable {
         self.metrics = metrics
         self.reactions = reactions
         self.history = history
+        self.security = security
         self.serviceManager = serviceManager
         self.logger = logger
     }
@@ -73,6 +78,7 @@ final class ReloadService: Service, Sendable {
         let configuration: Configuration
         do {
             configuration = try load()
+            try security?.update(configuration.web)
         } catch {
             logger.error(
                 "configuration reload rejected; the running configuration stays in force:\n\(error.description)",

@@ -10,7 +10,7 @@ import Synchronization
 /// The connectivity service backed by a running reachd: follows its event stream and runs the
 /// program's callbacks in the program.
 ///
-/// - It connects to `/v1/events` at the endpoint (see ``ReachdEndpoint/resolve(configured:tokenFile:environment:)``),
+/// - It connects to `/v1/events` at the endpoint (see ``ReachdEndpoint/resolve(configured:tokenFile:caFile:user:passwordFile:environment:)``),
 ///   with the bearer token if one is set, and after a break resumes after the last event id it
 ///   saw: reachd replays what it still remembers, or sends a `reset` event whose verdict replaces
 ///   what the service knew.

@@ -81,6 +81,7 @@ package struct StatusServer: Sendable {
     private let metrics: ReachMetrics
     private let address: Address
     private let bearerToken: Secret?
+    private let security: ListenerSecurity?
     private let heartbeatInterval: Duration
     private let checkWaitLimit: Duration
     private let limits: Limits
@@ -89,7 +90,8 @@ package struct StatusServer: Sendable {
 
     /// - Parameters:
     ///   - bearerToken: Required of every client but `/healthz` when set; mandatory when `address`
-    ///     is not local (the daemon checks).
+    ///     is not local and `security` authenticates no client (the daemon checks).
+    ///   - security: TLS and basic auth from the web configuration file; plain HTTP when `nil`.
     ///   - heartbeatInterval: How often an idle event stream carries a `: heartbeat` comment.
     ///   - checkWaitLimit: The longest `POST /v1/check` waits for fresh results before answering
     ///     with what it has; see ``checkWaitLimit(for:)``.
@@ -97,7 +99,7 @@ package struct StatusServer: Sendable {
     ///   - history: What `GET /v1/history` reads, and the status page's uptime and transitions; `nil`
     ///     answers it with `503` (history is off) and the page says there is no history.
     package init(
-        monitor: ConnectivityMonitor, metrics: ReachMetrics, address: Address, bearerToken: Secret? = nil,
+        monitor: ConnectivityMonitor, metrics: ReachMetrics, address: Address, bearerToken: Secret? = nil, security: ListenerSecurity? = nil,
         heartbeatInterval: Duration = .seconds(15), checkWaitLimit: Duration = .seconds(3), limits: Limits = Limits(),
         history: (any HistoryReading)? = nil, logger: Logger
     ) {
@@ -106,6 +108,7 @@ package struct StatusServer: Sendable {
         self.metrics = metrics
         self.address = address
         self.bearerToken = bearerToken
+        self.security = security
         self.heartbeatInterval = heartbeatInterval
         self.checkWaitLimit = checkWaitLimit
         self.limits = limits
@@ -132,9 +135,16 @@ package struct StatusServer: Sendable {
     package func makeApplication(whenListening: @escaping @Sendable () -> Void = {}) -> some ApplicationProtocol {
         let address = self.address
         let logger = self.logger
+        let http1 = limits.http1
+        let server: HTTPServerBuilder =
+            if let security, security.servesTLS {
+                HTTPServerBuilder { responder in SecuredChannel(base: HTTP1Channel(responder: responder, configuration: http1), security: security) }
+            } else {
+                .http1(configuration: http1)
+            }
         return QuietApplication(
             responder: makeRouter().buildResponder(),
-            server: .http1(configuration: limits.http1),
+            server: server,
             configuration: ApplicationConfiguration(
                 address: address.bindAddress,
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections)),
@@ -158,8 +168,11 @@ package struct StatusServer: Sendable {
         // Middleware applies to routes added after it, and to unmatched requests.
         router.add(middleware: APIErrorMiddleware(allowedMethods: Self.routes))
         router.add(middleware: BodyLimitMiddleware(maxBodyBytes: limits.maxBodyBytes))
-        if let bearerToken {
-            router.add(middleware: BearerAuthMiddleware(token: bearerToken, openPaths: Self.openPaths))
+        let bearer = bearerToken.map { BearerAuthMiddleware<BasicRequestContext>(token: $0, openPaths: Self.openPaths) }
+        if let security {
+            router.add(middleware: BasicAuthMiddleware(security: security, bearer: bearer, openPaths: Self.openPaths))
+        } else if let bearer {
+            router.add(middleware: bearer)
         } else if case .tcp = address {
             router.add(middleware: LoopbackHostMiddleware(openPaths: Self.openPaths))
         }

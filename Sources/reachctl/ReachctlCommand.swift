@@ -13,7 +13,8 @@ struct ReachctlCommand: AsyncParsableCommand {
         discussion: """
             reachctl talks to reachd's status API (--endpoint, else $REACHD_ENDPOINT, else \
             http://127.0.0.1:9780). When reachd requires a bearer token, pass the file that holds \
-            it with --token-file.
+            it with --token-file. For a reachd serving HTTPS (--web.config.file), give an https:// \
+            endpoint, --cacert for a private CA, and --user with --password-file for basic auth.
 
             Exit codes: 0 connected, 1 disconnected or unknown (wait-online: timed out), \
             2 reachd unreachable, 3 the event stream broke (watch without --follow).
@@ -32,10 +33,19 @@ struct ReachctlCommand: AsyncParsableCommand {
     @Option(name: .customLong("token-file"), help: ArgumentHelp("Send the bearer token in this file.", valueName: "path"))
     var tokenFile: String?
 
-    /// The endpoint and token the options and environment name; exits 2 when they cannot be used.
+    @Option(name: .long, help: ArgumentHelp("Trust the CA certificates in this PEM file for an https:// endpoint.", valueName: "path"))
+    var cacert: String?
+
+    @Option(name: .long, help: ArgumentHelp("Authenticate as this user (basic auth); the password comes from --password-file.", valueName: "name"))
+    var user: String?
+
+    @Option(name: .customLong("password-file"), help: ArgumentHelp("The basic-auth password, one line in this file.", valueName: "path"))
+    var passwordFile: String?
+
+    /// The endpoint and credentials the options and environment name; exits 2 when they cannot be used.
     func resolvedEndpoint() throws -> ReachdEndpoint {
         do {
-            return try ReachdEndpoint.resolve(configured: endpoint, tokenFile: tokenFile)
+            return try ReachdEndpoint.resolve(configured: endpoint, tokenFile: tokenFile, caFile: cacert, user: user, passwordFile: passwordFile)
         } catch {
             Output.error("reachctl: \(error)")
             throw ExitCode(ExitStatus.unreachable)

@@ -23,7 +23,7 @@ struct ReachdCommand: AsyncParsableCommand {
             The configuration comes from --config, else $REACHD_CONFIG, else the embedded default \
             (the same text as config/reachd.yaml).
 
-            Exit status: 0 after SIGTERM or SIGINT; 78 (EX_CONFIG) when the configuration has \
+            Exit status: 0 after SIGTERM or SIGINT; 78 (EX_CONFIG) when the configuration or its web configuration file has \
             problems; 69 (EX_UNAVAILABLE) when reachd cannot listen on an address of listen, \
             socket or grpc_health.listen (the address is in use, needs privileges, or is not this \
             machine's), which it says in one line before it has claimed to run; 1 on any other failure.
@@ -48,13 +48,20 @@ struct ReachdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Serve the status endpoint on this address instead of the configured one.", valueName: "host:port"))
     var listen: String?
 
+    @Option(
+        name: .customLong("web.config.file"),
+        help: ArgumentHelp(
+            "An exporter-toolkit web configuration file (TLS, client certificates, basic auth) for the status endpoint, instead of api.web_config_file.",
+            valueName: "path"))
+    var webConfigFile: String?
+
     @Option(name: .customLong("log-target"), help: ArgumentHelp("Where log lines go, instead of the configured log.target.", valueName: "target"))
     var logTarget: LogSettings.Target?
 
     func run() async throws {
         if let checkConfig {
             do {
-                _ = try Configuration.load(from: .file(checkConfig))
+                try Daemon.checkListenerSecurity(try Configuration.load(from: .file(checkConfig), webConfigFile: webConfigFile))
                 print("ok")
                 return
             } catch {
@@ -65,13 +72,14 @@ struct ReachdCommand: AsyncParsableCommand {
 
         let environment = ProcessInfo.processInfo.environment
         let source = Configuration.Source.resolve(commandLine: config, environment: environment)
-        let (targetsFile, listen, logTarget) = (targetsFile, listen, logTarget)
+        let (targetsFile, listen, logTarget, webConfigFile) = (targetsFile, listen, logTarget, webConfigFile)
         // A reload (SIGHUP) loads the configuration exactly as start-up does, overrides included.
         let load: @Sendable () throws(ConfigurationError) -> Configuration = { () throws(ConfigurationError) in
-            var configuration = try Configuration.load(from: source, environment: environment)
+            var configuration = try Configuration.load(from: source, environment: environment, webConfigFile: webConfigFile)
             if let targetsFile { try configuration.replaceTargets(withURLsIn: targetsFile) }
             if let listen { try configuration.replaceListenAddress(with: listen) }
             if let logTarget { configuration.log.target = logTarget }
+            try Daemon.checkListenerSecurity(configuration)
             return configuration
         }
         let configuration: Configuration

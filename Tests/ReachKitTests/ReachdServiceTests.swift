@@ -165,8 +165,14 @@ extension ReachKitProcessTests {
             #expect(try ReachdEndpoint.resolve(environment: ["REACHD_ENDPOINT": "http://127.0.0.1:9999/"]).base == "http://127.0.0.1:9999")
             #expect(try ReachdEndpoint.resolve(environment: [:]).base == "http://127.0.0.1:9780")
             #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(tokenFile: "/nonexistent/token", environment: [:]) }
-            // reachd serves plain HTTP only: an https endpoint is refused before anything connects.
-            #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(configured: "https://127.0.0.1:9780", environment: [:]) }
+            // An https endpoint is taken (a reachd with a web configuration file); other schemes are not.
+            #expect(try ReachdEndpoint.resolve(configured: "https://127.0.0.1:9780", environment: [:]).base == "https://127.0.0.1:9780")
+            #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(configured: "ftp://127.0.0.1:9780", environment: [:]) }
+            // One way to prove who asks, and both halves of it; a CA file that cannot be read fails at once.
+            #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(user: "prometheus", environment: [:]) }
+            #expect(throws: ReachdEndpointError.self) {
+                try ReachdEndpoint.resolve(configured: "https://127.0.0.1:9780", caFile: "/nonexistent/ca.pem", environment: [:])
+            }
             #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(environment: ["REACHD_ENDPOINT": "http://127.0.0.1:9780/api"]) }
             #expect(try ReachdEndpoint.resolve(configured: "http://[::1]:9780", environment: [:]).base == "http://[::1]:9780")
         }
