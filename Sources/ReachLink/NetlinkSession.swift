@@ -105,6 +105,13 @@ struct NetlinkSession {
             }
         }
         overrunsInBurst += 1
+        // The running dump's end may be what was lost: the kernel answers a dump it could not start
+        // (ENOBUFS itself, on a full queue) with an error message that a full queue drops too, and
+        // then the scheduler would wait for it forever. So the dump is abandoned and the full re-dump
+        // starts after the drain; by then no dump of ours runs in the kernel (a running dump refills
+        // the queue as it is read, so the queue is not seen empty), and a late reply of the abandoned
+        // one is applied as the notification it describes.
+        if let abandoned = scheduler.finish() { _ = table.endDump(abandoned.kind, consistent: false) }
         scheduler.requestFullResync()
         isAwaitingDrain = true
         return []
