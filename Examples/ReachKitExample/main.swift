@@ -1,6 +1,7 @@
 // A program that uses ReachKit as a kiosk or an uploader would: a cache-warming callback on
 // restoration, and an upload queue that keeps work while offline and drains when connectivity
-// returns. It imports ReachKit (and ReachKitEmbedded, for the in-process monitor) and nothing else.
+// returns. It imports ReachKit, ReachKitQueue (the durable queue) and ReachKitEmbedded (the in-process
+// monitor), and nothing else.
 //
 //   swift run reachkit-example reachd [TOKEN_FILE]  # follow a local reachd ($REACHD_ENDPOINT or 127.0.0.1:9780),
 //                                                   # sending the bearer token in TOKEN_FILE when reachd wants one
@@ -13,6 +14,7 @@
 // pipe, its lines are buffered; `stdbuf -oL` makes them line by line.)
 import ReachKit
 import ReachKitEmbedded
+import ReachKitQueue
 
 var logger = Logger(label: "reachkit-example")
 logger.logLevel = .notice

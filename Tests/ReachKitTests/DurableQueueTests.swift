@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-@testable import ReachKit
+import ReachKit
+@testable import ReachKitQueue
 import ReachKitTesting
 import ReachTesting
 import Synchronization

@@ -2,6 +2,7 @@ import Foundation
 import Metrics
 import MetricsTestKit
 import ReachKit
+import ReachKitQueue
 import ReachKitTesting
 import ReachTesting
 import Testing

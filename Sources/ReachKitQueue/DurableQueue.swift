@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Logging
-import ReachCore
+import ReachKit
 import ReachPOSIX
 import ReachSupport
 import ServiceLifecycle

@@ -1,4 +1,5 @@
 import Metrics
+import ReachSupport
 
 /// A queue's counts and age as swift-metrics gauges: recorded for a program that bootstrapped a
 /// metrics backend (`MetricsSystem.bootstrap`, or a task-local `withMetricsFactory` around the
