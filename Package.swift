@@ -20,6 +20,9 @@ let releaseDaemonLinking: [LinkerSetting] = [
 
 let package = Package(
     name: "reachd",
+    // Linux only: ReachPOSIX, which every product stands on, uses Glibc, eventfd and named threads,
+    // and a build elsewhere stops at its LinuxOnly.swift. This line only states the least macOS of
+    // the Swift APIs used (Synchronization's Mutex); nothing is built or tested on macOS.
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "reachd", targets: ["reachd"]),
@@ -451,6 +454,10 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

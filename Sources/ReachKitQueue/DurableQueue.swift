@@ -61,7 +61,7 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
     static var ageRefreshInterval: Duration { .seconds(5) }
 
     private struct State {
-        var breaker: CircuitBreaker
+        var breaker: BreakerMachine
         /// The deliveries whose handler runs, by item id.
         var inFlight: [Int64: Delivery] = [:]
         /// A wake-up for the next item's retry time or the breaker's cool-down.
@@ -108,7 +108,7 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
         self.clock = clock
         self.logger = logger
         self.metrics = QueueMetrics(queue: name)
-        self.state = Mutex(State(breaker: CircuitBreaker(threshold: policy.breakerThreshold, cooldown: policy.breakerCooldown)))
+        self.state = Mutex(State(breaker: BreakerMachine(threshold: policy.breakerThreshold, cooldown: policy.breakerCooldown)))
     }
 
     // MARK: Enqueueing
@@ -282,7 +282,7 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
         let restoration = service.onConnectivityRestored(named: "queue \(name)", timeout: nil) { [weak self] _ in
             guard let self else { return }
             let position = state.withLock { state in
-                state.breaker.restored()
+                state.breaker.reset()
                 return state.breaker.position
             }
             metrics?.recordBreaker(position)

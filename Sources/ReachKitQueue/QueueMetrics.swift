@@ -1,4 +1,5 @@
 import Metrics
+import ReachKit
 import ReachSupport
 
 /// A queue's counts, outcomes and timings through swift-metrics: recorded for a program that
@@ -54,7 +55,7 @@ struct QueueMetrics: Sendable {
     }
 
     /// The gauges, from the queue's counts and its breaker's position.
-    func record(pending: Int, inFlight: Int, dead: Int, oldestAge: Duration?, breaker position: CircuitBreaker.Position) {
+    func record(pending: Int, inFlight: Int, dead: Int, oldestAge: Duration?, breaker position: BreakerMachine.Position) {
         self.pending.record(pending)
         self.inFlight.record(inFlight)
         self.dead.record(dead)
@@ -63,7 +64,7 @@ struct QueueMetrics: Sendable {
     }
 
     /// The breaker's position, at once when it moves.
-    func recordBreaker(_ position: CircuitBreaker.Position) {
+    func recordBreaker(_ position: BreakerMachine.Position) {
         breaker.record(position.gaugeValue)
     }
 
@@ -104,7 +105,7 @@ struct QueueMetrics: Sendable {
     }
 }
 
-extension CircuitBreaker.Position {
+extension BreakerMachine.Position {
     /// `reachkit_queue_breaker_state`: 0 closed, 1 half-open, 2 open.
     fileprivate var gaugeValue: Double {
         switch self {
