@@ -20,13 +20,18 @@ let releaseDaemonLinking: [LinkerSetting] = [
 
 let package = Package(
     name: "reachd",
+    // Linux only: ReachPOSIX, which every product stands on, uses Glibc, eventfd and named threads,
+    // and a build elsewhere stops at its LinuxOnly.swift. This line only states the least macOS of
+    // the Swift APIs used (Synchronization's Mutex); nothing is built or tested on macOS.
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "reachd", targets: ["reachd"]),
         .executable(name: "reachctl", targets: ["reachctl"]),
-        // What a program imports: ReachKit, ReachKitEmbedded for the in-process monitor, and
-        // ReachKitTesting for its tests. The modules behind them are not products of their own.
+        // What a program imports: ReachKit, ReachKitQueue for the durable queue, ReachKitEmbedded
+        // for the in-process monitor, and ReachKitTesting for its tests. The modules behind them are
+        // not products of their own.
         .library(name: "ReachKit", targets: ["ReachKit"]),
+        .library(name: "ReachKitQueue", targets: ["ReachKitQueue"]),
         .library(name: "ReachKitEmbedded", targets: ["ReachKitEmbedded"]),
         .library(name: "ReachKitTesting", targets: ["ReachKitTesting"]),
     ],
@@ -379,9 +384,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The library for programs: the connectivity service backed by reachd, and a durable queue
-        // that drains on restoration, as swift-service-lifecycle services. Small on purpose: no
-        // server, no probers, no YAML, no TLS.
+        // The library for programs: the connectivity service backed by reachd, as a
+        // swift-service-lifecycle service. Small on purpose: no server, no probers, no YAML, no TLS,
+        // no database (an idle follower pays for what it links: docs/performance.md).
         .target(
             name: "ReachKit",
             dependencies: [
@@ -390,11 +395,22 @@ let package = Package(
                 "ReachClient",
                 "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // The durable queue that drains on restoration (SQLite through GRDB), apart from ReachKit so
+        // that a program that only follows connectivity links no database.
+        .target(
+            name: "ReachKitQueue",
+            dependencies: [
+                "ReachKit", "ReachSupport", "ReachPOSIX",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -421,7 +437,7 @@ let package = Package(
         // Uses ReachKit as a program would, importing nothing else: a cache-warming callback and an upload queue.
         .executableTarget(
             name: "reachkit-example",
-            dependencies: ["ReachKit", "ReachKitEmbedded"],
+            dependencies: ["ReachKit", "ReachKitQueue", "ReachKitEmbedded"],
             path: "Examples/ReachKitExample",
             swiftSettings: strict
         ),
@@ -436,14 +452,14 @@ let package = Package(
         // Drains a queue in a child process, for the test that kills it mid-drain.
         .executableTarget(
             name: "queue-drain-helper",
-            dependencies: ["ReachKit", "ReachKitTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachKit", "ReachKitQueue", "ReachKitTesting", .product(name: "Logging", package: "swift-log")],
             path: "Tests/QueueDrainHelper",
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReachKitTests",
             dependencies: [
-                "ReachKit", "ReachKitEmbedded", "ReachKitTesting", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "reachd", "queue-drain-helper",
+                "ReachKit", "ReachKitQueue", "ReachKitEmbedded", "ReachKitTesting", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "reachd", "queue-drain-helper",
                 "reachkit-example",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -451,16 +467,20 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         // What the ReachKit benchmarks share: the queued item, timing, printing.
         .target(name: "ReachKitBenchmarkSupport", path: "Benchmarks/ReachKitBenchmarkSupport", swiftSettings: strict),
-        // Prints durable enqueue throughput beside a bare SQLite loop: ReachKit alone, quick to build.
+        // Prints durable enqueue throughput beside a bare SQLite loop: ReachKit and its queue alone, quick to build.
         .executableTarget(
             name: "reachkit-enqueue-benchmark",
             dependencies: [
-                "ReachKit", "ReachKitBenchmarkSupport",
+                "ReachKit", "ReachKitQueue", "ReachKitBenchmarkSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -471,7 +491,7 @@ let package = Package(
         .executableTarget(
             name: "reachkit-benchmark",
             dependencies: [
-                "ReachKit", "ReachKitTesting", "ReachKitBenchmarkSupport",
+                "ReachKit", "ReachKitQueue", "ReachKitTesting", "ReachKitBenchmarkSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -10,6 +10,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ReachKit
+import ReachKitQueue
 import ReachKitBenchmarkSupport
 import ReachKitTesting
 

@@ -1,6 +1,6 @@
 // Durable enqueue throughput: one item per call, beside a bare SQLite insert-and-commit loop with
 // the same durability (WAL, synchronous=FULL) and the same table on the same disk, interleaved
-// item by item in the same run; then batched. Links ReachKit alone, so that it builds quickly.
+// item by item in the same run; then batched. Links ReachKit and ReachKitQueue alone, so that it builds quickly.
 //
 //   reachkit-enqueue-benchmark DIR [ROUNDS] [PER_ROUND]
 //
@@ -9,6 +9,7 @@ import Foundation
 import GRDBSQLite
 import Logging
 import ReachKit
+import ReachKitQueue
 import ReachKitBenchmarkSupport
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,6 +1,7 @@
 // A program that uses ReachKit as a kiosk or an uploader would: a cache-warming callback on
 // restoration, and an upload queue that keeps work while offline and drains when connectivity
-// returns. It imports ReachKit (and ReachKitEmbedded, for the in-process monitor) and nothing else.
+// returns. It imports ReachKit, ReachKitQueue (the durable queue) and ReachKitEmbedded (the in-process
+// monitor), and nothing else.
 //
 //   swift run reachkit-example reachd [TOKEN_FILE]  # follow a local reachd ($REACHD_ENDPOINT or 127.0.0.1:9780),
 //                                                   # sending the bearer token in TOKEN_FILE when reachd wants one
@@ -13,6 +14,7 @@
 // pipe, its lines are buffered; `stdbuf -oL` makes them line by line.)
 import ReachKit
 import ReachKitEmbedded
+import ReachKitQueue
 
 var logger = Logger(label: "reachkit-example")
 logger.logLevel = .notice
@@ -31,7 +33,10 @@ struct Upload: Codable, Sendable {
 
 let store = try QueueStore(path: QueueStore.defaultPath(application: "reachkit-example"))
 print("queue file: \(store.path)")
-let uploads = DurableQueue<Upload>(name: "uploads", store: store, service: service, logger: logger) { delivery in
+// A reading not uploaded within a day is worth nothing: it becomes a dead letter (reason `expired`).
+let uploads = DurableQueue<Upload>(
+    name: "uploads", store: store, service: service, policy: QueuePolicy(expiry: .seconds(86_400)), logger: logger
+) { delivery in
     // A real program POSTs here, sending delivery.key as an Idempotency-Key header.
     print("uploaded reading \(delivery.item.reading) (key \(delivery.key), attempt \(delivery.attempt))")
 }
@@ -48,6 +53,8 @@ let printing = Task {
         let fault = verdict.fault.map { ", fault: \($0.code)" } ?? ""
         let signIn = verdict.portal?.userPortalURL.map { ", sign in at \($0)" } ?? ""
         print("verdict: \(verdict.state.rawValue) \(verdict.reason.code) (\(verdict.reason))\(fault)\(signIn), likely connected: \(service.isLikelyConnected)")
+        // What the desktop notification says, for the program's own banner.
+        if let message = verdict.message { print("banner: \(message.title) \(message.body)") }
     }
 }
 let producing = Task {

@@ -1,54 +1,93 @@
-/// The queue's circuit breaker: after `threshold` consecutive retryable failures it opens, and
-/// lets nothing through until connectivity is restored again (closed) or `cooldown` has passed
-/// (half-open: one item goes through; its success closes the breaker, its failure opens it again).
-struct CircuitBreaker: Sendable {
-    enum Position: Sendable, Equatable {
+import ReachPOSIX
+import ReachSupport
+import Synchronization
+
+/// Stops calling a server that keeps failing: after ``threshold`` consecutive retryable failures
+/// the breaker opens and refuses every call until ``cooldown`` has passed; then one trial call goes
+/// through (half-open), whose success closes it again and whose failure opens it for another
+/// cool-down. Share one breaker among the calls to one server.
+///
+/// ``RetryPolicy/run(breaker:cancellingOnLossOf:clock:classify:_:)`` asks it before each attempt
+/// and tells it each outcome; a program may also drive it by hand (``admit()``, ``record(_:)``),
+/// and ``reset()`` it when connectivity is restored (the queue does, on every restoration).
+public final class CircuitBreaker: Sendable {
+    /// Where the breaker stands.
+    public enum State: String, Sendable, Hashable {
+        /// Calls go through.
         case closed
-        case open(since: Duration)
-        case halfOpen
+        /// Calls are refused until the cool-down ends.
+        case open
+        /// The cool-down ended: one trial call may go through.
+        case halfOpen = "half_open"
     }
 
-    let threshold: Int
-    let cooldown: Duration
-    private(set) var position = Position.closed
-    private(set) var consecutiveFailures = 0
-
-    init(threshold: Int, cooldown: Duration) {
-        self.threshold = threshold
-        self.cooldown = cooldown
+    private struct Guarded {
+        var machine: BreakerMachine
+        /// Half-open: the one trial call has been admitted and has not ended.
+        var trialUnderWay = false
     }
 
-    var isOpen: Bool { if case .open = position { true } else { false } }
+    /// Consecutive retryable failures that open the breaker.
+    public var threshold: Int { guarded.withLock { $0.machine.threshold } }
+    /// How long it stays open before a trial call.
+    public var cooldown: Duration { guarded.withLock { $0.machine.cooldown } }
+    private let guarded: Mutex<Guarded>
+    private let clock: MonitorClock
 
-    /// How many items may start now (at `uptime`): all, one (half-open), or none; and, when none,
-    /// how long until the cool-down ends.
-    mutating func admit(at uptime: Duration, limit: Int) -> (allowed: Int, retryIn: Duration?) {
-        switch position {
-        case .closed: return (limit, nil)
-        case .halfOpen: return (1, nil)
-        case .open(let since):
-            guard uptime - since >= cooldown else { return (0, cooldown - (uptime - since)) }
-            position = .halfOpen
-            return (1, nil)
+    /// - Parameters:
+    ///   - threshold: Consecutive retryable failures that open it (5 by default).
+    ///   - cooldown: How long it stays open before letting a trial through (a minute by default).
+    ///   - clock: Times the cool-down.
+    public init(threshold: Int = 5, cooldown: Duration = .seconds(60), clock: MonitorClock = .system()) {
+        guarded = Mutex(Guarded(machine: BreakerMachine(threshold: threshold, cooldown: cooldown)))
+        self.clock = clock
+    }
+
+    /// Where it stands now (an open breaker whose cool-down has ended says `halfOpen`).
+    public var state: State {
+        let now = clock.uptime
+        return guarded.withLock { guarded in
+            switch guarded.machine.position {
+            case .closed: .closed
+            case .halfOpen: .halfOpen
+            case .open(let since): now - since >= guarded.machine.cooldown ? .halfOpen : .open
+            }
         }
     }
 
-    mutating func succeeded() {
-        consecutiveFailures = 0
-        position = .closed
+    /// Whether a call may go now: always while closed, never while open, and one trial at a time
+    /// once the cool-down has ended. A call admitted must have its outcome ``record(_:)``ed.
+    public func admit() -> Bool {
+        let now = clock.uptime
+        return guarded.withLock { guarded in
+            guard guarded.machine.admit(at: now, limit: 1).allowed > 0 else { return false }
+            guard guarded.machine.position == .halfOpen else { return true }
+            defer { guarded.trialUnderWay = true }
+            return !guarded.trialUnderWay
+        }
     }
 
-    /// A retryable failure; returns whether it opened the breaker.
-    mutating func failed(at uptime: Duration) -> Bool {
-        consecutiveFailures += 1
-        guard position == .halfOpen || (position == .closed && consecutiveFailures >= threshold) else { return false }
-        position = .open(since: uptime)
-        return true
+    /// An admitted call's outcome: a retryable failure counts toward opening the breaker; success
+    /// and a permanent failure (the server answered, and said no) close it.
+    public func record(_ outcome: CallOutcome) {
+        let now = clock.uptime
+        guarded.withLock { guarded in
+            guarded.trialUnderWay = false
+            if outcome.isRetryable { _ = guarded.machine.failed(at: now) } else { guarded.machine.succeeded() }
+        }
     }
 
-    /// Connectivity was restored: the server deserves a fresh chance.
-    mutating func restored() {
-        consecutiveFailures = 0
-        position = .closed
+    /// An admitted call ended without an outcome to tell (connectivity was lost): it counts
+    /// neither way, and a trial call may go through again.
+    package func abandon() {
+        guarded.withLock { $0.trialUnderWay = false }
+    }
+
+    /// Closes the breaker: the server deserves a fresh chance (connectivity was restored, a person said so).
+    public func reset() {
+        guarded.withLock { guarded in
+            guarded.trialUnderWay = false
+            guarded.machine.reset()
+        }
     }
 }

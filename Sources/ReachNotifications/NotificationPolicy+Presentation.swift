@@ -1,3 +1,4 @@
+import ReachAPI
 extension NotificationPolicy {
     /// The notification that says `presentation` at `now`, in ``ConnectivityWording``'s words.
     func notification(_ presentation: Presentation, at now: Instant) -> DesktopNotification {

@@ -1,3 +1,4 @@
+import ReachAPI
 import ReachCore
 
 /// Decides what the desktop notification shows and when, from reachd's verdicts and what the

@@ -10,6 +10,7 @@ import Glibc
 import Foundation
 import Logging
 import ReachKit
+import ReachKitQueue
 import ReachKitTesting
 
 /// Writes a line at once (print's buffer would hold it when stdout is a pipe).

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-@testable import ReachKit
+import ReachKit
+@testable import ReachKitQueue
 import ReachKitTesting
 import ReachTesting
 import Synchronization
@@ -211,6 +212,7 @@ struct DurableQueueTests {
         let dead = try await queue.deadLetters()
         #expect(dead.map(\.key) == ["rejected", "flaky"])
         #expect(dead.map(\.attempts) == [1, 3], "a permanent failure dies at once, a retryable one after its maximum attempts")
+        #expect(dead.map(\.reason) == [.rejected, .exhausted])
         #expect(dead.first?.lastError == "400: malformed")
         #expect(dead.last?.item == Upload(number: 2))
         let stats = try await queue.stats()
@@ -262,18 +264,18 @@ struct DurableQueueTests {
 /// sleeps on the clock again), until `condition` holds.
 func advance<Item: Codable & Sendable>(
     _ clock: TestClock, of queue: DurableQueue<Item>, until condition: String, step: Duration = .milliseconds(10), limit: Int = 2_000,
-    _ check: () -> Bool
+    _ check: () async -> Bool
 ) async throws {
     for _ in 0..<limit {
-        if check() { return }
+        if await check() { return }
         clock.advance(by: step)
         try await waitUntil("the queue asleep on the clock, or \(condition)") {
-            if check() { return true }
+            if await check() { return true }
             guard clock.sleeperCount > 0 else { return false }
             return (try? await queue.stats().inFlight) == 0
         }
     }
-    if !check() { throw NeverHappened(condition: condition) }
+    if await !check() { throw NeverHappened(condition: condition) }
 }
 
 struct NeverHappened: Error, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Foundation
 import ReachKit
 import ReachKitEmbedded
+import ReachKitQueue
 import ReachKitTesting
 import ReachTesting
 import ServiceLifecycle

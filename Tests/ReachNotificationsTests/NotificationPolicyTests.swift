@@ -1,3 +1,4 @@
+import ReachAPI
 import ReachCore
 @testable import ReachNotifications
 import ReachTesting

@@ -2,7 +2,7 @@ import Foundation
 import ReachTesting
 import Testing
 
-/// Pins the public API of the products, ReachKit, ReachKitEmbedded and ReachKitTesting, to the
+/// Pins the public API of the products, ReachKit, ReachKitQueue, ReachKitEmbedded and ReachKitTesting, to the
 /// files in PublicAPI/: one line per public symbol (its path and its declaration), the types the
 /// products re-export from the modules behind them included. The modules behind them are not
 /// products and declare the rest `package`, so a change in what a program can call shows up here,
@@ -19,7 +19,7 @@ struct PublicAPITests {
     /// How to write the files anew when a change to the API is meant.
     static let regenerate = "REACHD_UPDATE_PUBLIC_API=1 swift test --skip-build --filter PublicAPITests"
 
-    @Test(arguments: ["ReachKit", "ReachKitEmbedded", "ReachKitTesting"])
+    @Test(arguments: ["ReachKit", "ReachKitQueue", "ReachKitEmbedded", "ReachKitTesting"])
     func publicSymbols(product: String) async throws {
         try await offPool {
             let symbols = try await Self.publicSymbols(of: product)

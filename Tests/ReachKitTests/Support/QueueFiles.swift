@@ -1,4 +1,4 @@
-import ReachKit
+import ReachKitQueue
 import ReachTesting
 
 /// Opens a queue store off the cooperative pool: opening a SQLite file creates, checks and

@@ -72,22 +72,27 @@ public final class QueueStore: Sendable {
     /// Inserts `rows` into `queue` in one transaction, committed with `synchronous = FULL`: on disk
     /// when this returns. Returns how many were new (a key already in the queue is left as it was).
     /// Committed by the store's ``QueueWriter``, with other enqueues that wait at the same time.
-    func insert(queue: String, _ rows: [(key: String, payload: Data)], at time: Double) async throws -> Int {
-        try await writer.insert(queue: queue, rows, at: time)
+    func insert(queue: String, _ rows: [(key: String, payload: Data)], at time: Double, expiresAt: Double?) async throws -> Int {
+        try await writer.insert(queue: queue, rows, at: time, expiresAt: expiresAt)
     }
 
-    /// Runs `body` in a transaction committed with `synchronous = NORMAL`: for acknowledgements
-    /// (an item delivered, a failure counted). In WAL mode such a commit survives the program being
-    /// killed; only a power loss or kernel crash may undo it, and then the item is delivered again,
-    /// which at-least-once allows. Enqueues keep `FULL`: losing one would lose work.
-    func acknowledge(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
+    /// Runs `body` in a transaction committed with `synchronous = NORMAL`, and returns what it
+    /// returns: for acknowledgements (an item delivered, a failure counted) and for managing items
+    /// (cancelled, expired, a dead letter retried or dropped). In WAL mode such a commit survives
+    /// the program being killed; only a power loss or kernel crash may undo it, and then the item
+    /// is delivered again (or its cancellation is), which at-least-once allows. Enqueues keep
+    /// `FULL`: losing one would lose work.
+    @discardableResult
+    func acknowledge<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
         try await pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+            var value: Value?
             try db.inTransaction {
-                try body(db)
+                value = try body(db)
                 return .commit
             }
+            return value!
         }
     }
 
@@ -120,6 +125,19 @@ public final class QueueStore: Sendable {
                     last_error TEXT,
                     UNIQUE (queue, key)
                 );
+                """)
+        }
+        // Expiry and the dead letters' reason and time (what `DeadLetter` reports). Items that died
+        // before have their reason read from their attempts (one: rejected, more: exhausted), and
+        // the migration's time as their time of death.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                ALTER TABLE item ADD COLUMN expires_at REAL;
+                ALTER TABLE item ADD COLUMN dead_reason TEXT;
+                ALTER TABLE item ADD COLUMN died_at REAL;
+                UPDATE item SET dead_reason = CASE WHEN attempts <= 1 THEN 'rejected' ELSE 'exhausted' END,
+                    died_at = CAST(strftime('%s', 'now') AS REAL)
+                    WHERE dead = 1;
                 """)
         }
         try migrator.migrate(pool)

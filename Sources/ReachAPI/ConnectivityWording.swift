@@ -1,30 +1,31 @@
-import ReachAPI
 import ReachCore
 import ReachSupport
 
-/// What the desktop notification says, in words a person understands rather than reachd's codes.
+/// What reachd tells a person about connectivity, in words a person understands rather than its
+/// codes: the one table that the desktop notification (`reachctl notify-agent`) and a program's
+/// own banner (ReachKit's `ServiceVerdict.message`) read, so that both say the same.
 ///
 /// No text here needs escaping for servers that read markup in the body: the sentences are fixed
 /// and target names are letters, digits, `-`, `_` and `.` (the configuration refuses others).
-enum ConnectivityWording {
-    static let waitingSummary = "Waiting for connectivity…"
-    static let connectedSummary = "Connected"
+package enum ConnectivityWording {
+    package static let waitingSummary = "Waiting for connectivity…"
+    package static let connectedSummary = "Connected"
     /// From the Icon Naming Specification's status icons.
-    static let connectedIcon = "network-transmit-receive"
-    static let checkNowLabel = "Check now"
-    static let signInSummary = "Sign in to the network"
-    static let openSignInLabel = "Open sign-in page"
+    package static let connectedIcon = "network-transmit-receive"
+    package static let checkNowLabel = "Check now"
+    package static let signInSummary = "Sign in to the network"
+    package static let openSignInLabel = "Open sign-in page"
     /// A login: the specification's status icon for a password prompt.
-    static let signInIcon = "dialog-password"
+    package static let signInIcon = "dialog-password"
     /// The specification's status icon for "an appointment starts soon".
-    static let sessionEndingIcon = "appointment-soon"
-    static let unknownVenue = "this network's login page"
+    package static let sessionEndingIcon = "appointment-soon"
+    package static let unknownVenue = "this network's login page"
 
     /// The waiting notification's body: whose fault it is, when the path evidence says, then why
     /// and which target, such as "The internet connection is down. The server did not answer in
     /// time (target server)." The title stays "Waiting for connectivity…" whatever the fault: a
     /// person need not tell "no internet" from "server down" to know they must wait.
-    static func waitingBody(reason: String, target: String?, fault: String? = nil) -> String {
+    package static func waitingBody(reason: String, target: String?, fault: String? = nil) -> String {
         let sentence = ReasonWords.of(code: reason).sentence
         let why = target.map { $0.isEmpty ? sentence + "." : "\(sentence) (target \($0))." } ?? sentence + "."
         guard let fault, FaultWords.leadsTheReason(fault), let lead = FaultWords.sentence(fault) else { return why }
@@ -33,38 +34,38 @@ enum ConnectivityWording {
 
     /// `network-offline` when this machine has no usable link, `network-error` when the network is
     /// there but the server fails.
-    static func waitingIcon(reason: String) -> String {
+    package static func waitingIcon(reason: String) -> String {
         ReasonWords.of(code: reason).isLinkReason ? "network-offline" : "network-error"
     }
 
     /// "The server can be reached again after 2 min 5 s."
-    static func connectedBody(after outage: Duration?) -> String {
+    package static func connectedBody(after outage: Duration?) -> String {
         guard let outage, outage >= .seconds(1) else { return "The server can be reached again." }
         return "The server can be reached again after \(spoken(outage))."
     }
 
     /// "Sign in at hotel.example to reach the server.", or at "this network's login page" when
     /// the venue is unknown.
-    static func signInBody(venue: String?) -> String {
+    package static func signInBody(venue: String?) -> String {
         "Sign in at \(venue ?? unknownVenue) to reach the server."
     }
 
     /// "Wi-Fi session ends in 5 minutes": Wi-Fi when the portal's interface is a wireless one
     /// (`wl…`, as systemd and the kernel name them), "Network" otherwise.
-    static func sessionEndingSummary(remaining: Duration, interface: String?) -> String {
+    package static func sessionEndingSummary(remaining: Duration, interface: String?) -> String {
         let medium = interface?.hasPrefix("wl") == true ? "Wi-Fi" : "Network"
         return "\(medium) session ends in \(spokenMinutes(remaining))"
     }
 
     /// "Sign in again at hotel.example to stay connected."
-    static func sessionEndingBody(venue: String?) -> String {
+    package static func sessionEndingBody(venue: String?) -> String {
         "Sign in again at \(venue ?? unknownVenue) to stay connected."
     }
 
     /// The host a person knows the venue by: the venue page's, else the sign-in page's. Only a
     /// plain host name or address: the network chooses these strings, and a server that reads
     /// markup must not be handed any.
-    static func venue(venueInfoURL: String?, userPortalURL: String?) -> String? {
+    package static func venue(venueInfoURL: String?, userPortalURL: String?) -> String? {
         for url in [venueInfoURL, userPortalURL] {
             guard let url, let host = HTTPURL(url)?.host,
                 host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) })
@@ -75,7 +76,7 @@ enum ConnectivityWording {
     }
 
     /// `less than a minute`, `1 minute`, `5 minutes` (the nearest), `1 h 5 min` from an hour on.
-    static func spokenMinutes(_ duration: Duration) -> String {
+    package static func spokenMinutes(_ duration: Duration) -> String {
         let seconds = Int(duration.components.seconds)
         if seconds < 60 { return "less than a minute" }
         let minutes = (seconds + 30) / 60
@@ -84,7 +85,7 @@ enum ConnectivityWording {
     }
 
     /// `45 s`, `2 min 5 s`, `1 h 3 min`.
-    static func spoken(_ duration: Duration) -> String {
+    package static func spoken(_ duration: Duration) -> String {
         let seconds = Int(duration.components.seconds)
         if seconds < 60 { return "\(seconds) s" }
         if seconds < 3600 { return seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds / 60) min \(seconds % 60) s" }

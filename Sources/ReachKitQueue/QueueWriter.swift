@@ -23,6 +23,7 @@ final class QueueWriter: Sendable {
         let queue: String
         let rows: [(key: String, payload: Data)]
         let time: Double
+        let expiresAt: Double?
         let continuation: UnsafeContinuation<Int, any Error>
     }
 
@@ -43,11 +44,12 @@ final class QueueWriter: Sendable {
         }
     }
 
-    /// Inserts `rows` into `queue`; returns how many were new once they are committed with
-    /// `synchronous = FULL`. A cancelled caller still gets its rows committed.
-    func insert(queue: String, _ rows: [(key: String, payload: Data)], at time: Double) async throws -> Int {
+    /// Inserts `rows` into `queue`, enqueued at `time` and expiring at `expiresAt` (wall-clock
+    /// seconds); returns how many were new once they are committed with `synchronous = FULL`. A
+    /// cancelled caller still gets its rows committed.
+    func insert(queue: String, _ rows: [(key: String, payload: Data)], at time: Double, expiresAt: Double?) async throws -> Int {
         try await withUnsafeThrowingContinuation { continuation in
-            let job = Job(queue: queue, rows: rows, time: time, continuation: continuation)
+            let job = Job(queue: queue, rows: rows, time: time, expiresAt: expiresAt, continuation: continuation)
             let refused: Job? = state.withLock { state in
                 guard !state.stopping else { return job }
                 state.jobs.append(job)
@@ -79,7 +81,7 @@ final class QueueWriter: Sendable {
         let statement = InsertStatement()
         while let jobs = next() {
             pool.writeWithoutTransaction { db in
-                let outcome = Result { try statement.commit(jobs.map { ($0.queue, $0.rows, $0.time) }, in: db) }
+                let outcome = Result { try statement.commit(jobs.map { ($0.queue, $0.rows, $0.time, $0.expiresAt) }, in: db) }
                 for (index, job) in jobs.enumerated() {
                     job.continuation.resume(with: outcome.map { $0[index] })
                 }
@@ -114,10 +116,10 @@ private final class InsertStatement {
     private var statement: OpaquePointer?
 
     /// Inserts every job's rows in one transaction; returns how many rows of each job were new.
-    func commit(_ jobs: [(queue: String, rows: [(key: String, payload: Data)], time: Double)], in db: Database) throws -> [Int] {
+    func commit(_ jobs: [(queue: String, rows: [(key: String, payload: Data)], time: Double, expiresAt: Double?)], in db: Database) throws -> [Int] {
         let connection = db.sqliteConnection
         if statement == nil {
-            let sql = "INSERT OR IGNORE INTO item (queue, key, payload, enqueued_at) VALUES (?, ?, ?, ?)"
+            let sql = "INSERT OR IGNORE INTO item (queue, key, payload, enqueued_at, expires_at) VALUES (?, ?, ?, ?, ?)"
             try check(sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil), db)
         }
         try check(sqlite3_exec(connection, "BEGIN IMMEDIATE", nil, nil, nil), db)
@@ -129,6 +131,7 @@ private final class InsertStatement {
                     sqlite3_bind_text(statement, 2, row.key, -1, SQLITE_TRANSIENT)
                     _ = row.payload.withUnsafeBytes { sqlite3_bind_blob(statement, 3, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), SQLITE_TRANSIENT) }
                     sqlite3_bind_double(statement, 4, job.time)
+                    if let expiresAt = job.expiresAt { sqlite3_bind_double(statement, 5, expiresAt) } else { sqlite3_bind_null(statement, 5) }
                     try check(sqlite3_step(statement), db, done: SQLITE_DONE)
                     return added + Int(sqlite3_changes(connection))
                 }
