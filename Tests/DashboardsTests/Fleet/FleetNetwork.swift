@@ -147,7 +147,7 @@ final class FleetNetwork: Sendable {
 
     /// Deletes the fleet namespaces (`rdf<pid>-…`) whose name `matching` accepts.
     private func removeNamespaces(matching: (String) -> Bool) async {
-        let existing = (try? await Self.ipOutput(["netns", "list"])) ?? ""
+        let existing = (try? await Self.ip(["netns", "list"])) ?? ""
         for line in existing.split(separator: "\n") {
             let name = String(line.split(separator: " ").first ?? "")
             if name.hasPrefix("rdf"), matching(name) { _ = try? await Self.ip(["netns", "del", name]) }
@@ -162,11 +162,8 @@ final class FleetNetwork: Sendable {
         try await TestNamespace.runOffPool([TestNamespace.ipPath, "netns", "exec", namespace, "sysctl", "-qw", setting])
     }
 
-    private static func ip(_ arguments: [String]) async throws {
-        try await TestNamespace.runOffPool([TestNamespace.ipPath] + arguments)
-    }
-
-    private static func ipOutput(_ arguments: [String]) async throws -> String {
+    @discardableResult
+    private static func ip(_ arguments: [String]) async throws -> String {
         try await TestNamespace.runOffPool([TestNamespace.ipPath] + arguments)
     }
 }
