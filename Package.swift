@@ -15,7 +15,10 @@ let strict: [SwiftSetting] = [
 /// 1.3 MB of symbols read at start). Build it with `--static-swift-stdlib` (scripts/run does), so
 /// that only the parts of the Swift runtime and Foundation it uses are loaded.
 let releaseDaemonLinking: [LinkerSetting] = [
-    .unsafeFlags(["-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release))
+    .unsafeFlags(
+        ["-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic"],
+        .when(platforms: [.linux], configuration: .release)
+    )
 ]
 
 let package = Package(
@@ -120,7 +123,9 @@ let package = Package(
         // The rtnetlink link source: complete link snapshots for the core, event driven.
         .target(
             name: "ReachLink",
-            dependencies: ["ReachCore", "ReachSupport", "ReachPOSIX", "CNetlink", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachCore", "ReachSupport", "ReachPOSIX", "CNetlink", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // grpc.health.v1 messages and service stubs, generated from health.proto and committed.
@@ -195,7 +200,10 @@ let package = Package(
         // Log handlers: structured journald entries and logfmt lines, and what they share.
         .target(
             name: "ReachLogging",
-            dependencies: ["ReachCore", "ReachSupport", "ReachAPI", "ReachPOSIX", "CSystemd", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachCore", "ReachSupport", "ReachAPI", "ReachPOSIX", "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // Desktop notifications: the policy, the wording, the notifier on the session bus, and the
@@ -203,7 +211,8 @@ let package = Package(
         .target(
             name: "ReachNotifications",
             dependencies: [
-                "ReachCore", "ReachSupport", "ReachAPI", "ReachClient", "ReachBus", "ReachPOSIX", .product(name: "Logging", package: "swift-log"),
+                "ReachCore", "ReachSupport", "ReachAPI", "ReachClient", "ReachBus", "ReachPOSIX",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strict
@@ -211,11 +220,18 @@ let package = Package(
         // reachd's Prometheus metrics.
         .target(
             name: "ReachMetrics",
-            dependencies: ["ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log"), .product(name: "Prometheus", package: "swift-prometheus")],
+            dependencies: [
+                "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
             swiftSettings: strict
         ),
         // The status page: HTML rendered from the status and history documents, its style sheet and script.
-        .target(name: "ReachStatusPage", dependencies: ["ReachCore", "ReachSupport", "ReachAPI"], swiftSettings: strict),
+        .target(
+            name: "ReachStatusPage",
+            dependencies: ["ReachCore", "ReachSupport", "ReachAPI"],
+            swiftSettings: strict
+        ),
         // The status API's HTTP server (Hummingbird): JSON status, Server-Sent Events, checks, liveness, /metrics.
         .target(
             name: "ReachServer",
@@ -286,7 +302,9 @@ let package = Package(
         // YAML configuration: parsing, validation, the embedded default.
         .target(
             name: "ReachConfig",
-            dependencies: ["ReachCore", "ReachSupport", "ReachPOSIX", "Yams", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachCore", "ReachSupport", "ReachPOSIX", "Yams", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
 
@@ -445,21 +463,26 @@ let package = Package(
         // stream does: for the fault matrix's side-by-side test, run in a network namespace.
         .executableTarget(
             name: "embedded-verdicts-helper",
-            dependencies: ["ReachKit", "ReachKitEmbedded", "ReachAPI", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachKit", "ReachKitEmbedded", "ReachAPI", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/EmbeddedVerdictsHelper",
             swiftSettings: strict
         ),
         // Drains a queue in a child process, for the test that kills it mid-drain.
         .executableTarget(
             name: "queue-drain-helper",
-            dependencies: ["ReachKit", "ReachKitQueue", "ReachKitTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachKit", "ReachKitQueue", "ReachKitTesting", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/QueueDrainHelper",
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReachKitTests",
             dependencies: [
-                "ReachKit", "ReachKitQueue", "ReachKitEmbedded", "ReachKitTesting", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "reachd", "queue-drain-helper",
+                "ReachKit", "ReachKitQueue", "ReachKitEmbedded", "ReachKitTesting", "ReachAPI", "ReachCore",
+                "ReachSupport", "ReachTesting", "reachd", "queue-drain-helper",
                 "reachkit-example",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -517,7 +540,9 @@ let package = Package(
         // What history's own work costs at N targets, apart from the rest of reachd (docs/performance.md).
         .executableTarget(
             name: "history-recording-benchmark",
-            dependencies: ["ReachHistory", "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachHistory", "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/HistoryRecording",
             swiftSettings: strict
         ),
@@ -528,7 +553,8 @@ let package = Package(
         .target(
             name: "ReachFuzzing",
             dependencies: [
-                "ReachAPI", "ReachCaptivePortal", "ReachConfig", "ReachCore", "ReachSupport", "ReachLink", "ReachMetrics", "ReachPOSIX", "ReachProbes", "ReachServer",
+                "ReachAPI", "ReachCaptivePortal", "ReachConfig", "ReachCore", "ReachSupport", "ReachLink",
+                "ReachMetrics", "ReachPOSIX", "ReachProbes", "ReachServer",
                 "GRPCHealth",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
@@ -545,15 +571,60 @@ let package = Package(
         // scripts/fuzz builds them with `-sanitize=fuzzer,address -parse-as-library`; CFuzzerEntry
         // then stands in for the entry point SwiftPM links them with (fuzzer_entry.c says why).
         .target(name: "CFuzzerEntry", path: "FuzzTesting/CFuzzerEntry"),
-        .executableTarget(name: "fuzz-netlink", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzNetlink", swiftSettings: strict),
-        .executableTarget(name: "fuzz-config", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzConfig", swiftSettings: strict),
-        .executableTarget(name: "fuzz-http-response", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzHTTPResponse", swiftSettings: strict),
-        .executableTarget(name: "fuzz-grpc-health", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzGRPCHealth", swiftSettings: strict),
-        .executableTarget(name: "fuzz-event-stream", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzEventStream", swiftSettings: strict),
-        .executableTarget(name: "fuzz-captive-portal", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzCaptivePortal", swiftSettings: strict),
-        .executableTarget(name: "fuzz-history-query", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzHistoryQuery", swiftSettings: strict),
-        .executableTarget(name: "fuzz-documents", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzDocuments", swiftSettings: strict),
-        .executableTarget(name: "fuzz-status-api", dependencies: ["CFuzzerEntry", "ReachFuzzing"], path: "FuzzTesting/FuzzStatusAPI", swiftSettings: strict),
+        .executableTarget(
+            name: "fuzz-netlink",
+            dependencies: ["CFuzzerEntry", "ReachFuzzing"],
+            path: "FuzzTesting/FuzzNetlink",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fuzz-config",
+            dependencies: ["CFuzzerEntry", "ReachFuzzing"],
+            path: "FuzzTesting/FuzzConfig",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fuzz-http-response",
+            dependencies: ["CFuzzerEntry", "ReachFuzzing"],
+            path: "FuzzTesting/FuzzHTTPResponse",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fuzz-grpc-health",
+            dependencies: ["CFuzzerEntry", "ReachFuzzing"],
+            path: "FuzzTesting/FuzzGRPCHealth",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fuzz-event-stream",
+            dependencies: ["CFuzzerEntry", "ReachFuzzing"],
+            path: "FuzzTesting/FuzzEventStream",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fuzz-captive-portal",
+            dependencies: ["CFuzzerEntry", "ReachFuzzing"],
+            path: "FuzzTesting/FuzzCaptivePortal",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fuzz-history-query",
+            dependencies: ["CFuzzerEntry", "ReachFuzzing"],
+            path: "FuzzTesting/FuzzHistoryQuery",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fuzz-documents",
+            dependencies: ["CFuzzerEntry", "ReachFuzzing"],
+            path: "FuzzTesting/FuzzDocuments",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fuzz-status-api",
+            dependencies: ["CFuzzerEntry", "ReachFuzzing"],
+            path: "FuzzTesting/FuzzStatusAPI",
+            swiftSettings: strict
+        ),
         // Replays every committed corpus and crash input through the same functions, in `swift test`.
         .testTarget(
             name: "ReachFuzzingTests",
@@ -600,7 +671,9 @@ let package = Package(
         // Prints link-loss and link-gain latency figures from a veth flapped in a namespace.
         .executableTarget(
             name: "link-flap-benchmark",
-            dependencies: ["ReachLink", "ReachCore", "ReachSupport", "CNetlink", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachLink", "ReachCore", "ReachSupport", "CNetlink", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/LinkFlap",
             swiftSettings: strict
         ),
@@ -624,7 +697,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachSystemdTests",
-            dependencies: ["ReachSystemd", "ReachCore", "ReachSupport", "ReachTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachSystemd", "ReachCore", "ReachSupport", "ReachTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -649,11 +725,19 @@ let package = Package(
         ),
         // The repository itself: links in the documentation, the manifest against the imports, the
         // products' public API against PublicAPI/.
-        .testTarget(name: "RepositoryTests", dependencies: ["ReachTesting"], exclude: ["PublicAPI"], swiftSettings: strict),
+        .testTarget(
+            name: "RepositoryTests",
+            dependencies: ["ReachTesting"],
+            exclude: ["PublicAPI"],
+            swiftSettings: strict
+        ),
         // Prints probe cost, tick lag and detection latency against real local servers.
         .executableTarget(
             name: "probe-benchmark",
-            dependencies: ["ReachProbes", "ReachLink", "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachProbes", "ReachLink", "ReachCore", "ReachSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/Probes",
             swiftSettings: strict
         ),
@@ -709,7 +793,8 @@ let package = Package(
             name: "ReachHooksTests",
             dependencies: [
                 "ReachHooks", "ReachAPI", "ReachCore", "ReachSupport", "ReachMetrics", "ReachTesting",
-                .product(name: "Logging", package: "swift-log"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             exclude: ["Servers"],
@@ -718,7 +803,9 @@ let package = Package(
         // Writes history as fast as it can in a child process, for the test that kills it mid-write.
         .executableTarget(
             name: "history-writer-helper",
-            dependencies: ["ReachHistory", "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachHistory", "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/HistoryWriterHelper",
             swiftSettings: strict
         ),
@@ -733,7 +820,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachConfigTests",
-            dependencies: ["ReachConfig", "ReachCore", "ReachSupport", "ReachTesting", "Yams", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachConfig", "ReachCore", "ReachSupport", "ReachTesting", "Yams",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // Logs its input through reachd's log output, for the tests that stop journald around it.
@@ -747,7 +837,8 @@ let package = Package(
         .testTarget(
             name: "ReachDaemonTests",
             dependencies: [
-                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachSupport", "ReachPOSIX", "ReachSystemd", "ReachLogging", "ReachTesting",
+                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachSupport", "ReachPOSIX", "ReachSystemd",
+                "ReachLogging", "ReachTesting",
                 "reachd",
                 "journal-log-helper",
                 "embedded-verdicts-helper",
@@ -759,13 +850,24 @@ let package = Package(
         // The engine's parts, each against the real thing it asks (an HTTPS API on loopback, ...).
         .testTarget(
             name: "ReachEngineTests",
-            dependencies: ["ReachEngine", "ReachCore", "ReachSupport", "ReachTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ReachEngine", "ReachCore", "ReachSupport", "ReachTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // reachctl as a person runs it, against a real reachd.
-        .testTarget(name: "ReachctlTests", dependencies: ["ReachTesting", "reachd", "reachctl"], swiftSettings: strict),
+        .testTarget(
+            name: "ReachctlTests",
+            dependencies: ["ReachTesting", "reachd", "reachctl"],
+            swiftSettings: strict
+        ),
         // The desktop agent (`reachctl notify-agent`) on a real desktop: Xvfb, a session bus, dunst.
-        .testTarget(name: "NotifyAgentTests", dependencies: ["ReachTesting", "reachd", "reachctl"], swiftSettings: strict),
+        .testTarget(
+            name: "NotifyAgentTests",
+            dependencies: ["ReachTesting", "reachd", "reachctl"],
+            swiftSettings: strict
+        ),
         // Dashboards/: the Grafana dashboard and the alert rules against a real Prometheus scraping a real reachd.
         .testTarget(name: "DashboardsTests", dependencies: ["ReachTesting", "reachd"], swiftSettings: strict),
     ]

@@ -6,6 +6,7 @@ import ReachMetrics
 import ReachServer
 import ReachSupport
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,8 +30,11 @@ let quiet = Logger(label: "api-benchmark") { _ in SwiftLogNoOpLogHandler() }
 func loopbackTarget(_ name: String, port: Int) -> ProbeTarget {
     ProbeTarget(
         name: name,
-        check: .http(HTTPCheck(url: "http://127.0.0.1:\(port)/health", endpoint: HostPort(host: "127.0.0.1", port: port))),
-        hysteresis: Hysteresis(failuresBeforeDown: 1, successesBeforeUp: 1))
+        check: .http(
+            HTTPCheck(url: "http://127.0.0.1:\(port)/health", endpoint: HostPort(host: "127.0.0.1", port: port))
+        ),
+        hysteresis: Hysteresis(failuresBeforeDown: 1, successesBeforeUp: 1)
+    )
 }
 
 func makeMonitor(_ targets: [ProbeTarget]) -> (ConnectivityMonitor, ReachMetrics, Task<Void, Never>) {
@@ -57,7 +61,9 @@ func report(_ label: String, _ samples: [Duration], expected: Int) {
     }
     func pick(_ q: Double) -> Duration { sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] }
     func ms(_ d: Duration) -> String { String(format: "%.3f ms", Double(d / .nanoseconds(1)) / 1e6) }
-    print("\(label): samples=\(sorted.count)/\(expected) median=\(ms(pick(0.5))) p99=\(ms(pick(0.99))) max=\(ms(sorted.last!))")
+    print(
+        "\(label): samples=\(sorted.count)/\(expected) median=\(ms(pick(0.5))) p99=\(ms(pick(0.99))) max=\(ms(sorted.last!))"
+    )
 }
 
 func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
@@ -122,7 +128,10 @@ final class BareFanout: Sendable, AsyncSequence {
                 return fanout.state.withLock { $0.sequence }
             }
             guard fanout.cancellable else { return await park() }
-            return await withTaskCancellationHandler { await park() } onCancel: {}
+            return await withTaskCancellationHandler {
+                await park()
+            } onCancel: {
+            }
         }
 
         private func park() async -> UInt64 {
@@ -158,12 +167,16 @@ func fanoutInProcess(clients: Int, reps: Int) async {
     let (monitor, _, runner) = makeMonitor([loopbackTarget("bench", port: 9)])
     monitor.record(.success("bench", latency: .milliseconds(1)), epoch: monitor.probeEpoch)
     await fanout(
-        "fanout-inprocess", clients: clients, reps: reps, subscribe: { monitor.subscribe() },
+        "fanout-inprocess",
+        clients: clients,
+        reps: reps,
+        subscribe: { monitor.subscribe() },
         send: { rep in
             let sequence = monitor.current.sequence + 1
             monitor.record(flip(rep), epoch: monitor.probeEpoch)
             return sequence
-        })
+        }
+    )
     runner.cancel()
 }
 
@@ -175,14 +188,20 @@ func fanoutFloor(clients: Int, reps: Int, cancellable: Bool) async {
 
 func fanoutAsyncStream(clients: Int, reps: Int) async {
     let streams = StreamPerSubscriber()
-    await fanout("fanout-asyncstream", clients: clients, reps: reps, subscribe: { streams.subscribe() }) { _ in streams.send() }
+    await fanout("fanout-asyncstream", clients: clients, reps: reps, subscribe: { streams.subscribe() }) { _ in
+        streams.send()
+    }
 }
 
 /// Starts `clients` consumers of what `subscribe` returns, then sends `reps` events, one at a time,
 /// each once every consumer has the previous one. Latency is from just before each `send` to each
 /// consumer's receipt.
 func fanout<Events: AsyncSequence & Sendable>(
-    _ label: String, clients: Int, reps: Int, subscribe: () -> Events, send: (Int) -> UInt64
+    _ label: String,
+    clients: Int,
+    reps: Int,
+    subscribe: () -> Events,
+    send: (Int) -> UInt64
 ) async where Events.Element: Sequenced, Events.Failure == Never {
     let received = Counter()
     let consumers = (0..<clients).map { _ in
@@ -227,7 +246,12 @@ func fanout<Events: AsyncSequence & Sendable>(
     report("\(label) clients=\(clients) reps=\(reps)", samples, expected: clients * reps)
     // How much of that is the send itself (waking every consumer).
     report("  send itself", sendCost, expected: reps)
-    print(String(format: "  CPU per delivery: %.2f µs (process CPU over the transitions, idle waits included)", cpuPerDelivery * 1e6))
+    print(
+        String(
+            format: "  CPU per delivery: %.2f µs (process CPU over the transitions, idle waits included)",
+            cpuPerDelivery * 1e6
+        )
+    )
 }
 
 // MARK: SSE fan-out over loopback
@@ -240,7 +264,10 @@ func freePort() -> Int {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length); return getsockname(fd, $0, &length) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length)
+            return getsockname(fd, $0, &length)
+        }
     }
     return Int(UInt16(bigEndian: address.sin_port))
 }
@@ -253,7 +280,9 @@ func connectLoopback(port: Int) -> Int32? {
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let result = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     guard result == 0 else {
         close(fd)
@@ -291,7 +320,9 @@ final class SSEReader: Sendable {
             let now = ContinuousClock.now
             for index in polls.indices where polls[index].revents != 0 {
                 polls[index].revents = 0
-                let count = buffer.withUnsafeMutableBytes { recv(polls[index].fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                let count = buffer.withUnsafeMutableBytes {
+                    recv(polls[index].fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+                }
                 guard count > 0 else {
                     if count == 0 { polls[index].fd = -1 }
                     continue
@@ -307,7 +338,9 @@ final class SSEReader: Sendable {
                         var end = cursor + idPrefix.count
                         while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
                         guard end < bytes.count else { break }
-                        if let id = UInt64(String(decoding: bytes[(cursor + idPrefix.count)..<end], as: UTF8.self)) { ids.append(id) }
+                        if let id = UInt64(String(decoding: bytes[(cursor + idPrefix.count)..<end], as: UTF8.self)) {
+                            ids.append(id)
+                        }
                         cursor = end
                         consumed = end
                     } else {
@@ -332,7 +365,12 @@ func fanoutSSE(clients: Int, reps: Int) async throws {
     let (monitor, metrics, runner) = makeMonitor([loopbackTarget("bench", port: 9)])
     monitor.record(.success("bench", latency: .milliseconds(1)), epoch: monitor.probeEpoch)
     let port = freePort()
-    let server = StatusServer(monitor: monitor, metrics: metrics, address: .tcp(host: "127.0.0.1", port: port), logger: quiet)
+    let server = StatusServer(
+        monitor: monitor,
+        metrics: metrics,
+        address: .tcp(host: "127.0.0.1", port: port),
+        logger: quiet
+    )
     let app = server.makeApplication()
     let serving = Task { try await app.run() }
     var up = false
@@ -371,7 +409,9 @@ func fanoutSSE(clients: Int, reps: Int) async throws {
         monitor.record(flip(rep), epoch: monitor.probeEpoch)
         started[before + 1] = t0
         if !(await waitUntil(.seconds(30), { reader.received.load(ordering: .relaxed) >= clients * (rep + 2) })) {
-            print("fanout-sse: transition \(rep) reached \(reader.received.load(ordering: .relaxed) - clients * (rep + 1)) of \(clients) clients")
+            print(
+                "fanout-sse: transition \(rep) reached \(reader.received.load(ordering: .relaxed) - clients * (rep + 1)) of \(clients) clients"
+            )
             break
         }
         try? await Task.sleep(for: .milliseconds(20))
@@ -397,7 +437,12 @@ func serve(port: Int) async throws {
         monitor.record(result, epoch: monitor.probeEpoch)
         metrics.probeFinished(target, result: result)
     }
-    let server = StatusServer(monitor: monitor, metrics: metrics, address: .tcp(host: "127.0.0.1", port: port), logger: quiet)
+    let server = StatusServer(
+        monitor: monitor,
+        metrics: metrics,
+        address: .tcp(host: "127.0.0.1", port: port),
+        logger: quiet
+    )
     print("serving on 127.0.0.1:\(port)")
     try await server.makeApplication().run()
     runner.cancel()
@@ -418,7 +463,9 @@ case ("fanout-asyncstream", let numbers) where numbers.count == 2:
 case ("serve", let numbers) where numbers.count == 1:
     try await serve(port: numbers[0])
 default:
-    print("usage: api-benchmark fanout-sse N REPS | fanout-inprocess N REPS | fanout-asyncstream N REPS | fanout-floor[-cancellable] N REPS | serve PORT")
+    print(
+        "usage: api-benchmark fanout-sse N REPS | fanout-inprocess N REPS | fanout-asyncstream N REPS | fanout-floor[-cancellable] N REPS | serve PORT"
+    )
     exit(2)
 }
 exit(0)

@@ -25,9 +25,11 @@ func configuration(targets: Int) -> String {
 
                 """
         case 1:
-            yaml += "  - name: tcp-\(index)\n    kind: tcp\n    address: 10.\(index / 65536).\(index / 256 % 256).\(index % 256):5432\n"
+            yaml +=
+                "  - name: tcp-\(index)\n    kind: tcp\n    address: 10.\(index / 65536).\(index / 256 % 256).\(index % 256):5432\n"
         default:
-            yaml += "  - name: grpc-\(index)\n    kind: grpc\n    address: \"[2001:db8::\(String(index, radix: 16))]:50051\"\n    service: backend\n"
+            yaml +=
+                "  - name: grpc-\(index)\n    kind: grpc\n    address: \"[2001:db8::\(String(index, radix: 16))]:50051\"\n    service: backend\n"
         }
     }
     return yaml
@@ -43,6 +45,10 @@ for _ in 0..<repetitions {
     precondition(loaded.targets.count == targetCount)
 }
 samples.sort()
-func ms(_ duration: Duration) -> String { String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3) }
+func ms(_ duration: Duration) -> String {
+    String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3)
+}
 let p99 = samples[min(samples.count - 1, Int((Double(samples.count) * 0.99).rounded(.up)) - 1)]
-print("RESULT config-load: targets=\(targetCount) bytes=\(yaml.utf8.count) runs=\(repetitions) median=\(ms(samples[samples.count / 2]))ms p99=\(ms(p99))ms max=\(ms(samples.last!))ms")
+print(
+    "RESULT config-load: targets=\(targetCount) bytes=\(yaml.utf8.count) runs=\(repetitions) median=\(ms(samples[samples.count / 2]))ms p99=\(ms(p99))ms max=\(ms(samples.last!))ms"
+)

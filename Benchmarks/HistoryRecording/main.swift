@@ -14,7 +14,9 @@ import ReachSupport
 //   history-recording-benchmark DIRECTORY [TARGETS=1000] [SECONDS=300] [REPEATS=3]
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: history-recording-benchmark DIRECTORY [TARGETS] [SECONDS] [REPEATS]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: history-recording-benchmark DIRECTORY [TARGETS] [SECONDS] [REPEATS]\n".utf8)
+    )
     exit(64)
 }
 let targets = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
@@ -44,7 +46,12 @@ for repeat_ in 1...repeats {
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     let clock = MovedClock()
     let store = try HistoryStore.open(path: path, createDirectory: true).store
-    let recorder = try await HistoryRecorder(store: store, settings: HistorySettings(), clock: { clock.read() }, logger: Logger(label: "bench"))
+    let recorder = try await HistoryRecorder(
+        store: store,
+        settings: HistorySettings(),
+        clock: { clock.read() },
+        logger: Logger(label: "bench")
+    )
     recorder.record(Verdict(state: .connected, reason: .healthy, since: clock.read()))
     let cpuBefore = processCPU()
     let wallBefore = ContinuousClock.now
@@ -61,9 +68,18 @@ for repeat_ in 1...repeats {
     let wall = ContinuousClock.now - wallBefore
     let milliseconds = Double(cpu.components.seconds) * 1000 + Double(cpu.components.attoseconds) / 1e15
     perSecond.append(milliseconds / Double(seconds))
-    print("repeat \(repeat_)/\(repeats): \(targets) targets, \(seconds) simulated s: CPU \(cpu), wall \(wall), "
-        + String(format: "%.3f CPU-ms per simulated second", milliseconds / Double(seconds)))
+    print(
+        "repeat \(repeat_)/\(repeats): \(targets) targets, \(seconds) simulated s: CPU \(cpu), wall \(wall), "
+            + String(format: "%.3f CPU-ms per simulated second", milliseconds / Double(seconds))
+    )
     store.close()
 }
 let sorted = perSecond.sorted()
-print(String(format: "RESULT history-recording N=%d: median %.3f CPU-ms per second of recording, max %.3f", targets, sorted[sorted.count / 2], sorted.last ?? 0))
+print(
+    String(
+        format: "RESULT history-recording N=%d: median %.3f CPU-ms per second of recording, max %.3f",
+        targets,
+        sorted[sorted.count / 2],
+        sorted.last ?? 0
+    )
+)

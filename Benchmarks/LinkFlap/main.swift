@@ -65,7 +65,9 @@ final class LatencyRecorder: Sendable {
     func reached(_ checkpoint: Checkpoint, usable: Bool) {
         let time = now()
         let complete = armed.withLock { state -> Bool in
-            guard var current = state, current.usable == usable, current.reachedAt[checkpoint] == nil else { return false }
+            guard var current = state, current.usable == usable, current.reachedAt[checkpoint] == nil else {
+                return false
+            }
             current.reachedAt[checkpoint] = time
             state = current
             return current.expected.allSatisfy { current.reachedAt[$0] != nil }
@@ -98,16 +100,21 @@ struct Samples {
 
     func printTable(title: String) {
         print(title)
-        print("  " + "interval".padding(78) + "n".leftPadding(6) + "p50".leftPadding(9) + "p99".leftPadding(9) + "max".leftPadding(9))
+        print(
+            "  " + "interval".padding(78) + "n".leftPadding(6) + "p50".leftPadding(9) + "p99".leftPadding(9)
+                + "max".leftPadding(9)
+        )
         for (name, values) in series {
             let sorted = values.sorted()
             func percentile(_ p: Double) -> Double {
                 let rank = Int((p * Double(sorted.count - 1)).rounded(.up))
                 return Double(sorted[min(max(rank, 0), sorted.count - 1)]) / 1e6
             }
-            print("  " + name.padding(78) + "\(sorted.count)".leftPadding(6)
-                  + format(percentile(0.5)).leftPadding(9) + format(percentile(0.99)).leftPadding(9)
-                  + format(Double(sorted.last ?? 0) / 1e6).leftPadding(9))
+            print(
+                "  " + name.padding(78) + "\(sorted.count)".leftPadding(6)
+                    + format(percentile(0.5)).leftPadding(9) + format(percentile(0.99)).leftPadding(9)
+                    + format(Double(sorted.last ?? 0) / 1e6).leftPadding(9)
+            )
         }
         for (name, count) in timeouts.sorted(by: { $0.key < $1.key }) where count > 0 {
             print("  \(name): \(count) flaps timed out (no report within 3 s)")
@@ -124,7 +131,9 @@ struct Samples {
 
 extension String {
     func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
-    func leftPadding(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    func leftPadding(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
 }
 
 // MARK: Commands
@@ -133,7 +142,9 @@ struct Failure: Error, CustomStringConvertible {
     var description: String
 }
 
-let ipPath = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { (path: String) in access(path, X_OK) == 0 } ?? "/usr/sbin/ip"
+let ipPath =
+    ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { (path: String) in access(path, X_OK) == 0 }
+    ?? "/usr/sbin/ip"
 
 /// posix_spawn + waitpid: the cheapest way to run `ip`, so the figures show the command, not the spawner.
 /// Returns when the command has exited.
@@ -179,7 +190,7 @@ final class NetlinkCommander {
 
     /// Sets rd0 up or down. `returned` is stamped right after the send() system call returns.
     func setLink(up: Bool) throws -> (before: Int64, returned: Int64) {
-        var body: [UInt8] = [0, 0, 0, 0] // family, pad, type
+        var body: [UInt8] = [0, 0, 0, 0]  // family, pad, type
         body += bytes(interfaceIndex) + bytes(UInt32(up ? IFF_UP : 0)) + bytes(UInt32(IFF_UP))
         return try request(type: UInt16(RTM_NEWLINK), flags: 0, body: body)
     }
@@ -187,7 +198,8 @@ final class NetlinkCommander {
     /// Adds (or replaces) the default route via `gateway` through the interface.
     func addDefaultRoute(via gateway: [UInt8]) throws -> (before: Int64, returned: Int64) {
         // rtmsg: AF_INET, dst_len 0, src_len 0, tos 0, table main, RTPROT_BOOT, scope universe, unicast; flags 0
-        var body: [UInt8] = [UInt8(AF_INET), 0, 0, 0, UInt8(RT_TABLE_MAIN.rawValue), 3, 0, UInt8(RTN_UNICAST)] + bytes(UInt32(0))
+        var body: [UInt8] =
+            [UInt8(AF_INET), 0, 0, 0, UInt8(RT_TABLE_MAIN.rawValue), 3, 0, UInt8(RTN_UNICAST)] + bytes(UInt32(0))
         body += attribute(UInt16(RTA_GATEWAY.rawValue), gateway)
         body += attribute(UInt16(RTA_OIF.rawValue), bytes(interfaceIndex))
         return try request(type: UInt16(RTM_NEWROUTE), flags: UInt16(NLM_F_CREATE | NLM_F_REPLACE), body: body)
@@ -195,7 +207,8 @@ final class NetlinkCommander {
 
     private func request(type: UInt16, flags: UInt16, body: [UInt8]) throws -> (before: Int64, returned: Int64) {
         sequence += 1
-        let message = bytes(UInt32(16 + body.count)) + bytes(type) + bytes(flags | UInt16(NLM_F_REQUEST | NLM_F_ACK))
+        let message =
+            bytes(UInt32(16 + body.count)) + bytes(type) + bytes(flags | UInt16(NLM_F_REQUEST | NLM_F_ACK))
             + bytes(sequence) + bytes(UInt32(0)) + body
         let before = now()
         let sent = message.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
@@ -233,9 +246,17 @@ func runFlaps() throws -> (loss: Samples, gain: Samples) {
     var loss = Samples()
     var gain = Samples()
 
-    func measure(into samples: inout Samples, label: String, usable: Bool, counted: Bool,
-                 _ trigger: () throws -> (before: Int64, returned: Int64)) throws {
-        recorder.arm(usable: usable, expecting: usable ? [.adapterReport, .hubYield, .probeRequested] : [.adapterReport, .hubYield])
+    func measure(
+        into samples: inout Samples,
+        label: String,
+        usable: Bool,
+        counted: Bool,
+        _ trigger: () throws -> (before: Int64, returned: Int64)
+    ) throws {
+        recorder.arm(
+            usable: usable,
+            expecting: usable ? [.adapterReport, .hubYield, .probeRequested] : [.adapterReport, .hubYield]
+        )
         let (before, returned) = try trigger()
         guard let reached = recorder.wait() else {
             if counted { samples.timeouts[label, default: 0] += 1 }
@@ -257,7 +278,12 @@ func runFlaps() throws -> (loss: Samples, gain: Samples) {
             try ip(namespace, "link", "set", "rd0", "down")
             return (before, now())
         }
-        try measure(into: &gain, label: "ip route replace default (after ip link set up)", usable: true, counted: counted) {
+        try measure(
+            into: &gain,
+            label: "ip route replace default (after ip link set up)",
+            usable: true,
+            counted: counted
+        ) {
             try ip(namespace, "link", "set", "rd0", "up")
             let before = now()
             try ip(namespace, "route", "replace", "default", "via", "198.51.100.1", "dev", "rd0")
@@ -277,7 +303,12 @@ func runFlaps() throws -> (loss: Samples, gain: Samples) {
         try measure(into: &loss, label: "RTM_NEWLINK down, own socket", usable: false, counted: counted) {
             try commander.setLink(up: false)
         }
-        try measure(into: &gain, label: "RTM_NEWROUTE (after RTM_NEWLINK up), own socket", usable: true, counted: counted) {
+        try measure(
+            into: &gain,
+            label: "RTM_NEWROUTE (after RTM_NEWLINK up), own socket",
+            usable: true,
+            counted: counted
+        ) {
             _ = try commander.setLink(up: true)
             return try commander.addDefaultRoute(via: [198, 51, 100, 1])
         }
@@ -301,9 +332,14 @@ func main() async throws {
     let source = NetlinkLinkSource(logger: logger, networkNamespacePath: "/run/netns/\(namespace)")
     let target = ProbeTarget(name: "server", check: .tcp(HostPort(host: "203.0.113.10", port: 443)))
     let monitor = ConnectivityMonitor(
-        configuration: .init(targets: [target], interfaceFilter: filter, linkSettleWindow: .milliseconds(settleWindowMilliseconds)),
+        configuration: .init(
+            targets: [target],
+            interfaceFilter: filter,
+            linkSettleWindow: .milliseconds(settleWindowMilliseconds)
+        ),
         clock: MonitorClock(ContinuousClock()) { WallTime(sinceEpoch: .nanoseconds(now())) },
-        logger: logger)
+        logger: logger
+    )
     let linkReasons: [VerdictReason] = [.noLink, .noAddress, .noRoute]
     let initial = LatencyRecorder()
     initial.arm(usable: true, expecting: [.hubYield])
@@ -320,7 +356,8 @@ func main() async throws {
             group.addTask {
                 // The stand-in prober: every request is answered at once, successfully.
                 var seen: UInt64 = 0
-                for await control in monitor.probeControl() where !control.isSuspended && control.immediateProbeRequests > seen {
+                for await control in monitor.probeControl()
+                where !control.isSuspended && control.immediateProbeRequests > seen {
                     seen = control.immediateProbeRequests
                     recorder.reached(.probeRequested, usable: true)
                     monitor.record(.success("server", latency: .microseconds(100)), epoch: monitor.probeEpoch)
@@ -334,7 +371,9 @@ func main() async throws {
             }
         }
     }
-    guard initial.wait(timeoutMilliseconds: 5_000) != nil else { throw Failure(description: "the monitor never reported connected") }
+    guard initial.wait(timeoutMilliseconds: 5_000) != nil else {
+        throw Failure(description: "the monitor never reported connected")
+    }
 
     let started = now()
     let result: Result<(loss: Samples, gain: Samples), any Error> = await withCheckedContinuation { continuation in
@@ -348,14 +387,19 @@ func main() async throws {
     var system = utsname()
     uname(&system)
     let kernel = withUnsafeBytes(of: &system.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-    print("link-flap-benchmark: \(flaps) flaps per variant (+\(warmUp) warm-up) of veth rd0, Linux \(kernel), \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, \(formatSeconds(elapsed)) s")
+    print(
+        "link-flap-benchmark: \(flaps) flaps per variant (+\(warmUp) warm-up) of veth rd0, Linux \(kernel), \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, \(formatSeconds(elapsed)) s"
+    )
     print("Latencies in ms. 'started' is stamped just before spawning ip or calling send(); 'returned' just after")
     print("ip exits or send() returns (negative: the report came before ip exited). Overruns: \(source.overrunCount).")
     print("Settle window for gains: \(settleWindowMilliseconds) ms (losses are never delayed).")
     print()
     loss.printTable(title: "Loss: rd0 down → first snapshot whose LinkAssessment is not usable")
     print()
-    gain.printTable(title: "Gain: rd0 up, default route re-added → usable snapshot, verdict, probe request (timed from the route change)")
+    gain.printTable(
+        title:
+            "Gain: rd0 up, default route re-added → usable snapshot, verdict, probe request (timed from the route change)"
+    )
 }
 
 func formatSeconds(_ seconds: Double) -> String { "\(Int(seconds * 10) / 10).\(Int(seconds * 10) % 10)" }
@@ -370,12 +414,22 @@ enum Thread {
     static func detach(_ run: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(Body(run)).toOpaque()
         var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        if created == 0 { pthread_detach(thread) } else { Unmanaged<Body>.fromOpaque(context).release(); run() }
+        let created = pthread_create(
+            &thread,
+            nil,
+            { context in
+                guard let context else { return nil }
+                Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+                return nil
+            },
+            context
+        )
+        if created == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Body>.fromOpaque(context).release()
+            run()
+        }
     }
 }
 

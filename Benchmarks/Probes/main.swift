@@ -50,8 +50,16 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 }
 
 func format(_ values: [Double], unit: String = "ms", scale: Double = 1000) -> String {
-    String(format: "median %.1f %@, p99 %.1f %@, max %.1f %@ (n=%d)",
-           percentile(values, 0.5) * scale, unit, percentile(values, 0.99) * scale, unit, (values.max() ?? .nan) * scale, unit, values.count)
+    String(
+        format: "median %.1f %@, p99 %.1f %@, max %.1f %@ (n=%d)",
+        percentile(values, 0.5) * scale,
+        unit,
+        percentile(values, 0.99) * scale,
+        unit,
+        (values.max() ?? .nan) * scale,
+        unit,
+        values.count
+    )
 }
 
 /// A child process whose first stdout line is read back.
@@ -77,7 +85,10 @@ final class Child: @unchecked Sendable {
     }
 
     func send(_ line: String) { stdin.fileHandleForWriting.write(Data((line + "\n").utf8)) }
-    func kill() { Glibc.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+    func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
     // SIGKILL: a child may inherit a mask that blocks SIGTERM.
     func stop() { kill() }
 }
@@ -100,7 +111,9 @@ struct TargetServer {
 
     /// Switches the mode; returns the server's CLOCK_MONOTONIC at the switch.
     func switchTo(_ mode: String) throws -> Double {
-        let answer = try JSONSerialization.jsonObject(with: Data(httpGet(port: controlPort, path: "/mode/\(mode)").utf8)) as? [String: Any] ?? [:]
+        let answer =
+            try JSONSerialization.jsonObject(with: Data(httpGet(port: controlPort, path: "/mode/\(mode)").utf8))
+            as? [String: Any] ?? [:]
         return answer["t_switch"] as? Double ?? .nan
     }
 }
@@ -114,7 +127,9 @@ func httpGet(port: Int, path: String) throws -> String {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = UInt16(port).bigEndian
     let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
     let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
@@ -126,7 +141,9 @@ func httpGet(port: Int, path: String) throws -> String {
         if count <= 0 { break }
         response += buffer[0..<count]
     }
-    return String(decoding: response, as: UTF8.self).components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+    return String(decoding: response, as: UTF8.self).components(separatedBy: "\r\n\r\n").dropFirst().joined(
+        separator: "\r\n\r\n"
+    )
 }
 
 /// Records each probe's lateness and counts results.
@@ -134,11 +151,16 @@ final class Recorder: ProbeObserver {
     private let state = Mutex<(lateness: [Double], finished: Int, failed: Int, skipped: Int)>(([], 0, 0, 0))
 
     func probeStarted(_ target: ProbeTarget, lateness: Duration) {
-        state.withLock { $0.lateness.append(Double(lateness.components.seconds) + Double(lateness.components.attoseconds) / 1e18) }
+        state.withLock {
+            $0.lateness.append(Double(lateness.components.seconds) + Double(lateness.components.attoseconds) / 1e18)
+        }
     }
     func probeSkipped(_ target: ProbeTarget) { state.withLock { $0.skipped += 1 } }
     func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
-        state.withLock { $0.finished += 1; if !result.isSuccess { $0.failed += 1 } }
+        state.withLock {
+            $0.finished += 1
+            if !result.isSuccess { $0.failed += 1 }
+        }
     }
 
     func reset() { state.withLock { $0 = ([], 0, 0, 0) } }
@@ -154,11 +176,21 @@ final class Rig: Sendable {
     private let tasks: Mutex<[Task<Void, Never>]> = Mutex([])
 
     init(targets: [ProbeTarget]) {
-        monitor = ConnectivityMonitor(configuration: .init(targets: targets, linkSettleWindow: .zero), clock: clock, logger: logger)
+        monitor = ConnectivityMonitor(
+            configuration: .init(targets: targets, linkSettleWindow: .zero),
+            clock: clock,
+            logger: logger
+        )
         http = HTTPProber(logger: logger)
         let prober = ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))
         scheduler = ProbeScheduler(
-            targets: targets, prober: prober, monitor: monitor, clock: clock, observer: recorder, timer: EventLoopProbeTimer())
+            targets: targets,
+            prober: prober,
+            monitor: monitor,
+            clock: clock,
+            observer: recorder,
+            timer: EventLoopProbeTimer()
+        )
     }
 
     func start() {
@@ -192,7 +224,10 @@ func cost(count: Int, seconds: Int) async throws {
     let server = try TargetServer()
     defer { server.child.stop() }
     let targets = (1...count).map { index in
-        ProbeTarget(name: "t\(index)", check: .http(HTTPCheck(url: server.url, endpoint: HostPort(host: "127.0.0.1", port: server.port))))
+        ProbeTarget(
+            name: "t\(index)",
+            check: .http(HTTPCheck(url: server.url, endpoint: HostPort(host: "127.0.0.1", port: server.port)))
+        )
     }
     let rig = Rig(targets: targets)
     note("server on port \(server.port); starting \(count) targets")
@@ -208,16 +243,29 @@ func cost(count: Int, seconds: Int) async throws {
     let figures = rig.recorder.snapshot
     note("measured; stopping")
     await rig.stop()
-    print(String(format: "RESULT cost N=%d: %.0f probes/s, %.3f CPU-s per 1,000 probes, %.1f%% of one core, peak RSS %.1f MiB, failed %d, skipped %d",
-                 count, Double(figures.finished) / elapsed, cpu / Double(max(1, figures.finished)) * 1000, cpu / elapsed * 100,
-                 peakRSSMiB(), figures.failed, figures.skipped))
+    print(
+        String(
+            format:
+                "RESULT cost N=%d: %.0f probes/s, %.3f CPU-s per 1,000 probes, %.1f%% of one core, peak RSS %.1f MiB, failed %d, skipped %d",
+            count,
+            Double(figures.finished) / elapsed,
+            cpu / Double(max(1, figures.finished)) * 1000,
+            cpu / elapsed * 100,
+            peakRSSMiB(),
+            figures.failed,
+            figures.skipped
+        )
+    )
     print("RESULT cost N=\(count): tick lag \(format(figures.lateness))")
 }
 
 func detection(reps: Int) async throws {
     let server = try TargetServer()
     defer { server.child.stop() }
-    let target = ProbeTarget(name: "server", check: .http(HTTPCheck(url: server.url, endpoint: HostPort(host: "127.0.0.1", port: server.port))))
+    let target = ProbeTarget(
+        name: "server",
+        check: .http(HTTPCheck(url: server.url, endpoint: HostPort(host: "127.0.0.1", port: server.port)))
+    )
     let rig = Rig(targets: [target])
     rig.start()
     _ = await rig.waitFor { $0.state == .connected }
@@ -254,7 +302,9 @@ func grpcWatch(reps: Int) async throws {
         let server = try Child(["python3", script, "\(port)"])
         port = Int(server.firstLine) ?? 0
         let target = ProbeTarget(
-            name: "grpc", check: .grpc(GRPCHealthCheck(endpoint: HostPort(host: "127.0.0.1", port: port), watch: true)))
+            name: "grpc",
+            check: .grpc(GRPCHealthCheck(endpoint: HostPort(host: "127.0.0.1", port: port), watch: true))
+        )
         let rig = Rig(targets: [target])
         rig.start()
         _ = await rig.waitFor { $0.state == .connected }
@@ -265,7 +315,9 @@ func grpcWatch(reps: Int) async throws {
         server.kill()
         latencies.append(await down.value - killed)
         await rig.stop()
-        FileHandle.standardError.write(Data("rep \(rep + 1)/\(reps): \(String(format: "%.1f", latencies.last! * 1000)) ms\n".utf8))
+        FileHandle.standardError.write(
+            Data("rep \(rep + 1)/\(reps): \(String(format: "%.1f", latencies.last! * 1000)) ms\n".utf8)
+        )
     }
     print("RESULT grpc watch-mode death to verdict: \(format(latencies))")
 }

@@ -10,8 +10,8 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ReachKit
-import ReachKitQueue
 import ReachKitBenchmarkSupport
+import ReachKitQueue
 import ReachKitTesting
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -24,7 +24,11 @@ func drainBenchmark(directory: String, url: String, items: Int) async throws {
         let service = TestConnectivityService(.connected)
         let store = try QueueStore(path: "\(directory)/drain-\(concurrency).sqlite")
         let queue = DurableQueue<Payload>(
-            name: "drain", store: store, service: service, policy: QueuePolicy(concurrency: concurrency), logger: logger
+            name: "drain",
+            store: store,
+            service: service,
+            policy: QueuePolicy(concurrency: concurrency),
+            logger: logger
         ) { delivery in
             var request = HTTPClientRequest(url: url)
             request.method = .POST
@@ -32,15 +36,29 @@ func drainBenchmark(directory: String, url: String, items: Int) async throws {
             request.body = .bytes(try JSONEncoder().encode(delivery.item))
             let response = try await http.execute(request, timeout: .seconds(5))
             _ = try await response.body.collect(upTo: 1 << 16)
-            guard response.status.code / 100 == 2 else { throw DeliveryFailure.retryable("HTTP \(response.status.code)") }
+            guard response.status.code / 100 == 2 else {
+                throw DeliveryFailure.retryable("HTTP \(response.status.code)")
+            }
         }
-        try await queue.enqueue(contentsOf: (0..<items).map { (key: "d-\($0)", item: Payload(number: $0, text: "upload \($0)")) })
+        try await queue.enqueue(
+            contentsOf: (0..<items).map { (key: "d-\($0)", item: Payload(number: $0, text: "upload \($0)")) }
+        )
         let started = now()
         let draining = Task { await queue.run() }
-        while try await queue.stats().pending + queue.stats().inFlight > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        while try await queue.stats().pending + queue.stats().inFlight > 0 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         let elapsed = now() - started
         draining.cancel()
-        say(String(format: "RESULT drain to a local HTTP server, concurrency %d: %.0f items/s (%d items in %.2f s)", concurrency, Double(items) / elapsed, items, elapsed))
+        say(
+            String(
+                format: "RESULT drain to a local HTTP server, concurrency %d: %.0f items/s (%d items in %.2f s)",
+                concurrency,
+                Double(items) / elapsed,
+                items,
+                elapsed
+            )
+        )
     }
     try await http.shutdown()
 }
@@ -49,4 +67,8 @@ guard arguments.first == "drain", arguments.count > 2 else {
     say("usage: reachkit-benchmark drain DIR URL [ITEMS]")
     exit(2)
 }
-try await drainBenchmark(directory: arguments[1], url: arguments[2], items: arguments.count > 3 ? Int(arguments[3])! : 2_000)
+try await drainBenchmark(
+    directory: arguments[1],
+    url: arguments[2],
+    items: arguments.count > 3 ? Int(arguments[3])! : 2_000
+)

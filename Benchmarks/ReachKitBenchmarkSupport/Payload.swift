@@ -1,8 +1,9 @@
+import Foundation
+
 // What both ReachKit benchmarks share: the item they queue, and how they time and print.
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// The item the benchmarks enqueue: a small reading, as a program would queue for upload.
 package struct Payload: Codable, Sendable {

@@ -9,8 +9,8 @@ import Foundation
 import GRDBSQLite
 import Logging
 import ReachKit
-import ReachKitQueue
 import ReachKitBenchmarkSupport
+import ReachKitQueue
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let logger = Logger(label: "reachkit-enqueue-benchmark") { _ in SwiftLogNoOpLogHandler() }
@@ -35,7 +35,15 @@ final class BareSQLite {
     func insert(key: String, payload: Data) {
         sqlite3_exec(db, "BEGIN", nil, nil, nil)
         sqlite3_bind_text(insert, 1, key, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-        _ = payload.withUnsafeBytes { sqlite3_bind_blob(insert, 2, $0.baseAddress, Int32($0.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self)) }
+        _ = payload.withUnsafeBytes {
+            sqlite3_bind_blob(
+                insert,
+                2,
+                $0.baseAddress,
+                Int32($0.count),
+                unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+            )
+        }
         sqlite3_bind_double(insert, 3, Date().timeIntervalSince1970)
         precondition(sqlite3_step(insert) == SQLITE_DONE)
         sqlite3_reset(insert)
@@ -75,7 +83,13 @@ func enqueueBenchmark(directory: String, rounds: Int, perRound: Int) async throw
                     try await queue.enqueue(item, key: "kit-\(round)-\(index)")
                 }
                 let took = now() - before
-                if side { bareSamples.append(took); bareTime += took } else { kitSamples.append(took); kitTime += took }
+                if side {
+                    bareSamples.append(took)
+                    bareTime += took
+                } else {
+                    kitSamples.append(took)
+                    kitTime += took
+                }
             }
         }
         kitRates.append(Double(perRound) / kitTime)
@@ -83,24 +97,52 @@ func enqueueBenchmark(directory: String, rounds: Int, perRound: Int) async throw
     }
     let kitRate = kitRates.sorted()[kitRates.count / 2]
     let bareRate = bareRates.sorted()[bareRates.count / 2]
-    say(String(format: "RESULT enqueue unbatched: %.0f items/s (median of %d rounds of %d), per item %@", kitRate, rounds, perRound, summary(kitSamples)))
+    say(
+        String(
+            format: "RESULT enqueue unbatched: %.0f items/s (median of %d rounds of %d), per item %@",
+            kitRate,
+            rounds,
+            perRound,
+            summary(kitSamples)
+        )
+    )
     say(String(format: "RESULT bare sqlite insert+commit: %.0f items/s, per item %@", bareRate, summary(bareSamples)))
     let ratios = zip(kitRates, bareRates).map { $0 / $1 }.sorted()
-    say(String(format: "RESULT ratio unbatched/bare: %.2f of the medians; per round %.2f median, range %.2f-%.2f (goal >= 0.70)",
-        kitRate / bareRate, ratios[ratios.count / 2], ratios.first ?? 0, ratios.last ?? 0))
+    say(
+        String(
+            format:
+                "RESULT ratio unbatched/bare: %.2f of the medians; per round %.2f median, range %.2f-%.2f (goal >= 0.70)",
+            kitRate / bareRate,
+            ratios[ratios.count / 2],
+            ratios.first ?? 0,
+            ratios.last ?? 0
+        )
+    )
 
     var batchRates: [Double] = []
     for round in 0..<rounds {
-        let items = (0..<1_000).map { (key: "batch-\(round)-\($0)", item: Payload(number: $0, text: "reading \($0) of batch \(round)")) }
+        let items = (0..<1_000).map {
+            (key: "batch-\(round)-\($0)", item: Payload(number: $0, text: "reading \($0) of batch \(round)"))
+        }
         let started = now()
         try await queue.enqueue(contentsOf: items)
         batchRates.append(Double(items.count) / (now() - started))
     }
-    say(String(format: "RESULT enqueue batched (1,000 per call): %.0f items/s median, min %.0f (goal >= 10,000)", batchRates.sorted()[batchRates.count / 2], batchRates.min() ?? 0))
+    say(
+        String(
+            format: "RESULT enqueue batched (1,000 per call): %.0f items/s median, min %.0f (goal >= 10,000)",
+            batchRates.sorted()[batchRates.count / 2],
+            batchRates.min() ?? 0
+        )
+    )
 }
 
 guard let directory = arguments.first else {
     say("usage: reachkit-enqueue-benchmark DIR [ROUNDS] [PER_ROUND]")
     exit(2)
 }
-try await enqueueBenchmark(directory: directory, rounds: arguments.count > 1 ? Int(arguments[1])! : 5, perRound: arguments.count > 2 ? Int(arguments[2])! : 200)
+try await enqueueBenchmark(
+    directory: directory,
+    rounds: arguments.count > 1 ? Int(arguments[1])! : 5,
+    perRound: arguments.count > 2 ? Int(arguments[2])! : 200
+)

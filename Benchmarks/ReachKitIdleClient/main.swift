@@ -20,11 +20,14 @@ let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))
 let rollup = (try? String(contentsOfFile: "/proc/self/smaps_rollup", encoding: .utf8)) ?? ""
 /// A `Field:   N kB` line's N.
 func kib(_ text: String, _ field: String) -> Int {
-    text.split(separator: "\n").first { $0.hasPrefix(field + ":") }.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? -1
+    text.split(separator: "\n").first { $0.hasPrefix(field + ":") }.flatMap {
+        Int($0.split(separator: " ").dropFirst().first ?? "")
+    } ?? -1
 }
 let clean = kib(rollup, "Private_Clean")
 let dirty = kib(rollup, "Private_Dirty")
 print(
     "RESULT idle reachd-backed client after \(seconds) s (verdict \(service.current.state.rawValue)): private \(clean + dirty) KiB"
-        + " (dirty \(dirty) KiB, clean \(clean) KiB), RSS \(kib(status, "VmRSS")) KiB, anon \(kib(status, "RssAnon")) KiB (goal: private < 10 MiB)")
+        + " (dirty \(dirty) KiB, clean \(clean) KiB), RSS \(kib(status, "VmRSS")) KiB, anon \(kib(status, "RssAnon")) KiB (goal: private < 10 MiB)"
+)
 running.cancel()

@@ -35,7 +35,11 @@ let store = try QueueStore(path: QueueStore.defaultPath(application: "reachkit-e
 print("queue file: \(store.path)")
 // A reading not uploaded within a day is worth nothing: it becomes a dead letter (reason `expired`).
 let uploads = DurableQueue<Upload>(
-    name: "uploads", store: store, service: service, policy: QueuePolicy(expiry: .seconds(86_400)), logger: logger
+    name: "uploads",
+    store: store,
+    service: service,
+    policy: QueuePolicy(expiry: .seconds(86_400)),
+    logger: logger
 ) { delivery in
     // A real program POSTs here, sending delivery.key as an Idempotency-Key header.
     print("uploaded reading \(delivery.item.reading) (key \(delivery.key), attempt \(delivery.attempt))")
@@ -52,7 +56,9 @@ let printing = Task {
     for await verdict in service.verdicts() {
         let fault = verdict.fault.map { ", fault: \($0.code)" } ?? ""
         let signIn = verdict.portal?.userPortalURL.map { ", sign in at \($0)" } ?? ""
-        print("verdict: \(verdict.state.rawValue) \(verdict.reason.code) (\(verdict.reason))\(fault)\(signIn), likely connected: \(service.isLikelyConnected)")
+        print(
+            "verdict: \(verdict.state.rawValue) \(verdict.reason.code) (\(verdict.reason))\(fault)\(signIn), likely connected: \(service.isLikelyConnected)"
+        )
         // What the desktop notification says, for the program's own banner.
         if let message = verdict.message { print("banner: \(message.title) \(message.body)") }
     }
@@ -65,7 +71,9 @@ let producing = Task {
         reading += 1
         try await uploads.enqueue(Upload(reading: reading), key: "reading-\(run)-\(reading)")
         let stats = try await uploads.stats()
-        print("queued reading \(reading): \(stats.pending) pending, \(stats.dead) dead, oldest \(stats.oldestPendingAge.map { "\($0)" } ?? "-")")
+        print(
+            "queued reading \(reading): \(stats.pending) pending, \(stats.dead) dead, oldest \(stats.oldestPendingAge.map { "\($0)" } ?? "-")"
+        )
         try await Task.sleep(for: .seconds(2))
     }
 }

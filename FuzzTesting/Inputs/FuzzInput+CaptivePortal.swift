@@ -12,12 +12,18 @@ extension FuzzInput {
         if let answer = CaptivePortalAPIDocument.parse(bytes) {
             for url in [answer.userPortalURL, answer.venueInfoURL].compactMap(\.self) {
                 let lowered = url.lowercased()
-                require(lowered.hasPrefix("https://") || lowered.hasPrefix("http://"), "an API URL that is not http(s): \(url)")
+                require(
+                    lowered.hasPrefix("https://") || lowered.hasPrefix("http://"),
+                    "an API URL that is not http(s): \(url)"
+                )
             }
             require((answer.secondsRemaining ?? 0) >= 0 && (answer.bytesRemaining ?? 0) >= 0, "a negative count")
         }
         if let uri = NetworkdLinkState.captivePortalAPI(inState: text(bytes)) {
-            require(uri.lowercased().hasPrefix("https://") || uri == NetworkdLinkState.unrestricted, "a state-file URI that is not https: \(uri)")
+            require(
+                uri.lowercased().hasPrefix("https://") || uri == NetworkdLinkState.unrestricted,
+                "a state-file URI that is not https: \(uri)"
+            )
             require(!uri.contains("\n"), "a state-file URI spanning lines")
         }
     }

@@ -14,7 +14,9 @@ extension FuzzInput {
                 let again = try Configuration.parse(yaml, source: "fuzz.yaml", environment: [:])
                 require(again == configuration, "the same text parsed to another configuration")
             } catch {
-                preconditionFailure("fuzz invariant broken: a configuration that parsed failed the second time: \(error)")
+                preconditionFailure(
+                    "fuzz invariant broken: a configuration that parsed failed the second time: \(error)"
+                )
             }
         } catch {
             require(!error.problems.isEmpty, "a configuration was refused without a problem")

@@ -20,7 +20,9 @@ extension FuzzInput {
             let again = try APIJSON.decode(Document.self, from: encoded)
             require(again == document, "\(Document.self) encoded as \(text(encoded)) decodes to something else")
         } catch {
-            preconditionFailure("fuzz invariant broken: \(Document.self) encoded as \(text(encoded)) does not decode: \(error)")
+            preconditionFailure(
+                "fuzz invariant broken: \(Document.self) encoded as \(text(encoded)) does not decode: \(error)"
+            )
         }
     }
 }

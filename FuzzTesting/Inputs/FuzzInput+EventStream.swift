@@ -13,13 +13,19 @@ extension FuzzInput {
         let body = Array(bytes.dropFirst())
         let whole = sseEvents(body, chunk: body.count)
         let chunked = sseEvents(body, chunk: Int(first % 64) + 1)
-        require(whole == chunked, "the events depend on where the chunks end: \(String(describing: whole)) vs \(String(describing: chunked))")
+        require(
+            whole == chunked,
+            "the events depend on where the chunks end: \(String(describing: whole)) vs \(String(describing: chunked))"
+        )
         for event in whole ?? [] where event.isVerdict {
             guard let document = try? StatusDocument(event: event) else { continue }
             documentRoundTrips(document)
             let framed = sseEvents(Array(document.eventFrame), chunk: Int.max)
             require(framed?.count == 1, "reachd's own frame of a document is not one event")
-            require((try? framed.flatMap { try $0.first.map(StatusDocument.init(event:)) }) == document, "a framed document read back differently")
+            require(
+                (try? framed.flatMap { try $0.first.map(StatusDocument.init(event:)) }) == document,
+                "a framed document read back differently"
+            )
         }
     }
 

@@ -23,7 +23,10 @@ extension FuzzInput {
                 preconditionFailure("fuzz invariant broken: a decoded health answer does not re-encode: \(error)")
             }
             let result = GRPCHealthProber.result(for: response.status, target: "fuzz", latency: .milliseconds(1))
-            require((result.failure == nil) == (response.status == .serving), "\(response.status) judged as \(String(describing: result.failure))")
+            require(
+                (result.failure == nil) == (response.status == .serving),
+                "\(response.status) judged as \(String(describing: result.failure))"
+            )
         }
         guard let first = bytes.first else { return }
         let code = Status.Code(rawValue: Int(first)) ?? .unknown

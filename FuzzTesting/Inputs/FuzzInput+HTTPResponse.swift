@@ -23,8 +23,10 @@ extension FuzzInput {
             HTTPExpectation(statuses: [200...200, 204...204, 300...399]),
         ]
         let check = HTTPCheck(
-            url: "http://192.0.2.7:8080/health", endpoint: HostPort(host: "192.0.2.7", port: 8080),
-            expectation: expectations[Int(first % 4)])
+            url: "http://192.0.2.7:8080/health",
+            endpoint: HostPort(host: "192.0.2.7", port: 8080),
+            expectation: expectations[Int(first % 4)]
+        )
         let target = ProbeTarget(name: "fuzz", check: .http(check))
         let results = Mutex<[ProbeResult]>([])
         let channel = EmbeddedChannel()

@@ -15,11 +15,15 @@ extension FuzzInput {
         for line in lines { roundTripsAsRFC3339(line) }
         let parameter = { (index: Int) in index < lines.count ? lines[index] : nil }
         let now = WallTime(sinceEpoch: .seconds(1_800_000_000))
-        guard let query = try? HistoryQuery(since: parameter(0), until: parameter(1), target: parameter(2), now: now) else { return }
+        guard let query = try? HistoryQuery(since: parameter(0), until: parameter(1), target: parameter(2), now: now)
+        else { return }
         require(query.window.lowerBound < query.window.upperBound, "an empty window was accepted")
         require(query.target.map { !$0.isEmpty } ?? true, "an empty target was accepted")
         for bound in [query.window.lowerBound, query.window.upperBound] {
-            require(RFC3339.wallTime(from: RFC3339.string(from: bound)) != nil, "a window bound written as \(RFC3339.string(from: bound)) does not read back")
+            require(
+                RFC3339.wallTime(from: RFC3339.string(from: bound)) != nil,
+                "a window bound written as \(RFC3339.string(from: bound)) does not read back"
+            )
         }
     }
 
@@ -28,9 +32,14 @@ extension FuzzInput {
         guard let time = RFC3339.wallTime(from: text) else { return }
         let written = RFC3339.string(from: time)
         guard let again = RFC3339.wallTime(from: written) else {
-            preconditionFailure("fuzz invariant broken: \"\(text)\" reads, but reachd writes it as \"\(written)\", which does not")
+            preconditionFailure(
+                "fuzz invariant broken: \"\(text)\" reads, but reachd writes it as \"\(written)\", which does not"
+            )
         }
         let difference = time.sinceEpoch - again.sinceEpoch
-        require(difference >= .zero && difference < .milliseconds(1), "\"\(text)\" came back as \"\(written)\", \(difference) off")
+        require(
+            difference >= .zero && difference < .milliseconds(1),
+            "\"\(text)\" came back as \"\(written)\", \(difference) off"
+        )
     }
 }

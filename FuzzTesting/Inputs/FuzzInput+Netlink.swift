@@ -13,9 +13,15 @@ extension FuzzInput {
         let datagrams = netlinkDatagrams(bytes)
         let outcome = NetlinkReplay.replay(datagrams)
         require(outcome == NetlinkReplay.replay(datagrams), "replaying the same datagrams gave another outcome")
-        require(outcome.messages + outcome.problems <= bytes.count / 16 + 2 * datagrams.count, "more messages than headers fit")
+        require(
+            outcome.messages + outcome.problems <= bytes.count / 16 + 2 * datagrams.count,
+            "more messages than headers fit"
+        )
         for snapshot in outcome.snapshots {
-            require(Set(snapshot.interfaces.map(\.index)).count == snapshot.interfaces.count, "an interface index twice in a snapshot")
+            require(
+                Set(snapshot.interfaces.map(\.index)).count == snapshot.interfaces.count,
+                "an interface index twice in a snapshot"
+            )
         }
         // The whole input as one datagram too: what a single recv() could return.
         _ = NetlinkReplay.replay([bytes])
@@ -27,7 +33,9 @@ extension FuzzInput {
         var start = 0
         var offset = 0
         while bytes.count - offset >= 16 {
-            let length = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 | Int(bytes[offset + 3]) << 24
+            let length =
+                Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 | Int(bytes[offset + 3])
+                << 24
             guard length >= 16, length <= bytes.count - offset else { break }
             let type = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8
             offset += (length + 3) & ~3

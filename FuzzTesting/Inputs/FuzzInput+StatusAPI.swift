@@ -38,20 +38,32 @@ extension FuzzInput {
         let isOpen = StatusAPI.routes.contains { $0.isOpen && $0.path == path }
         require(
             holdsToken || isOpen || !(200..<400).contains(guarded),
-            "\(request.method) \(request.path ?? "") answered \(guarded) without the token")
+            "\(request.method) \(request.path ?? "") answered \(guarded) without the token"
+        )
     }
 
     /// The two routers the requests go to: with a token, and without one on loopback TCP.
     private static let statusServers: (RouterResponder<BasicRequestContext>, RouterResponder<BasicRequestContext>) = {
         let logger = Logger(label: "reachd.fuzz") { _ in SwiftLogNoOpLogHandler() }
-        let targets = [ProbeTarget(name: "server", check: .http(HTTPCheck(url: "http://192.0.2.7/", endpoint: HostPort(host: "192.0.2.7", port: 80))))]
+        let targets = [
+            ProbeTarget(
+                name: "server",
+                check: .http(HTTPCheck(url: "http://192.0.2.7/", endpoint: HostPort(host: "192.0.2.7", port: 80)))
+            )
+        ]
         let monitor = ConnectivityMonitor(
             configuration: ConnectivityMonitor.Configuration(targets: targets),
-            clock: MonitorClock(ContinuousClock(), wallTime: { WallTime.now() }), logger: logger)
+            clock: MonitorClock(ContinuousClock(), wallTime: { WallTime.now() }),
+            logger: logger
+        )
         func server(_ token: Secret?) -> RouterResponder<BasicRequestContext> {
             StatusServer(
-                monitor: monitor, metrics: ReachMetrics(targets: targets), address: .tcp(host: "127.0.0.1", port: 0), bearerToken: token,
-                checkWaitLimit: .milliseconds(1), logger: logger
+                monitor: monitor,
+                metrics: ReachMetrics(targets: targets),
+                address: .tcp(host: "127.0.0.1", port: 0),
+                bearerToken: token,
+                checkWaitLimit: .milliseconds(1),
+                logger: logger
             ).makeRouter().buildResponder()
         }
         return (server(Secret(statusToken)), server(nil))
@@ -59,27 +71,45 @@ extension FuzzInput {
 
     /// The request head the input's text describes; `nil` when NIO would not have passed it on.
     static func statusRequest(_ bytes: [UInt8]) -> HTTPRequest? {
-        let head = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 64, omittingEmptySubsequences: false).prefix { !$0.isEmpty }
+        let head = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 64, omittingEmptySubsequences: false).prefix {
+            !$0.isEmpty
+        }
         guard let line = head.first else { return nil }
         let words = line.split(separator: UInt8(ascii: " "), maxSplits: 1)
         guard words.count == 2, let method = HTTPRequest.Method(text(words[0])) else { return nil }
         var fields = HTTPFields()
         var authority: String?
         for fieldLine in head.dropFirst() {
-            guard let colon = fieldLine.firstIndex(of: UInt8(ascii: ":")), let name = HTTPField.Name(text(fieldLine[..<colon])) else { continue }
-            let value = text(fieldLine[fieldLine.index(after: colon)...].drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed())
+            guard let colon = fieldLine.firstIndex(of: UInt8(ascii: ":")),
+                let name = HTTPField.Name(text(fieldLine[..<colon]))
+            else { continue }
+            let value = text(
+                fieldLine[fieldLine.index(after: colon)...].drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop {
+                    $0 == 0x20 || $0 == 0x09 || $0 == 0x0D
+                }.reversed()
+            )
             if name.canonicalName == "host" {
                 authority = value
             } else {
                 fields.append(HTTPField(name: name, value: value))
             }
         }
-        return HTTPRequest(method: method, scheme: "http", authority: authority, path: text(words[1]), headerFields: fields)
+        return HTTPRequest(
+            method: method,
+            scheme: "http",
+            authority: authority,
+            path: text(words[1]),
+            headerFields: fields
+        )
     }
 
     /// What follows the head's blank line.
     static func statusRequestBody(_ bytes: [UInt8]) -> [UInt8] {
-        guard let blank = bytes.indices.dropLast().first(where: { bytes[$0] == UInt8(ascii: "\n") && bytes[$0 + 1] == UInt8(ascii: "\n") }) else { return [] }
+        guard
+            let blank = bytes.indices.dropLast().first(where: {
+                bytes[$0] == UInt8(ascii: "\n") && bytes[$0 + 1] == UInt8(ascii: "\n")
+            })
+        else { return [] }
         return Array(bytes[(blank + 2)...])
     }
 
@@ -88,7 +118,9 @@ extension FuzzInput {
         var decoded: [UInt8] = []
         var index = 0
         while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let value = UInt8(text(bytes[(index + 1)...(index + 2)]), radix: 16) {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let value = UInt8(text(bytes[(index + 1)...(index + 2)]), radix: 16)
+            {
                 decoded.append(value)
                 index += 3
             } else {
@@ -100,7 +132,11 @@ extension FuzzInput {
     }
 
     /// The status code `responder` answers `head` with (its body is not read: an event stream never ends).
-    private static func respond(_ responder: RouterResponder<BasicRequestContext>, _ head: HTTPRequest, body: [UInt8]) -> Int {
+    private static func respond(
+        _ responder: RouterResponder<BasicRequestContext>,
+        _ head: HTTPRequest,
+        body: [UInt8]
+    ) -> Int {
         let request = Request(head: head, body: RequestBody(buffer: ByteBuffer(bytes: body)))
         return waitFor {
             // The channel a request came on, as Hummingbird's context holds it; finished after
@@ -109,7 +145,11 @@ extension FuzzInput {
             // thread, which an EmbeddedChannel forbids.
             let channel = NIOAsyncTestingChannel()
             let context = BasicRequestContext(
-                source: ApplicationRequestContextSource(channel: channel, logger: Logger(label: "reachd.fuzz") { _ in SwiftLogNoOpLogHandler() }))
+                source: ApplicationRequestContextSource(
+                    channel: channel,
+                    logger: Logger(label: "reachd.fuzz") { _ in SwiftLogNoOpLogHandler() }
+                )
+            )
             let status: Int
             do {
                 status = Int(try await responder.respond(to: request, context: context).status.code)

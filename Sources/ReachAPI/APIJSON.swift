@@ -19,7 +19,10 @@ package enum APIJSON {
     /// Reads a document of type `type` from `bytes`.
     ///
     /// - Throws: `DecodingError` when the bytes are not such a document.
-    package static func decode<Document: Decodable>(_ type: Document.Type, from bytes: some Sequence<UInt8>) throws -> Document {
+    package static func decode<Document: Decodable>(
+        _ type: Document.Type,
+        from bytes: some Sequence<UInt8>
+    ) throws -> Document {
         try JSONDecoder().decode(type, from: Data(bytes))
     }
 }

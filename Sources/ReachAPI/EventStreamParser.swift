@@ -8,7 +8,9 @@ package struct EventStreamParser: Sendable {
 
     /// An event or line over ``eventLimit``.
     package struct OversizedEvent: Error, CustomStringConvertible {
-        package var description: String { "an event over \(EventStreamParser.eventLimit / 1024) KiB: not reachd's event stream" }
+        package var description: String {
+            "an event over \(EventStreamParser.eventLimit / 1024) KiB: not reachd's event stream"
+        }
     }
 
     private var pending: [UInt8] = []

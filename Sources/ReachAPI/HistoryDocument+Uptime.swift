@@ -18,8 +18,11 @@ extension HistoryDocument.Uptime {
         let connectedSeconds = max(0, bounds.upperBound - bounds.lowerBound - unknownSeconds - downSeconds)
         let known = connectedSeconds + downSeconds
         self.init(
-            ratio: known > 0 ? connectedSeconds / known : nil, connectedSeconds: connectedSeconds, disconnectedSeconds: downSeconds,
-            unknownSeconds: unknownSeconds)
+            ratio: known > 0 ? connectedSeconds / known : nil,
+            connectedSeconds: connectedSeconds,
+            disconnectedSeconds: downSeconds,
+            unknownSeconds: unknownSeconds
+        )
     }
 
     /// The spans clipped to `bounds`, sorted and merged where they touch.
@@ -45,7 +48,10 @@ extension HistoryDocument.Uptime {
         var total = 0.0
         var (i, j) = (0, 0)
         while i < first.count, j < second.count {
-            total += max(0, min(first[i].upperBound, second[j].upperBound) - max(first[i].lowerBound, second[j].lowerBound))
+            total += max(
+                0,
+                min(first[i].upperBound, second[j].upperBound) - max(first[i].lowerBound, second[j].lowerBound)
+            )
             if first[i].upperBound < second[j].upperBound { i += 1 } else { j += 1 }
         }
         return total
@@ -66,6 +72,9 @@ extension HistoryDocument {
             return lower < upper ? lower..<upper : nil
         }
         return Uptime(
-            window: window, outages: outages.compactMap { span($0.start, $0.end) }, gaps: gaps.compactMap { span($0.start, $0.end) })
+            window: window,
+            outages: outages.compactMap { span($0.start, $0.end) },
+            gaps: gaps.compactMap { span($0.start, $0.end) }
+        )
     }
 }

@@ -43,8 +43,14 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
     package var minutes: [Minute]
 
     package init(
-        since: String, until: String, target: String? = nil, transitions: [Transition] = [], outages: [Outage] = [], gaps: [Gap] = [],
-        uptime: Uptime, minutes: [Minute] = []
+        since: String,
+        until: String,
+        target: String? = nil,
+        transitions: [Transition] = [],
+        outages: [Outage] = [],
+        gaps: [Gap] = [],
+        uptime: Uptime,
+        minutes: [Minute] = []
     ) {
         self.since = since
         self.until = until
@@ -101,7 +107,14 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
         package var fault: String?
         package var target: String?
 
-        package init(start: String, end: String?, durationSeconds: Double, reason: String?, fault: String?, target: String?) {
+        package init(
+            start: String,
+            end: String?,
+            durationSeconds: Double,
+            reason: String?,
+            fault: String?,
+            target: String?
+        ) {
             self.start = start
             self.end = end
             self.durationSeconds = durationSeconds
@@ -191,7 +204,14 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
         /// The 99th percentile of the same.
         package var latencyP99Seconds: Double?
 
-        package init(target: String, start: String, probes: Int, failures: [String: Int], latencyP50Seconds: Double?, latencyP99Seconds: Double?) {
+        package init(
+            target: String,
+            start: String,
+            probes: Int,
+            failures: [String: Int],
+            latencyP50Seconds: Double?,
+            latencyP99Seconds: Double?
+        ) {
             self.target = target
             self.start = start
             self.probes = probes

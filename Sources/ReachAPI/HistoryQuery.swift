@@ -58,7 +58,8 @@ package struct HistoryQuery: Sendable, Hashable {
     /// Everything but unreserved characters percent-encoded (RFC 3986), so that `+` in an offset survives.
     private static func percentEncoded(_ text: String) -> String {
         text.percentEncoded { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-._~".utf8.contains(byte)
         }
     }

@@ -19,7 +19,8 @@ package enum RFC3339 {
         let minute = millisecondOfDay / 60_000 % 60
         let second = millisecondOfDay / 1000 % 60
         let millisecond = millisecondOfDay % 1000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millisecond, 3))Z"
+        return
+            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millisecond, 3))Z"
     }
 
     /// The time `text` names: `YYYY-MM-DDTHH:MM:SS`, an optional fraction, then `Z` or a numeric
@@ -38,9 +39,12 @@ package enum RFC3339 {
         func separator(_ index: Int, _ allowed: String) -> Bool {
             index < bytes.count && allowed.utf8.contains(bytes[index])
         }
-        guard let year = number(0..<4), separator(4, "-"), let month = number(5..<7), separator(7, "-"), let day = number(8..<10),
-            separator(10, "Tt "), let hour = number(11..<13), separator(13, ":"), let minute = number(14..<16), separator(16, ":"),
-            let second = number(17..<19), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        guard let year = number(0..<4), separator(4, "-"), let month = number(5..<7), separator(7, "-"),
+            let day = number(8..<10),
+            separator(10, "Tt "), let hour = number(11..<13), separator(13, ":"), let minute = number(14..<16),
+            separator(16, ":"),
+            let second = number(17..<19), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
+            second < 61
         else { return nil }
         var index = 19
         var nanoseconds: Int64 = 0
@@ -55,14 +59,17 @@ package enum RFC3339 {
         var offsetSeconds: Int64 = 0
         if separator(index, "Zz"), index + 1 == bytes.count {
             offsetSeconds = 0
-        } else if separator(index, "+-"), index + 6 == bytes.count, let hours = number((index + 1)..<(index + 3)), separator(index + 3, ":"),
+        } else if separator(index, "+-"), index + 6 == bytes.count, let hours = number((index + 1)..<(index + 3)),
+            separator(index + 3, ":"),
             let minutes = number((index + 4)..<(index + 6))
         {
             offsetSeconds = (hours * 3600 + minutes * 60) * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
         } else {
             return nil
         }
-        let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        let seconds =
+            daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+            - offsetSeconds
         // Only the years that ``string(from:)`` writes (0000–9999 in UTC): a leap second or an
         // offset can carry a time past them, and it would be written in a form this reader refuses.
         guard writableSeconds.contains(seconds) else { return nil }
@@ -72,11 +79,13 @@ package enum RFC3339 {
     /// Whether ``string(from:)`` writes `time` in a form ``wallTime(from:)`` reads: a time in the
     /// years 0000–9999, UTC. A window computed from a time and a duration can fall outside them.
     package static func canWrite(_ time: WallTime) -> Bool {
-        time.sinceEpoch >= .seconds(writableSeconds.lowerBound) && time.sinceEpoch < .seconds(writableSeconds.upperBound)
+        time.sinceEpoch >= .seconds(writableSeconds.lowerBound)
+            && time.sinceEpoch < .seconds(writableSeconds.upperBound)
     }
 
     /// The seconds since the epoch from 0000-01-01T00:00:00Z to the end of 9999 in UTC.
-    private static let writableSeconds = (daysSinceEpoch(year: 0, month: 1, day: 1) * 86_400)..<(daysSinceEpoch(year: 10_000, month: 1, day: 1) * 86_400)
+    private static let writableSeconds =
+        (daysSinceEpoch(year: 0, month: 1, day: 1) * 86_400)..<(daysSinceEpoch(year: 10_000, month: 1, day: 1) * 86_400)
 
     private static func pow10(_ exponent: Int) -> Int64 {
         (0..<exponent).reduce(1) { result, _ in result * 10 }

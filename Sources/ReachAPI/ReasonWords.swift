@@ -22,7 +22,12 @@ package struct ReasonWords: Sendable, Hashable {
     package static func unknown(_ code: String) -> ReasonWords {
         let spaced = code.replacing("_", with: " ")
         return ReasonWords(
-            code: code, phrase: spaced, clause: spaced, sentence: "The server cannot be reached (\(spaced))", isLinkReason: false)
+            code: code,
+            phrase: spaced,
+            clause: spaced,
+            sentence: "The server cannot be reached (\(spaced))",
+            isLinkReason: false
+        )
     }
 
     /// The words for `code`; ``unknown(_:)``'s for a code this version does not know. For
@@ -31,64 +36,142 @@ package struct ReasonWords: Sendable, Hashable {
         guard let words = table[code] else { return unknown(code) }
         guard code == FailureReason.httpStatus(0).code, let httpStatus else { return words }
         return ReasonWords(
-            code: code, phrase: "HTTP \(httpStatus)", clause: "unexpected HTTP status \(httpStatus)", sentence: words.sentence,
-            isLinkReason: false)
+            code: code,
+            phrase: "HTTP \(httpStatus)",
+            clause: "unexpected HTTP status \(httpStatus)",
+            sentence: words.sentence,
+            isLinkReason: false
+        )
     }
 
     /// Every code reachd publishes, in the order a person would read them: the verdict's own, then a target's.
     package static let all: [ReasonWords] = [
         ReasonWords(
-            code: "starting", phrase: "no evidence yet", clause: "reachd has just started and has no evidence yet",
-            sentence: "Checking whether the server can be reached", isLinkReason: false),
+            code: "starting",
+            phrase: "no evidence yet",
+            clause: "reachd has just started and has no evidence yet",
+            sentence: "Checking whether the server can be reached",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "awaiting_probe", phrase: "awaiting the first probe", clause: "a usable link exists; waiting for the targets to answer on it",
-            sentence: "Checking whether the server can be reached", isLinkReason: false),
+            code: "awaiting_probe",
+            phrase: "awaiting the first probe",
+            clause: "a usable link exists; waiting for the targets to answer on it",
+            sentence: "Checking whether the server can be reached",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "healthy", phrase: "healthy", clause: "the targets answer as the policy requires", sentence: "The server can be reached",
-            isLinkReason: false),
+            code: "healthy",
+            phrase: "healthy",
+            clause: "the targets answer as the policy requires",
+            sentence: "The server can be reached",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "no_link", phrase: "no link", clause: "no network interface is up with carrier",
-            sentence: "No network connection is active (no cable or Wi-Fi link)", isLinkReason: true),
+            code: "no_link",
+            phrase: "no link",
+            clause: "no network interface is up with carrier",
+            sentence: "No network connection is active (no cable or Wi-Fi link)",
+            isLinkReason: true
+        ),
         ReasonWords(
-            code: "no_address", phrase: "no address", clause: "an interface has carrier but no global address yet",
-            sentence: "The network has not given this computer an address yet", isLinkReason: true),
+            code: "no_address",
+            phrase: "no address",
+            clause: "an interface has carrier but no global address yet",
+            sentence: "The network has not given this computer an address yet",
+            isLinkReason: true
+        ),
         ReasonWords(
-            code: "no_route", phrase: "no route", clause: "an interface has an address but no default route and no route to the targets",
-            sentence: "This computer has no route to the server", isLinkReason: true),
+            code: "no_route",
+            phrase: "no route",
+            clause: "an interface has an address but no default route and no route to the targets",
+            sentence: "This computer has no route to the server",
+            isLinkReason: true
+        ),
         ReasonWords(
-            code: "captive_portal", phrase: "captive portal", clause: "a captive portal holds the connection until someone signs in",
-            sentence: "Sign in to the network: its login page answers in the server's place", isLinkReason: false),
+            code: "captive_portal",
+            phrase: "captive portal",
+            clause: "a captive portal holds the connection until someone signs in",
+            sentence: "Sign in to the network: its login page answers in the server's place",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "dns_failure", phrase: "name not resolved", clause: "the host name did not resolve",
-            sentence: "The server's name could not be looked up", isLinkReason: false),
+            code: "dns_failure",
+            phrase: "name not resolved",
+            clause: "the host name did not resolve",
+            sentence: "The server's name could not be looked up",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "connection_refused", phrase: "refused", clause: "connection refused", sentence: "The server refused the connection",
-            isLinkReason: false),
-        ReasonWords(code: "timeout", phrase: "timed out", clause: "timed out", sentence: "The server did not answer in time", isLinkReason: false),
+            code: "connection_refused",
+            phrase: "refused",
+            clause: "connection refused",
+            sentence: "The server refused the connection",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "tls_failure", phrase: "TLS failed", clause: "TLS handshake failed",
-            sentence: "A secure connection to the server could not be set up", isLinkReason: false),
+            code: "timeout",
+            phrase: "timed out",
+            clause: "timed out",
+            sentence: "The server did not answer in time",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "http_status", phrase: "HTTP error", clause: "unexpected HTTP status", sentence: "The server answered with an error",
-            isLinkReason: false),
+            code: "tls_failure",
+            phrase: "TLS failed",
+            clause: "TLS handshake failed",
+            sentence: "A secure connection to the server could not be set up",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "unexpected_body", phrase: "unexpected answer", clause: "the response body was not as expected",
-            sentence: "The server's answer was not what was expected", isLinkReason: false),
+            code: "http_status",
+            phrase: "HTTP error",
+            clause: "unexpected HTTP status",
+            sentence: "The server answered with an error",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "network_unreachable", phrase: "unreachable", clause: "no route to the target's network or host",
-            sentence: "There is no route to the server's network", isLinkReason: false),
+            code: "unexpected_body",
+            phrase: "unexpected answer",
+            clause: "the response body was not as expected",
+            sentence: "The server's answer was not what was expected",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "connection_reset", phrase: "connection reset", clause: "the connection was reset",
-            sentence: "The connection to the server was cut off", isLinkReason: false),
+            code: "network_unreachable",
+            phrase: "unreachable",
+            clause: "no route to the target's network or host",
+            sentence: "There is no route to the server's network",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "cancelled", phrase: "cancelled", clause: "the probe was cancelled", sentence: "The check of the server was cancelled",
-            isLinkReason: false),
+            code: "connection_reset",
+            phrase: "connection reset",
+            clause: "the connection was reset",
+            sentence: "The connection to the server was cut off",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "protocol_error", phrase: "protocol error", clause: "the server did not speak the expected protocol",
-            sentence: "The server did not answer in the expected protocol", isLinkReason: false),
+            code: "cancelled",
+            phrase: "cancelled",
+            clause: "the probe was cancelled",
+            sentence: "The check of the server was cancelled",
+            isLinkReason: false
+        ),
         ReasonWords(
-            code: "not_serving", phrase: "not serving", clause: "the server reports itself not serving",
-            sentence: "The server says it is not serving", isLinkReason: false),
+            code: "protocol_error",
+            phrase: "protocol error",
+            clause: "the server did not speak the expected protocol",
+            sentence: "The server did not answer in the expected protocol",
+            isLinkReason: false
+        ),
+        ReasonWords(
+            code: "not_serving",
+            phrase: "not serving",
+            clause: "the server reports itself not serving",
+            sentence: "The server says it is not serving",
+            isLinkReason: false
+        ),
     ]
 
     private static let table = Dictionary(uniqueKeysWithValues: all.map { ($0.code, $0) })

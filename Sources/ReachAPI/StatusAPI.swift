@@ -46,7 +46,9 @@ package enum StatusAPI {
     package static let pageScript = Route("GET", "/assets/status-page.js", isOpen: true)
 
     /// Every route, in the order the documentation lists them.
-    package static let routes: [Route] = [status, events, check, history, liveness, metrics, page, pageStyle, pageScript]
+    package static let routes: [Route] = [
+        status, events, check, history, liveness, metrics, page, pageStyle, pageScript,
+    ]
 
     /// The read-only routes a browser may reach with the page's cookie instead of a bearer token:
     /// the page and the documents its script reads. Never a route that acts (`POST /v1/check`).

@@ -32,15 +32,23 @@ extension StatusDocument {
 extension StatusDocument.Interface {
     init(reachability: InterfaceReachability) {
         self.init(
-            name: reachability.name, reachable: reachability.reachable, reason: reachability.reason?.code, fault: reachability.fault?.code,
-            latencySeconds: reachability.latency?.seconds)
+            name: reachability.name,
+            reachable: reachability.reachable,
+            reason: reachability.reason?.code,
+            fault: reachability.fault?.code,
+            latencySeconds: reachability.latency?.seconds
+        )
     }
 
     /// The uplink described; a reason this version does not know reads as `protocol_error`.
     var reachability: InterfaceReachability {
         let failure = reason.map { FailureReason(code: $0) ?? .protocolError }
         return InterfaceReachability(
-            name: name, reachable: reachable, reason: failure, fault: fault.flatMap(Fault.init(rawValue:)),
-            latency: latencySeconds.map { .seconds($0) })
+            name: name,
+            reachable: reachable,
+            reason: failure,
+            fault: fault.flatMap(Fault.init(rawValue:)),
+            latency: latencySeconds.map { .seconds($0) }
+        )
     }
 }

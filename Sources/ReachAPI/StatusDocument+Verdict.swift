@@ -24,7 +24,8 @@ extension StatusDocument {
             targets: verdict.targets.map(Target.init(status:)),
             portal: verdict.portal.map(Portal.init(portal:)),
             interfaces: verdict.interfaces.map(Interface.init(reachability:)),
-            degradedFamilies: verdict.degradedFamilies.map(\.rawValue))
+            degradedFamilies: verdict.degradedFamilies.map(\.rawValue)
+        )
     }
 
     /// The described verdict's reason, read from the codes and the structured target: a code this
@@ -45,21 +46,33 @@ extension StatusDocument {
     /// kind, health and the failure that holds it down; no probe timings.
     package var verdict: Verdict {
         let targets = targets.map { target in
-            var status = TargetStatus(name: target.name, kind: target.kind, health: TargetHealth(rawValue: target.health) ?? .unknown)
+            var status = TargetStatus(
+                name: target.name,
+                kind: target.kind,
+                health: TargetHealth(rawValue: target.health) ?? .unknown
+            )
             status.certificate = target.certificate.flatMap(\.serverCertificate)
             status.families = target.families.compactMap(IPFamily.init(rawValue:))
             status.answeredFamilies = target.answeredFamilies.compactMap(IPFamily.init(rawValue:))
             status.degradedFamilies = target.degradedFamilies.compactMap(IPFamily.init(rawValue:))
             if let code = target.reason {
                 status.lastFailure = ProbeFailure(
-                    FailureReason(code: code, httpStatus: target.httpStatus) ?? .protocolError, phase: target.phase.flatMap(ProbePhase.init(rawValue:)),
-                    detail: target.detail)
+                    FailureReason(code: code, httpStatus: target.httpStatus) ?? .protocolError,
+                    phase: target.phase.flatMap(ProbePhase.init(rawValue:)),
+                    detail: target.detail
+                )
             }
             return status
         }
         var verdict = Verdict(
-            state: ConnectivityState(rawValue: state) ?? .unknown, reason: verdictReason, since: RFC3339.wallTime(from: since) ?? WallTime(sinceEpoch: .zero),
-            usableInterfaces: usableInterfaces, targets: targets, portal: portal?.captivePortal, fault: fault.flatMap(Fault.init(rawValue:)))
+            state: ConnectivityState(rawValue: state) ?? .unknown,
+            reason: verdictReason,
+            since: RFC3339.wallTime(from: since) ?? WallTime(sinceEpoch: .zero),
+            usableInterfaces: usableInterfaces,
+            targets: targets,
+            portal: portal?.captivePortal,
+            fault: fault.flatMap(Fault.init(rawValue:))
+        )
         verdict.interfaces = interfaces.map(\.reachability)
         return verdict
     }
@@ -68,23 +81,39 @@ extension StatusDocument {
 extension StatusDocument.Portal {
     init(portal: CaptivePortal) {
         self.init(
-            captive: portal.isCaptive, userPortalURL: portal.userPortalURL, venueInfoURL: portal.venueInfoURL,
-            secondsRemaining: portal.secondsRemaining, bytesRemaining: portal.bytesRemaining,
-            sessionEndsAt: portal.sessionEndsAt.map(RFC3339.string(from:)), evidence: portal.evidence.rawValue, interface: portal.interface)
+            captive: portal.isCaptive,
+            userPortalURL: portal.userPortalURL,
+            venueInfoURL: portal.venueInfoURL,
+            secondsRemaining: portal.secondsRemaining,
+            bytesRemaining: portal.bytesRemaining,
+            sessionEndsAt: portal.sessionEndsAt.map(RFC3339.string(from:)),
+            evidence: portal.evidence.rawValue,
+            interface: portal.interface
+        )
     }
 
     /// The portal described; evidence this version does not know reads as `check_url`, the weakest a person acts on alike.
     var captivePortal: CaptivePortal {
         CaptivePortal(
-            evidence: CaptivePortal.Evidence(rawValue: evidence) ?? .checkURL, isCaptive: captive, userPortalURL: userPortalURL,
-            venueInfoURL: venueInfoURL, secondsRemaining: secondsRemaining, bytesRemaining: bytesRemaining,
-            sessionEndsAt: sessionEndsAt.flatMap(RFC3339.wallTime(from:)), interface: interface)
+            evidence: CaptivePortal.Evidence(rawValue: evidence) ?? .checkURL,
+            isCaptive: captive,
+            userPortalURL: userPortalURL,
+            venueInfoURL: venueInfoURL,
+            secondsRemaining: secondsRemaining,
+            bytesRemaining: bytesRemaining,
+            sessionEndsAt: sessionEndsAt.flatMap(RFC3339.wallTime(from:)),
+            interface: interface
+        )
     }
 }
 
 extension StatusDocument.Certificate {
     init(certificate: ServerCertificate) {
-        self.init(notAfter: RFC3339.string(from: certificate.notAfter), subject: certificate.subject, issuer: certificate.issuer)
+        self.init(
+            notAfter: RFC3339.string(from: certificate.notAfter),
+            subject: certificate.subject,
+            issuer: certificate.issuer
+        )
     }
 
     var serverCertificate: ServerCertificate? {
@@ -112,13 +141,16 @@ extension StatusDocument.Target {
                 connectSeconds: timings?.connect?.seconds,
                 tlsSeconds: timings?.tls?.seconds,
                 firstByteSeconds: timings?.firstByte?.seconds,
-                totalSeconds: timings?.total.seconds),
+                totalSeconds: timings?.total.seconds
+            ),
             lastCheckedAt: status.lastCheckedAt.map(RFC3339.string(from:)),
             consecutiveFailures: status.consecutiveFailures,
             consecutiveSuccesses: status.consecutiveSuccesses,
             certificate: status.certificate.map(StatusDocument.Certificate.init(certificate:)),
-            families: status.families.map(\.rawValue), answeredFamilies: status.answeredFamilies.map(\.rawValue),
-            degradedFamilies: status.degradedFamilies.map(\.rawValue))
+            families: status.families.map(\.rawValue),
+            answeredFamilies: status.answeredFamilies.map(\.rawValue),
+            degradedFamilies: status.degradedFamilies.map(\.rawValue)
+        )
     }
 }
 
@@ -126,7 +158,9 @@ extension Verdict {
     /// The reason in words, for `reason_detail`: for a target's failure, the target, the failure, and
     /// where and how it failed.
     var reasonDetail: String {
-        if reason == .captivePortal, let url = portal?.userPortalURL { return "\(reason.words.clause): sign in at \(url)" }
+        if reason == .captivePortal, let url = portal?.userPortalURL {
+            return "\(reason.words.clause): sign in at \(url)"
+        }
         guard case .targetFailed(let target, let failureReason) = reason else { return reason.words.clause }
         var text = "target \(target): \(failureReason.words.clause)"
         if let failure = targets.first(where: { $0.name == target })?.lastFailure, failure.reason == failureReason {

@@ -1,6 +1,6 @@
-import ReachPOSIX
 import CSystemd
 import Glibc
+import ReachPOSIX
 
 /// Names a D-Bus signal to subscribe to. The sender may be a well-known name: the bus then
 /// delivers only what its current owner sends.
@@ -119,10 +119,14 @@ package final class BusConnection {
         try checkBus(
             "sd_bus_add_match_async",
             sd_bus_add_match_async(
-                bus, &slot, signal.matchRule,
+                bus,
+                &slot,
+                signal.matchRule,
                 { message, userdata, _ in
                     guard let message, let userdata else { return 0 }
-                    Unmanaged<SignalSubscription>.fromOpaque(userdata).takeUnretainedValue().received(BusMessage(pointer: message))
+                    Unmanaged<SignalSubscription>.fromOpaque(userdata).takeUnretainedValue().received(
+                        BusMessage(pointer: message)
+                    )
                     return 0
                 },
                 { reply, userdata, _ in
@@ -130,7 +134,9 @@ package final class BusConnection {
                     Unmanaged<SignalSubscription>.fromOpaque(userdata).takeUnretainedValue().answered(reply)
                     return 0
                 },
-                userdata))
+                userdata
+            )
+        )
         subscription.slot = slot
         subscriptions.append(subscription)
     }
@@ -140,21 +146,39 @@ package final class BusConnection {
     ///
     /// Throws when the call cannot be sent, times out (`ETIMEDOUT`), or is answered with a D-Bus
     /// error (its name and message in ``BusError/busError``).
-    package func call(_ method: MethodCall, timeout: Duration, arguments: (BusMessageWriter) throws(BusError) -> Void) throws(BusError) -> BusReply {
+    package func call(
+        _ method: MethodCall,
+        timeout: Duration,
+        arguments: (BusMessageWriter) throws(BusError) -> Void
+    ) throws(BusError) -> BusReply {
         var message: OpaquePointer?
         try checkBus(
             "sd_bus_message_new_method_call",
-            sd_bus_message_new_method_call(bus, &message, method.destination, method.path, method.interface, method.member))
+            sd_bus_message_new_method_call(
+                bus,
+                &message,
+                method.destination,
+                method.path,
+                method.interface,
+                method.member
+            )
+        )
         guard let message else { throw BusError("sd_bus_message_new_method_call", code: ENOMEM) }
         defer { sd_bus_message_unref(message) }
         try arguments(BusMessageWriter(pointer: message))
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
         var reply: OpaquePointer?
-        let microseconds = UInt64(max(1, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000))
+        let microseconds = UInt64(
+            max(1, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000)
+        )
         let result = sd_bus_call(bus, message, microseconds, &error, &reply)
         guard result >= 0, let reply else {
-            throw BusError("\(method.interface).\(method.member)", code: result < 0 ? result : EIO, busError: BusError.text(of: error))
+            throw BusError(
+                "\(method.interface).\(method.member)",
+                code: result < 0 ? result : EIO,
+                busError: BusError.text(of: error)
+            )
         }
         return BusReply(pointer: reply)
     }
@@ -227,7 +251,8 @@ private final class SignalSubscription {
     package let received: (BusMessage) -> Void
     package var slot: OpaquePointer?
 
-    package init(bus: OpaquePointer, installed: @escaping (BusError?) -> Void, received: @escaping (BusMessage) -> Void) {
+    package init(bus: OpaquePointer, installed: @escaping (BusError?) -> Void, received: @escaping (BusMessage) -> Void)
+    {
         self.bus = bus
         self.installed = installed
         self.received = received
@@ -243,7 +268,13 @@ private final class SignalSubscription {
         // that is a lost connection, which `process()` reports.
         guard sd_bus_is_open(bus) > 0 else { return }
         let code = sd_bus_message_get_errno(reply)
-        installed(BusError("AddMatch", code: code > 0 ? code : EIO, busError: sd_bus_message_get_error(reply).flatMap { BusError.text(of: $0.pointee) }))
+        installed(
+            BusError(
+                "AddMatch",
+                code: code > 0 ? code : EIO,
+                busError: sd_bus_message_get_error(reply).flatMap { BusError.text(of: $0.pointee) }
+            )
+        )
     }
 
     package func cancel() {

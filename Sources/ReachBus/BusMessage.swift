@@ -30,7 +30,9 @@ package struct BusMessage {
     }
 
     private func read<Value>(_ type: Unicode.Scalar, into value: inout Value) throws(BusError) {
-        let result = withUnsafeMutablePointer(to: &value) { sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: type)), $0) }
+        let result = withUnsafeMutablePointer(to: &value) {
+            sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: type)), $0)
+        }
         // 0: no more arguments; a message without the argument its signature promises.
         guard try checkBus("sd_bus_message_read_basic(\(type))", result) > 0 else {
             throw BusError("sd_bus_message_read_basic(\(type))", code: ENXIO)
@@ -84,13 +86,19 @@ package struct BusMessageWriter {
 
     private func appendBasic<Value>(_ type: Unicode.Scalar, _ value: Value) throws(BusError) {
         var value = value
-        let result = withUnsafePointer(to: &value) { sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: type)), $0) }
+        let result = withUnsafePointer(to: &value) {
+            sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: type)), $0)
+        }
         try checkBus("sd_bus_message_append_basic(\(type))", result)
     }
 
     /// Opens a container (`a` array, `e` dictionary entry, `v` variant, `r` struct) whose contents
     /// have the signature `contents`, lets `body` append them, and closes it.
-    package func container(_ type: Unicode.Scalar, _ contents: String, _ body: () throws(BusError) -> Void) throws(BusError) {
+    package func container(
+        _ type: Unicode.Scalar,
+        _ contents: String,
+        _ body: () throws(BusError) -> Void
+    ) throws(BusError) {
         let result = contents.withCString { sd_bus_message_open_container(pointer, CChar(UInt8(ascii: type)), $0) }
         try checkBus("sd_bus_message_open_container(\(type)\(contents))", result)
         try body()

@@ -34,9 +34,15 @@ package struct CaptivePortalAPIClient: Sendable {
     }
 
     /// The API's answer at `url`, asked out of `interface` (any, when `nil`), within `timeout`.
-    package func answer(at url: String, interface: String?, timeout: Duration) async throws(Failure) -> CaptivePortalAPIAnswer {
+    package func answer(
+        at url: String,
+        interface: String?,
+        timeout: Duration
+    ) async throws(Failure) -> CaptivePortalAPIAnswer {
         guard let parts = HTTPURL(url), parts.isHTTPS else { throw Failure(description: "\(url) is not an https URL") }
-        guard parts.userinfo == nil else { throw Failure(description: "\(url) has credentials in it, which would show in logs") }
+        guard parts.userinfo == nil else {
+            throw Failure(description: "\(url) has credentials in it, which would show in logs")
+        }
         let body: [UInt8]
         do {
             body = try await withDeadline(timeout) { try await get(parts, interface: interface) }
@@ -72,7 +78,11 @@ package struct CaptivePortalAPIClient: Sendable {
     }
 
     private func exchange(
-        _ parts: HTTPURL, interface: String?, tls: NIOSSLContext, on loop: any EventLoop, collector: ResponseCollector
+        _ parts: HTTPURL,
+        interface: String?,
+        tls: NIOSSLContext,
+        on loop: any EventLoop,
+        collector: ResponseCollector
     ) async throws -> [UInt8] {
         let serverName = IPAddress(parts.host) == nil ? parts.host : nil
         let channel = try await ClientBootstrap(group: loop)
@@ -92,7 +102,12 @@ package struct CaptivePortalAPIClient: Sendable {
         headers.add(name: "Accept", value: "application/captive+json")
         headers.add(name: "User-Agent", value: "reachd/\(ReachVersion.current)")
         headers.add(name: "Connection", value: "close")
-        channel.write(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: parts.requestTarget, headers: headers)), promise: nil)
+        channel.write(
+            HTTPClientRequestPart.head(
+                HTTPRequestHead(version: .http1_1, method: .GET, uri: parts.requestTarget, headers: headers)
+            ),
+            promise: nil
+        )
         // A failed handshake fails the write too; the collector hears why (the TLS error) first.
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         let (status, body) = try await collector.response.futureResult.get()
@@ -101,7 +116,9 @@ package struct CaptivePortalAPIClient: Sendable {
     }
 
     private static func words(_ error: any Error) -> String {
-        if let error = error as? NIOSSLError, case .handshakeFailed = error { return "the TLS handshake failed: \(error)" }
+        if let error = error as? NIOSSLError, case .handshakeFailed = error {
+            return "the TLS handshake failed: \(error)"
+        }
         if let error = error as? BoringSSLError { return "the TLS handshake failed: \(error)" }
         if let error = error as? DeviceBindingError { return error.description }
         if let error = error as? IOError { return SystemCallError.reason(error.errnoCode) }
@@ -133,7 +150,9 @@ private final class ResponseCollector: ChannelInboundHandler, RemovableChannelHa
                 return state.body.count > limit
             }
             if overflow {
-                response.fail(CaptivePortalAPIClient.Failure(description: "the answer is larger than \(limit >> 10) KiB"))
+                response.fail(
+                    CaptivePortalAPIClient.Failure(description: "the answer is larger than \(limit >> 10) KiB")
+                )
                 context.close(promise: nil)
             }
         case .end:
@@ -147,6 +166,8 @@ private final class ResponseCollector: ChannelInboundHandler, RemovableChannelHa
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        response.fail(CaptivePortalAPIClient.Failure(description: "the connection closed before the answer was complete"))
+        response.fail(
+            CaptivePortalAPIClient.Failure(description: "the connection closed before the answer was complete")
+        )
     }
 }

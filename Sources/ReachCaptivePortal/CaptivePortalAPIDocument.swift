@@ -34,8 +34,12 @@ package struct CaptivePortalAPIDocument: Decodable {
     package static func parse(_ bytes: [UInt8]) -> CaptivePortalAPIAnswer? {
         guard let document = try? JSONDecoder().decode(Self.self, from: Data(bytes)) else { return nil }
         return CaptivePortalAPIAnswer(
-            isCaptive: document.captive, userPortalURL: document.userPortalURL, venueInfoURL: document.venueInfoURL,
-            secondsRemaining: document.secondsRemaining, bytesRemaining: document.bytesRemaining)
+            isCaptive: document.captive,
+            userPortalURL: document.userPortalURL,
+            venueInfoURL: document.venueInfoURL,
+            secondsRemaining: document.secondsRemaining,
+            bytesRemaining: document.bytesRemaining
+        )
     }
 
     private static func count(_ value: Double?) -> Int? {

@@ -30,9 +30,12 @@ final class ClientTLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.context = context
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         _ = reachd_ssl_ctx_set_minimum_tls12(context)
-        let trusted = caFile.map { SSL_CTX_load_verify_locations(context, $0, nil) } ?? SSL_CTX_set_default_verify_paths(context)
+        let trusted =
+            caFile.map { SSL_CTX_load_verify_locations(context, $0, nil) } ?? SSL_CTX_set_default_verify_paths(context)
         guard trusted == 1, let connection = SSL_new(context) else {
-            let error = ClientTLSError.last(caFile.map { "cannot read the CA file \($0)" } ?? "cannot read the system's CA certificates")
+            let error = ClientTLSError.last(
+                caFile.map { "cannot read the CA file \($0)" } ?? "cannot read the system's CA certificates"
+            )
             SSL_CTX_free(context)
             throw error
         }
@@ -74,7 +77,11 @@ final class ClientTLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if !handshakeDone { context.fireErrorCaught(ClientTLSError(description: "the server closed the connection during the TLS handshake")) }
+        if !handshakeDone {
+            context.fireErrorCaught(
+                ClientTLSError(description: "the server closed the connection during the TLS handshake")
+            )
+        }
         failPending(ClientTLSError(description: "the connection closed"))
         context.fireChannelInactive()
     }
@@ -108,7 +115,10 @@ final class ClientTLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func handshakeError() -> ClientTLSError {
         let verification = SSL_get_verify_result(connection)
         if verification != Int(X509_V_OK) {
-            return ClientTLSError(description: "the server's certificate is not trusted: \(String(cString: X509_verify_cert_error_string(verification)))")
+            return ClientTLSError(
+                description:
+                    "the server's certificate is not trusted: \(String(cString: X509_verify_cert_error_string(verification)))"
+            )
         }
         return ClientTLSError.last("the TLS handshake failed")
     }
@@ -148,7 +158,9 @@ final class ClientTLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var promises: [EventLoopPromise<Void>] = []
         for (bytes, promise) in writes {
             if bytes.readableBytes > 0 {
-                let written = bytes.withUnsafeReadableBytes { raw in SSL_write(connection, raw.baseAddress, Int32(raw.count)) }
+                let written = bytes.withUnsafeReadableBytes { raw in
+                    SSL_write(connection, raw.baseAddress, Int32(raw.count))
+                }
                 guard written == Int32(bytes.readableBytes) else {
                     let error = ClientTLSError.last("TLS failed to write")
                     promise?.fail(error)

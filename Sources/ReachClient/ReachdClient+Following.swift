@@ -21,7 +21,9 @@ extension ReachdClient {
     ///   - onUpdate: Each verdict and each break, in order; returns whether to go on following.
     /// - Throws: What `onUpdate` throws, or `CancellationError`.
     package func follow(
-        backoff: ReconnectBackoff, silenceLimit: Duration = .seconds(45), clock: MonitorClock = .system(),
+        backoff: ReconnectBackoff,
+        silenceLimit: Duration = .seconds(45),
+        clock: MonitorClock = .system(),
         _ onUpdate: (ReachdUpdate) async throws -> Bool
     ) async throws {
         var backoff = backoff
@@ -37,7 +39,11 @@ extension ReachdClient {
                     do {
                         document = try StatusDocument(event: event)
                     } catch {
-                        throw ReachdClientError.notReachd(endpoint, StatusAPI.events.path, "an event that is not a status document (\(error))")
+                        throw ReachdClientError.notReachd(
+                            endpoint,
+                            StatusAPI.events.path,
+                            "an event that is not a status document (\(error))"
+                        )
                     }
                     do {
                         return try await onUpdate(.verdict(document))
@@ -64,11 +70,17 @@ extension ReachdClient {
     ///
     /// - Throws: ``ReachdClientError`` when the stream cannot be had or ends, or what `onEvent` throws.
     private func events(
-        after lastEventID: String?, silenceLimit: Duration, _ onEvent: (ServerSentEvent) async throws -> Bool
+        after lastEventID: String?,
+        silenceLimit: Duration,
+        _ onEvent: (ServerSentEvent) async throws -> Bool
     ) async throws {
         var request = ReachdRequest(
-            endpoint: endpoint, path: StatusAPI.events.path, headers: [("Accept", StatusAPI.eventStreamMediaType)],
-            connectTimeout: connectTimeout, silenceLimit: silenceLimit)
+            endpoint: endpoint,
+            path: StatusAPI.events.path,
+            headers: [("Accept", StatusAPI.eventStreamMediaType)],
+            connectTimeout: connectTimeout,
+            silenceLimit: silenceLimit
+        )
         if let lastEventID { request.headers.append((StatusAPI.lastEventIDHeader, lastEventID)) }
         var parser = EventStreamParser()
         do {

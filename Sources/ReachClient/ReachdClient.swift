@@ -41,11 +41,20 @@ package struct ReachdClient: Sendable {
     /// writes it (`since` a duration such as `24h`, or RFC 3339).
     ///
     /// - Throws: ``ReachdClientError``; `.refused` with reachd's words when history is off (503) or a parameter is wrong (400).
-    package func history(since: String?, until: String? = nil, target: String? = nil, timeout: Duration = .seconds(30))
+    package func history(
+        since: String?,
+        until: String? = nil,
+        target: String? = nil,
+        timeout: Duration = .seconds(30)
+    )
         async throws(ReachdClientError) -> HistoryAnswer
     {
         let route = StatusAPI.history
-        let json = try await body(route, query: HistoryQuery.queryString(since: since, until: until, target: target), timeout: timeout)
+        let json = try await body(
+            route,
+            query: HistoryQuery.queryString(since: since, until: until, target: target),
+            timeout: timeout
+        )
         do {
             return HistoryAnswer(document: try APIJSON.decode(HistoryDocument.self, from: json.utf8), json: json)
         } catch {
@@ -64,11 +73,19 @@ package struct ReachdClient: Sendable {
     }
 
     /// One answer's body, whole, within `timeout`.
-    private func body(_ route: StatusAPI.Route, query: String, timeout: Duration) async throws(ReachdClientError) -> String {
+    private func body(
+        _ route: StatusAPI.Route,
+        query: String,
+        timeout: Duration
+    ) async throws(ReachdClientError) -> String {
         let request = ReachdRequest(
-            endpoint: endpoint, method: HTTPMethod(rawValue: route.method), path: query.isEmpty ? route.path : "\(route.path)?\(query)",
+            endpoint: endpoint,
+            method: HTTPMethod(rawValue: route.method),
+            path: query.isEmpty ? route.path : "\(route.path)?\(query)",
             headers: [("Accept", StatusAPI.jsonMediaType)],
-            connectTimeout: connectTimeout, silenceLimit: timeout)
+            connectTimeout: connectTimeout,
+            silenceLimit: timeout
+        )
         let endpoint = self.endpoint
         let bytes: ByteBuffer
         do {
@@ -76,7 +93,11 @@ package struct ReachdClient: Sendable {
                 var body = ByteBuffer()
                 try await request.run { chunk in
                     guard body.readableBytes + chunk.readableBytes <= EventStreamParser.eventLimit else {
-                        throw ReachdClientError.notReachd(endpoint, route.path, "an answer over \(EventStreamParser.eventLimit >> 20) MiB")
+                        throw ReachdClientError.notReachd(
+                            endpoint,
+                            route.path,
+                            "an answer over \(EventStreamParser.eventLimit >> 20) MiB"
+                        )
                     }
                     body.writeImmutableBuffer(chunk)
                 }

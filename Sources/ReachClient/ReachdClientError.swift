@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ReachAPI
 import ReachPOSIX
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why a request to reachd gave no answer, in words a person can act on: the one description of
 /// every way talking to reachd fails, for reachctl's messages and a program's logs alike.
@@ -46,7 +47,13 @@ public struct ReachdClientError: Error, Sendable, CustomStringConvertible {
         ReachdClientError(.broke, "cannot reach reachd at \(endpoint.base): no answer within \(limit)")
     }
 
-    static func refused(_ endpoint: ReachdEndpoint, _ method: String, _ path: String, _ status: HTTPResponseStatus, body: ByteBuffer) -> ReachdClientError {
+    static func refused(
+        _ endpoint: ReachdEndpoint,
+        _ method: String,
+        _ path: String,
+        _ status: HTTPResponseStatus,
+        body: ByteBuffer
+    ) -> ReachdClientError {
         let text = String(buffer: body)
         let message: String
         if let document = try? APIJSON.decode(APIErrorDocument.self, from: text.utf8) {
@@ -54,7 +61,10 @@ public struct ReachdClientError: Error, Sendable, CustomStringConvertible {
         } else {
             message = text.isEmpty ? "" : ": \(text.prefix(200))"
         }
-        return ReachdClientError(.refused(status: Int(status.code)), "reachd at \(endpoint.base) answered \(method) \(path) with \(status)\(message)")
+        return ReachdClientError(
+            .refused(status: Int(status.code)),
+            "reachd at \(endpoint.base) answered \(method) \(path) with \(status)\(message)"
+        )
     }
 
     static func notReachd(_ endpoint: ReachdEndpoint, _ path: String, _ why: String) -> ReachdClientError {
@@ -62,7 +72,9 @@ public struct ReachdClientError: Error, Sendable, CustomStringConvertible {
     }
 
     static func broke(_ endpoint: ReachdEndpoint, _ path: String, _ why: String) -> ReachdClientError {
-        let what = path == StatusAPI.events.path ? "the event stream from \(endpoint.base)" : "the answer from \(endpoint.base)\(path)"
+        let what =
+            path == StatusAPI.events.path
+            ? "the event stream from \(endpoint.base)" : "the answer from \(endpoint.base)\(path)"
         return ReachdClientError(.broke, "\(what) broke: \(why)")
     }
 

@@ -52,7 +52,11 @@ public struct ReachdEndpoint: Sendable, Hashable {
     ///   `http(s)://host:port` URL, when a file cannot be read or does not hold one line, or when
     ///   both a token and a user are given.
     public static func resolve(
-        configured: String? = nil, tokenFile: String? = nil, caFile: String? = nil, user: String? = nil, passwordFile: String? = nil,
+        configured: String? = nil,
+        tokenFile: String? = nil,
+        caFile: String? = nil,
+        user: String? = nil,
+        passwordFile: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ReachdEndpointError) -> ReachdEndpoint {
         let base = configured ?? environment["REACHD_ENDPOINT"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultURL
@@ -60,11 +64,16 @@ public struct ReachdEndpoint: Sendable, Hashable {
         func secret(_ path: String, _ what: String) throws(ReachdEndpointError) -> String {
             switch BoundedFile.readSecret(path) {
             case .success(let secret): return secret
-            case .failure(let failure): throw ReachdEndpointError(base: base, problem: "cannot use the \(what) \(path): \(failure)")
+            case .failure(let failure):
+                throw ReachdEndpointError(base: base, problem: "cannot use the \(what) \(path): \(failure)")
             }
         }
-        guard tokenFile == nil || user == nil else { throw ReachdEndpointError(base: base, problem: "takes a token or a user and password, not both") }
-        guard (user == nil) == (passwordFile == nil) else { throw ReachdEndpointError(base: base, problem: "needs both a user and a password file for basic auth") }
+        guard tokenFile == nil || user == nil else {
+            throw ReachdEndpointError(base: base, problem: "takes a token or a user and password, not both")
+        }
+        guard (user == nil) == (passwordFile == nil) else {
+            throw ReachdEndpointError(base: base, problem: "needs both a user and a password file for basic auth")
+        }
         if let caFile, case .failure(let failure) = BoundedFile.readText(caFile, limit: BoundedFile.textLimit) {
             throw ReachdEndpointError(base: base, problem: "cannot use the CA file \(caFile): \(failure)")
         }
@@ -103,7 +112,10 @@ public struct ReachdEndpoint: Sendable, Hashable {
     func address() throws(ReachdEndpointError) -> Address {
         if isUnixSocket { return .unixSocket(base) }
         guard let url = URLComponents(string: base), let scheme = url.scheme?.lowercased() else {
-            throw ReachdEndpointError(base: base, problem: "is neither a unix socket path nor an http:// or https:// URL")
+            throw ReachdEndpointError(
+                base: base,
+                problem: "is neither a unix socket path nor an http:// or https:// URL"
+            )
         }
         guard scheme == "http" || scheme == "https" else {
             throw ReachdEndpointError(base: base, problem: "is not an http:// or https:// URL")
@@ -112,7 +124,11 @@ public struct ReachdEndpoint: Sendable, Hashable {
             throw ReachdEndpointError(base: base, problem: "must be \(scheme)://HOST:PORT, without a path")
         }
         let tls = scheme == "https"
-        return .tcp(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: url.port ?? (tls ? 443 : 80), tls: tls)
+        return .tcp(
+            host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host,
+            port: url.port ?? (tls ? 443 : 80),
+            tls: tls
+        )
     }
 }
 

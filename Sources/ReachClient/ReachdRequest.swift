@@ -37,12 +37,16 @@ struct ReachdRequest: Sendable {
         }
         let silence = TimeAmount(silenceLimit)
         let caFile = endpoint.caFile
-        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(.init(connectTimeout))
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(
+            .init(connectTimeout)
+        )
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
                 let pipeline = channel.pipeline.syncOperations
                 try pipeline.addHandler(IdleStateHandler(readTimeout: silence))
-                if case .tcp(let host, _, tls: true) = address { try pipeline.addHandler(ClientTLSHandler(host: host, caFile: caFile)) }
+                if case .tcp(let host, _, tls: true) = address {
+                    try pipeline.addHandler(ClientTLSHandler(host: host, caFile: caFile))
+                }
                 try pipeline.addHTTPClientHandlers()
                 try pipeline.addHandler(SilenceHandler())
                 return try Connection(wrappingChannelSynchronously: channel)
@@ -52,8 +56,10 @@ struct ReachdRequest: Sendable {
         do {
             connection =
                 switch address {
-                case .tcp(let host, let port, _): try await bootstrap.connect(host: host, port: port, channelInitializer: initializer)
-                case .unixSocket(let path): try await bootstrap.connect(unixDomainSocketPath: path, channelInitializer: initializer)
+                case .tcp(let host, let port, _):
+                    try await bootstrap.connect(host: host, port: port, channelInitializer: initializer)
+                case .unixSocket(let path):
+                    try await bootstrap.connect(unixDomainSocketPath: path, channelInitializer: initializer)
                 }
         } catch {
             throw ReachdClientError.unreachable(endpoint, error)
@@ -61,7 +67,9 @@ struct ReachdRequest: Sendable {
         try await connection.executeThenClose { inbound, outbound in
             var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
             head.headers.add(name: "Host", value: address.hostHeader)
-            if let authorization = endpoint.authorization { head.headers.add(name: "Authorization", value: authorization) }
+            if let authorization = endpoint.authorization {
+                head.headers.add(name: "Authorization", value: authorization)
+            }
             head.headers.add(contentsOf: headers)
             if method == .POST { head.headers.add(name: "Content-Length", value: "0") }
             var refusal: (status: HTTPResponseStatus, body: ByteBuffer)?
@@ -85,7 +93,15 @@ struct ReachdRequest: Sendable {
                             }
                         }
                     case .end:
-                        if let refusal { throw ReachdClientError.refused(endpoint, method.rawValue, path, refusal.status, body: refusal.body) }
+                        if let refusal {
+                            throw ReachdClientError.refused(
+                                endpoint,
+                                method.rawValue,
+                                path,
+                                refusal.status,
+                                body: refusal.body
+                            )
+                        }
                         return
                     }
                 }
@@ -95,7 +111,7 @@ struct ReachdRequest: Sendable {
                 throw error
             } catch is ReachdSilence {
                 throw ReachdClientError.broke(endpoint, path, "it went silent for \(silenceLimit)")
-            } catch where Task.isCancelled {
+            } catch  where Task.isCancelled {
                 throw CancellationError()
             } catch {
                 throw ReachdClientError.broke(endpoint, path, ReachdClientError.reason(error))

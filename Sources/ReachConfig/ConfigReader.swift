@@ -29,7 +29,9 @@ struct ConfigNode {
         case .sequence: "a list"
         case .alias: "an alias"
         case .scalar(let scalar):
-            tagName == .null ? "no value" : "\"\(scalar.string.count > 40 ? scalar.string.prefix(40) + "…" : Substring(scalar.string))\""
+            tagName == .null
+                ? "no value"
+                : "\"\(scalar.string.count > 40 ? scalar.string.prefix(40) + "…" : Substring(scalar.string))\""
         }
     }
 }
@@ -49,7 +51,15 @@ struct ConfigReader {
     }
 
     mutating func report(_ message: String, path: String, mark: Mark? = nil) {
-        problems.append(ConfigurationProblem(source: source, keyPath: path, line: mark?.line, column: mark?.column, message: message))
+        problems.append(
+            ConfigurationProblem(
+                source: source,
+                keyPath: path,
+                line: mark?.line,
+                column: mark?.column,
+                message: message
+            )
+        )
     }
 
     /// Takes in the problems another reader found, in a file this one's names (the web configuration).
@@ -71,7 +81,8 @@ struct ConfigReader {
             }
             let name = scalar.string
             guard allowed.contains(name) else {
-                let hint = Suggestion.closest(to: name, in: allowed).map { "; did you mean \"\($0)\"?" }
+                let hint =
+                    Suggestion.closest(to: name, in: allowed).map { "; did you mean \"\($0)\"?" }
                     ?? "; known keys: \(allowed.joined(separator: ", "))"
                 report("unknown key\(hint)", path: node.child(name), mark: key.mark)
                 continue

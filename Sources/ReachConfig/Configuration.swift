@@ -44,9 +44,15 @@ public struct Configuration: Sendable, Equatable {
     public var variants = ProbeVariantSettings()
 
     public init(
-        targets: [ProbeTarget], policy: TargetPolicy = .all, interfaces: InterfaceFilter = InterfaceFilter(),
-        linkSettleWindow: Duration = .milliseconds(100), listen: HostPort = HostPort(host: "127.0.0.1", port: 9780),
-        apiToken: Secret? = nil, apiIdleTimeout: Duration = .seconds(60), socket: String? = nil, grpcHealthListen: HostPort? = nil,
+        targets: [ProbeTarget],
+        policy: TargetPolicy = .all,
+        interfaces: InterfaceFilter = InterfaceFilter(),
+        linkSettleWindow: Duration = .milliseconds(100),
+        listen: HostPort = HostPort(host: "127.0.0.1", port: 9780),
+        apiToken: Secret? = nil,
+        apiIdleTimeout: Duration = .seconds(60),
+        socket: String? = nil,
+        grpcHealthListen: HostPort? = nil,
         log: LogSettings = LogSettings()
     ) {
         self.targets = targets
@@ -69,7 +75,11 @@ public struct Configuration: Sendable, Equatable {
     /// What the core's monitor takes from this configuration.
     public var monitor: ConnectivityMonitor.Configuration {
         var configuration = ConnectivityMonitor.Configuration(
-            targets: targets, policy: policy, interfaceFilter: interfaces, linkSettleWindow: linkSettleWindow)
+            targets: targets,
+            policy: policy,
+            interfaceFilter: interfaces,
+            linkSettleWindow: linkSettleWindow
+        )
         configuration.portalCheck = captivePortal.check
         configuration.variants = variants
         return configuration

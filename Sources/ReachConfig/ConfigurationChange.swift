@@ -30,12 +30,15 @@ package struct ConfigurationChange: Sendable, Equatable {
         }
         removedTargets = old.targets.map(\.name).filter { !after.contains($0) }
         targetsChanged = old.targets != new.targets || old.captivePortal.check != new.captivePortal.check
-        appliesLive = targetsChanged || old.policy != new.policy || old.interfaces != new.interfaces
+        appliesLive =
+            targetsChanged || old.policy != new.policy || old.interfaces != new.interfaces
             || old.linkSettleWindow != new.linkSettleWindow || old.variants != new.variants
         if old.listen != new.listen { needsRestart.append("listen") }
         if old.socket != new.socket { needsRestart.append("socket") }
         if old.apiToken != new.apiToken { needsRestart.append("api.bearer_token_file") }
-        if (old.web?.tls == nil) != (new.web?.tls == nil) { needsRestart.append("api.web_config_file: tls_server_config") }
+        if (old.web?.tls == nil) != (new.web?.tls == nil) {
+            needsRestart.append("api.web_config_file: tls_server_config")
+        }
         if old.apiIdleTimeout != new.apiIdleTimeout { needsRestart.append("api.idle_timeout") }
         if old.grpcHealthListen != new.grpcHealthListen { needsRestart.append("grpc_health.listen") }
         if old.log != new.log { needsRestart.append("log") }

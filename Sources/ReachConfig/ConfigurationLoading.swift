@@ -1,8 +1,9 @@
 import FoundationEssentials
+import ReachPOSIX
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ReachPOSIX
 
 extension Configuration {
     /// Where a configuration comes from.
@@ -32,24 +33,36 @@ extension Configuration {
     ///   - environment: Supplies `$CREDENTIALS_DIRECTORY` for `bearer_token_credential`.
     ///   - webConfigFile: `--web.config.file`: read instead of `api.web_config_file`.
     package static func parse(
-        _ yaml: String, source: String, environment: [String: String] = ProcessInfo.processInfo.environment, webConfigFile: String? = nil
+        _ yaml: String,
+        source: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        webConfigFile: String? = nil
     ) throws(ConfigurationError) -> Configuration {
         try ConfigurationParser.parse(yaml, source: source, environment: environment, webConfigFile: webConfigFile)
     }
 
     /// Reads and parses a configuration, and the web configuration file it or `webConfigFile` names.
     package static func load(
-        from source: Source, environment: [String: String] = ProcessInfo.processInfo.environment, webConfigFile: String? = nil
+        from source: Source,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        webConfigFile: String? = nil
     ) throws(ConfigurationError) -> Configuration {
         switch source {
         case .embeddedDefault:
-            return try parse(DefaultConfiguration.yaml, source: source.description, environment: environment, webConfigFile: webConfigFile)
+            return try parse(
+                DefaultConfiguration.yaml,
+                source: source.description,
+                environment: environment,
+                webConfigFile: webConfigFile
+            )
         case .file(let path):
             let text: String
             switch BoundedFile.readText(path, limit: BoundedFile.textLimit) {
             case .success(let read): text = read
             case .failure(let failure):
-                throw ConfigurationError(problems: [ConfigurationProblem(source: path, keyPath: "", message: "cannot read the file: \(failure)")])
+                throw ConfigurationError(problems: [
+                    ConfigurationProblem(source: path, keyPath: "", message: "cannot read the file: \(failure)")
+                ])
             }
             return try parse(text, source: path, environment: environment, webConfigFile: webConfigFile)
         }

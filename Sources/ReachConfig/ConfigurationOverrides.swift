@@ -1,11 +1,12 @@
 import FoundationEssentials
+import ReachCore
+import ReachPOSIX
+import ReachSupport
+import Yams
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ReachCore
-import ReachSupport
-import Yams
-import ReachPOSIX
 
 extension Configuration {
     /// Replaces the targets with one HTTP target per URL in a file (one per line; blank lines and
@@ -17,7 +18,9 @@ extension Configuration {
         switch BoundedFile.readText(path, limit: BoundedFile.textLimit) {
         case .success(let read): text = read
         case .failure(let failure):
-            throw ConfigurationError(problems: [ConfigurationProblem(source: path, keyPath: "", message: "cannot read the targets file: \(failure)")])
+            throw ConfigurationError(problems: [
+                ConfigurationProblem(source: path, keyPath: "", message: "cannot read the targets file: \(failure)")
+            ])
         }
         var urls: [(line: Int, url: String)] = []
         for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
@@ -25,22 +28,32 @@ extension Configuration {
             if !url.isEmpty && !url.hasPrefix("#") { urls.append((index + 1, url)) }
         }
         guard !urls.isEmpty else {
-            throw ConfigurationError(problems: [ConfigurationProblem(source: path, keyPath: "", message: "no URLs: write one health URL per line")])
+            throw ConfigurationError(problems: [
+                ConfigurationProblem(source: path, keyPath: "", message: "no URLs: write one health URL per line")
+            ])
         }
         // One document for all of them: parsed one by one, a thousand URLs took two seconds.
         let list = urls.enumerated().map { number, entry in
             Self.mapping([("name", Self.string("target-\(number + 1)")), ("url", Self.string(entry.url))])
         }
         do throws(ConfigurationError) {
-            targets = try Configuration.parse(Self.yaml(Self.mapping([("targets", Self.sequence(list))])), source: path, environment: [:]).targets
+            targets = try Configuration.parse(
+                Self.yaml(Self.mapping([("targets", Self.sequence(list))])),
+                source: path,
+                environment: [:]
+            ).targets
         } catch {
             // A problem's key path starts with `targets[i]`: the file's line of the i-th URL.
-            throw ConfigurationError(problems: error.problems.map { problem in
-                let prefix = "targets["
-                let index = problem.keyPath.hasPrefix(prefix) ? Int(problem.keyPath.dropFirst(prefix.count).prefix(while: \.isNumber)) : nil
-                let line = index.flatMap { urls.indices.contains($0) ? urls[$0].line : nil }
-                return ConfigurationProblem(source: path, keyPath: "", line: line, message: problem.message)
-            })
+            throw ConfigurationError(
+                problems: error.problems.map { problem in
+                    let prefix = "targets["
+                    let index =
+                        problem.keyPath.hasPrefix(prefix)
+                        ? Int(problem.keyPath.dropFirst(prefix.count).prefix(while: \.isNumber)) : nil
+                    let line = index.flatMap { urls.indices.contains($0) ? urls[$0].line : nil }
+                    return ConfigurationProblem(source: path, keyPath: "", line: line, message: problem.message)
+                }
+            )
         }
         policy = policy.capped(at: targets.count)
     }
@@ -51,7 +64,12 @@ extension Configuration {
         let document = Self.mapping([
             ("listen", Self.string(address)), ("server", Self.mapping([("base_url", Self.string("http://127.0.0.1"))])),
         ])
-        listen = try ConfigurationParser.parse(Self.yaml(document), source: "--listen", environment: [:], tokenIsSet: apiToken != nil || web?.authenticatesClients == true).listen
+        listen = try ConfigurationParser.parse(
+            Self.yaml(document),
+            source: "--listen",
+            environment: [:],
+            tokenIsSet: apiToken != nil || web?.authenticatesClients == true
+        ).listen
     }
 
     /// A command-line value becomes YAML through the emitter, which quotes and escapes it: pasted

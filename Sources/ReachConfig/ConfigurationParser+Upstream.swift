@@ -11,10 +11,14 @@ extension ConfigurationParser {
         case "resolver": return .resolver
         case "none": return UpstreamCheck.none
         default:
-            guard text.hasPrefix("tcp://"), case let (host, portText?) = HostPort.split(text.dropFirst(6)), !host.isEmpty,
+            guard text.hasPrefix("tcp://"), case let (host, portText?) = HostPort.split(text.dropFirst(6)),
+                !host.isEmpty,
                 let port = Int(portText), (1...65535).contains(port)
             else {
-                reader.report("expected \(expected) (IPv6 addresses in brackets: tcp://[2001:db8::53]:53), found \"\(text)\"", at: checkNode)
+                reader.report(
+                    "expected \(expected) (IPv6 addresses in brackets: tcp://[2001:db8::53]:53), found \"\(text)\"",
+                    at: checkNode
+                )
                 return nil
             }
             return .tcp(HostPort(host: String(host), port: port))

@@ -1,20 +1,26 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import ReachCore
 import ReachSupport
 import Yams
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Maps a YAML document onto ``Configuration``, reporting every problem at once.
 struct ConfigurationParser {
-    static let rootKeys = ["server", "probe", "targets", "policy", "interfaces", "listen", "socket", "api", "grpc_health", "log", "captive_portal", "tls", "history", "upstream"] + reactionKeys
+    static let rootKeys =
+        [
+            "server", "probe", "targets", "policy", "interfaces", "listen", "socket", "api", "grpc_health", "log",
+            "captive_portal", "tls", "history", "upstream",
+        ] + reactionKeys
     static let httpKeys = ["expect", "headers", "bearer_token_file", "bearer_token_credential", "tls"]
-    static let targetKeys = [
-        "name", "kind", "url", "address", "service", "watch", "interval", "timeout",
-        "failures_before_down", "successes_before_up", "address_family",
-    ] + httpKeys
+    static let targetKeys =
+        [
+            "name", "kind", "url", "address", "service", "watch", "interval", "timeout",
+            "failures_before_down", "successes_before_up", "address_family",
+        ] + httpKeys
     static let serverKeys = ["base_url", "health_path", "address_family"] + httpKeys
     static let intervalRange = Duration.milliseconds(100)...Duration.seconds(3600)
     static let timeoutRange = Duration.milliseconds(10)...Duration.seconds(300)
@@ -51,9 +57,18 @@ struct ConfigurationParser {
     }
 
     static func parse(
-        _ yaml: String, source: String, environment: [String: String], tokenIsSet: Bool = false, webConfigFile: String? = nil
+        _ yaml: String,
+        source: String,
+        environment: [String: String],
+        tokenIsSet: Bool = false,
+        webConfigFile: String? = nil
     ) throws(ConfigurationError) -> Configuration {
-        var parser = ConfigurationParser(source: source, environment: environment, tokenIsSet: tokenIsSet, webConfigFile: webConfigFile)
+        var parser = ConfigurationParser(
+            source: source,
+            environment: environment,
+            tokenIsSet: tokenIsSet,
+            webConfigFile: webConfigFile
+        )
         let configuration = parser.document(yaml)
         guard let configuration, parser.reader.problems.isEmpty else {
             // In reading order; problems without a position (cross-target checks) last.
@@ -92,8 +107,11 @@ struct ConfigurationParser {
         checkNames(of: targets, entries: entries)
 
         let policy = entries["policy"].flatMap { parsePolicy($0, targetCount: targets.count) } ?? .all
-        let (filter, settle) = entries["interfaces"].flatMap { parseInterfaces($0) } ?? (InterfaceFilter(), .milliseconds(100))
-        let listen = entries["listen"].flatMap { hostPort($0, expected: "host:port to listen on, like 127.0.0.1:9780", ports: 0...65535) }
+        let (filter, settle) =
+            entries["interfaces"].flatMap { parseInterfaces($0) } ?? (InterfaceFilter(), .milliseconds(100))
+        let listen = entries["listen"].flatMap {
+            hostPort($0, expected: "host:port to listen on, like 127.0.0.1:9780", ports: 0...65535)
+        }
         if let listenNode = entries["listen"], let listen, IPAddress(listen.host) == nil, listen.host != "localhost" {
             reader.report("listen host must be an IP address or localhost, found \"\(listen.host)\"", at: listenNode)
         }
@@ -101,8 +119,15 @@ struct ConfigurationParser {
         var tokenWasGiven = tokenIsSet
         var idleTimeout = Duration.seconds(60)
         var webPath = webConfigFile
-        if let apiNode = entries["api"], let api = reader.mapping(apiNode, keys: ["bearer_token_file", "bearer_token_credential", "idle_timeout", "web_config_file"]) {
-            if let node = api["web_config_file"], let path = reader.string(node, expected: "the path of an exporter-toolkit web configuration file") {
+        if let apiNode = entries["api"],
+            let api = reader.mapping(
+                apiNode,
+                keys: ["bearer_token_file", "bearer_token_credential", "idle_timeout", "web_config_file"]
+            )
+        {
+            if let node = api["web_config_file"],
+                let path = reader.string(node, expected: "the path of an exporter-toolkit web configuration file")
+            {
                 webPath = webPath ?? path
             }
             apiToken = parseBearerToken(api)
@@ -119,30 +144,47 @@ struct ConfigurationParser {
         }
         // A web configuration that could not be read has had its problems reported already.
         let clientsAuthenticate = web?.authenticatesClients ?? (webPath != nil)
-        if let listenNode = entries["listen"], let listen, IPAddress(listen.host) != nil, listen.listenerNeedsToken, apiToken == nil, !tokenWasGiven,
+        if let listenNode = entries["listen"], let listen, IPAddress(listen.host) != nil, listen.listenerNeedsToken,
+            apiToken == nil, !tokenWasGiven,
             !clientsAuthenticate
         {
             reader.report(
                 "\(listen) is reachable from other machines: set api.bearer_token_file (or api.bearer_token_credential), or basic_auth_users or RequireAndVerifyClientCert in api.web_config_file, so that only known clients are answered",
-                at: listenNode)
+                at: listenNode
+            )
         }
         var socket: String?
-        if let socketNode = entries["socket"], let path = reader.string(socketNode, expected: "the path of a unix socket, like /run/reachd/reachd.sock") {
+        if let socketNode = entries["socket"],
+            let path = reader.string(socketNode, expected: "the path of a unix socket, like /run/reachd/reachd.sock")
+        {
             if path.hasPrefix("/") && path.utf8.count < 108 {
                 socket = path
             } else {
-                reader.report("expected an absolute path shorter than 108 bytes, like /run/reachd/reachd.sock", at: socketNode)
+                reader.report(
+                    "expected an absolute path shorter than 108 bytes, like /run/reachd/reachd.sock",
+                    at: socketNode
+                )
             }
         }
         var grpcHealthListen: HostPort?
         if let grpcNode = entries["grpc_health"], let grpc = reader.mapping(grpcNode, keys: ["listen"]) {
-            if let node = grpc["listen"], let address = hostPort(node, expected: "host:port for the gRPC health service, like 127.0.0.1:9781", ports: 0...65535) {
+            if let node = grpc["listen"],
+                let address = hostPort(
+                    node,
+                    expected: "host:port for the gRPC health service, like 127.0.0.1:9781",
+                    ports: 0...65535
+                )
+            {
                 if IPAddress(address.host) == nil {
-                    reader.report("the gRPC health service listens on an IP address, found \"\(address.host)\"", at: node)
+                    reader.report(
+                        "the gRPC health service listens on an IP address, found \"\(address.host)\"",
+                        at: node
+                    )
                 } else if address.listenerNeedsToken, apiToken == nil, !tokenWasGiven {
                     reader.report(
                         "\(address) is reachable from other machines: set api.bearer_token_file (or api.bearer_token_credential); callers then send authorization: Bearer <token> metadata",
-                        at: node)
+                        at: node
+                    )
                 } else {
                     grpcHealthListen = address
                 }
@@ -152,11 +194,19 @@ struct ConfigurationParser {
         }
         let log = entries["log"].flatMap { parseLog($0) } ?? LogSettings()
         let reactions = parseReactions(entries)
-        let captivePortal = entries["captive_portal"].flatMap { parseCaptivePortal($0, defaults: defaults) } ?? CaptivePortalSettings()
+        let captivePortal =
+            entries["captive_portal"].flatMap { parseCaptivePortal($0, defaults: defaults) } ?? CaptivePortalSettings()
         var configuration = Configuration(
-            targets: targets, policy: policy, interfaces: filter, linkSettleWindow: settle,
-            listen: listen ?? HostPort(host: "127.0.0.1", port: 9780), apiToken: apiToken, apiIdleTimeout: idleTimeout, socket: socket,
-            grpcHealthListen: grpcHealthListen, log: log
+            targets: targets,
+            policy: policy,
+            interfaces: filter,
+            linkSettleWindow: settle,
+            listen: listen ?? HostPort(host: "127.0.0.1", port: 9780),
+            apiToken: apiToken,
+            apiIdleTimeout: idleTimeout,
+            socket: socket,
+            grpcHealthListen: grpcHealthListen,
+            log: log
         ).with(reactions)
         configuration.captivePortal = captivePortal
         configuration.web = web
@@ -164,7 +214,8 @@ struct ConfigurationParser {
         if let node = entries["upstream"], let upstream = parseUpstream(node) { configuration.upstream = upstream }
         configuration.variants.perInterface = defaults.perInterface
         if let node = entries["tls"], let tls = reader.mapping(node, keys: ["warn_before"]),
-            let warnNode = tls["warn_before"], let warnBefore = reader.duration(warnNode, in: Self.certificateWarningRange)
+            let warnNode = tls["warn_before"],
+            let warnBefore = reader.duration(warnNode, in: Self.certificateWarningRange)
         {
             configuration.certificateWarning = warnBefore
         }
@@ -188,7 +239,10 @@ struct ConfigurationParser {
     // MARK: Sections
 
     mutating func parseProbeDefaults(_ node: ConfigNode) -> ProbeDefaults? {
-        let keys = ["interval", "timeout", "failures_before_down", "successes_before_up", "address_family", "coalesce", "per_interface"]
+        let keys = [
+            "interval", "timeout", "failures_before_down", "successes_before_up", "address_family", "coalesce",
+            "per_interface",
+        ]
         guard let entries = reader.mapping(node, keys: keys) else {
             return nil
         }
@@ -205,7 +259,9 @@ struct ConfigurationParser {
             return nil
         }
         var path = "/api/v1/health"
-        if let pathNode = entries["health_path"], let text = reader.string(pathNode, expected: "a path like /api/v1/health") {
+        if let pathNode = entries["health_path"],
+            let text = reader.string(pathNode, expected: "a path like /api/v1/health")
+        {
             if text.hasPrefix("/") {
                 path = text
             } else {
@@ -219,13 +275,22 @@ struct ConfigurationParser {
             reader.report("base_url cannot have a query; put it in health_path", at: baseNode)
         }
         if URLComponents(string: base)?.fragment != nil {
-            reader.report("base_url cannot have a fragment (#...): the health path would be appended to it", at: baseNode)
+            reader.report(
+                "base_url cannot have a fragment (#...): the health path would be appended to it",
+                at: baseNode
+            )
         }
         var settings = defaults
         apply(entries, to: &settings)
         return ProbeTarget(
-            name: "server", check: .http(check), interval: settings.interval, timeout: settings.timeout, hysteresis: settings.hysteresis,
-            addressFamily: settings.addressFamily, coalescing: settings.coalescing)
+            name: "server",
+            check: .http(check),
+            interval: settings.interval,
+            timeout: settings.timeout,
+            hysteresis: settings.hysteresis,
+            addressFamily: settings.addressFamily,
+            coalescing: settings.coalescing
+        )
     }
 
     mutating func parseTarget(_ node: ConfigNode, defaults: ProbeDefaults) -> ProbeTarget? {
@@ -247,15 +312,25 @@ struct ConfigurationParser {
         let check: ProbeTarget.Check?
         switch kind {
         case "http":
-            forbid(["address", "service", "watch"], in: entries, because: "it applies to tcp and grpc targets, not http")
+            forbid(
+                ["address", "service", "watch"],
+                in: entries,
+                because: "it applies to tcp and grpc targets, not http"
+            )
             if let urlNode = entries["url"] {
-                check = reader.string(urlNode, expected: "a URL").flatMap { httpCheck(url: $0, node: urlNode, entries: entries) }.map { .http($0) }
+                check = reader.string(urlNode, expected: "a URL").flatMap {
+                    httpCheck(url: $0, node: urlNode, entries: entries)
+                }.map { .http($0) }
             } else {
                 reader.report("missing url: the health endpoint to GET, like https://api.example.com/healthz", at: node)
                 check = nil
             }
         case "tcp", "grpc":
-            forbid(["url"] + Self.httpKeys.filter { $0 != "tls" }, in: entries, because: "it applies to http targets only")
+            forbid(
+                ["url"] + Self.httpKeys.filter { $0 != "tls" },
+                in: entries,
+                because: "it applies to http targets only"
+            )
             if kind == "tcp" {
                 forbid(["service", "watch"], in: entries, because: "it applies to grpc targets only")
                 forbid(["tls"], in: entries, because: "it applies to https and grpc targets only")
@@ -266,29 +341,46 @@ struct ConfigurationParser {
             let watch = entries["watch"].flatMap { reader.boolean($0) } ?? false
             // `tls: {}` speaks TLS trusting the system store; no `tls` is plaintext.
             let tls = kind == "grpc" ? entries["tls"].flatMap { parseTLS($0) } : nil
-            check = endpoint.map { kind == "tcp" ? .tcp($0) : .grpc(GRPCHealthCheck(endpoint: $0, service: service, watch: watch, tls: tls)) }
+            check = endpoint.map {
+                kind == "tcp"
+                    ? .tcp($0) : .grpc(GRPCHealthCheck(endpoint: $0, service: service, watch: watch, tls: tls))
+            }
         default:
             check = nil
         }
         guard let name, let check else { return nil }
         return ProbeTarget(
-            name: name, check: check, interval: settings.interval, timeout: settings.timeout, hysteresis: settings.hysteresis,
-            addressFamily: settings.addressFamily, coalescing: settings.coalescing)
+            name: name,
+            check: check,
+            interval: settings.interval,
+            timeout: settings.timeout,
+            hysteresis: settings.hysteresis,
+            addressFamily: settings.addressFamily,
+            coalescing: settings.coalescing
+        )
     }
 
     mutating func apply(_ entries: [String: ConfigNode], to settings: inout ProbeDefaults) {
-        if let node = entries["interval"], let value = reader.duration(node, in: Self.intervalRange) { settings.interval = value }
-        if let node = entries["timeout"], let value = reader.duration(node, in: Self.timeoutRange) { settings.timeout = value }
+        if let node = entries["interval"], let value = reader.duration(node, in: Self.intervalRange) {
+            settings.interval = value
+        }
+        if let node = entries["timeout"], let value = reader.duration(node, in: Self.timeoutRange) {
+            settings.timeout = value
+        }
         if let node = entries["failures_before_down"], let value = reader.integer(node, in: Self.countRange) {
             settings.hysteresis.failuresBeforeDown = value
         }
         if let node = entries["successes_before_up"], let value = reader.integer(node, in: Self.countRange) {
             settings.hysteresis.successesBeforeUp = value
         }
-        if let node = entries["address_family"], let value = reader.choice(node, of: AddressFamily.allCases.map(\.rawValue)) {
+        if let node = entries["address_family"],
+            let value = reader.choice(node, of: AddressFamily.allCases.map(\.rawValue))
+        {
             settings.addressFamily = AddressFamily(rawValue: value) ?? .auto
         }
-        if let node = entries["coalesce"], let value = reader.duration(node, in: Self.coalescingRange) { settings.coalescing = value }
+        if let node = entries["coalesce"], let value = reader.duration(node, in: Self.coalescingRange) {
+            settings.coalescing = value
+        }
     }
 
     mutating func parsePolicy(_ node: ConfigNode, targetCount: Int) -> TargetPolicy? {
@@ -324,7 +416,8 @@ struct ConfigurationParser {
                 filter.exclude = patterns
             }
         }
-        let settle = entries["settle_window"].flatMap { reader.duration($0, in: Self.settleRange) } ?? .milliseconds(100)
+        let settle =
+            entries["settle_window"].flatMap { reader.duration($0, in: Self.settleRange) } ?? .milliseconds(100)
         return (filter, settle)
     }
 
@@ -332,7 +425,10 @@ struct ConfigurationParser {
     mutating func checkGlobs(_ patterns: [String], at node: ConfigNode) {
         for pattern in patterns {
             for range in Glob(pattern).reversedRanges {
-                reader.report("\"\(pattern)\" has the reversed range \(range.lower)-\(range.upper), which matches nothing", at: node)
+                reader.report(
+                    "\"\(pattern)\" has the reversed range \(range.lower)-\(range.upper), which matches nothing",
+                    at: node
+                )
             }
         }
     }
@@ -340,7 +436,8 @@ struct ConfigurationParser {
     mutating func parseLog(_ node: ConfigNode) -> LogSettings? {
         guard let entries = reader.mapping(node, keys: ["target", "level"]) else { return nil }
         var settings = LogSettings()
-        if let target = entries["target"].flatMap({ reader.choice($0, of: LogSettings.Target.allCases.map(\.rawValue)) }) {
+        if let target = entries["target"].flatMap({ reader.choice($0, of: LogSettings.Target.allCases.map(\.rawValue)) }
+        ) {
             settings.target = LogSettings.Target(rawValue: target) ?? .stderr
         }
         if let level = entries["level"].flatMap({ reader.choice($0, of: Logger.Level.allCases.map(\.rawValue)) }) {
@@ -392,7 +489,6 @@ struct ConfigurationParser {
         }
         return HTTPCheck(url: text, endpoint: HostPort(host: host, port: port), expectation: expectation)
     }
-
 
     /// `host:port`, or `[v6]:port`. Port 0 (any free port) suits only a listening address.
     mutating func hostPort(_ node: ConfigNode, expected: String, ports: ClosedRange<Int> = 1...65535) -> HostPort? {

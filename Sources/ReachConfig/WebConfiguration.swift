@@ -45,8 +45,13 @@ package struct WebConfiguration: Sendable, Equatable {
         package var contents: [String]
 
         package init(
-            certificateFile: String, keyFile: String, clientCAFile: String? = nil, clientAuth: ClientAuth = .noClientCert,
-            minimumVersion: TLSVersion = .tls12, maximumVersion: TLSVersion? = nil, contents: [String] = []
+            certificateFile: String,
+            keyFile: String,
+            clientCAFile: String? = nil,
+            clientAuth: ClientAuth = .noClientCert,
+            minimumVersion: TLSVersion = .tls12,
+            maximumVersion: TLSVersion? = nil,
+            contents: [String] = []
         ) {
             self.certificateFile = certificateFile
             self.keyFile = keyFile
@@ -77,7 +82,10 @@ package struct WebConfiguration: Sendable, Equatable {
 
     /// `min_version` and `max_version`.
     package enum TLSVersion: String, Sendable, CaseIterable, Comparable {
-        case tls10 = "TLS10", tls11 = "TLS11", tls12 = "TLS12", tls13 = "TLS13"
+        case tls10 = "TLS10"
+        case tls11 = "TLS11"
+        case tls12 = "TLS12"
+        case tls13 = "TLS13"
 
         package static func < (a: TLSVersion, b: TLSVersion) -> Bool {
             allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!

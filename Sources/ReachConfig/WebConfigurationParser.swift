@@ -13,8 +13,10 @@ struct WebConfigurationParser {
     static let tlsKeys = ["cert_file", "key_file", "client_ca_file", "client_auth_type", "min_version", "max_version"]
     static let unsupportedKeys = [
         "http_server_config", "rate_limit",
-        "tls_server_config.cipher_suites", "tls_server_config.curve_preferences", "tls_server_config.prefer_server_cipher_suites",
-        "tls_server_config.client_allowed_sans", "tls_server_config.cert", "tls_server_config.key", "tls_server_config.client_ca",
+        "tls_server_config.cipher_suites", "tls_server_config.curve_preferences",
+        "tls_server_config.prefer_server_cipher_suites",
+        "tls_server_config.client_allowed_sans", "tls_server_config.cert", "tls_server_config.key",
+        "tls_server_config.client_ca",
     ]
 
     var reader: ConfigReader
@@ -43,7 +45,9 @@ struct WebConfigurationParser {
             return nil
         }
         let node = ConfigNode(node: root, path: "")
-        guard let entries = reader.mapping(node, keys: Self.rootKeys + Self.unsupportedKeys.filter { !$0.contains(".") }) else { return nil }
+        guard
+            let entries = reader.mapping(node, keys: Self.rootKeys + Self.unsupportedKeys.filter { !$0.contains(".") })
+        else { return nil }
         refuseUnsupported(entries)
         var configuration = WebConfiguration(path: path)
         if let tlsNode = entries["tls_server_config"] {
@@ -62,12 +66,16 @@ struct WebConfigurationParser {
     }
 
     mutating func serverTLS(_ node: ConfigNode) -> WebConfiguration.ServerTLS? {
-        let unsupported = Self.unsupportedKeys.filter { $0.hasPrefix("tls_server_config.") }.map { String($0.dropFirst("tls_server_config.".count)) }
+        let unsupported = Self.unsupportedKeys.filter { $0.hasPrefix("tls_server_config.") }.map {
+            String($0.dropFirst("tls_server_config.".count))
+        }
         guard let entries = reader.mapping(node, keys: Self.tlsKeys + unsupported) else { return nil }
         refuseUnsupported(entries)
         let certificate = file(entries["cert_file"], named: "cert_file", in: node, holding: "CERTIFICATE")
         let key = file(entries["key_file"], named: "key_file", in: node, holding: "PRIVATE KEY")
-        let clientCA = entries["client_ca_file"].flatMap { file($0, named: "client_ca_file", in: node, holding: "CERTIFICATE") }
+        let clientCA = entries["client_ca_file"].flatMap {
+            file($0, named: "client_ca_file", in: node, holding: "CERTIFICATE")
+        }
         var clientAuth = WebConfiguration.ClientAuth.noClientCert
         if let authNode = entries["client_auth_type"] {
             // exporter-toolkit still accepts the older name RequireClientCert.
@@ -80,29 +88,50 @@ struct WebConfigurationParser {
             }
         }
         if let caNode = entries["client_ca_file"], clientAuth == .noClientCert {
-            reader.report("client_ca_file is set but client_auth_type is NoClientCert: set client_auth_type, such as RequireAndVerifyClientCert", at: caNode)
+            reader.report(
+                "client_ca_file is set but client_auth_type is NoClientCert: set client_auth_type, such as RequireAndVerifyClientCert",
+                at: caNode
+            )
         }
         if clientAuth.verifies, entries["client_ca_file"] == nil {
-            reader.report("client_auth_type \(clientAuth.rawValue) needs client_ca_file: the CAs client certificates are verified against", at: entries["client_auth_type"] ?? node)
+            reader.report(
+                "client_auth_type \(clientAuth.rawValue) needs client_ca_file: the CAs client certificates are verified against",
+                at: entries["client_auth_type"] ?? node
+            )
         }
         let minimum = entries["min_version"].map { version($0) } ?? .tls12
         let maximum = entries["max_version"].map { version($0) }
         if let minimum, let maximum = maximum ?? nil, maximum < minimum, let maxNode = entries["max_version"] {
             reader.report("max_version \(maximum.rawValue) is older than min_version \(minimum.rawValue)", at: maxNode)
         }
-        guard let certificate, let key, let minimum, maximum != .some(nil), clientCA != nil || entries["client_ca_file"] == nil else { return nil }
+        guard let certificate, let key, let minimum, maximum != .some(nil),
+            clientCA != nil || entries["client_ca_file"] == nil
+        else { return nil }
         return WebConfiguration.ServerTLS(
-            certificateFile: certificate.path, keyFile: key.path, clientCAFile: clientCA?.path, clientAuth: clientAuth,
-            minimumVersion: minimum, maximumVersion: maximum ?? nil, contents: [certificate.text, key.text, clientCA?.text ?? ""])
+            certificateFile: certificate.path,
+            keyFile: key.path,
+            clientCAFile: clientCA?.path,
+            clientAuth: clientAuth,
+            minimumVersion: minimum,
+            maximumVersion: maximum ?? nil,
+            contents: [certificate.text, key.text, clientCA?.text ?? ""]
+        )
     }
 
     mutating func version(_ node: ConfigNode) -> WebConfiguration.TLSVersion? {
-        reader.choice(node, of: WebConfiguration.TLSVersion.allCases.map(\.rawValue)).flatMap(WebConfiguration.TLSVersion.init(rawValue:))
+        reader.choice(node, of: WebConfiguration.TLSVersion.allCases.map(\.rawValue)).flatMap(
+            WebConfiguration.TLSVersion.init(rawValue:)
+        )
     }
 
     /// A PEM file the key names: made absolute against the web configuration's folder, read, and
     /// checked to hold a `BEGIN <kind>` block.
-    mutating func file(_ node: ConfigNode?, named key: String, in parent: ConfigNode, holding kind: String) -> (path: String, text: String)? {
+    mutating func file(
+        _ node: ConfigNode?,
+        named key: String,
+        in parent: ConfigNode,
+        holding kind: String
+    ) -> (path: String, text: String)? {
         guard let node else {
             reader.report("missing \(key): the PEM file tls_server_config needs", at: parent)
             return nil
@@ -135,9 +164,14 @@ struct WebConfigurationParser {
                 continue
             }
             let value = ConfigNode(node: valueNode, path: node.child(name.string))
-            guard let hash = reader.string(value, expected: "a bcrypt hash, like htpasswd -nBC 10 \"\" writes") else { continue }
+            guard let hash = reader.string(value, expected: "a bcrypt hash, like htpasswd -nBC 10 \"\" writes") else {
+                continue
+            }
             guard Self.isBcryptHash(hash) else {
-                reader.report("not a bcrypt hash ($2y$10$ and 53 more characters, as htpasswd -nBC 10 \"\" writes)", at: value)
+                reader.report(
+                    "not a bcrypt hash ($2y$10$ and 53 more characters, as htpasswd -nBC 10 \"\" writes)",
+                    at: value
+                )
                 continue
             }
             users[name.string] = Secret(hash)
@@ -148,9 +182,13 @@ struct WebConfigurationParser {
     /// `$2a$`, `$2b$` or `$2y$`, a two-digit cost from 04 to 31, `$`, then 53 characters of bcrypt's base 64.
     static func isBcryptHash(_ hash: String) -> Bool {
         let bytes = Array(hash.utf8)
-        guard bytes.count == 60, hash.hasPrefix("$2a$") || hash.hasPrefix("$2b$") || hash.hasPrefix("$2y$"), bytes[6] == UInt8(ascii: "$"),
+        guard bytes.count == 60, hash.hasPrefix("$2a$") || hash.hasPrefix("$2b$") || hash.hasPrefix("$2y$"),
+            bytes[6] == UInt8(ascii: "$"),
             let cost = Int(String(decoding: bytes[4..<6], as: UTF8.self)), (4...31).contains(cost)
         else { return false }
-        return bytes[7...].allSatisfy { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "/") || ($0 >= 0x30 && $0 <= 0x39) || (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7a) }
+        return bytes[7...].allSatisfy {
+            $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "/") || ($0 >= 0x30 && $0 <= 0x39)
+                || (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7a)
+        }
     }
 }

@@ -48,10 +48,15 @@ package struct Daemon: Sendable {
     ///   - reload: Loads the configuration again on SIGHUP, as it was loaded at start; without it
     ///     a reload re-applies the configuration reachd started with.
     package init(
-        configuration: Configuration, source: Configuration.Source, clock: MonitorClock = .system(),
-        linkSource: (any LinkSource)? = nil, systemBusAddress: String? = nil, prober: (any Prober)? = nil,
+        configuration: Configuration,
+        source: Configuration.Source,
+        clock: MonitorClock = .system(),
+        linkSource: (any LinkSource)? = nil,
+        systemBusAddress: String? = nil,
+        prober: (any Prober)? = nil,
         notifier: SystemdNotifier = SystemdNotifier(socket: nil, watchdogInterval: nil),
-        reload: (@Sendable () throws(ConfigurationError) -> Configuration)? = nil, logger: Logger
+        reload: (@Sendable () throws(ConfigurationError) -> Configuration)? = nil,
+        logger: Logger
     ) {
         self.configuration = configuration
         self.source = source
@@ -62,47 +67,104 @@ package struct Daemon: Sendable {
         // in the engine's initializer, which calls this once.
         var recorder: HistoryService?
         let engine = ConnectivityEngine(
-            configuration: configuration, clock: clock, linkSource: linkSource, systemBusAddress: systemBusAddress, prober: prober,
+            configuration: configuration,
+            clock: clock,
+            linkSource: linkSource,
+            systemBusAddress: systemBusAddress,
+            prober: prober,
             probeObservers: { monitor in
-                let made = HistoryService(settings: configuration.history, monitor: monitor, metrics: metrics, clock: clock, logger: logger)
+                let made = HistoryService(
+                    settings: configuration.history,
+                    monitor: monitor,
+                    metrics: metrics,
+                    clock: clock,
+                    logger: logger
+                )
                 recorder = made
                 return [metrics, made]
             },
-            linkObserver: { metrics.update(links: $0) }, logger: logger)
+            linkObserver: { metrics.update(links: $0) },
+            logger: logger
+        )
         self.engine = engine
         let history = recorder!
         self.history = history
         let monitor = engine.monitor
-        if let netlink = engine.linkSource as? NetlinkLinkSource { metrics.sampleNetlinkOverruns { netlink.overrunCount } }
-        let reactions = Reactions(monitor: monitor, hooks: configuration.hooks, webhooks: configuration.webhooks, observer: metrics, logger: logger)
+        if let netlink = engine.linkSource as? NetlinkLinkSource {
+            metrics.sampleNetlinkOverruns { netlink.overrunCount }
+        }
+        let reactions = Reactions(
+            monitor: monitor,
+            hooks: configuration.hooks,
+            webhooks: configuration.webhooks,
+            observer: metrics,
+            logger: logger
+        )
         self.reactions = reactions
         // The first probes' timeouts: how long `POST /v1/check` waits, and READY=1 at the latest.
         let checkWaitLimit = StatusServer.checkWaitLimit(for: configuration.targets)
         let serviceManager = ServiceManagerService(
-            notifier: notifier, monitor: monitor, engine: engine, readyTimeout: checkWaitLimit, clock: clock, logger: logger)
+            notifier: notifier,
+            monitor: monitor,
+            engine: engine,
+            readyTimeout: checkWaitLimit,
+            clock: clock,
+            logger: logger
+        )
         self.serviceManager = serviceManager
-        let security = Result<ListenerSecurity?, ConfigurationError> { () throws(ConfigurationError) in try configuration.web.map { web throws(ConfigurationError) in try ListenerSecurity(web) } }
+        let security = Result<ListenerSecurity?, ConfigurationError> { () throws(ConfigurationError) in
+            try configuration.web.map { web throws(ConfigurationError) in try ListenerSecurity(web) }
+        }
         self.security = security
         self.reloads = ReloadService(
-            configuration: configuration, load: reload ?? { configuration }, engine: engine, metrics: metrics,
-            reactions: reactions, history: history, security: try? security.get(), serviceManager: serviceManager, logger: logger)
-        let listening = ListenGate(listeners: 1 + (configuration.socket == nil ? 0 : 1) + (configuration.grpcHealthListen == nil ? 0 : 1))
+            configuration: configuration,
+            load: reload ?? { configuration },
+            engine: engine,
+            metrics: metrics,
+            reactions: reactions,
+            history: history,
+            security: try? security.get(),
+            serviceManager: serviceManager,
+            logger: logger
+        )
+        let listening = ListenGate(
+            listeners: 1 + (configuration.socket == nil ? 0 : 1) + (configuration.grpcHealthListen == nil ? 0 : 1)
+        )
         self.listening = listening
         let limits = StatusServer.Limits(idleTimeout: configuration.apiIdleTimeout)
         self.statusServer = StatusServer(
-            monitor: monitor, metrics: metrics, address: .tcp(host: configuration.listen.host, port: configuration.listen.port),
-            bearerToken: configuration.apiToken, security: try? security.get(), checkWaitLimit: checkWaitLimit, limits: limits, history: history,
-            logger: logger)
+            monitor: monitor,
+            metrics: metrics,
+            address: .tcp(host: configuration.listen.host, port: configuration.listen.port),
+            bearerToken: configuration.apiToken,
+            security: try? security.get(),
+            checkWaitLimit: checkWaitLimit,
+            limits: limits,
+            history: history,
+            logger: logger
+        )
         self.socketServer = configuration.socket.map { path in
             let server = StatusServer(
-                monitor: monitor, metrics: metrics, address: .unixSocket(path), bearerToken: configuration.apiToken,
-                checkWaitLimit: checkWaitLimit, limits: limits, history: history, logger: logger)
+                monitor: monitor,
+                metrics: metrics,
+                address: .unixSocket(path),
+                bearerToken: configuration.apiToken,
+                checkWaitLimit: checkWaitLimit,
+                limits: limits,
+                history: history,
+                logger: logger
+            )
             return (path, server)
         }
         self.grpcHealthServer = configuration.grpcHealthListen.map { address in
             let server = GRPCHealthServer(
-                monitor: monitor, host: address.host, port: address.port, bearerToken: configuration.apiToken, logger: logger,
-                whenListening: listening.listenerIsBound)
+                monitor: monitor,
+                host: address.host,
+                port: address.port,
+                bearerToken: configuration.apiToken,
+                logger: logger,
+                whenListening: listening.listenerIsBound
+            )
             return (address, server)
         }
     }
@@ -112,16 +174,33 @@ package struct Daemon: Sendable {
     /// The listeners bind first: every other service is held (``ListenGate``) until they all are.
     var services: [ServiceGroupConfiguration.ServiceConfiguration] {
         let whenListening = listening.listenerIsBound
-        let held = { (service: any Service) in ServiceGroupConfiguration.ServiceConfiguration(service: listening.holding(service)) }
+        let held = { (service: any Service) in
+            ServiceGroupConfiguration.ServiceConfiguration(service: listening.holding(service))
+        }
         return [
             held(engine),
             held(MetricsService(metrics: metrics, monitor: monitor)),
             held(history),
             held(reactions),
-            .init(service: Listener(address: .tcp(configuration.listen), key: "listen", service: statusServer.makeApplication(whenListening: whenListening))),
-        ] + (socketServer.map { socket in
-            [.init(service: Listener(address: .unixSocket(path: socket.path), key: "socket", service: socket.server.makeApplication(whenListening: whenListening)))]
-        } ?? [])
+            .init(
+                service: Listener(
+                    address: .tcp(configuration.listen),
+                    key: "listen",
+                    service: statusServer.makeApplication(whenListening: whenListening)
+                )
+            ),
+        ]
+            + (socketServer.map { socket in
+                [
+                    .init(
+                        service: Listener(
+                            address: .unixSocket(path: socket.path),
+                            key: "socket",
+                            service: socket.server.makeApplication(whenListening: whenListening)
+                        )
+                    )
+                ]
+            } ?? [])
             + (grpcHealthServer.map { grpc in
                 [.init(service: Listener(address: .tcp(grpc.address), key: "grpc_health.listen", service: grpc.server))]
             } ?? [])
@@ -155,7 +234,8 @@ package struct Daemon: Sendable {
         _ = try security.get()
         // The configuration parser enforces this too; a Configuration built in code is checked here.
         let address = StatusServer.Address.tcp(host: configuration.listen.host, port: configuration.listen.port)
-        guard !address.needsToken || configuration.apiToken != nil || configuration.web?.authenticatesClients == true else {
+        guard !address.needsToken || configuration.apiToken != nil || configuration.web?.authenticatesClients == true
+        else {
             logger.critical("refusing to serve the status endpoint on \(configuration.listen) without a bearer token")
             throw UnprotectedStatusEndpoint(listen: configuration.listen)
         }
@@ -165,7 +245,11 @@ package struct Daemon: Sendable {
         let forwarding = Task { [reloads] in for await _ in hangups { reloads.hangUp() } }
         defer { forwarding.cancel() }
         logStartup()
-        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        var group = ServiceGroupConfiguration(
+            services: services,
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
         group.maximumGracefulShutdownDuration = .milliseconds(750)
         // No cancellation deadline: service-lifecycle enforces it with fatalError, turning a slow
         // stop under load into a crash. systemd's TimeoutStopSec is the backstop instead.
@@ -175,16 +259,22 @@ package struct Daemon: Sendable {
     }
 
     private func logStartup() {
-        logger.info("reachd \(ReachVersion.current) starting", metadata: [
-            "config": "\(source)",
-            "targets": "\(configuration.targets.count)",
-            "policy": "\(configuration.policy)",
-            ReachLogEvent.metadataKey: "\(ReachLogEvent.started.rawValue)",
-        ])
+        logger.info(
+            "reachd \(ReachVersion.current) starting",
+            metadata: [
+                "config": "\(source)",
+                "targets": "\(configuration.targets.count)",
+                "policy": "\(configuration.policy)",
+                ReachLogEvent.metadataKey: "\(ReachLogEvent.started.rawValue)",
+            ]
+        )
         for target in configuration.targets.prefix(10) {
-            logger.info("watching \(target.name): \(target.summary) every \(target.interval.configText), timeout \(target.timeout.configText)", metadata: [
-                "target": "\(target.name)", "kind": "\(target.kind)",
-            ])
+            logger.info(
+                "watching \(target.name): \(target.summary) every \(target.interval.configText), timeout \(target.timeout.configText)",
+                metadata: [
+                    "target": "\(target.name)", "kind": "\(target.kind)",
+                ]
+            )
         }
         if configuration.targets.count > 10 {
             logger.info("and \(configuration.targets.count - 10) more targets")

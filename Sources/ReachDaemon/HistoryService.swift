@@ -36,8 +36,12 @@ final class HistoryService: Service, HistoryReading, ProbeObserver, Sendable {
     private let logger: Logger
 
     init(
-        settings: HistorySettings, monitor: ConnectivityMonitor, metrics: ReachMetrics, clock: MonitorClock,
-        environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger
+        settings: HistorySettings,
+        monitor: ConnectivityMonitor,
+        metrics: ReachMetrics,
+        clock: MonitorClock,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        logger: Logger
     ) {
         self.settings = Mutex(settings)
         self.monitor = monitor
@@ -105,7 +109,10 @@ final class HistoryService: Service, HistoryReading, ProbeObserver, Sendable {
             do {
                 try await recorder.flush(closingMinutes: true)
             } catch {
-                logger.error("history: the last records could not be written: \(error)", metadata: ["path": "\(recorder.store.path)"])
+                logger.error(
+                    "history: the last records could not be written: \(error)",
+                    metadata: ["path": "\(recorder.store.path)"]
+                )
             }
             recorder.store.close()
         }.value
@@ -124,13 +131,16 @@ final class HistoryService: Service, HistoryReading, ProbeObserver, Sendable {
                     metrics.setUptimeRatios(try await recorder.maintain())
                 }
                 try await recorder.flush()
-                if failing { logger.notice("history: writing works again", metadata: ["path": "\(recorder.store.path)"]) }
+                if failing {
+                    logger.notice("history: writing works again", metadata: ["path": "\(recorder.store.path)"])
+                }
                 failing = false
             } catch {
                 if !failing {
                     logger.error(
                         "history: cannot write (up to \(recorder.maximumPending) rows kept in memory, retried each second): \(error)",
-                        metadata: ["path": "\(recorder.store.path)"])
+                        metadata: ["path": "\(recorder.store.path)"]
+                    )
                 }
                 failing = true
             }
@@ -143,10 +153,15 @@ final class HistoryService: Service, HistoryReading, ProbeObserver, Sendable {
     /// Opens the file `settings` name, off the cooperative pool; logs and returns nil when it cannot be used.
     private func open(_ settings: HistorySettings) async -> HistoryRecorder? {
         let (path, createsDirectory) = settings.resolvedPath(environment: environment)
-        let opened = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HistoryStore.Opening, HistoryStoreError>, Never>) in
+        let opened = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<HistoryStore.Opening, HistoryStoreError>, Never>) in
             do {
                 try DedicatedThread.start(named: "reachd-history") {
-                    continuation.resume(returning: Result { () throws(HistoryStoreError) in try HistoryStore.open(path: path, createDirectory: createsDirectory) })
+                    continuation.resume(
+                        returning: Result { () throws(HistoryStoreError) in
+                            try HistoryStore.open(path: path, createDirectory: createsDirectory)
+                        }
+                    )
                 }
             } catch {
                 continuation.resume(returning: .failure(.unusable(path: path, detail: "\(error)")))
@@ -157,10 +172,16 @@ final class HistoryService: Service, HistoryReading, ProbeObserver, Sendable {
             if let movedAside {
                 logger.error(
                     "the history file \(path) was corrupt (\(movedAside.detail)): moved aside to \(movedAside.path), a fresh one started",
-                    metadata: ["path": "\(path)", "moved_to": "\(movedAside.path)"])
+                    metadata: ["path": "\(path)", "moved_to": "\(movedAside.path)"]
+                )
             }
             let wall = clock
-            let recorder = try await HistoryRecorder(store: store, settings: settings, clock: { wall.wallTime }, logger: logger)
+            let recorder = try await HistoryRecorder(
+                store: store,
+                settings: settings,
+                clock: { wall.wallTime },
+                logger: logger
+            )
             logger.info("history: recording to \(path)", metadata: ["path": "\(path)"])
             return recorder
         } catch {

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ReachCore
 import ReachPOSIX
 import ReachSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An address reachd could not listen on, said as a person needs it when reachd will not start:
 /// the address, the system's reason, and what to check, naming the configuration key that set it.
@@ -46,13 +47,17 @@ package struct ListenFailure: Error, Sendable, Hashable, CustomStringConvertible
         case .tcp(let address):
             switch cause.code {
             case EADDRINUSE: return "is another reachd running? \(see)"
-            case EACCES, EPERM: return address.port < 1024 ? "ports below 1024 need the CAP_NET_BIND_SERVICE capability; \(see)" : see
+            case EACCES, EPERM:
+                return address.port < 1024 ? "ports below 1024 need the CAP_NET_BIND_SERVICE capability; \(see)" : see
             case EADDRNOTAVAIL: return "\(address.host) is not an address of this machine; \(see)"
-            case EAFNOSUPPORT: return "this machine does not have \(address.host.contains(":") ? "IPv6" : "IPv4") enabled; \(see)"
+            case EAFNOSUPPORT:
+                return "this machine does not have \(address.host.contains(":") ? "IPv6" : "IPv4") enabled; \(see)"
             default: return see
             }
         case .unixSocket(let path):
-            let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(
+                separator: "/"
+            )
             let folder = directory.isEmpty ? (path.hasPrefix("/") ? "/" : ".") : directory
             switch cause.code {
             case EADDRINUSE: return "is another reachd running? \(see)"

@@ -20,7 +20,12 @@ final class ListenGate: Sendable {
 
     /// One listener is bound; the last one opens the gate.
     func listenerIsBound() {
-        if unbound.withLock({ $0 -= 1; return $0 == 0 }) { open.fire() }
+        if unbound.withLock({
+            $0 -= 1
+            return $0 == 0
+        }) {
+            open.fire()
+        }
     }
 
     /// Runs `service` once every listener is bound; returns without running it when the group

@@ -17,7 +17,8 @@ package struct LogOutput: Sendable {
     package init(settings: LogSettings, environment: [String: String], identifier: String = "reachd") {
         level = settings.level
         let wanted = Self.resolve(settings.target, environment: environment)
-        writer = wanted == .journald
+        writer =
+            wanted == .journald
             ? try? JournalWriter(identifier: identifier, fallback: LogfmtLogHandler(label: identifier, level: .trace))
             : nil
         target = writer == nil ? .stderr : .journald
@@ -29,7 +30,8 @@ package struct LogOutput: Sendable {
         switch target {
         case .journald, .stderr: target
         case .auto:
-            JournalAvailability.standardErrorIsJournalStream(environment: environment) || JournalAvailability.socketAnswers()
+            JournalAvailability.standardErrorIsJournalStream(environment: environment)
+                || JournalAvailability.socketAnswers()
                 ? .journald : .stderr
         }
     }

@@ -40,9 +40,15 @@ final class ReloadService: Service, Sendable {
     let logger: Logger
 
     init(
-        configuration: Configuration, load: @escaping @Sendable () throws(ConfigurationError) -> Configuration,
-        engine: ConnectivityEngine, metrics: ReachMetrics, reactions: Reactions, history: HistoryService,
-        security: ListenerSecurity?, serviceManager: ServiceManagerService, logger: Logger
+        configuration: Configuration,
+        load: @escaping @Sendable () throws(ConfigurationError) -> Configuration,
+        engine: ConnectivityEngine,
+        metrics: ReachMetrics,
+        reactions: Reactions,
+        history: HistoryService,
+        security: ListenerSecurity?,
+        serviceManager: ServiceManagerService,
+        logger: Logger
     ) {
         self.running = Mutex(configuration)
         self.load = load
@@ -82,7 +88,11 @@ final class ReloadService: Service, Sendable {
         } catch {
             logger.error(
                 "configuration reload rejected; the running configuration stays in force:\n\(error.description)",
-                metadata: ReachLogEvent.reloadRejected.metadata.merging(["problems": "\(error.problems.count)"]) { _, new in new })
+                metadata: ReachLogEvent.reloadRejected.metadata.merging(["problems": "\(error.problems.count)"]) {
+                    _,
+                    new in new
+                }
+            )
             return nil
         }
         let change = running.withLock { running in
@@ -96,7 +106,9 @@ final class ReloadService: Service, Sendable {
         } else if change.appliesLive {
             engine.monitor.reconfigure(configuration.monitor)
         }
-        if change.appliesLive { metrics.reconfigure(targets: configuration.targets, interfaces: configuration.interfaces) }
+        if change.appliesLive {
+            metrics.reconfigure(targets: configuration.targets, interfaces: configuration.interfaces)
+        }
         var metadata = ReachLogEvent.configReloaded.metadata
         metadata["targets"] = "\(configuration.targets.count)"
         if !change.needsRestart.isEmpty { metadata["restart_needed"] = "\(change.needsRestart.joined(separator: ","))" }
@@ -104,7 +116,8 @@ final class ReloadService: Service, Sendable {
         if !change.needsRestart.isEmpty {
             logger.warning(
                 "these settings changed but take effect only when reachd restarts: \(change.needsRestart.joined(separator: ", "))",
-                metadata: ["restart_needed": "\(change.needsRestart.joined(separator: ","))"])
+                metadata: ["restart_needed": "\(change.needsRestart.joined(separator: ","))"]
+            )
         }
         return change
     }

@@ -28,8 +28,12 @@ final class ServiceManagerService: Service, Sendable {
     /// - Parameter readyTimeout: READY=1 goes out after this long even without a verdict (the
     ///   first probes' timeouts).
     init(
-        notifier: SystemdNotifier, monitor: ConnectivityMonitor, engine: ConnectivityEngine, readyTimeout: Duration,
-        clock: MonitorClock, logger: Logger
+        notifier: SystemdNotifier,
+        monitor: ConnectivityMonitor,
+        engine: ConnectivityEngine,
+        readyTimeout: Duration,
+        clock: MonitorClock,
+        logger: Logger
     ) {
         self.notifier = notifier
         self.monitor = monitor
@@ -83,7 +87,12 @@ final class ServiceManagerService: Service, Sendable {
     /// Sends READY=1 with `status` the first time; returns whether it did.
     @discardableResult
     private func announceReady(status: String) -> Bool {
-        guard readySent.withLock({ sent in defer { sent = true }; return !sent }) else { return false }
+        guard
+            readySent.withLock({ sent in
+                defer { sent = true }
+                return !sent
+            })
+        else { return false }
         send(["READY=1", "STATUS=\(status)"])
         return true
     }
@@ -95,7 +104,10 @@ final class ServiceManagerService: Service, Sendable {
     func reloading<Result>(_ reload: () async -> Result) async -> Result {
         let announced = notifier.isEnabled && readySent.withLock { $0 }
         if announced {
-            send(["RELOADING=1", "MONOTONIC_USEC=\(SystemdNotifier.monotonicMicroseconds())", "STATUS=reloading the configuration"])
+            send([
+                "RELOADING=1", "MONOTONIC_USEC=\(SystemdNotifier.monotonicMicroseconds())",
+                "STATUS=reloading the configuration",
+            ])
         }
         let result = await reload()
         if announced { send(["READY=1", "STATUS=\(monitor.current.verdict.summary)"]) }
@@ -109,7 +121,9 @@ final class ServiceManagerService: Service, Sendable {
         while (try? await clock.sleep(for: period)) != nil {
             _ = monitor.current
             guard engine.isMakingProgress(grace: grace) else {
-                if !starved { logger.critical("probe scheduler is not making progress: no longer feeding systemd's watchdog") }
+                if !starved {
+                    logger.critical("probe scheduler is not making progress: no longer feeding systemd's watchdog")
+                }
                 starved = true
                 continue
             }
@@ -121,7 +135,10 @@ final class ServiceManagerService: Service, Sendable {
 
     private func send(_ lines: [String]) {
         if let error = notifier.notify(lines) {
-            logger.debug("sd_notify failed", metadata: ["errno": "\(error)", "message": "\(lines.joined(separator: " "))"])
+            logger.debug(
+                "sd_notify failed",
+                metadata: ["errno": "\(error)", "message": "\(lines.joined(separator: " "))"]
+            )
         }
     }
 }

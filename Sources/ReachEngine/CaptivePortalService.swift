@@ -33,7 +33,11 @@ final class CaptivePortalService: Service, Sendable {
 
     /// - Parameter interval: How often to ask while a portal holds the traffic (the probe interval).
     init(
-        settings: CaptivePortalSettings, monitor: ConnectivityMonitor, clock: MonitorClock, interval: Duration, timeout: Duration,
+        settings: CaptivePortalSettings,
+        monitor: ConnectivityMonitor,
+        clock: MonitorClock,
+        interval: Duration,
+        timeout: Duration,
         logger: Logger
     ) {
         self.settings = settings
@@ -79,12 +83,19 @@ final class CaptivePortalService: Service, Sendable {
                     continue
                 }
                 do {
-                    answer = try await client.answer(at: url, interface: interface.isEmpty ? nil : interface, timeout: timeout)
+                    answer = try await client.answer(
+                        at: url,
+                        interface: interface.isEmpty ? nil : interface,
+                        timeout: timeout
+                    )
                     if failing.remove(url) != nil { logger.notice("captive-portal API \(url) answers again") }
                 } catch {
                     answer = nil
                     if failing.insert(url).inserted {
-                        logger.warning("captive-portal API \(url) cannot be asked, ignoring it: \(error)", metadata: ["interface": "\(interface)"])
+                        logger.warning(
+                            "captive-portal API \(url) cannot be asked, ignoring it: \(error)",
+                            metadata: ["interface": "\(interface)"]
+                        )
                     }
                 }
                 monitor.update(portalAPI: answer, interface: interface)
@@ -105,7 +116,12 @@ final class CaptivePortalService: Service, Sendable {
     }
 
     /// When to ask again after `answer`, warning now if the session's end is near.
-    private func nextAsk(after answer: CaptivePortalAPIAnswer, on interface: String, url: String, warnings: inout PortalSessionWarnings<WallTime>) -> Duration {
+    private func nextAsk(
+        after answer: CaptivePortalAPIAnswer,
+        on interface: String,
+        url: String,
+        warnings: inout PortalSessionWarnings<WallTime>
+    ) -> Duration {
         if answer.isCaptive { return interval }
         guard let seconds = answer.secondsRemaining else { return Self.idleRecheck }
         let now = clock.wallTime
@@ -117,7 +133,8 @@ final class CaptivePortalService: Service, Sendable {
             if !interface.isEmpty { metadata["interface"] = "\(interface)" }
             logger.warning(
                 "captive portal: the session ends in \(DurationText.format(.seconds(seconds))); sign in again at \(answer.userPortalURL ?? "the network's login page") to stay connected",
-                metadata: metadata)
+                metadata: metadata
+            )
         }
         let half = max(interval, .seconds(seconds) / 2)
         let untilWarning = warnings.untilWarning(sessionEndsAt: end, now: now) ?? Self.idleRecheck

@@ -25,7 +25,9 @@ final class CertificateExpiryWarner: ProbeObserver {
     func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
         guard let certificate = result.certificate else { return }
         let now = clock.wallTime
-        guard warnings.withLock({ $0.shouldWarn(target: target.name, certificate: certificate, now: now) }) else { return }
+        guard warnings.withLock({ $0.shouldWarn(target: target.name, certificate: certificate, now: now) }) else {
+            return
+        }
         let notAfter = RFC3339.string(from: certificate.notAfter)
         var metadata = ReachLogEvent.certificateExpiring.metadata
         metadata["target"] = "\(target.name)"
@@ -36,6 +38,7 @@ final class CertificateExpiryWarner: ProbeObserver {
         let when = (certificate.notAfter > now ? "expires " : "expired ") + certificate.expiry(relativeTo: now)
         logger.warning(
             "the TLS certificate of target \(target.name) \(when), at \(notAfter) (\(certificate.subject), issued by \(certificate.issuer))",
-            metadata: metadata)
+            metadata: metadata
+        )
     }
 }

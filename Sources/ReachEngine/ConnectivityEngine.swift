@@ -42,10 +42,14 @@ package struct ConnectivityEngine: Service {
     ///     history), given the monitor they may follow too; called once, here.
     ///   - linkObserver: Also sees every link snapshot (the daemon's link metrics).
     package init(
-        configuration: Configuration, clock: MonitorClock = .system(), linkSource: (any LinkSource)? = nil,
-        systemBusAddress: String? = nil, prober: (any Prober)? = nil,
+        configuration: Configuration,
+        clock: MonitorClock = .system(),
+        linkSource: (any LinkSource)? = nil,
+        systemBusAddress: String? = nil,
+        prober: (any Prober)? = nil,
         probeObservers: (ConnectivityMonitor) -> [any ProbeObserver] = { _ in [] },
-        linkObserver: @escaping @Sendable (LinkSnapshot) -> Void = { _ in }, logger: Logger
+        linkObserver: @escaping @Sendable (LinkSnapshot) -> Void = { _ in },
+        logger: Logger
     ) {
         self.logger = logger
         var monitorConfiguration = configuration.monitor
@@ -62,16 +66,31 @@ package struct ConnectivityEngine: Service {
         let shortest = configuration.probedTargets.min { $0.interval < $1.interval }
         let (interval, timeout) = (shortest?.interval ?? .seconds(1), shortest?.timeout ?? .seconds(2))
         let pathEvidence = PathEvidenceService(
-            upstream: configuration.upstream, monitor: monitor, clock: clock, interval: interval, timeout: timeout, logger: logger)
+            upstream: configuration.upstream,
+            monitor: monitor,
+            clock: clock,
+            interval: interval,
+            timeout: timeout,
+            logger: logger
+        )
         let http = HTTPProber(logger: logger)
         let prober = prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))
         // One loop for the targets' probes and their variants': an uplink's probe costs what a target's does.
         let timer = EventLoopProbeTimer()
         probes = ProbeService(
-            targets: configuration.probedTargets, prober: prober, monitor: monitor, clock: clock,
+            targets: configuration.probedTargets,
+            prober: prober,
+            monitor: monitor,
+            clock: clock,
             observer: ProbeObservers(observers: probeObservers(monitor) + [pathEvidence]),
-            certificateObserver: CertificateExpiryWarner(window: configuration.certificateWarning, clock: clock, logger: logger),
-            timer: timer, shutdown: { await http.shutdown() })
+            certificateObserver: CertificateExpiryWarner(
+                window: configuration.certificateWarning,
+                clock: clock,
+                logger: logger
+            ),
+            timer: timer,
+            shutdown: { await http.shutdown() }
+        )
         services = [
             MonitorService(monitor: monitor),
             LinkService(source: linkSource, monitor: monitor, observer: linkObserver, logger: logger),
@@ -79,7 +98,13 @@ package struct ConnectivityEngine: Service {
             probes,
             ProbeVariantService(prober: prober, monitor: monitor, clock: clock, timer: timer, logger: logger),
             CaptivePortalService(
-                settings: configuration.captivePortal, monitor: monitor, clock: clock, interval: interval, timeout: timeout, logger: logger),
+                settings: configuration.captivePortal,
+                monitor: monitor,
+                clock: clock,
+                interval: interval,
+                timeout: timeout,
+                logger: logger
+            ),
             pathEvidence,
         ]
     }
@@ -100,7 +125,9 @@ package struct ConnectivityEngine: Service {
     /// Runs every part until a graceful shutdown (or until the calling task is cancelled); they
     /// stop in reverse order, so the monitor, first, ends last and closes every subscription.
     package func run() async throws {
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
+        )
         try await withGracefulShutdownHandler {
             try await group.run()
         } onGracefulShutdown: {

@@ -27,7 +27,10 @@ struct LinkService: Service {
         } catch is CancellationError {
             return
         } catch {
-            logger.error("link source failed: carrying on without link facts, on probes alone", metadata: ["error": "\(error)"])
+            logger.error(
+                "link source failed: carrying on without link facts, on probes alone",
+                metadata: ["error": "\(error)"]
+            )
             monitor.forgetLinks()
         }
         try? await gracefulShutdown()

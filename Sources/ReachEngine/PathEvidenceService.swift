@@ -42,7 +42,14 @@ final class PathEvidenceService: Service, ProbeObserver, Sendable {
     /// Rounds run so far (for tests and the benchmark: none while all is well).
     let rounds = Atomic<Int>(0)
 
-    init(upstream: UpstreamCheck, monitor: ConnectivityMonitor, clock: MonitorClock, interval: Duration, timeout: Duration, logger: Logger) {
+    init(
+        upstream: UpstreamCheck,
+        monitor: ConnectivityMonitor,
+        clock: MonitorClock,
+        interval: Duration,
+        timeout: Duration,
+        logger: Logger
+    ) {
         self.upstream = upstream
         self.monitor = monitor
         self.clock = clock
@@ -101,7 +108,8 @@ final class PathEvidenceService: Service, ProbeObserver, Sendable {
     private func gatewayFinding(_ links: LinkSnapshot?) async -> GatewayFinding? {
         guard let links else { return nil }
         // The kernel's own choice for traffic leaving this machine: IPv4 first, else IPv6.
-        let paths = [IPAddress("192.0.2.1"), IPAddress("2001:db8::1")].compactMap { $0 }.lazy.compactMap { destination in
+        let paths = [IPAddress("192.0.2.1"), IPAddress("2001:db8::1")].compactMap { $0 }.lazy.compactMap {
+            destination in
             RouteSourceAddress.toward(destination).flatMap { links.defaultGateway(from: $0) }
         }
         guard let path = paths.first else { return nil }
@@ -112,20 +120,31 @@ final class PathEvidenceService: Service, ProbeObserver, Sendable {
         case .silent:
             return GatewayFinding(interface: interface.name, address: gateway, answers: false, evidence: .echo)
         case .notPermitted(let code):
-            sayOnce("ping", level: .notice, """
+            sayOnce(
+                "ping",
+                level: .notice,
+                """
                 ICMP echo to the gateway is not allowed (\(String(cString: strerror(code))): net.ipv4.ping_group_range leaves out reachd's group); \
                 a silent gateway is told from the kernel's neighbour table alone, later (when it marks the gateway FAILED or INCOMPLETE)
-                """)
+                """
+            )
             return await neighbourFinding(interface: interface, gateway: gateway)
         case .failed(let code):
-            logger.debug("ICMP echo to gateway \(gateway) on \(interface.name) failed: \(String(cString: strerror(code)))")
+            logger.debug(
+                "ICMP echo to gateway \(gateway) on \(interface.name) failed: \(String(cString: strerror(code)))"
+            )
             return await neighbourFinding(interface: interface, gateway: gateway)
         }
     }
 
     private func neighbourFinding(interface: InterfaceFacts, gateway: IPAddress) async -> GatewayFinding? {
         guard let state = await NeighbourTable.state(of: gateway, interfaceIndex: interface.index) else { return nil }
-        return GatewayFinding(interface: interface.name, address: gateway, answers: !state.isUnreachable, evidence: .neighbour)
+        return GatewayFinding(
+            interface: interface.name,
+            address: gateway,
+            answers: !state.isUnreachable,
+            evidence: .neighbour
+        )
     }
 
     private func upstreamFinding(_ links: LinkSnapshot?) async -> UpstreamFinding? {
@@ -135,13 +154,20 @@ final class PathEvidenceService: Service, ProbeObserver, Sendable {
         case .tcp(let address): reference = address
         case .resolver:
             reference = UpstreamCheck.resolverReference(
-                resolvConf: Self.read(UpstreamCheck.resolvConfFile) ?? "", resolvedUpstream: Self.read(UpstreamCheck.resolvedUpstreamFile), links: links)
+                resolvConf: Self.read(UpstreamCheck.resolvConfFile) ?? "",
+                resolvedUpstream: Self.read(UpstreamCheck.resolvedUpstreamFile),
+                links: links
+            )
         }
         guard let reference else {
-            sayOnce("upstream", level: .info, """
+            sayOnce(
+                "upstream",
+                level: .info,
+                """
                 no upstream reference (upstream.check: resolver found no resolver beyond a directly connected network): \
                 a target's silence is told as the server's fault
-                """)
+                """
+            )
             return nil
         }
         let target = ProbeTarget(name: "upstream", check: .tcp(reference), timeout: timeout)

@@ -35,8 +35,13 @@ final class ProbeService: Service, Sendable {
     ///     carry a certificate), so that a list of plain targets pays nothing for it.
     ///   - shutdown: Closes the probers' pooled resources once probing has stopped.
     init(
-        targets: [ProbeTarget], prober: any Prober, monitor: ConnectivityMonitor, clock: MonitorClock,
-        observer: (any ProbeObserver)?, certificateObserver: (any ProbeObserver)? = nil, timer: EventLoopProbeTimer = EventLoopProbeTimer(),
+        targets: [ProbeTarget],
+        prober: any Prober,
+        monitor: ConnectivityMonitor,
+        clock: MonitorClock,
+        observer: (any ProbeObserver)?,
+        certificateObserver: (any ProbeObserver)? = nil,
+        timer: EventLoopProbeTimer = EventLoopProbeTimer(),
         shutdown: @escaping @Sendable () async -> Void
     ) {
         self.timer = timer
@@ -78,7 +83,13 @@ final class ProbeService: Service, Sendable {
             observer = ProbeObservers(observers: (observer.map { [$0] } ?? []) + [certificateObserver])
         }
         let scheduler = ProbeScheduler(
-            targets: targets, prober: prober, monitor: monitor, clock: clock, observer: observer, timer: timer)
+            targets: targets,
+            prober: prober,
+            monitor: monitor,
+            clock: clock,
+            observer: observer,
+            timer: timer
+        )
         state.withLock { state in
             guard !state.stopped else { return }
             state.scheduler = scheduler

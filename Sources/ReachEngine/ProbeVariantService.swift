@@ -31,7 +31,13 @@ struct ProbeVariantService: Service {
                 running = nil
                 guard !probes.isEmpty else { continue }
                 let scheduler = ProbeScheduler(
-                    targets: probes, prober: prober, monitor: monitor, clock: clock, observer: observer, timer: timer)
+                    targets: probes,
+                    prober: prober,
+                    monitor: monitor,
+                    clock: clock,
+                    observer: observer,
+                    timer: timer
+                )
                 running = Task { await scheduler.run() }
             }
             running?.cancel()
@@ -56,6 +62,7 @@ private final class BindingRefusalLog: ProbeObserver {
         else { return }
         logger.warning(
             "cannot probe each uplink on its own: \(ProbeFailure.bindingRefused); their reachability stays unknown",
-            metadata: ["interface": "\(target.interface ?? "")"])
+            metadata: ["interface": "\(target.interface ?? "")"]
+        )
     }
 }

@@ -17,7 +17,9 @@ struct BearerTokenInterceptor: ServerInterceptor {
             if case .string(let text) = value { text } else { nil }
         }.first
         guard let presented, token.isBearerCredential(presented) else {
-            let problem = presented == nil ? "this service requires authorization: Bearer <token> metadata" : "invalid bearer token"
+            let problem =
+                presented == nil
+                ? "this service requires authorization: Bearer <token> metadata" : "invalid bearer token"
             return StreamingServerResponse(error: RPCError(code: .unauthenticated, message: problem))
         }
         return try await next(request, context)

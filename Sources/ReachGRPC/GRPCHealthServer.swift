@@ -57,7 +57,12 @@ package final class GRPCHealthServer: Service, Sendable {
     ///   - logger: Receives where the server listens and why it stopped.
     ///   - whenListening: Called once the address is bound.
     package init(
-        monitor: ConnectivityMonitor, host: String, port: Int, bearerToken: Secret? = nil, maxConnections: Int = 256, logger: Logger,
+        monitor: ConnectivityMonitor,
+        host: String,
+        port: Int,
+        bearerToken: Secret? = nil,
+        maxConnections: Int = 256,
+        logger: Logger,
         whenListening: @escaping @Sendable () -> Void = {}
     ) {
         let address: GRPCNIOTransportHTTP2.SocketAddress =
@@ -123,7 +128,9 @@ package final class GRPCHealthServer: Service, Sendable {
             } catch {
                 // The transport's bind failure (a RuntimeError around NIO's IOError) in the
                 // system's terms, for whoever runs the server to say in its words.
-                if let cause = (error as? RuntimeError)?.cause as? IOError { throw SystemCallError("bind", code: cause.errnoCode) }
+                if let cause = (error as? RuntimeError)?.cause as? IOError {
+                    throw SystemCallError("bind", code: cause.errnoCode)
+                }
                 logger.error("gRPC health server failed", metadata: ["error": "\(error)"])
                 throw error
             }

@@ -83,7 +83,8 @@ struct HealthService: Grpc_Health_V1_Health.SimpleServiceProtocol {
     // MARK: - RPCs
 
     func check(
-        request: Grpc_Health_V1_HealthCheckRequest, context: ServerContext
+        request: Grpc_Health_V1_HealthCheckRequest,
+        context: ServerContext
     ) async throws -> Grpc_Health_V1_HealthCheckResponse {
         guard let status = Self.status(of: request.service, in: monitor.current.verdict) else {
             throw RPCError(code: .notFound, message: "unknown service \(request.service.debugDescription)")
@@ -92,7 +93,8 @@ struct HealthService: Grpc_Health_V1_Health.SimpleServiceProtocol {
     }
 
     func list(
-        request: Grpc_Health_V1_HealthListRequest, context: ServerContext
+        request: Grpc_Health_V1_HealthListRequest,
+        context: ServerContext
     ) async throws -> Grpc_Health_V1_HealthListResponse {
         var response = Grpc_Health_V1_HealthListResponse()
         response.statuses = Self.statuses(in: monitor.current.verdict).mapValues(Self.response)

@@ -1,4 +1,3 @@
-
 /// What the recorder commits in one transaction: the transitions and finished minutes gathered since
 /// the last commit, and the time up to which this run of reachd has recorded.
 struct HistoryBatch: Sendable {

@@ -39,7 +39,10 @@ package final class HistoryRecorder: ProbeObserver, Sendable {
 
     /// Starts a run in `store` at `clock()`.
     package init(
-        store: HistoryStore, settings: HistorySettings, clock: @escaping @Sendable () -> WallTime, logger: Logger,
+        store: HistoryStore,
+        settings: HistorySettings,
+        clock: @escaping @Sendable () -> WallTime,
+        logger: Logger,
         maximumPending: Int = HistoryRecorder.defaultMaximumPending
     ) async throws {
         self.store = store
@@ -85,10 +88,17 @@ package final class HistoryRecorder: ProbeObserver, Sendable {
         let now = clock().secondsSinceEpoch
         state.withLock { state in
             let change = HistoryBatch.Transition(
-                at: now, scope: "", state: verdict.state.rawValue, reason: verdict.reason.code, fault: verdict.fault?.code,
-                target: verdict.reason.target)
+                at: now,
+                scope: "",
+                state: verdict.state.rawValue,
+                reason: verdict.reason.code,
+                fault: verdict.fault?.code,
+                target: verdict.reason.target
+            )
             let last = state.verdict
-            if last?.state != change.state || last?.reason != change.reason || last?.fault != change.fault || last?.target != change.target {
+            if last?.state != change.state || last?.reason != change.reason || last?.fault != change.fault
+                || last?.target != change.target
+            {
                 // A state change happened at `since`; a new reason within the same state, now.
                 var stamped = change
                 if state.verdict?.state != change.state { stamped.at = min(now, verdict.since.secondsSinceEpoch) }
@@ -103,8 +113,14 @@ package final class HistoryRecorder: ProbeObserver, Sendable {
                 state.health[target.name] = health
                 state.pending.transitions.append(
                     HistoryBatch.Transition(
-                        at: (target.lastCheckedAt ?? verdict.since).secondsSinceEpoch, scope: target.name, state: target.health.rawValue,
-                        reason: reason?.code, fault: reason.map { Fault($0).code }, target: target.name))
+                        at: (target.lastCheckedAt ?? verdict.since).secondsSinceEpoch,
+                        scope: target.name,
+                        state: target.health.rawValue,
+                        reason: reason?.code,
+                        fault: reason.map { Fault($0).code },
+                        target: target.name
+                    )
+                )
             }
         }
     }
@@ -141,7 +157,8 @@ package final class HistoryRecorder: ProbeObserver, Sendable {
             if dropped > 0, before == 0 {
                 logger.warning(
                     "history: more than \(maximumPending) rows wait for the file to be writable: dropping the oldest, minutes before transitions",
-                    metadata: ["path": "\(store.path)"])
+                    metadata: ["path": "\(store.path)"]
+                )
             }
             throw error
         }
@@ -150,7 +167,10 @@ package final class HistoryRecorder: ProbeObserver, Sendable {
             return state.dropped
         }
         if dropped > 0 {
-            logger.warning("history: \(dropped) rows were dropped while the file could not be written", metadata: ["path": "\(store.path)"])
+            logger.warning(
+                "history: \(dropped) rows were dropped while the file could not be written",
+                metadata: ["path": "\(store.path)"]
+            )
         }
     }
 
@@ -163,11 +183,16 @@ package final class HistoryRecorder: ProbeObserver, Sendable {
     /// uptime ratio of each of ``uptimeWindows``, for `reachd_uptime_ratio`.
     package func maintain() async throws -> [(window: String, ratio: Double?)] {
         let now = clock()
-        let deleted = try await store.prune(now: now.secondsSinceEpoch, retention: settings.retention, maximumSize: settings.maximumSize)
+        let deleted = try await store.prune(
+            now: now.secondsSinceEpoch,
+            retention: settings.retention,
+            maximumSize: settings.maximumSize
+        )
         if deleted > 0 {
             logger.warning(
                 "the history file reached history.max_size: deleted its \(deleted) oldest rows",
-                metadata: ["path": "\(store.path)", "max_size": "\(settings.maximumSize)"])
+                metadata: ["path": "\(store.path)", "max_size": "\(settings.maximumSize)"]
+            )
         }
         var ratios: [(window: String, ratio: Double?)] = []
         for (name, span) in Self.uptimeWindows {
@@ -179,7 +204,8 @@ package final class HistoryRecorder: ProbeObserver, Sendable {
 
     /// The windows of `reachd_uptime_ratio`, by label.
     package static let uptimeWindows: [(String, Duration)] = [
-        ("24h", .seconds(86_400)), ("7d", .seconds(7 * 86_400)), ("30d", .seconds(30 * 86_400)), ("90d", .seconds(90 * 86_400)),
+        ("24h", .seconds(86_400)), ("7d", .seconds(7 * 86_400)), ("30d", .seconds(30 * 86_400)),
+        ("90d", .seconds(90 * 86_400)),
     ]
 
     /// What was recorded over `query`'s window, this run included up to now.

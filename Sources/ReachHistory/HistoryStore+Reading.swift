@@ -14,45 +14,88 @@ extension HistoryStore {
         let scope = query.target ?? ""
         let (since, until) = (window.lowerBound.secondsSinceEpoch, window.upperBound.secondsSinceEpoch)
         return try await pool.read { db in
-            let timeline = try Self.timeline(db, scope: scope, from: since, to: until, liveRun: liveRun, now: now.secondsSinceEpoch)
+            let timeline = try Self.timeline(
+                db,
+                scope: scope,
+                from: since,
+                to: until,
+                liveRun: liveRun,
+                now: now.secondsSinceEpoch
+            )
             let transitions = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT at, state, reason, fault, target FROM transition WHERE scope = ? AND at >= ? AND at < ?
                     ORDER BY at DESC, id DESC LIMIT ?
-                    """, arguments: [scope, since, until, HistoryDocument.transitionLimit]
+                    """,
+                arguments: [scope, since, until, HistoryDocument.transitionLimit]
             ).reversed().map { row in
-                HistoryDocument.Transition(at: Self.text(row["at"]), state: row["state"], reason: row["reason"], fault: row["fault"], target: row["target"])
+                HistoryDocument.Transition(
+                    at: Self.text(row["at"]),
+                    state: row["state"],
+                    reason: row["reason"],
+                    fault: row["fault"],
+                    target: row["target"]
+                )
             }
             let minutes = try Self.minutes(db, target: query.target, from: since, to: until)
             let uptime = Self.uptime(timeline, window: window, now: now.secondsSinceEpoch)
             return HistoryDocument(
-                since: RFC3339.string(from: window.lowerBound), until: RFC3339.string(from: window.upperBound), target: query.target,
+                since: RFC3339.string(from: window.lowerBound),
+                until: RFC3339.string(from: window.upperBound),
+                target: query.target,
                 transitions: transitions,
                 outages: timeline.outages.suffix(HistoryDocument.outageLimit).map { outage in
                     HistoryDocument.Outage(
-                        start: Self.text(outage.start), end: outage.end.map(Self.text), durationSeconds: max(0, (outage.end ?? until) - outage.start),
-                        reason: outage.reason, fault: outage.fault, target: outage.target)
+                        start: Self.text(outage.start),
+                        end: outage.end.map(Self.text),
+                        durationSeconds: max(0, (outage.end ?? until) - outage.start),
+                        reason: outage.reason,
+                        fault: outage.fault,
+                        target: outage.target
+                    )
                 },
-                gaps: timeline.gaps.suffix(HistoryDocument.gapLimit).map { HistoryDocument.Gap(start: Self.text($0.start), end: $0.end.map(Self.text)) },
-                uptime: uptime, minutes: minutes)
+                gaps: timeline.gaps.suffix(HistoryDocument.gapLimit).map {
+                    HistoryDocument.Gap(start: Self.text($0.start), end: $0.end.map(Self.text))
+                },
+                uptime: uptime,
+                minutes: minutes
+            )
         }
     }
 
     /// The verdict's uptime over `window` alone: what `reachd_uptime_ratio` needs, without listing anything.
-    package func uptime(over window: Range<WallTime>, liveRun: Int64?, now: WallTime) async throws -> HistoryDocument.Uptime {
+    package func uptime(
+        over window: Range<WallTime>,
+        liveRun: Int64?,
+        now: WallTime
+    ) async throws -> HistoryDocument.Uptime {
         let (since, until) = (window.lowerBound.secondsSinceEpoch, window.upperBound.secondsSinceEpoch)
         return try await pool.read { db in
-            let timeline = try Self.timeline(db, scope: "", from: since, to: until, liveRun: liveRun, now: now.secondsSinceEpoch)
+            let timeline = try Self.timeline(
+                db,
+                scope: "",
+                from: since,
+                to: until,
+                liveRun: liveRun,
+                now: now.secondsSinceEpoch
+            )
             return Self.uptime(timeline, window: window, now: now.secondsSinceEpoch)
         }
     }
 
     /// The uptime of `window` from a timeline: an open outage lasts until `now`, an open gap to the window's end.
-    private static func uptime(_ timeline: (outages: [Spell], gaps: [Spell]), window: Range<WallTime>, now: Double) -> HistoryDocument.Uptime {
+    private static func uptime(
+        _ timeline: (outages: [Spell], gaps: [Spell]),
+        window: Range<WallTime>,
+        now: Double
+    ) -> HistoryDocument.Uptime {
         let until = window.upperBound.secondsSinceEpoch
         return HistoryDocument.Uptime(
-            window: window, outages: timeline.outages.map { range($0.start, $0.end ?? now) }, gaps: timeline.gaps.map { range($0.start, $0.end ?? until) })
+            window: window,
+            outages: timeline.outages.map { range($0.start, $0.end ?? now) },
+            gaps: timeline.gaps.map { range($0.start, $0.end ?? until) }
+        )
     }
 
     /// A spell of one kind: an outage (with how it began) or a gap. `end` is `nil` while it lasts.
@@ -67,12 +110,22 @@ extension HistoryStore {
     /// The outages and gaps of `scope` overlapping `from..<to`, oldest first: each run of reachd
     /// starts unknown and follows its transitions to its recorded end (`now` for the live run);
     /// time outside every run is a gap.
-    static func timeline(_ db: Database, scope: String, from: Double, to: Double, liveRun: Int64?, now: Double)
+    static func timeline(
+        _ db: Database,
+        scope: String,
+        from: Double,
+        to: Double,
+        liveRun: Int64?,
+        now: Double
+    )
         throws -> (outages: [Spell], gaps: [Spell])
     {
         let runs = try Row.fetchAll(
-            db, sql: "SELECT id, started_at, last_seen_at FROM run WHERE last_seen_at >= ? AND started_at < ? ORDER BY started_at",
-            arguments: [from, to])
+            db,
+            sql:
+                "SELECT id, started_at, last_seen_at FROM run WHERE last_seen_at >= ? AND started_at < ? ORDER BY started_at",
+            arguments: [from, to]
+        )
         var outages: [Spell] = []
         var gaps: [Spell] = []
         func add(_ spell: Spell, to list: inout [Spell]) {
@@ -92,21 +145,38 @@ extension HistoryStore {
             if start > covered { add(Spell(start: covered, end: start), to: &gaps) }
             covered = max(covered, end)
             let changes = try Row.fetchAll(
-                db, sql: "SELECT at, state, reason, fault, target FROM transition WHERE scope = ? AND run = ? AND at < ? ORDER BY at, id",
-                arguments: [scope, id, to])
+                db,
+                sql:
+                    "SELECT at, state, reason, fault, target FROM transition WHERE scope = ? AND run = ? AND at < ? ORDER BY at, id",
+                arguments: [scope, id, to]
+            )
             var spellStart = start
             var state = "unknown"
             var causes = SpellCauses()
             func close(at time: Double, open: Bool) {
                 guard time > spellStart || open else { return }
                 let cause = causes.longestHeld(until: time)
-                let spell = Spell(start: spellStart, end: open ? nil : time, reason: cause.reason, fault: cause.fault, target: cause.target)
-                if state == "unknown" { add(spell, to: &gaps) } else if ["disconnected", "unhealthy"].contains(state) { add(spell, to: &outages) }
+                let spell = Spell(
+                    start: spellStart,
+                    end: open ? nil : time,
+                    reason: cause.reason,
+                    fault: cause.fault,
+                    target: cause.target
+                )
+                if state == "unknown" {
+                    add(spell, to: &gaps)
+                } else if ["disconnected", "unhealthy"].contains(state) {
+                    add(spell, to: &outages)
+                }
             }
             for change in changes {
                 let at: Double = change["at"]
                 let next: String = change["state"]
-                let cause = SpellCauses.Cause(reason: change["reason"], fault: change["fault"], target: change["target"])
+                let cause = SpellCauses.Cause(
+                    reason: change["reason"],
+                    fault: change["fault"],
+                    target: change["target"]
+                )
                 // The same state again (an outage whose reason changed) continues the spell.
                 if next == state {
                     causes.change(to: cause, at: at)
@@ -123,23 +193,37 @@ extension HistoryStore {
         return (outages.filter(overlapping), gaps.filter(overlapping))
     }
 
-    private static func minutes(_ db: Database, target: String?, from: Double, to: Double) throws -> [HistoryDocument.Minute] {
+    private static func minutes(
+        _ db: Database,
+        target: String?,
+        from: Double,
+        to: Double
+    ) throws -> [HistoryDocument.Minute] {
         let rows: [Row]
         if let target {
             rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM minute WHERE target = ? AND start >= ? AND start < ? ORDER BY start DESC LIMIT ?",
-                arguments: [target, Int64(from.rounded(.down)), to, HistoryDocument.targetMinuteLimit])
+                db,
+                sql: "SELECT * FROM minute WHERE target = ? AND start >= ? AND start < ? ORDER BY start DESC LIMIT ?",
+                arguments: [target, Int64(from.rounded(.down)), to, HistoryDocument.targetMinuteLimit]
+            )
         } else {
             let start = max(from, to - HistoryDocument.allTargetsMinuteSpan.seconds)
             rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM minute WHERE start >= ? AND start < ? ORDER BY start DESC, target LIMIT ?",
-                arguments: [Int64(start.rounded(.down)), to, HistoryDocument.allTargetsMinuteLimit])
+                db,
+                sql: "SELECT * FROM minute WHERE start >= ? AND start < ? ORDER BY start DESC, target LIMIT ?",
+                arguments: [Int64(start.rounded(.down)), to, HistoryDocument.allTargetsMinuteLimit]
+            )
         }
         return rows.reversed().map { row in
             let failures = (try? APIJSON.decode([String: Int].self, from: (row["failures"] as String).utf8)) ?? [:]
             return HistoryDocument.Minute(
-                target: row["target"], start: text(Double(row["start"] as Int64)), probes: row["probes"], failures: failures,
-                latencyP50Seconds: row["latency_p50"], latencyP99Seconds: row["latency_p99"])
+                target: row["target"],
+                start: text(Double(row["start"] as Int64)),
+                probes: row["probes"],
+                failures: failures,
+                latencyP50Seconds: row["latency_p50"],
+                latencyP99Seconds: row["latency_p99"]
+            )
         }
     }
 

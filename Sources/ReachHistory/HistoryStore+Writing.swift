@@ -24,22 +24,33 @@ extension HistoryStore {
     private func insert(_ batch: HistoryBatch, run: Int64) async throws {
         try await pool.write { db in
             let transition = try db.cachedStatement(
-                sql: "INSERT INTO transition (run, at, scope, state, reason, fault, target) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                sql:
+                    "INSERT INTO transition (run, at, scope, state, reason, fault, target) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            )
             for row in batch.transitions {
-                try transition.execute(arguments: [run, row.at, row.scope, row.state, row.reason, row.fault, row.target])
+                try transition.execute(arguments: [
+                    run, row.at, row.scope, row.state, row.reason, row.fault, row.target,
+                ])
             }
             // A minute split by a restart keeps its larger part.
-            let minute = try db.cachedStatement(sql: """
-                INSERT INTO minute (target, start, probes, failures, latency_p50, latency_p99) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (target, start) DO UPDATE SET probes = excluded.probes, failures = excluded.failures,
-                    latency_p50 = excluded.latency_p50, latency_p99 = excluded.latency_p99
-                WHERE excluded.probes > minute.probes
-                """)
+            let minute = try db.cachedStatement(
+                sql: """
+                    INSERT INTO minute (target, start, probes, failures, latency_p50, latency_p99) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (target, start) DO UPDATE SET probes = excluded.probes, failures = excluded.failures,
+                        latency_p50 = excluded.latency_p50, latency_p99 = excluded.latency_p99
+                    WHERE excluded.probes > minute.probes
+                    """
+            )
             for row in batch.minutes {
                 let failures = String(decoding: APIJSON.encode(row.failures), as: UTF8.self)
-                try minute.execute(arguments: [row.target, row.start, row.probes, failures, row.latencyP50, row.latencyP99])
+                try minute.execute(arguments: [
+                    row.target, row.start, row.probes, failures, row.latencyP50, row.latencyP99,
+                ])
             }
-            try db.execute(sql: "UPDATE run SET last_seen_at = max(last_seen_at, ?) WHERE id = ?", arguments: [batch.seenAt, run])
+            try db.execute(
+                sql: "UPDATE run SET last_seen_at = max(last_seen_at, ?) WHERE id = ?",
+                arguments: [batch.seenAt, run]
+            )
         }
     }
 
@@ -62,11 +73,16 @@ extension HistoryStore {
             if try Self.usedBytes(db) > maximumSize {
                 while try Self.usedBytes(db) > maximumSize * 9 / 10 {
                     try db.inTransaction {
-                        try db.execute(sql: """
-                            DELETE FROM minute WHERE (target, start) IN (SELECT target, start FROM minute ORDER BY start LIMIT 2000)
-                            """)
+                        try db.execute(
+                            sql: """
+                                DELETE FROM minute WHERE (target, start) IN (SELECT target, start FROM minute ORDER BY start LIMIT 2000)
+                                """
+                        )
                         if db.changesCount == 0 {
-                            try db.execute(sql: "DELETE FROM transition WHERE id IN (SELECT id FROM transition ORDER BY at LIMIT 2000)")
+                            try db.execute(
+                                sql:
+                                    "DELETE FROM transition WHERE id IN (SELECT id FROM transition ORDER BY at LIMIT 2000)"
+                            )
                         }
                         return .commit
                     }

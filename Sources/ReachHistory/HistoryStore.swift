@@ -23,7 +23,10 @@ package final class HistoryStore: Sendable {
         let directory = (path as NSString).deletingLastPathComponent
         if createDirectory {
             do {
-                try FileManager.default.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: directory.isEmpty ? "." : directory,
+                    withIntermediateDirectories: true
+                )
             } catch {
                 throw .unusable(path: path, detail: "cannot create its directory: \(error.localizedDescription)")
             }
@@ -40,8 +43,12 @@ package final class HistoryStore: Sendable {
             }
         }
         let aside: String
-        do { aside = try CorruptFile.moveAside(path) } catch { throw .unusable(path: path, detail: "it is corrupt (\(detail)) and cannot be moved aside: \(error)") }
-        do { return Opening(store: try HistoryStore(path: path), movedAside: (aside, detail)) } catch { throw .unusable(path: path, detail: "\(error)") }
+        do { aside = try CorruptFile.moveAside(path) } catch {
+            throw .unusable(path: path, detail: "it is corrupt (\(detail)) and cannot be moved aside: \(error)")
+        }
+        do { return Opening(store: try HistoryStore(path: path), movedAside: (aside, detail)) } catch {
+            throw .unusable(path: path, detail: "\(error)")
+        }
     }
 
     /// An opened store, and where a corrupt file was moved (with SQLite's complaint), if one was.
@@ -52,7 +59,10 @@ package final class HistoryStore: Sendable {
         package var values: (HistoryStore, (path: String, detail: String)?) { (store, movedAside) }
     }
 
-    private enum OpenFailure: Error { case corrupt(String), other(String) }
+    private enum OpenFailure: Error {
+        case corrupt(String)
+        case other(String)
+    }
 
     private init(path: String) throws(OpenFailure) {
         self.path = path
@@ -68,7 +78,9 @@ package final class HistoryStore: Sendable {
             }
             // Before the first table exists, so that pruning can hand pages back to the file system.
             try pool.writeWithoutTransaction { db in
-                if try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") == 0 { try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL; VACUUM") }
+                if try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") == 0 {
+                    try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+                }
             }
             try Self.migrate(pool)
             self.pool = pool
@@ -92,21 +104,23 @@ package final class HistoryStore: Sendable {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             // Times are seconds since the epoch. `scope` is "" for the verdict, else a target's name.
-            try db.execute(sql: """
-                CREATE TABLE run (id INTEGER PRIMARY KEY, started_at REAL NOT NULL, last_seen_at REAL NOT NULL);
-                CREATE INDEX run_last_seen ON run (last_seen_at);
-                CREATE TABLE transition (
-                    id INTEGER PRIMARY KEY, run INTEGER NOT NULL, at REAL NOT NULL, scope TEXT NOT NULL,
-                    state TEXT NOT NULL, reason TEXT, fault TEXT, target TEXT
-                );
-                CREATE INDEX transition_scope ON transition (scope, run, at);
-                CREATE INDEX transition_at ON transition (at);
-                CREATE TABLE minute (
-                    target TEXT NOT NULL, start INTEGER NOT NULL, probes INTEGER NOT NULL, failures TEXT NOT NULL,
-                    latency_p50 REAL, latency_p99 REAL, PRIMARY KEY (target, start)
-                ) WITHOUT ROWID;
-                CREATE INDEX minute_start ON minute (start);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE run (id INTEGER PRIMARY KEY, started_at REAL NOT NULL, last_seen_at REAL NOT NULL);
+                    CREATE INDEX run_last_seen ON run (last_seen_at);
+                    CREATE TABLE transition (
+                        id INTEGER PRIMARY KEY, run INTEGER NOT NULL, at REAL NOT NULL, scope TEXT NOT NULL,
+                        state TEXT NOT NULL, reason TEXT, fault TEXT, target TEXT
+                    );
+                    CREATE INDEX transition_scope ON transition (scope, run, at);
+                    CREATE INDEX transition_at ON transition (at);
+                    CREATE TABLE minute (
+                        target TEXT NOT NULL, start INTEGER NOT NULL, probes INTEGER NOT NULL, failures TEXT NOT NULL,
+                        latency_p50 REAL, latency_p99 REAL, PRIMARY KEY (target, start)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX minute_start ON minute (start);
+                    """
+            )
         }
         try migrator.migrate(pool)
     }

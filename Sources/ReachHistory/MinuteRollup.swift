@@ -25,9 +25,16 @@ struct MinuteRollup: Sendable {
     func finished(target: String) -> HistoryBatch.Minute {
         let sorted = latencies.sorted()
         func percentile(_ p: Double) -> Double? {
-            sorted.isEmpty ? nil : sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
+            sorted.isEmpty
+                ? nil : sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
         }
         return HistoryBatch.Minute(
-            target: target, start: start, probes: latencies.count, failures: failures, latencyP50: percentile(0.5), latencyP99: percentile(0.99))
+            target: target,
+            start: start,
+            probes: latencies.count,
+            failures: failures,
+            latencyP50: percentile(0.5),
+            latencyP99: percentile(0.99)
+        )
     }
 }

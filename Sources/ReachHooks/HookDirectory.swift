@@ -1,8 +1,9 @@
 import FoundationEssentials
+import ReachPOSIX
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ReachPOSIX
 
 /// One directory of hooks, read afresh for every transition so that adding, fixing or removing a
 /// hook needs no restart.
@@ -30,7 +31,9 @@ struct HookDirectory: Sendable {
         case unusable(String)
     }
 
-    static let ignoredSuffixes = ["~", ".dpkg-old", ".dpkg-new", ".dpkg-dist", ".dpkg-tmp", ".rpmsave", ".rpmnew", ".rpmorig", ".swp"]
+    static let ignoredSuffixes = [
+        "~", ".dpkg-old", ".dpkg-new", ".dpkg-dist", ".dpkg-tmp", ".rpmsave", ".rpmnew", ".rpmorig", ".swp",
+    ]
 
     func read() -> Listing {
         let names: [String]
@@ -46,8 +49,12 @@ struct HookDirectory: Sendable {
         }
         // Whoever can write the directory can point a symlink at any root-owned program.
         var info = stat()
-        if stat(path, &info) == 0, (info.st_uid != 0 && info.st_uid != geteuid()) || info.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-            return .unusable("it is writable by others than root (owner uid \(info.st_uid), mode \(String(info.st_mode & 0o7777, radix: 8))), so no hook in it runs")
+        if stat(path, &info) == 0,
+            (info.st_uid != 0 && info.st_uid != geteuid()) || info.st_mode & (S_IWGRP | S_IWOTH) != 0
+        {
+            return .unusable(
+                "it is writable by others than root (owner uid \(info.st_uid), mode \(String(info.st_mode & 0o7777, radix: 8))), so no hook in it runs"
+            )
         }
         let hooks =
             names

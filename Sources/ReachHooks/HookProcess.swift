@@ -1,11 +1,12 @@
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#endif
 import ReachCore
 import ReachSupport
 import Subprocess
 import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs one hook executable: a clean environment, its own process group, output handed over line
 /// by line, and a deadline after which the whole group is killed.
@@ -41,7 +42,10 @@ struct HookProcess: Sendable {
     /// A spawn that fails with `ETXTBSY` is tried again a few times, 20 ms apart: the executable is
     /// still open for writing somewhere, typically an editor or deploy tool that is saving it, or a
     /// process that forked while it held such a descriptor and has not yet reached `exec`.
-    func run(onStart: @escaping @Sendable (Int32) -> Void = { _ in }, line: @escaping @Sendable (Stream, String) -> Void) async -> Ending {
+    func run(
+        onStart: @escaping @Sendable (Int32) -> Void = { _ in },
+        line: @escaping @Sendable (Stream, String) -> Void
+    ) async -> Ending {
         var attempt = 0
         while true {
             attempt += 1
@@ -59,7 +63,10 @@ struct HookProcess: Sendable {
 
     private static let busyRetries = 5
 
-    private func runOnce(onStart: @escaping @Sendable (Int32) -> Void, line: @escaping @Sendable (Stream, String) -> Void) async throws -> Ending {
+    private func runOnce(
+        onStart: @escaping @Sendable (Int32) -> Void,
+        line: @escaping @Sendable (Stream, String) -> Void
+    ) async throws -> Ending {
         var options = PlatformOptions()
         options.processGroupID = 0
         // On cancellation (reachd stopping): SIGTERM to the group, SIGKILL to it after the grace.
@@ -68,8 +75,14 @@ struct HookProcess: Sendable {
         // The raw-bytes form is handed to execve as is: each entry must carry its own NUL.
         let variables = environment.map { Array("\($0.key)=\($0.value)\0".utf8) }
         let result = try await Subprocess.run(
-            .path(FilePath(path)), arguments: [], environment: .custom(variables),
-            workingDirectory: "/", platformOptions: options, input: .none, output: .sequence, error: .sequence
+            .path(FilePath(path)),
+            arguments: [],
+            environment: .custom(variables),
+            workingDirectory: "/",
+            platformOptions: options,
+            input: .none,
+            output: .sequence,
+            error: .sequence
         ) { execution in
             onStart(execution.processIdentifier.value)
             let output = Task {
@@ -101,7 +114,10 @@ struct HookProcess: Sendable {
     /// The watchdog's work once the hook outlived its timeout: `SIGTERM` to the group, then, after
     /// the grace period or as soon as the calling task is cancelled, `SIGKILL` to whatever is left
     /// of it, the hook or what it forked.
-    private static func stop<Input, Output, Failure>(_ execution: Execution<Input, Output, Failure>, grace: Duration) async {
+    private static func stop<Input, Output, Failure>(
+        _ execution: Execution<Input, Output, Failure>,
+        grace: Duration
+    ) async {
         try? execution.send(signal: .terminate, toProcessGroup: true)
         let pgid = execution.processIdentifier.value
         let killAt = ContinuousClock.now.advanced(by: grace)
@@ -111,7 +127,11 @@ struct HookProcess: Sendable {
         try? execution.send(signal: .kill, toProcessGroup: true)
     }
 
-    private static func pump(_ output: SubprocessOutputSequence, _ stream: Stream, _ line: @Sendable (Stream, String) -> Void) async {
+    private static func pump(
+        _ output: SubprocessOutputSequence,
+        _ stream: Stream,
+        _ line: @Sendable (Stream, String) -> Void
+    ) async {
         var lines = OutputLines()
         do {
             for try await buffer in output {

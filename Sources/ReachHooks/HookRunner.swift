@@ -1,6 +1,6 @@
 import Logging
-import ReachCore
 import ReachAPI
+import ReachCore
 
 /// Runs one direction's hook directory for a transition: each accepted hook in lexical order, one
 /// after another, the way NetworkManager's dispatcher does, so that a later hook can rely on an
@@ -29,11 +29,15 @@ struct HookRunner: Sendable {
 
     /// What a hook finds in its environment for `transition`: the same values as the status document.
     static func environment(for transition: ConnectivityTransition) -> [String: String] {
-        let document = StatusDocument(event: ConnectivityEvent(sequence: transition.sequence, verdict: transition.verdict), likelyConnected: false)
+        let document = StatusDocument(
+            event: ConnectivityEvent(sequence: transition.sequence, verdict: transition.verdict),
+            likelyConnected: false
+        )
         var environment = [
             "PATH": path,
             "REACHD_STATE": document.state,
-            "REACHD_PREVIOUS_STATE": transition.direction == .restored ? ConnectivityState.disconnected.rawValue : ConnectivityState.connected.rawValue,
+            "REACHD_PREVIOUS_STATE": transition.direction == .restored
+                ? ConnectivityState.disconnected.rawValue : ConnectivityState.connected.rawValue,
             "REACHD_REASON": document.reason,
             // Where the path breaks (link, gateway, dns, upstream, server, portal); empty when connected.
             "REACHD_FAULT": document.fault ?? "",
@@ -44,7 +48,9 @@ struct HookRunner: Sendable {
             "REACHD_SINCE": document.since,
         ]
         // Behind a captive portal: where to sign in (empty when the portal did not say).
-        if let portal = document.portal, portal.captive { environment["REACHD_PORTAL_URL"] = portal.userPortalURL ?? "" }
+        if let portal = document.portal, portal.captive {
+            environment["REACHD_PORTAL_URL"] = portal.userPortalURL ?? ""
+        }
         return environment
     }
 
@@ -56,7 +62,10 @@ struct HookRunner: Sendable {
             logger.debug("no hook directory \(directory.path)")
             return
         case .unusable(let reason):
-            logger.warning("hook directory \(directory.path) not used: \(reason)", metadata: ReachLogEvent.hookFailed.metadata)
+            logger.warning(
+                "hook directory \(directory.path) not used: \(reason)",
+                metadata: ReachLogEvent.hookFailed.metadata
+            )
             throw HooksFailed(failures: ["\(directory.path) not used"])
         case .entries(let found):
             entries = found
@@ -68,7 +77,8 @@ struct HookRunner: Sendable {
             case .refused(let name, let path, let reason):
                 logger.warning(
                     "hook \(path) refused: \(reason); a hook must be a regular executable file owned by root, not writable by group or others, not setuid",
-                    metadata: metadata(name, transition).merging(ReachLogEvent.hookFailed.metadata) { $1 })
+                    metadata: metadata(name, transition).merging(ReachLogEvent.hookFailed.metadata) { $1 }
+                )
                 observer?.hookFinished(names.label(name), outcome: .refused, duration: .zero)
                 failures.append("\(name) refused")
             case .hook(let name, let path):
@@ -83,7 +93,12 @@ struct HookRunner: Sendable {
         let budget = OutputBudget()
         let base = metadata(name, transition)
         let logger = self.logger
-        let process = HookProcess(path: path, environment: Self.environment(for: transition), timeout: settings.timeout, killGrace: settings.killGrace)
+        let process = HookProcess(
+            path: path,
+            environment: Self.environment(for: transition),
+            timeout: settings.timeout,
+            killGrace: settings.killGrace
+        )
         let clock = ContinuousClock()
         let started = clock.now
         let ending = await process.run { stream, line in
@@ -94,7 +109,10 @@ struct HookRunner: Sendable {
         }
         let duration = started.duration(to: clock.now)
         if budget.droppedLines > 0 {
-            logger.notice("\(name): \(budget.droppedLines) more output lines not logged (at most \(OutputBudget.defaultLines) per run)", metadata: base)
+            logger.notice(
+                "\(name): \(budget.droppedLines) more output lines not logged (at most \(OutputBudget.defaultLines) per run)",
+                metadata: base
+            )
         }
         var fields = base
         fields["duration_ms"] = "\(Int(duration / .milliseconds(1)))"

@@ -36,7 +36,13 @@ package final class Reactions: Service, Sendable {
     ///   - hooks: The hook directories; a missing one simply has no hooks.
     ///   - webhooks: Each becomes one reaction.
     ///   - observer: Counts hook runs and deliveries (the metrics).
-    package init(monitor: ConnectivityMonitor, hooks: HookSettings, webhooks: [WebhookSettings], observer: (any ReactionObserver)?, logger: Logger) {
+    package init(
+        monitor: ConnectivityMonitor,
+        hooks: HookSettings,
+        webhooks: [WebhookSettings],
+        observer: (any ReactionObserver)?,
+        logger: Logger
+    ) {
         self.monitor = monitor
         self.observer = observer
         self.logger = logger
@@ -68,7 +74,11 @@ package final class Reactions: Service, Sendable {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         // A failed connect is retried by the sender's own backoff, not silently by the pool.
         configuration.connectionPool.retryConnectionEstablishment = false
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration, backgroundActivityLogger: logger)
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: configuration,
+            backgroundActivityLogger: logger
+        )
         state.client = client
         return client
     }
@@ -97,11 +107,20 @@ package final class Reactions: Service, Sendable {
                 for id in state.hookIDs?.ids ?? [] { monitor.removeCallback(id) }
                 var ids: [CallbackID] = []
                 for direction in TransitionDirection.allCases {
-                    let runner = HookRunner(direction: direction, settings: state.hooks, observer: observer, names: names, logger: logger)
+                    let runner = HookRunner(
+                        direction: direction,
+                        settings: state.hooks,
+                        observer: observer,
+                        names: names,
+                        logger: logger
+                    )
                     hooks += checkAtStart(runner.directory)
-                    ids.append(monitor.addReaction(named: "hooks \(runner.directory.path)", on: [direction], timeout: nil) { transition in
-                        try await runner.run(for: transition)
-                    })
+                    ids.append(
+                        monitor.addReaction(named: "hooks \(runner.directory.path)", on: [direction], timeout: nil) {
+                            transition in
+                            try await runner.run(for: transition)
+                        }
+                    )
                 }
                 state.hookIDs = (state.hooks, ids)
             }
@@ -112,9 +131,15 @@ package final class Reactions: Service, Sendable {
                     continue
                 }
                 changed = true
-                let sender = WebhookSender(settings: settings, client: client(in: &state), observer: observer, logger: logger)
+                let sender = WebhookSender(
+                    settings: settings,
+                    client: client(in: &state),
+                    observer: observer,
+                    logger: logger
+                )
                 let monitor = self.monitor
-                let id = monitor.addReaction(named: "webhook \(settings.name)", on: settings.events, timeout: nil) { transition in
+                let id = monitor.addReaction(named: "webhook \(settings.name)", on: settings.events, timeout: nil) {
+                    transition in
                     try await sender.deliver(transition, likelyConnected: monitor.isLikelyConnected)
                 }
                 webhookIDs.append((settings, id))
@@ -129,7 +154,8 @@ package final class Reactions: Service, Sendable {
         guard let registered else { return }
         observer?.reactionsConfigured(hooks: registered.hooks, webhooks: registered.webhooks)
         logger.info(
-            "hooks in \(registered.settings.restoredDirectory) and \(registered.settings.lostDirectory) (re-read on each transition); \(registered.webhooks.count) webhook(s)")
+            "hooks in \(registered.settings.restoredDirectory) and \(registered.settings.lostDirectory) (re-read on each transition); \(registered.webhooks.count) webhook(s)"
+        )
     }
 
     /// Reads a hook directory once, so that a refused file or an unusable directory is reported
@@ -139,7 +165,10 @@ package final class Reactions: Service, Sendable {
         case .missing:
             return []
         case .unusable(let reason):
-            logger.warning("hook directory \(directory.path) not used: \(reason)", metadata: ReachLogEvent.hookFailed.metadata)
+            logger.warning(
+                "hook directory \(directory.path) not used: \(reason)",
+                metadata: ReachLogEvent.hookFailed.metadata
+            )
             return []
         case .entries(let entries):
             var hooks: [String] = []
@@ -149,7 +178,9 @@ package final class Reactions: Service, Sendable {
                     hooks.append(names.label(name))
                 case .refused(let name, let path, let reason):
                     logger.warning(
-                        "hook \(path) will not run: \(reason)", metadata: ReachLogEvent.hookFailed.metadata.merging(["hook": "\(name)"]) { $1 })
+                        "hook \(path) will not run: \(reason)",
+                        metadata: ReachLogEvent.hookFailed.metadata.merging(["hook": "\(name)"]) { $1 }
+                    )
                 }
             }
             return hooks

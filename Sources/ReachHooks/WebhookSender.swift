@@ -39,12 +39,18 @@ struct WebhookSender: Sendable {
     /// Delivers `transition`; throws ``GaveUp`` when the budget ran out, `CancellationError` when
     /// reachd is stopping.
     func deliver(_ transition: ConnectivityTransition, likelyConnected: Bool) async throws {
-        let document = StatusDocument(event: ConnectivityEvent(sequence: transition.sequence, verdict: transition.verdict), likelyConnected: likelyConnected)
+        let document = StatusDocument(
+            event: ConnectivityEvent(sequence: transition.sequence, verdict: transition.verdict),
+            likelyConnected: likelyConnected
+        )
         let body = ByteBuffer(bytes: APIJSON.encode(document))
         let request = makeRequest(body: body, transition: transition)
         let clock = ContinuousClock()
         let giveUpAt = clock.now.advanced(by: settings.giveUpAfter)
-        var metadata: Logger.Metadata = ["webhook": "\(settings.name)", "sequence": "\(transition.sequence)", "direction": "\(transition.direction.rawValue)"]
+        var metadata: Logger.Metadata = [
+            "webhook": "\(settings.name)", "sequence": "\(transition.sequence)",
+            "direction": "\(transition.direction.rawValue)",
+        ]
         var ceiling = settings.firstRetryDelay
         var attempts = 0
         var lastError = ""
@@ -52,10 +58,16 @@ struct WebhookSender: Sendable {
             attempts += 1
             let remaining = clock.now.duration(to: giveUpAt)
             do {
-                let status = try await attempt(request, timeout: min(settings.timeout, max(remaining, .milliseconds(1))))
+                let status = try await attempt(
+                    request,
+                    timeout: min(settings.timeout, max(remaining, .milliseconds(1)))
+                )
                 metadata["attempts"] = "\(attempts)"
                 metadata["http_status"] = "\(status)"
-                logger.info("webhook \(settings.name) delivered #\(transition.sequence) (HTTP \(status), attempt \(attempts))", metadata: metadata)
+                logger.info(
+                    "webhook \(settings.name) delivered #\(transition.sequence) (HTTP \(status), attempt \(attempts))",
+                    metadata: metadata
+                )
                 observer?.webhookFinished(settings.name, outcome: .delivered)
                 return
             } catch is CancellationError {
@@ -69,7 +81,8 @@ struct WebhookSender: Sendable {
             guard clock.now.advanced(by: delay) < giveUpAt else { break }
             logger.info(
                 "webhook \(settings.name) attempt \(attempts) for #\(transition.sequence) failed: \(lastError); retrying in \(Int(delay / .milliseconds(1))) ms",
-                metadata: metadata)
+                metadata: metadata
+            )
             do {
                 try await Task.sleep(for: delay)
             } catch {
@@ -80,13 +93,17 @@ struct WebhookSender: Sendable {
         metadata["error"] = "\(lastError)"
         logger.error(
             "webhook \(settings.name) gave up on #\(transition.sequence) after \(attempts) attempt(s) within \(settings.giveUpAfter): \(lastError)",
-            metadata: metadata.merging(ReachLogEvent.webhookGaveUp.metadata) { $1 })
+            metadata: metadata.merging(ReachLogEvent.webhookGaveUp.metadata) { $1 }
+        )
         observer?.webhookFinished(settings.name, outcome: .gaveUp)
         throw GaveUp(attempts: attempts, lastError: lastError)
     }
 
     private func stopped(_ transition: ConnectivityTransition, _ metadata: Logger.Metadata) throws -> Never {
-        logger.warning("webhook \(settings.name): delivery of #\(transition.sequence) abandoned, reachd is stopping", metadata: metadata)
+        logger.warning(
+            "webhook \(settings.name): delivery of #\(transition.sequence) abandoned, reachd is stopping",
+            metadata: metadata
+        )
         observer?.webhookFinished(settings.name, outcome: .cancelled)
         throw CancellationError()
     }
@@ -99,7 +116,10 @@ struct WebhookSender: Sendable {
         request.headers.add(name: "X-Reachd-Event", value: transition.direction.rawValue)
         request.headers.add(name: "X-Reachd-Sequence", value: "\(transition.sequence)")
         if let secret = settings.secret {
-            request.headers.add(name: WebhookSignature.header, value: WebhookSignature.value(for: body.readableBytesView, secret: secret))
+            request.headers.add(
+                name: WebhookSignature.header,
+                value: WebhookSignature.value(for: body.readableBytesView, secret: secret)
+            )
         }
         request.body = .bytes(body)
         return request

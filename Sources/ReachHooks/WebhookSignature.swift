@@ -15,9 +15,10 @@ package enum WebhookSignature {
     package static func value(for body: some Sequence<UInt8>, secret: Secret) -> String {
         let key = SymmetricKey(data: Array(secret.revealed.utf8))
         let code = HMAC<SHA256>.authenticationCode(for: Array(body), using: key)
-        return "sha256=" + code.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        return "sha256="
+            + code.map { byte in
+                let hex = String(byte, radix: 16)
+                return byte < 16 ? "0" + hex : hex
+            }.joined()
     }
 }

@@ -26,7 +26,11 @@ public enum CallOutcome: Sendable, Hashable {
     /// - Parameters:
     ///   - retryAfter: The response's `Retry-After` header, if any.
     ///   - now: The time an HTTP date is read against (the system's wall clock by default).
-    public static func http(status: Int, retryAfter: String? = nil, now: WallTime = MonitorClock.system().wallTime) -> CallOutcome {
+    public static func http(
+        status: Int,
+        retryAfter: String? = nil,
+        now: WallTime = MonitorClock.system().wallTime
+    ) -> CallOutcome {
         switch status {
         case 429, 500...599:
             let after = [429, 503].contains(status) ? retryAfter.flatMap { RetryAfter.delay($0, now: now) } : nil

@@ -29,7 +29,10 @@ public struct ConnectivityMessage: Sendable, Hashable {
     /// The "Connected" message after an outage of `outage` (`nil`: its length unknown).
     public static func restored(after outage: Duration?) -> ConnectivityMessage {
         ConnectivityMessage(
-            title: ConnectivityWording.connectedSummary, body: ConnectivityWording.connectedBody(after: outage), iconName: ConnectivityWording.connectedIcon)
+            title: ConnectivityWording.connectedSummary,
+            body: ConnectivityWording.connectedBody(after: outage),
+            iconName: ConnectivityWording.connectedIcon
+        )
     }
 }
 
@@ -45,14 +48,22 @@ extension ServiceVerdict {
         case .disconnected:
             let code = reason.code
             if code == VerdictReason.captivePortal.code {
-                let venue = ConnectivityWording.venue(venueInfoURL: portal?.venueInfoURL, userPortalURL: portal?.userPortalURL)
+                let venue = ConnectivityWording.venue(
+                    venueInfoURL: portal?.venueInfoURL,
+                    userPortalURL: portal?.userPortalURL
+                )
                 return ConnectivityMessage(
-                    title: ConnectivityWording.signInSummary, body: ConnectivityWording.signInBody(venue: venue), iconName: ConnectivityWording.signInIcon,
-                    signInURL: portal?.userPortalURL.flatMap(HTTPURL.openable))
+                    title: ConnectivityWording.signInSummary,
+                    body: ConnectivityWording.signInBody(venue: venue),
+                    iconName: ConnectivityWording.signInIcon,
+                    signInURL: portal?.userPortalURL.flatMap(HTTPURL.openable)
+                )
             }
             return ConnectivityMessage(
-                title: ConnectivityWording.waitingSummary, body: ConnectivityWording.waitingBody(reason: code, target: failingTarget, fault: fault?.code),
-                iconName: ConnectivityWording.waitingIcon(reason: code))
+                title: ConnectivityWording.waitingSummary,
+                body: ConnectivityWording.waitingBody(reason: code, target: failingTarget, fault: fault?.code),
+                iconName: ConnectivityWording.waitingIcon(reason: code)
+            )
         }
     }
 }

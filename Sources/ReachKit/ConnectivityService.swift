@@ -47,13 +47,17 @@ public protocol ConnectivityService: Service {
     /// Runs `body` on each `disconnected` → `connected` transition, within `timeout` (30 s when `nil`).
     @discardableResult
     func onConnectivityRestored(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
+        named name: String?,
+        timeout: Duration?,
+        _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle
 
     /// Runs `body` on each `connected` → `disconnected` transition, within `timeout` (30 s when `nil`).
     @discardableResult
     func onConnectivityLost(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
+        named name: String?,
+        timeout: Duration?,
+        _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle
 
     /// Every callback run's outcome (and every skip), from now on: what the reaction rule did, never silent.
@@ -68,7 +72,8 @@ extension ConnectivityService {
     /// Runs `body` on each restoration with the default timeout.
     @discardableResult
     public func onConnectivityRestored(
-        named name: String? = nil, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
+        named name: String? = nil,
+        _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
         onConnectivityRestored(named: name, timeout: nil, body)
     }
@@ -76,7 +81,8 @@ extension ConnectivityService {
     /// Runs `body` on each loss with the default timeout.
     @discardableResult
     public func onConnectivityLost(
-        named name: String? = nil, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
+        named name: String? = nil,
+        _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
         onConnectivityLost(named: name, timeout: nil, body)
     }

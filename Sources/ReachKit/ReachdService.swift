@@ -44,9 +44,15 @@ public final class ReachdService: ConnectivityService {
 
         /// The defaults suit a program on the same machine as reachd.
         public init(
-            likelyConnectedWindow: Duration = .seconds(5), callbackTimeout: Duration = .seconds(30),
-            reconnect: ReconnectBackoff = ReconnectBackoff(first: .milliseconds(250), longest: .seconds(10), jitter: true),
-            connectTimeout: Duration = .seconds(3), silenceLimit: Duration = .seconds(45)
+            likelyConnectedWindow: Duration = .seconds(5),
+            callbackTimeout: Duration = .seconds(30),
+            reconnect: ReconnectBackoff = ReconnectBackoff(
+                first: .milliseconds(250),
+                longest: .seconds(10),
+                jitter: true
+            ),
+            connectTimeout: Duration = .seconds(3),
+            silenceLimit: Duration = .seconds(45)
         ) {
             self.likelyConnectedWindow = likelyConnectedWindow
             self.callbackTimeout = callbackTimeout
@@ -75,16 +81,28 @@ public final class ReachdService: ConnectivityService {
     private let feed: VerdictFeed
 
     /// Makes the service; nothing connects until ``run()``, which is called once.
-    /// 
+    ///
     /// - Parameter clock: Times reconnects, evidence and callback timeouts (a test clock in tests).
-    public init(endpoint: ReachdEndpoint, settings: Settings = Settings(), clock: MonitorClock = .system(), logger: Logger) {
+    public init(
+        endpoint: ReachdEndpoint,
+        settings: Settings = Settings(),
+        clock: MonitorClock = .system(),
+        logger: Logger
+    ) {
         self.client = ReachdClient(endpoint: endpoint, connectTimeout: settings.connectTimeout)
         self.settings = settings
         self.clock = clock
         self.logger = logger
         self.feed = VerdictFeed(
-            initial: ServiceVerdict(state: .unknown, reason: .reachdUnreachable("not connected to reachd yet"), since: clock.wallTime),
-            callbackTimeout: settings.callbackTimeout, clock: clock, logger: logger)
+            initial: ServiceVerdict(
+                state: .unknown,
+                reason: .reachdUnreachable("not connected to reachd yet"),
+                since: clock.wallTime
+            ),
+            callbackTimeout: settings.callbackTimeout,
+            clock: clock,
+            logger: logger
+        )
     }
 
     // MARK: ConnectivityService
@@ -113,14 +131,18 @@ public final class ReachdService: ConnectivityService {
 
     @discardableResult
     public func onConnectivityRestored(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
+        named name: String?,
+        timeout: Duration?,
+        _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
         feed.register(name, on: .restored, timeout: timeout, body)
     }
 
     @discardableResult
     public func onConnectivityLost(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
+        named name: String?,
+        timeout: Duration?,
+        _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
         feed.register(name, on: .lost, timeout: timeout, body)
     }
@@ -144,13 +166,17 @@ public final class ReachdService: ConnectivityService {
     /// Follows the event stream until cancelled: each verdict is applied, each break makes the
     /// verdict unknown until reachd speaks again.
     private func follow() async {
-        try? await client.follow(backoff: settings.reconnect, silenceLimit: settings.silenceLimit, clock: clock) { update in
+        try? await client.follow(backoff: settings.reconnect, silenceLimit: settings.silenceLimit, clock: clock) {
+            update in
             switch update {
             case .verdict(let document):
                 apply(document)
             case .disconnected(let error, let wait):
                 lose(error.description)
-                logger.info("reachd unreachable: trying again in \(Int(wait.seconds * 1000)) ms", metadata: ["why": "\(error.description)"])
+                logger.info(
+                    "reachd unreachable: trying again in \(Int(wait.seconds * 1000)) ms",
+                    metadata: ["why": "\(error.description)"]
+                )
             }
             return true
         }
@@ -162,7 +188,12 @@ public final class ReachdService: ConnectivityService {
     private func apply(_ document: StatusDocument) {
         let verdict = ServiceVerdict(document)
         // Told before the verdict is published, so whoever sees the new verdict can also see why.
-        if document.reset { logger.info("reachd's event stream started over (reset): its verdict replaces the one known", metadata: ["state": "\(verdict.state.rawValue)"]) }
+        if document.reset {
+            logger.info(
+                "reachd's event stream started over (reset): its verdict replaces the one known",
+                metadata: ["state": "\(verdict.state.rawValue)"]
+            )
+        }
         let transition = state.withLock { state in
             state.isStreaming = true
             state.likely = document.likelyConnected
@@ -170,7 +201,12 @@ public final class ReachdService: ConnectivityService {
             // Published under the lock, so that streams and callbacks see events in reachd's order.
             return feed.publish(verdict, sequence: document.sequence)
         }
-        if let transition { logger.debug("transition \(transition.direction.rawValue)", metadata: ["sequence": "\(transition.sequence)"]) }
+        if let transition {
+            logger.debug(
+                "transition \(transition.direction.rawValue)",
+                metadata: ["sequence": "\(transition.sequence)"]
+            )
+        }
     }
 
     /// The stream is gone: the verdict is unknown (why: reachd is unreachable) until reachd speaks again.

@@ -15,14 +15,18 @@ enum RetryAfter {
     static func date(_ value: String) -> WallTime? {
         let parts = value.split(separator: " ")
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]),
+        guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT", let day = Int(parts[1]),
+            let year = Int(parts[3]),
             let month = months.firstIndex(of: String(parts[2])).map({ $0 + 1 })
         else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int($0) }
-        guard clock.count == 3, (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else {
+        guard clock.count == 3, (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]),
+            (0...60).contains(clock[2])
+        else {
             return nil
         }
-        let seconds = daysFromCivil(year: year, month: month, day: day) * 86_400 + clock[0] * 3_600 + clock[1] * 60 + clock[2]
+        let seconds =
+            daysFromCivil(year: year, month: month, day: day) * 86_400 + clock[0] * 3_600 + clock[1] * 60 + clock[2]
         return WallTime(sinceEpoch: .seconds(seconds))
     }
 

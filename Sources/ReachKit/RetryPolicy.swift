@@ -32,10 +32,14 @@ public struct RetryPolicy: Sendable {
 
     /// The defaults: 3 attempts, 250 ms doubling to 10 s between them (with jitter), 30 s in all.
     public init(
-        maxAttempts: Int = 3, backoff: ReconnectBackoff = ReconnectBackoff(first: .milliseconds(250), longest: .seconds(10), jitter: true),
+        maxAttempts: Int = 3,
+        backoff: ReconnectBackoff = ReconnectBackoff(first: .milliseconds(250), longest: .seconds(10), jitter: true),
         deadline: Duration? = .seconds(30)
     ) {
-        precondition(maxAttempts >= 1 && (deadline ?? .seconds(1)) > .zero, "a retry policy needs an attempt and time for it")
+        precondition(
+            maxAttempts >= 1 && (deadline ?? .seconds(1)) > .zero,
+            "a retry policy needs an attempt and time for it"
+        )
         self.maxAttempts = maxAttempts
         self.backoff = backoff
         self.deadline = deadline
@@ -56,7 +60,9 @@ public struct RetryPolicy: Sendable {
     ///     a gRPC code through ``CallOutcome/grpc(code:)``; ``CallOutcome/default(_:)`` when not given.
     /// - Throws: The last attempt's error, or ``CallInterrupted``.
     public func run<Value: Sendable>(
-        breaker: CircuitBreaker? = nil, cancellingOnLossOf service: (any ConnectivityService)? = nil, clock: MonitorClock = .system(),
+        breaker: CircuitBreaker? = nil,
+        cancellingOnLossOf service: (any ConnectivityService)? = nil,
+        clock: MonitorClock = .system(),
         classify: @escaping @Sendable (Result<Value, any Error>) -> CallOutcome = CallOutcome.default,
         _ operation: @escaping @Sendable (_ attempt: Int) async throws -> Value
     ) async throws -> Value {
@@ -66,7 +72,14 @@ public struct RetryPolicy: Sendable {
         while true {
             attempt += 1
             if let breaker, !breaker.admit() { throw CallInterrupted.breakerOpen }
-            let result = try await Self.attempt(attempt, within: remaining(), clock: clock, breaker: breaker, lossOf: service, operation)
+            let result = try await Self.attempt(
+                attempt,
+                within: remaining(),
+                clock: clock,
+                breaker: breaker,
+                lossOf: service,
+                operation
+            )
             let outcome = classify(result)
             breaker?.record(outcome)
             guard case .retryable(let after) = outcome, attempt < maxAttempts else { return try result.get() }
@@ -78,7 +91,11 @@ public struct RetryPolicy: Sendable {
 
     /// One attempt against what is left of the deadline, cut by a loss when asked.
     private static func attempt<Value: Sendable>(
-        _ number: Int, within limit: Duration?, clock: MonitorClock, breaker: CircuitBreaker?, lossOf service: (any ConnectivityService)?,
+        _ number: Int,
+        within limit: Duration?,
+        clock: MonitorClock,
+        breaker: CircuitBreaker?,
+        lossOf service: (any ConnectivityService)?,
         _ operation: @escaping @Sendable (Int) async throws -> Value
     ) async throws -> Result<Value, any Error> {
         do {
@@ -86,7 +103,9 @@ public struct RetryPolicy: Sendable {
                 guard let limit else { return await result { try await operation(number) } }
                 guard limit > .zero else { throw CallInterrupted.deadlineExceeded(.zero) }
                 do {
-                    return try await withDeadline(limit, sleep: { try await clock.sleep(for: $0) }) { await result { try await operation(number) } }
+                    return try await withDeadline(limit, sleep: { try await clock.sleep(for: $0) }) {
+                        await result { try await operation(number) }
+                    }
                 } catch is DeadlineExceeded {
                     throw CallInterrupted.deadlineExceeded(limit)
                 }
@@ -109,13 +128,18 @@ public struct RetryPolicy: Sendable {
 
     /// Runs `body`, cancelled with ``CallInterrupted/connectivityLost`` when `service` says
     /// `disconnected` first (at once if it already does).
-    private static func interruptible<T: Sendable>(lossOf service: (any ConnectivityService)?, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    private static func interruptible<T: Sendable>(
+        lossOf service: (any ConnectivityService)?,
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         guard let service else { return try await body() }
         let verdicts = service.verdicts()
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }
             group.addTask {
-                for await verdict in verdicts where verdict.state == .disconnected { throw CallInterrupted.connectivityLost }
+                for await verdict in verdicts where verdict.state == .disconnected {
+                    throw CallInterrupted.connectivityLost
+                }
                 return nil
             }
             defer { group.cancelAll() }

@@ -23,12 +23,20 @@ public struct ServiceTransition: Sendable, Hashable {
 
     /// The embedded monitor's transition, its verdict read as reachd would carry it (see ``ServiceVerdict``).
     package init(_ transition: ConnectivityTransition) {
-        self.init(direction: transition.direction, sequence: transition.sequence, verdict: ServiceVerdict(transition.verdict))
+        self.init(
+            direction: transition.direction,
+            sequence: transition.sequence,
+            verdict: ServiceVerdict(transition.verdict)
+        )
     }
 
     /// The transition ``core`` was made from, back from the core's reaction rule as it was.
     init(core transition: ConnectivityTransition) {
-        self.init(direction: transition.direction, sequence: transition.sequence, verdict: ServiceVerdict(core: transition.verdict))
+        self.init(
+            direction: transition.direction,
+            sequence: transition.sequence,
+            verdict: ServiceVerdict(core: transition.verdict)
+        )
     }
 
     /// The core's transition, for its reaction rule (``ReachCore/TransitionReactions``).

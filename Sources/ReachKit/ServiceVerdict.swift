@@ -60,8 +60,14 @@ public struct ServiceVerdict: Sendable, Hashable {
 
     /// A verdict from its parts.
     public init(
-        state: ConnectivityState, reason: Reason, since: WallTime, fault: Fault? = nil, portal: CaptivePortal? = nil,
-        usableInterfaces: [String] = [], interfaces: [InterfaceReachability] = [], targets: [TargetStatus] = []
+        state: ConnectivityState,
+        reason: Reason,
+        since: WallTime,
+        fault: Fault? = nil,
+        portal: CaptivePortal? = nil,
+        usableInterfaces: [String] = [],
+        interfaces: [InterfaceReachability] = [],
+        targets: [TargetStatus] = []
     ) {
         self.state = state
         self.reason = reason
@@ -87,8 +93,15 @@ public struct ServiceVerdict: Sendable, Hashable {
     /// The core's verdict as it is: the inverse of ``coreVerdict``, for the reaction rule's round trip.
     init(core verdict: Verdict) {
         self.init(
-            state: verdict.state, reason: .monitor(verdict.reason), since: verdict.since, fault: verdict.fault, portal: verdict.portal,
-            usableInterfaces: verdict.usableInterfaces, interfaces: verdict.interfaces, targets: verdict.targets)
+            state: verdict.state,
+            reason: .monitor(verdict.reason),
+            since: verdict.since,
+            fault: verdict.fault,
+            portal: verdict.portal,
+            usableInterfaces: verdict.usableInterfaces,
+            interfaces: verdict.interfaces,
+            targets: verdict.targets
+        )
     }
 
     /// Whether the state is `connected`.
@@ -109,7 +122,14 @@ public struct ServiceVerdict: Sendable, Hashable {
     var coreVerdict: Verdict {
         let reason: VerdictReason = if case .monitor(let reason) = reason { reason } else { .starting }
         var verdict = Verdict(
-            state: state, reason: reason, since: since, usableInterfaces: usableInterfaces, targets: targets, portal: portal, fault: fault)
+            state: state,
+            reason: reason,
+            since: since,
+            usableInterfaces: usableInterfaces,
+            targets: targets,
+            portal: portal,
+            fault: fault
+        )
         verdict.interfaces = interfaces
         return verdict
     }

@@ -26,7 +26,13 @@ package final class VerdictFeed: Sendable {
     private let bufferLimit: Int
 
     /// - Parameter callbackTimeout: A callback's timeout when it names none.
-    package init(initial: ServiceVerdict, callbackTimeout: Duration, clock: MonitorClock, logger: Logger, bufferLimit: Int = 32) {
+    package init(
+        initial: ServiceVerdict,
+        callbackTimeout: Duration,
+        clock: MonitorClock,
+        logger: Logger,
+        bufferLimit: Int = 32
+    ) {
         state = Mutex(State(current: initial, lastDefinite: initial.state == .unknown ? nil : initial.state))
         reactions = TransitionReactions(clock: clock, logger: logger)
         self.callbackTimeout = callbackTimeout
@@ -36,7 +42,10 @@ package final class VerdictFeed: Sendable {
     package var current: ServiceVerdict { state.withLock { $0.current } }
 
     package func verdicts() -> AsyncStream<ServiceVerdict> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ServiceVerdict.self, bufferingPolicy: .bufferingNewest(bufferLimit))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ServiceVerdict.self,
+            bufferingPolicy: .bufferingNewest(bufferLimit)
+        )
         let id: Int? = state.withLock { state in
             continuation.yield(state.current)
             guard !state.isFinished else { return nil }
@@ -65,7 +74,11 @@ package final class VerdictFeed: Sendable {
             guard verdict.state != .unknown else { return nil }
             defer { state.lastDefinite = verdict.state }
             guard let last = state.lastDefinite, last != verdict.state else { return nil }
-            let transition = ServiceTransition(direction: verdict.isConnected ? .restored : .lost, sequence: sequence, verdict: verdict)
+            let transition = ServiceTransition(
+                direction: verdict.isConnected ? .restored : .lost,
+                sequence: sequence,
+                verdict: verdict
+            )
             // Under the lock, so that callbacks see transitions in the order they were published.
             reactions.deliver(transition.core)
             return transition
@@ -74,9 +87,14 @@ package final class VerdictFeed: Sendable {
 
     /// Registers `body` for `direction`'s transitions.
     package func register(
-        _ name: String?, on direction: TransitionDirection, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
+        _ name: String?,
+        on direction: TransitionDirection,
+        timeout: Duration?,
+        _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
-        let id = reactions.add(named: name, on: [direction], timeout: timeout ?? callbackTimeout) { try await body(ServiceTransition(core: $0)) }
+        let id = reactions.add(named: name, on: [direction], timeout: timeout ?? callbackTimeout) {
+            try await body(ServiceTransition(core: $0))
+        }
         return CallbackHandle(id: id) { [reactions] in reactions.remove($0) }
     }
 

@@ -39,8 +39,13 @@ public final class EmbeddedService: ConnectivityService {
     public convenience init(configurationFile path: String?, clock: MonitorClock = .system(), logger: Logger) throws {
         let environment = ProcessInfo.processInfo.environment
         try self.init(
-            configuration: Configuration.load(from: .resolve(commandLine: path, environment: environment), environment: environment),
-            clock: clock, logger: logger)
+            configuration: Configuration.load(
+                from: .resolve(commandLine: path, environment: environment),
+                environment: environment
+            ),
+            clock: clock,
+            logger: logger
+        )
     }
 
     // MARK: ConnectivityService
@@ -54,12 +59,18 @@ public final class EmbeddedService: ConnectivityService {
     /// Probes every target now and returns the verdict then, as reachd answers `POST /v1/check`
     /// (with the same code).
     public func checkNow() async -> ServiceVerdict {
-        ServiceVerdict(await ImmediateCheck(monitor: monitor, waitLimit: ImmediateCheck.waitLimit(for: monitor.targets)).run().verdict)
+        ServiceVerdict(
+            await ImmediateCheck(monitor: monitor, waitLimit: ImmediateCheck.waitLimit(for: monitor.targets)).run()
+                .verdict
+        )
     }
 
     public func verdicts() -> AsyncStream<ServiceVerdict> {
         let subscription = monitor.subscribe()
-        let (stream, continuation) = AsyncStream.makeStream(of: ServiceVerdict.self, bufferingPolicy: .bufferingNewest(32))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ServiceVerdict.self,
+            bufferingPolicy: .bufferingNewest(32)
+        )
         let pump = Task {
             for await event in subscription { continuation.yield(ServiceVerdict(event.verdict)) }
             continuation.finish()
@@ -70,7 +81,9 @@ public final class EmbeddedService: ConnectivityService {
 
     @discardableResult
     public func onConnectivityRestored(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
+        named name: String?,
+        timeout: Duration?,
+        _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
         let id = monitor.onConnectivityRestored(named: name, timeout: timeout) { try await body(ServiceTransition($0)) }
         return CallbackHandle(id: id) { [monitor] in monitor.removeCallback($0) }
@@ -78,7 +91,9 @@ public final class EmbeddedService: ConnectivityService {
 
     @discardableResult
     public func onConnectivityLost(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
+        named name: String?,
+        timeout: Duration?,
+        _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
         let id = monitor.onConnectivityLost(named: name, timeout: timeout) { try await body(ServiceTransition($0)) }
         return CallbackHandle(id: id) { [monitor] in monitor.removeCallback($0) }

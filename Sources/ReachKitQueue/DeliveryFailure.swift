@@ -7,10 +7,14 @@ public struct DeliveryFailure: Error, CustomStringConvertible, Sendable {
     public let reason: String
 
     /// Try again after the backoff; counts toward the circuit breaker and the item's attempts.
-    public static func retryable(_ reason: String) -> DeliveryFailure { DeliveryFailure(isRetryable: true, reason: reason) }
+    public static func retryable(_ reason: String) -> DeliveryFailure {
+        DeliveryFailure(isRetryable: true, reason: reason)
+    }
 
     /// Do not try again: the item goes to the dead letters at once (reason `rejected`).
-    public static func permanent(_ reason: String) -> DeliveryFailure { DeliveryFailure(isRetryable: false, reason: reason) }
+    public static func permanent(_ reason: String) -> DeliveryFailure {
+        DeliveryFailure(isRetryable: false, reason: reason)
+    }
 
     public var description: String { "\(isRetryable ? "retryable" : "permanent") failure: \(reason)" }
 }

@@ -97,8 +97,13 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
     ///   - service: Says when connectivity is there and when it is restored.
     ///   - handler: Delivers one item. It runs only while connected, never twice at once for one item.
     public init(
-        name: String, store: QueueStore, service: any ConnectivityService, policy: QueuePolicy = QueuePolicy(),
-        clock: MonitorClock = .system(), logger: Logger, handler: @escaping Handler
+        name: String,
+        store: QueueStore,
+        service: any ConnectivityService,
+        policy: QueuePolicy = QueuePolicy(),
+        clock: MonitorClock = .system(),
+        logger: Logger,
+        handler: @escaping Handler
     ) {
         self.name = name
         self.store = store
@@ -108,7 +113,9 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
         self.clock = clock
         self.logger = logger
         self.metrics = QueueMetrics(queue: name)
-        self.state = Mutex(State(breaker: BreakerMachine(threshold: policy.breakerThreshold, cooldown: policy.breakerCooldown)))
+        self.state = Mutex(
+            State(breaker: BreakerMachine(threshold: policy.breakerThreshold, cooldown: policy.breakerCooldown))
+        )
     }
 
     // MARK: Enqueueing
@@ -171,9 +178,16 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
                         not_before = 0, last_error = NULL, expires_at = ? + expires_at - enqueued_at, enqueued_at = ?
                     WHERE queue = ? AND key = ? AND dead = 1
                     """,
-                arguments: [now, now, name, key])
+                arguments: [now, now, name, key]
+            )
             guard db.changesCount > 0 else { return nil }
-            return .some(try Double.fetchOne(db, sql: "SELECT expires_at FROM item WHERE queue = ? AND key = ?", arguments: [name, key]))
+            return .some(
+                try Double.fetchOne(
+                    db,
+                    sql: "SELECT expires_at FROM item WHERE queue = ? AND key = ?",
+                    arguments: [name, key]
+                )
+            )
         }
         guard let revived else { return false }
         if let expiresAt = revived { expiry(at: expiresAt) }
@@ -196,7 +210,10 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
     public func purgeDeadLetters(olderThan age: Duration? = nil) async throws -> Int {
         let (name, before) = (self.name, age.map { clock.wallTime.secondsSinceEpoch - $0.seconds })
         let purged = try await store.acknowledge { db in
-            try db.execute(sql: "DELETE FROM item WHERE queue = ? AND dead = 1 AND (? IS NULL OR died_at <= ?)", arguments: [name, before, before])
+            try db.execute(
+                sql: "DELETE FROM item WHERE queue = ? AND dead = 1 AND (? IS NULL OR died_at <= ?)",
+                arguments: [name, before, before]
+            )
             return db.changesCount
         }
         await updateMetrics()
@@ -207,7 +224,11 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
     private func remove(key: String, dead: Bool) async throws -> Int64? {
         let name = self.name
         return try await store.acknowledge { db in
-            let id = try Int64.fetchOne(db, sql: "SELECT id FROM item WHERE queue = ? AND key = ? AND dead = ?", arguments: [name, key, dead])
+            let id = try Int64.fetchOne(
+                db,
+                sql: "SELECT id FROM item WHERE queue = ? AND key = ? AND dead = ?",
+                arguments: [name, key, dead]
+            )
             if let id { try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id]) }
             return id
         }
@@ -219,8 +240,12 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
     public func stats() async throws -> QueueStats {
         let counts = try await count()
         return QueueStats(
-            pending: counts.pending, inFlight: counts.inFlight, dead: counts.dead, oldestPendingAge: age(since: counts.oldest),
-            isBreakerOpen: state.withLock { $0.breaker.isOpen })
+            pending: counts.pending,
+            inFlight: counts.inFlight,
+            dead: counts.dead,
+            oldestPendingAge: age(since: counts.oldest),
+            isBreakerOpen: state.withLock { $0.breaker.isOpen }
+        )
     }
 
     /// The dead letters, oldest first, with why each died: for a person or a repair tool.
@@ -228,17 +253,26 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
         let name = self.name
         let rows = try await store.pool.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT key, payload, attempts, last_error, dead_reason, died_at FROM item WHERE queue = ? AND dead = 1 ORDER BY died_at, id",
+                db,
+                sql:
+                    "SELECT key, payload, attempts, last_error, dead_reason, died_at FROM item WHERE queue = ? AND dead = 1 ORDER BY died_at, id",
                 arguments: [name]
-            ).map { row -> (key: String, payload: Data, attempts: Int, lastError: String?, reason: String?, diedAt: Double?) in
+            ).map {
+                row -> (key: String, payload: Data, attempts: Int, lastError: String?, reason: String?, diedAt: Double?)
+                in
                 (row["key"], row["payload"], row["attempts"], row["last_error"], row["dead_reason"], row["died_at"])
             }
         }
         let decoder = JSONDecoder()
         return try rows.map { row in
             DeadLetter(
-                key: row.key, item: try decoder.decode(Item.self, from: row.payload), reason: row.reason.flatMap { DeadLetterReason(rawValue: $0) } ?? .rejected,
-                attempts: row.attempts, lastError: row.lastError, diedAt: WallTime(sinceEpoch: .seconds(row.diedAt ?? 0)))
+                key: row.key,
+                item: try decoder.decode(Item.self, from: row.payload),
+                reason: row.reason.flatMap { DeadLetterReason(rawValue: $0) } ?? .rejected,
+                attempts: row.attempts,
+                lastError: row.lastError,
+                diedAt: WallTime(sinceEpoch: .seconds(row.diedAt ?? 0))
+            )
         }
     }
 
@@ -247,11 +281,20 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
         let name = self.name
         let running = Array(state.withLock { $0.inFlight.keys })
         let (pending, dead, oldest) = try await store.pool.read { db in
-            let pending = try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM item WHERE queue = ? AND dead = 0 \(Self.excluding(running))",
-                arguments: StatementArguments([name]) + StatementArguments(running)) ?? 0
-            let dead = try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE queue = ? AND dead = 1", arguments: [name]) ?? 0
-            let oldest = try Double.fetchOne(db, sql: "SELECT min(enqueued_at) FROM item WHERE queue = ? AND dead = 0", arguments: [name])
+            let pending =
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT count(*) FROM item WHERE queue = ? AND dead = 0 \(Self.excluding(running))",
+                    arguments: StatementArguments([name]) + StatementArguments(running)
+                ) ?? 0
+            let dead =
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE queue = ? AND dead = 1", arguments: [name])
+                ?? 0
+            let oldest = try Double.fetchOne(
+                db,
+                sql: "SELECT min(enqueued_at) FROM item WHERE queue = ? AND dead = 0",
+                arguments: [name]
+            )
             return (pending, dead, oldest)
         }
         return (pending, running.count, dead, oldest)
@@ -348,7 +391,9 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
         let (clock, continuation) = (self.clock, kicks.continuation)
         state.withLock { state in
             state.timer?.cancel()
-            state.timer = Task<Void, Never>.after(delay, sleep: { try await clock.sleep(for: $0) }) { continuation.yield() }
+            state.timer = Task<Void, Never>.after(delay, sleep: { try await clock.sleep(for: $0) }) {
+                continuation.yield()
+            }
         }
     }
 
@@ -385,7 +430,8 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
             guard let at = state.nextExpiry else { return }
             // At most a minute: a wall clock set back delays an expiry by no more than that.
             let delay = Duration.seconds(min(60, max(0, at - clock.wallTime.secondsSinceEpoch)))
-            state.expiryTimer = Task<Void, Never>.after(delay, sleep: { try await clock.sleep(for: $0) }) { [weak self] in
+            state.expiryTimer = Task<Void, Never>.after(delay, sleep: { try await clock.sleep(for: $0) }) {
+                [weak self] in
                 self?.state.withLock { $0.expiryTimer = nil }
                 continuation.yield()
             }
@@ -396,7 +442,9 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
     /// flight are left to finish (and expire if they fail). Then waits for the next expiry.
     private func expire() async {
         let now = clock.wallTime.secondsSinceEpoch
-        let (due, timerSet) = state.withLock { state in (state.nextExpiry.map { $0 <= now } ?? false, state.expiryTimer != nil) }
+        let (due, timerSet) = state.withLock { state in
+            (state.nextExpiry.map { $0 <= now } ?? false, state.expiryTimer != nil)
+        }
         guard due else {
             if !timerSet { armExpiryTimer() }
             return
@@ -410,20 +458,30 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
                         UPDATE item SET dead = 1, dead_reason = 'expired', died_at = ?
                         WHERE queue = ? AND dead = 0 AND expires_at <= ? \(Self.excluding(running))
                         """,
-                    arguments: [now, name, now] + StatementArguments(running))
+                    arguments: [now, name, now] + StatementArguments(running)
+                )
                 let expired = db.changesCount
-                let next = try Double.fetchOne(db, sql: "SELECT min(expires_at) FROM item WHERE queue = ? AND dead = 0 AND expires_at > ?", arguments: [name, now])
+                let next = try Double.fetchOne(
+                    db,
+                    sql: "SELECT min(expires_at) FROM item WHERE queue = ? AND dead = 0 AND expires_at > ?",
+                    arguments: [name, now]
+                )
                 return (expired, next)
             }
             state.withLock { $0.nextExpiry = next }
             armExpiryTimer()
             if expired > 0 {
-                logger.warning("queue \(name): \(expired) item\(expired == 1 ? "" : "s") expired undelivered and moved to the dead letters")
+                logger.warning(
+                    "queue \(name): \(expired) item\(expired == 1 ? "" : "s") expired undelivered and moved to the dead letters"
+                )
                 metrics?.expired(expired)
                 await updateMetrics()
             }
         } catch {
-            logger.error("queue \(name): cannot expire items", metadata: ["error": "\(error)", "path": "\(store.path)"])
+            logger.error(
+                "queue \(name): cannot expire items",
+                metadata: ["error": "\(error)", "path": "\(store.path)"]
+            )
         }
     }
 
@@ -459,7 +517,9 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
             // At concurrency above 1, a wake-up for the next item due, raced against the deliveries.
             var alarm: Task<Void, Never>?
             while !Task.isCancelled, !isStopping, service.isConnected {
-                let (allowed, retryIn) = state.withLock { $0.breaker.admit(at: clock.uptime, limit: policy.concurrency) }
+                let (allowed, retryIn) = state.withLock {
+                    $0.breaker.admit(at: clock.uptime, limit: policy.concurrency)
+                }
                 if let retryIn, running == 0 {
                     wake(after: retryIn)
                     break
@@ -473,7 +533,10 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
                 do {
                     next = try await nextItem()
                 } catch {
-                    logger.error("queue \(name): cannot read the store", metadata: ["error": "\(error)", "path": "\(store.path)"])
+                    logger.error(
+                        "queue \(name): cannot read the store",
+                        metadata: ["error": "\(error)", "path": "\(store.path)"]
+                    )
                     break
                 }
                 switch next {
@@ -531,10 +594,19 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
             let arguments: StatementArguments = [name, now] + StatementArguments(running)
             let due = inOrder ? "" : "AND (not_before <= ? OR not_before > ?)"
             let row = try Row.fetchOne(
-                db, sql: "SELECT id, key, payload, attempts, enqueued_at, not_before, expires_at FROM item WHERE \(live) \(due) ORDER BY id LIMIT 1",
-                arguments: inOrder ? arguments : arguments + [now, horizon] as StatementArguments)
+                db,
+                sql:
+                    "SELECT id, key, payload, attempts, enqueued_at, not_before, expires_at FROM item WHERE \(live) \(due) ORDER BY id LIMIT 1",
+                arguments: inOrder ? arguments : arguments + [now, horizon] as StatementArguments
+            )
             guard let row else {
-                guard !inOrder, let soonest = try Double.fetchOne(db, sql: "SELECT min(not_before) FROM item WHERE \(live)", arguments: arguments) else {
+                guard !inOrder,
+                    let soonest = try Double.fetchOne(
+                        db,
+                        sql: "SELECT min(not_before) FROM item WHERE \(live)",
+                        arguments: arguments
+                    )
+                else {
                     return .empty
                 }
                 return .waiting(.milliseconds(Int64(((soonest - now) * 1000).rounded(.up))))
@@ -543,7 +615,15 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
             let wait = notBefore > horizon ? 0 : notBefore - now
             guard wait <= 0 else { return .waiting(.milliseconds(Int64((wait * 1000).rounded(.up)))) }
             return .due(
-                Pending(id: row["id"], key: row["key"], payload: row["payload"], attempts: row["attempts"], enqueuedAt: row["enqueued_at"], expiresAt: row["expires_at"]))
+                Pending(
+                    id: row["id"],
+                    key: row["key"],
+                    payload: row["payload"],
+                    attempts: row["attempts"],
+                    enqueuedAt: row["enqueued_at"],
+                    expiresAt: row["expires_at"]
+                )
+            )
         }
     }
 
@@ -556,11 +636,21 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
         do {
             item = try JSONDecoder().decode(Item.self, from: pending.payload)
         } catch {
-            await record(pending, attempt: attempt, failure: .permanent("cannot decode the stored item: \(error)"), took: .zero)
+            await record(
+                pending,
+                attempt: attempt,
+                failure: .permanent("cannot decode the stored item: \(error)"),
+                took: .zero
+            )
             release(pending)
             return
         }
-        let delivery = QueuedItem(key: pending.key, item: item, attempt: attempt, enqueuedAt: WallTime(sinceEpoch: .seconds(pending.enqueuedAt)))
+        let delivery = QueuedItem(
+            key: pending.key,
+            item: item,
+            attempt: attempt,
+            enqueuedAt: WallTime(sinceEpoch: .seconds(pending.enqueuedAt))
+        )
         let handler = self.handler
         let work = Task { () -> Result<Void, any Error> in
             do {
@@ -593,8 +683,14 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
             if interruption == nil {
                 logger.warning(
                     "queue \(name): \(pending.key) got no answer within \(policy.deliveryTimeout): cancelled, to be retried",
-                    metadata: ["key": "\(pending.key)", "attempt": "\(attempt)"])
-                await record(pending, attempt: attempt, failure: .retryable("no answer within \(policy.deliveryTimeout)"), took: policy.deliveryTimeout)
+                    metadata: ["key": "\(pending.key)", "attempt": "\(attempt)"]
+                )
+                await record(
+                    pending,
+                    attempt: attempt,
+                    failure: .retryable("no answer within \(policy.deliveryTimeout)"),
+                    took: policy.deliveryTimeout
+                )
             }
             // Not handed over again while its handler may still be at work on it.
             Task {
@@ -642,7 +738,9 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
                     return state.breaker.position
                 }
                 metrics?.recordBreaker(position)
-                try await store.acknowledge { db in try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [pending.id]) }
+                try await store.acknowledge { db in
+                    try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [pending.id])
+                }
                 metrics?.delivery(took: took, outcome: .delivered)
                 return
             }
@@ -663,23 +761,32 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
                 metrics?.recordBreaker(position)
                 logger.warning(
                     "queue \(name): circuit breaker open after \(policy.breakerThreshold) consecutive failures: waiting for restoration or \(policy.breakerCooldown)",
-                    metadata: ["reason": "\(failure.reason)"])
+                    metadata: ["reason": "\(failure.reason)"]
+                )
             }
             let notBefore = now + policy.retry.delay(afterFailures: attempt).seconds
             let reason = failure.reason
             try await store.acknowledge { db in
                 try db.execute(
-                    sql: "UPDATE item SET attempts = ?, not_before = ?, dead = ?, dead_reason = ?, died_at = ?, last_error = ? WHERE id = ?",
-                    arguments: [attempt, notBefore, death != nil, death?.rawValue, death.map { _ in now }, reason, pending.id])
+                    sql:
+                        "UPDATE item SET attempts = ?, not_before = ?, dead = ?, dead_reason = ?, died_at = ?, last_error = ? WHERE id = ?",
+                    arguments: [
+                        attempt, notBefore, death != nil, death?.rawValue, death.map { _ in now }, reason, pending.id,
+                    ]
+                )
             }
             metrics?.delivery(took: took, outcome: death.map { .died($0, retryable: failure.isRetryable) } ?? .retried)
             if let death {
                 logger.warning(
                     "queue \(name): \(pending.key) moved to the dead letters (\(death.rawValue)) after \(attempt) attempt\(attempt == 1 ? "" : "s")",
-                    metadata: ["reason": "\(failure.reason)", "key": "\(pending.key)"])
+                    metadata: ["reason": "\(failure.reason)", "key": "\(pending.key)"]
+                )
             }
         } catch {
-            logger.error("queue \(name): cannot record a delivery", metadata: ["error": "\(error)", "key": "\(pending.key)"])
+            logger.error(
+                "queue \(name): cannot record a delivery",
+                metadata: ["error": "\(error)", "key": "\(pending.key)"]
+            )
         }
     }
 
@@ -689,6 +796,12 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
             state.oldestEnqueuedAt = counts.oldest
             return state.breaker.position
         }
-        metrics.record(pending: counts.pending, inFlight: counts.inFlight, dead: counts.dead, oldestAge: age(since: counts.oldest), breaker: position)
+        metrics.record(
+            pending: counts.pending,
+            inFlight: counts.inFlight,
+            dead: counts.dead,
+            oldestAge: age(since: counts.oldest),
+            breaker: position
+        )
     }
 }

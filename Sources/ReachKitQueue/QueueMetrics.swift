@@ -36,7 +36,9 @@ struct QueueMetrics: Sendable {
         let factory = MetricsSystem.factory
         guard !(factory is NOOPMetricsHandler) else { return nil }
         let dimensions = [("queue", queue)]
-        func gauge(_ name: String) -> Gauge { Gauge(label: "reachkit_queue_\(name)", dimensions: dimensions, factory: factory) }
+        func gauge(_ name: String) -> Gauge {
+            Gauge(label: "reachkit_queue_\(name)", dimensions: dimensions, factory: factory)
+        }
         func counter(_ name: String, _ more: [(String, String)] = []) -> Counter {
             Counter(label: "reachkit_queue_\(name)_total", dimensions: dimensions + more, factory: factory)
         }
@@ -50,12 +52,15 @@ struct QueueMetrics: Sendable {
         failedPermanent = counter("failed", [("kind", "permanent")])
         retried = counter("retried")
         expiredCount = counter("expired")
-        died = Dictionary(uniqueKeysWithValues: DeadLetterReason.allCases.map { ($0, counter("dead", [("reason", $0.rawValue)])) })
+        died = Dictionary(
+            uniqueKeysWithValues: DeadLetterReason.allCases.map { ($0, counter("dead", [("reason", $0.rawValue)])) }
+        )
         duration = Timer(label: "reachkit_queue_delivery_duration_seconds", dimensions: dimensions, factory: factory)
     }
 
     /// The gauges, from the queue's counts and its breaker's position.
-    func record(pending: Int, inFlight: Int, dead: Int, oldestAge: Duration?, breaker position: BreakerMachine.Position) {
+    func record(pending: Int, inFlight: Int, dead: Int, oldestAge: Duration?, breaker position: BreakerMachine.Position)
+    {
         self.pending.record(pending)
         self.inFlight.record(inFlight)
         self.dead.record(dead)
@@ -75,7 +80,9 @@ struct QueueMetrics: Sendable {
 
     /// One delivery's end: how long the handler took, and what came of it.
     func delivery(took time: Duration, outcome: Outcome) {
-        duration.recordNanoseconds(time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)
+        duration.recordNanoseconds(
+            time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000
+        )
         switch outcome {
         case .delivered: delivered.increment()
         case .retried:

@@ -48,13 +48,23 @@ public struct QueuePolicy: Sendable {
     /// The defaults: one at a time, 8 attempts, 1 s doubling to 5 min, a breaker after 5 failures
     /// with a 1-minute cool-down, 30 s per delivery, no expiry, deliveries left to run on a loss.
     public init(
-        concurrency: Int = 1, maxAttempts: Int = 8,
+        concurrency: Int = 1,
+        maxAttempts: Int = 8,
         retry: ReconnectBackoff = ReconnectBackoff(first: .seconds(1), longest: .seconds(300), jitter: true),
-        breakerThreshold: Int = 5, breakerCooldown: Duration = .seconds(60), deliveryTimeout: Duration = .seconds(30),
-        expiry: Duration? = nil, cancelsDeliveriesOnLoss: Bool = false
+        breakerThreshold: Int = 5,
+        breakerCooldown: Duration = .seconds(60),
+        deliveryTimeout: Duration = .seconds(30),
+        expiry: Duration? = nil,
+        cancelsDeliveriesOnLoss: Bool = false
     ) {
-        precondition(concurrency >= 1 && maxAttempts >= 1 && breakerThreshold >= 1, "a queue policy needs positive limits")
-        precondition(deliveryTimeout > .zero && (expiry ?? .seconds(1)) > .zero, "a queue policy needs positive durations")
+        precondition(
+            concurrency >= 1 && maxAttempts >= 1 && breakerThreshold >= 1,
+            "a queue policy needs positive limits"
+        )
+        precondition(
+            deliveryTimeout > .zero && (expiry ?? .seconds(1)) > .zero,
+            "a queue policy needs positive durations"
+        )
         self.concurrency = concurrency
         self.maxAttempts = maxAttempts
         self.retry = retry

@@ -24,7 +24,10 @@ public final class QueueStore: Sendable {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         do {
-            try FileManager.default.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: directory.isEmpty ? "." : directory,
+                withIntermediateDirectories: true
+            )
         } catch {
             throw .unusable(path: path, detail: "cannot create its directory: \(error.localizedDescription)")
         }
@@ -38,7 +41,11 @@ public final class QueueStore: Sendable {
             let problems = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
             guard problems == ["ok"] else {
                 try? pool.close()
-                throw QueueStoreError.corrupt(path: path, movedTo: try CorruptFile.moveAside(path), detail: problems.prefix(3).joined(separator: "; "))
+                throw QueueStoreError.corrupt(
+                    path: path,
+                    movedTo: try CorruptFile.moveAside(path),
+                    detail: problems.prefix(3).joined(separator: "; ")
+                )
             }
             try Self.migrate(pool)
             self.pool = pool
@@ -72,7 +79,12 @@ public final class QueueStore: Sendable {
     /// Inserts `rows` into `queue` in one transaction, committed with `synchronous = FULL`: on disk
     /// when this returns. Returns how many were new (a key already in the queue is left as it was).
     /// Committed by the store's ``QueueWriter``, with other enqueues that wait at the same time.
-    func insert(queue: String, _ rows: [(key: String, payload: Data)], at time: Double, expiresAt: Double?) async throws -> Int {
+    func insert(
+        queue: String,
+        _ rows: [(key: String, payload: Data)],
+        at time: Double,
+        expiresAt: Double?
+    ) async throws -> Int {
         try await writer.insert(queue: queue, rows, at: time, expiresAt: expiresAt)
     }
 
@@ -99,8 +111,12 @@ public final class QueueStore: Sendable {
     /// Where a program keeps its queues unless it says otherwise: `$XDG_STATE_HOME/APPLICATION/queue.sqlite`,
     /// else `~/.local/state/APPLICATION/queue.sqlite` (state that should outlive a restart but is not
     /// worth a backup, as the XDG base directory specification puts it).
-    public static func defaultPath(application: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    public static func defaultPath(
+        application: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        let base =
+            environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
         return "\(base)/\(application)/queue.sqlite"
     }
@@ -112,33 +128,37 @@ public final class QueueStore: Sendable {
         // is found by walking the rowid order (no index of its own: one less page to write and
         // sync per enqueue; dead letters are few, and delivered items leave the table).
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE item (
-                    id INTEGER PRIMARY KEY,
-                    queue TEXT NOT NULL,
-                    key TEXT NOT NULL,
-                    payload BLOB NOT NULL,
-                    enqueued_at REAL NOT NULL,
-                    attempts INTEGER NOT NULL DEFAULT 0,
-                    not_before REAL NOT NULL DEFAULT 0,
-                    dead INTEGER NOT NULL DEFAULT 0,
-                    last_error TEXT,
-                    UNIQUE (queue, key)
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE item (
+                        id INTEGER PRIMARY KEY,
+                        queue TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        payload BLOB NOT NULL,
+                        enqueued_at REAL NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        not_before REAL NOT NULL DEFAULT 0,
+                        dead INTEGER NOT NULL DEFAULT 0,
+                        last_error TEXT,
+                        UNIQUE (queue, key)
+                    );
+                    """
+            )
         }
         // Expiry and the dead letters' reason and time (what `DeadLetter` reports). Items that died
         // before have their reason read from their attempts (one: rejected, more: exhausted), and
         // the migration's time as their time of death.
         migrator.registerMigration("v2") { db in
-            try db.execute(sql: """
-                ALTER TABLE item ADD COLUMN expires_at REAL;
-                ALTER TABLE item ADD COLUMN dead_reason TEXT;
-                ALTER TABLE item ADD COLUMN died_at REAL;
-                UPDATE item SET dead_reason = CASE WHEN attempts <= 1 THEN 'rejected' ELSE 'exhausted' END,
-                    died_at = CAST(strftime('%s', 'now') AS REAL)
-                    WHERE dead = 1;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE item ADD COLUMN expires_at REAL;
+                    ALTER TABLE item ADD COLUMN dead_reason TEXT;
+                    ALTER TABLE item ADD COLUMN died_at REAL;
+                    UPDATE item SET dead_reason = CASE WHEN attempts <= 1 THEN 'rejected' ELSE 'exhausted' END,
+                        died_at = CAST(strftime('%s', 'now') AS REAL)
+                        WHERE dead = 1;
+                    """
+            )
         }
         try migrator.migrate(pool)
     }

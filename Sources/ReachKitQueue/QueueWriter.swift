@@ -1,8 +1,8 @@
-import ReachPOSIX
 import Dispatch
 import Foundation
 import GRDB
 import GRDBSQLite
+import ReachPOSIX
 import Synchronization
 
 /// Commits a store's enqueues on a thread of its own, one transaction (one disk flush) for every
@@ -47,7 +47,12 @@ final class QueueWriter: Sendable {
     /// Inserts `rows` into `queue`, enqueued at `time` and expiring at `expiresAt` (wall-clock
     /// seconds); returns how many were new once they are committed with `synchronous = FULL`. A
     /// cancelled caller still gets its rows committed.
-    func insert(queue: String, _ rows: [(key: String, payload: Data)], at time: Double, expiresAt: Double?) async throws -> Int {
+    func insert(
+        queue: String,
+        _ rows: [(key: String, payload: Data)],
+        at time: Double,
+        expiresAt: Double?
+    ) async throws -> Int {
         try await withUnsafeThrowingContinuation { continuation in
             let job = Job(queue: queue, rows: rows, time: time, expiresAt: expiresAt, continuation: continuation)
             let refused: Job? = state.withLock { state in
@@ -59,7 +64,9 @@ final class QueueWriter: Sendable {
                 }
                 return nil
             }
-            refused?.continuation.resume(throwing: DatabaseError(resultCode: .SQLITE_MISUSE, message: "the queue store is closed"))
+            refused?.continuation.resume(
+                throwing: DatabaseError(resultCode: .SQLITE_MISUSE, message: "the queue store is closed")
+            )
         }
     }
 
@@ -81,7 +88,9 @@ final class QueueWriter: Sendable {
         let statement = InsertStatement()
         while let jobs = next() {
             pool.writeWithoutTransaction { db in
-                let outcome = Result { try statement.commit(jobs.map { ($0.queue, $0.rows, $0.time, $0.expiresAt) }, in: db) }
+                let outcome = Result {
+                    try statement.commit(jobs.map { ($0.queue, $0.rows, $0.time, $0.expiresAt) }, in: db)
+                }
                 for (index, job) in jobs.enumerated() {
                     job.continuation.resume(with: outcome.map { $0[index] })
                 }
@@ -116,7 +125,10 @@ private final class InsertStatement {
     private var statement: OpaquePointer?
 
     /// Inserts every job's rows in one transaction; returns how many rows of each job were new.
-    func commit(_ jobs: [(queue: String, rows: [(key: String, payload: Data)], time: Double, expiresAt: Double?)], in db: Database) throws -> [Int] {
+    func commit(
+        _ jobs: [(queue: String, rows: [(key: String, payload: Data)], time: Double, expiresAt: Double?)],
+        in db: Database
+    ) throws -> [Int] {
         let connection = db.sqliteConnection
         if statement == nil {
             let sql = "INSERT OR IGNORE INTO item (queue, key, payload, enqueued_at, expires_at) VALUES (?, ?, ?, ?, ?)"
@@ -129,9 +141,21 @@ private final class InsertStatement {
                     defer { sqlite3_reset(statement) }
                     sqlite3_bind_text(statement, 1, job.queue, -1, SQLITE_TRANSIENT)
                     sqlite3_bind_text(statement, 2, row.key, -1, SQLITE_TRANSIENT)
-                    _ = row.payload.withUnsafeBytes { sqlite3_bind_blob(statement, 3, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), SQLITE_TRANSIENT) }
+                    _ = row.payload.withUnsafeBytes {
+                        sqlite3_bind_blob(
+                            statement,
+                            3,
+                            $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                            Int32($0.count),
+                            SQLITE_TRANSIENT
+                        )
+                    }
                     sqlite3_bind_double(statement, 4, job.time)
-                    if let expiresAt = job.expiresAt { sqlite3_bind_double(statement, 5, expiresAt) } else { sqlite3_bind_null(statement, 5) }
+                    if let expiresAt = job.expiresAt {
+                        sqlite3_bind_double(statement, 5, expiresAt)
+                    } else {
+                        sqlite3_bind_null(statement, 5)
+                    }
                     try check(sqlite3_step(statement), db, done: SQLITE_DONE)
                     return added + Int(sqlite3_changes(connection))
                 }
@@ -152,7 +176,10 @@ private final class InsertStatement {
 
     private func check(_ code: Int32, _ db: Database, done: Int32 = SQLITE_OK) throws {
         guard code != done else { return }
-        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        throw DatabaseError(
+            resultCode: ResultCode(rawValue: code),
+            message: String(cString: sqlite3_errmsg(db.sqliteConnection))
+        )
     }
 }
 

@@ -41,17 +41,23 @@ public final class TestConnectivityService: ConnectivityService {
     ///   - clock: Times callbacks and their timeouts, and dates the verdicts.
     ///   - logger: Where callback outcomes are logged; nowhere by default (``callbackReports()`` has them).
     public init(
-        _ initial: ConnectivityState = .unknown, callbackTimeout: Duration = .seconds(30), clock: MonitorClock = .system(),
+        _ initial: ConnectivityState = .unknown,
+        callbackTimeout: Duration = .seconds(30),
+        clock: MonitorClock = .system(),
         logger: Logger = Logger(label: "ReachKitTesting") { _ in SwiftLogNoOpLogHandler() }
     ) {
-        let reason: VerdictReason = switch initial {
-        case .connected: .healthy
-        case .disconnected: .noLink
-        case .unknown: .starting
-        }
+        let reason: VerdictReason =
+            switch initial {
+            case .connected: .healthy
+            case .disconnected: .noLink
+            case .unknown: .starting
+            }
         self.feed = VerdictFeed(
-            initial: ServiceVerdict(state: initial, reason: .monitor(reason), since: clock.wallTime), callbackTimeout: callbackTimeout,
-            clock: clock, logger: logger)
+            initial: ServiceVerdict(state: initial, reason: .monitor(reason), since: clock.wallTime),
+            callbackTimeout: callbackTimeout,
+            clock: clock,
+            logger: logger
+        )
         self.clock = clock
         self.state = Mutex(State(isLikelyConnected: initial == .connected))
     }
@@ -126,14 +132,18 @@ public final class TestConnectivityService: ConnectivityService {
 
     @discardableResult
     public func onConnectivityRestored(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
+        named name: String?,
+        timeout: Duration?,
+        _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
         register(name, .restored, timeout, body)
     }
 
     @discardableResult
     public func onConnectivityLost(
-        named name: String?, timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
+        named name: String?,
+        timeout: Duration?,
+        _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
         register(name, .lost, timeout, body)
     }
@@ -147,7 +157,10 @@ public final class TestConnectivityService: ConnectivityService {
     }
 
     private func register(
-        _ name: String?, _ direction: TransitionDirection, _ timeout: Duration?, _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
+        _ name: String?,
+        _ direction: TransitionDirection,
+        _ timeout: Duration?,
+        _ body: @escaping @Sendable (ServiceTransition) async throws -> Void
     ) -> CallbackHandle {
         state.withLock { state in
             let handle = feed.register(name, on: direction, timeout: timeout, body)

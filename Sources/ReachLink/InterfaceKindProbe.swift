@@ -27,7 +27,13 @@ struct InterfaceKindProbe: Sendable {
 
     private static let loopbackFlag = UInt32(IFF_LOOPBACK)
 
-    func kind(name: String, deviceType: UInt16, flags: UInt32, linkKind: String?, hasWirelessAttribute: Bool) -> InterfaceKind {
+    func kind(
+        name: String,
+        deviceType: UInt16,
+        flags: UInt32,
+        linkKind: String?,
+        hasWirelessAttribute: Bool
+    ) -> InterfaceKind {
         if flags & Self.loopbackFlag != 0 || Int(deviceType) == Int(CNETLINK_ARPHRD_LOOPBACK) {
             return .loopback
         }

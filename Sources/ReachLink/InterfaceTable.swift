@@ -72,10 +72,16 @@ struct InterfaceTable {
         switch message.body {
         case .newLink(let link): return applyNewLink(link)
         case .deleteLink(let link): return applyDeleteLink(link)
-        case .newAddress(let address): applyAddress(address, removing: false); return []
+        case .newAddress(let address):
+            applyAddress(address, removing: false)
+            return []
         case .deleteAddress(let address): return applyAddress(address, removing: true) ? .addressRemoved : []
-        case .newRoute(let route): applyRoute(route, removing: false, replacing: message.header.isReplace); return []
-        case .deleteRoute(let route): applyRoute(route, removing: true, replacing: false); return []
+        case .newRoute(let route):
+            applyRoute(route, removing: false, replacing: message.header.isReplace)
+            return []
+        case .deleteRoute(let route):
+            applyRoute(route, removing: true, replacing: false)
+            return []
         case .done, .error, .other: return []
         }
     }
@@ -86,10 +92,20 @@ struct InterfaceTable {
         let index = message.index
         linksSeenInDump?.insert(index)
         let previous = links[index]
-        guard var entry = previous ?? message.name.map({ name in
-            LinkEntry(name: name, deviceType: message.deviceType, flags: message.flags, operState: .unknown,
-                      linkKind: message.linkKind, isWireless: message.hasWirelessAttribute, kind: .other)
-        }) else {
+        guard
+            var entry = previous
+                ?? message.name.map({ name in
+                    LinkEntry(
+                        name: name,
+                        deviceType: message.deviceType,
+                        flags: message.flags,
+                        operState: .unknown,
+                        linkKind: message.linkKind,
+                        isWireless: message.hasWirelessAttribute,
+                        kind: .other
+                    )
+                })
+        else {
             // A partial notification about a link we have not seen: nothing to build an entry from.
             linksSeenInDump?.remove(index)
             return []
@@ -105,14 +121,18 @@ struct InterfaceTable {
         if let operState = message.operState {
             entry.operState = Self.operState(operState)
         }
-        let identityChanged = previous.map {
-            $0.name != entry.name || $0.linkKind != entry.linkKind || $0.deviceType != entry.deviceType
-                || $0.isWireless != entry.isWireless || ($0.flags ^ entry.flags) & UInt32(IFF_LOOPBACK) != 0
-        } ?? true
+        let identityChanged =
+            previous.map {
+                $0.name != entry.name || $0.linkKind != entry.linkKind || $0.deviceType != entry.deviceType
+                    || $0.isWireless != entry.isWireless || ($0.flags ^ entry.flags) & UInt32(IFF_LOOPBACK) != 0
+            } ?? true
         if identityChanged {
             entry.kind = kindProbe.kind(
-                name: entry.name, deviceType: entry.deviceType, flags: entry.flags,
-                linkKind: entry.linkKind, hasWirelessAttribute: entry.isWireless
+                name: entry.name,
+                deviceType: entry.deviceType,
+                flags: entry.flags,
+                linkKind: entry.linkKind,
+                hasWirelessAttribute: entry.isWireless
             )
         }
         links[index] = entry
@@ -139,8 +159,8 @@ struct InterfaceTable {
     @discardableResult
     private mutating func applyAddress(_ message: AddressMessage, removing: Bool) -> Bool {
         guard let own = message.ownAddress, let address = IPAddress(bytes: own),
-              Self.family(message.family) == address.family,
-              let prefix = IPPrefix(address: address, length: Int(message.prefixLength))
+            Self.family(message.family) == address.family,
+            let prefix = IPPrefix(address: address, length: Int(message.prefixLength))
         else {
             rejectedCount += 1
             return false
@@ -153,25 +173,29 @@ struct InterfaceTable {
         addressesSeenInDump?.insert(key)
         let tentativeBits = UInt32(IFA_F_TENTATIVE) | UInt32(IFA_F_DADFAILED)
         addresses[key] = InterfaceAddress(
-            prefix: prefix, scope: Self.scope(message.scope), isTentative: message.flags & tentativeBits != 0
+            prefix: prefix,
+            scope: Self.scope(message.scope),
+            isTentative: message.flags & tentativeBits != 0
         )
         return false
     }
 
     private mutating func applyRoute(_ message: RouteMessage, removing: Bool, replacing: Bool) {
         guard message.table == UInt32(RT_TABLE_MAIN.rawValue),
-              message.type == UInt8(RTN_UNICAST),
-              message.flags & UInt32(RTM_F_CLONED) == 0
+            message.type == UInt8(RTN_UNICAST),
+            message.flags & UInt32(RTM_F_CLONED) == 0
         else { return }
         guard let family = Self.family(message.family),
-              let destination = Self.destination(message, family: family)
+            let destination = Self.destination(message, family: family)
         else {
             rejectedCount += 1
             return
         }
         let priority = message.priority ?? 0
         if replacing {
-            routes = routes.filter { !($0.destination == destination && $0.tos == message.tos && $0.priority == priority) }
+            routes = routes.filter {
+                !($0.destination == destination && $0.tos == message.tos && $0.priority == priority)
+            }
         }
         for hop in message.nextHops {
             let gateway: IPAddress?
@@ -184,8 +208,13 @@ struct InterfaceTable {
             } else {
                 gateway = nil
             }
-            let key = RouteKey(destination: destination, tos: message.tos, priority: priority,
-                               interfaceIndex: hop.interfaceIndex, gateway: gateway)
+            let key = RouteKey(
+                destination: destination,
+                tos: message.tos,
+                priority: priority,
+                interfaceIndex: hop.interfaceIndex,
+                gateway: gateway
+            )
             if removing {
                 routesSeenInDump?.remove(key)
                 routes.remove(key)
@@ -243,7 +272,9 @@ struct InterfaceTable {
         for (key, address) in addresses { addressesByIndex[key.index, default: []].append(address) }
         var routesByIndex: [UInt32: [Route]] = [:]
         for key in routes {
-            routesByIndex[key.interfaceIndex, default: []].append(Route(destination: key.destination, gateway: key.gateway))
+            routesByIndex[key.interfaceIndex, default: []].append(
+                Route(destination: key.destination, gateway: key.gateway)
+            )
         }
         let interfaces = links.map { index, entry in
             let interfaceIndex = UInt32(bitPattern: index)

@@ -22,7 +22,8 @@ package struct NeighbourState: Sendable, Hashable, CustomStringConvertible {
 
     package var description: String {
         let names: [(UInt16, String)] = [
-            (Self.incomplete, "INCOMPLETE"), (Self.reachable, "REACHABLE"), (Self.stale, "STALE"), (Self.delay, "DELAY"),
+            (Self.incomplete, "INCOMPLETE"), (Self.reachable, "REACHABLE"), (Self.stale, "STALE"),
+            (Self.delay, "DELAY"),
             (Self.probe, "PROBE"), (Self.failed, "FAILED"), (Self.noARP, "NOARP"), (Self.permanent, "PERMANENT"),
         ]
         let set = names.filter { bits & $0.0 != 0 }.map(\.1)
@@ -44,7 +45,11 @@ package enum NeighbourTable {
         await withCheckedContinuation { continuation in
             do {
                 try DedicatedThread.start(named: "reachd-neigh") {
-                    continuation.resume(returning: (try? dump(family: address.family))?.first { $0.index == interfaceIndex && $0.address == address }?.state)
+                    continuation.resume(
+                        returning: (try? dump(family: address.family))?.first {
+                            $0.index == interfaceIndex && $0.address == address
+                        }?.state
+                    )
                 }
             } catch {
                 continuation.resume(returning: nil)
@@ -64,7 +69,14 @@ package enum NeighbourTable {
         let socket = try NetlinkSocket(receiveBufferSize: 1 << 17, groups: 0)
         var body = [UInt8](repeating: 0, count: headerSize)
         body[0] = UInt8(family == .ipv4 ? AF_INET : AF_INET6)
-        try socket.send(NetlinkSocket.message(type: getNeighbour, flags: UInt16(NLM_F_REQUEST | NLM_F_DUMP), sequence: 1, body: body))
+        try socket.send(
+            NetlinkSocket.message(
+                type: getNeighbour,
+                flags: UInt16(NLM_F_REQUEST | NLM_F_DUMP),
+                sequence: 1,
+                body: body
+            )
+        )
         var entries: [Entry] = []
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
         defer { buffer.deallocate() }
@@ -91,7 +103,8 @@ package enum NeighbourTable {
         var offset = 0
         let reader = ByteReader(datagram)
         while reader.count - offset >= NetlinkHeader.size {
-            guard let length = reader.load(UInt32.self, at: offset).map(Int.init), length >= NetlinkHeader.size, length <= reader.count - offset,
+            guard let length = reader.load(UInt32.self, at: offset).map(Int.init), length >= NetlinkHeader.size,
+                length <= reader.count - offset,
                 let type = reader.load(UInt16.self, at: offset + 4)
             else { break }
             if type == UInt16(NLMSG_DONE) || type == UInt16(NLMSG_ERROR) { return (entries, true) }
@@ -103,13 +116,18 @@ package enum NeighbourTable {
     }
 
     private static func entry(_ message: ByteReader) -> Entry? {
-        guard message.count >= headerSize, let index = message.load(Int32.self, at: 4), let state = message.load(UInt16.self, at: 8) else { return nil }
+        guard message.count >= headerSize, let index = message.load(Int32.self, at: 4),
+            let state = message.load(UInt16.self, at: 8)
+        else { return nil }
         var offset = headerSize
         while message.count - offset >= 4 {
-            guard let length = message.load(UInt16.self, at: offset).map(Int.init), length >= 4, length <= message.count - offset,
+            guard let length = message.load(UInt16.self, at: offset).map(Int.init), length >= 4,
+                length <= message.count - offset,
                 let type = message.load(UInt16.self, at: offset + 2)
             else { return nil }
-            if type & 0x3FFF == destinationAttribute, let address = IPAddress(bytes: message.slice(offset + 4, offset + length).bytes()) {
+            if type & 0x3FFF == destinationAttribute,
+                let address = IPAddress(bytes: message.slice(offset + 4, offset + length).bytes())
+            {
                 return Entry(index: Int(index), address: address, state: NeighbourState(bits: state))
             }
             offset += NetlinkMessageParser.alignedToFour(length)

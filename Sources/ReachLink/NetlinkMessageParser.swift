@@ -147,7 +147,12 @@ enum NetlinkMessageParser {
             let length = Int(header.length)
             let payload = UnsafeRawBufferPointer(rebasing: buffer[(offset + NetlinkHeader.size)..<(offset + length)])
             var attributeProblem: NetlinkParseProblem?
-            if let body = decodeBody(header: header, payload: ByteReader(payload), payloadOffset: offset + NetlinkHeader.size, attributeProblem: &attributeProblem) {
+            if let body = decodeBody(
+                header: header,
+                payload: ByteReader(payload),
+                payloadOffset: offset + NetlinkHeader.size,
+                attributeProblem: &attributeProblem
+            ) {
                 batch.messages.append(NetlinkMessage(header: header, body: body))
             } else {
                 batch.problems.append(.shortBody(offset: offset, type: header.type))
@@ -194,16 +199,26 @@ enum NetlinkMessageParser {
 
     private static let linkHeaderSize = 16
 
-    private static func decodeLink(_ payload: ByteReader, _ base: Int, _ problem: inout NetlinkParseProblem?) -> LinkMessage? {
+    private static func decodeLink(
+        _ payload: ByteReader,
+        _ base: Int,
+        _ problem: inout NetlinkParseProblem?
+    ) -> LinkMessage? {
         guard payload.count >= linkHeaderSize,
-              let family = payload.load(UInt8.self, at: 0),
-              let deviceType = payload.load(UInt16.self, at: 2),
-              let index = payload.load(Int32.self, at: 4),
-              let flags = payload.load(UInt32.self, at: 8)
+            let family = payload.load(UInt8.self, at: 0),
+            let deviceType = payload.load(UInt16.self, at: 2),
+            let index = payload.load(Int32.self, at: 4),
+            let flags = payload.load(UInt32.self, at: 8)
         else { return nil }
         var link = LinkMessage(
-            family: family, index: index, deviceType: deviceType, flags: flags,
-            name: nil, operState: nil, linkKind: nil, hasWirelessAttribute: false
+            family: family,
+            index: index,
+            deviceType: deviceType,
+            flags: flags,
+            name: nil,
+            operState: nil,
+            linkKind: nil,
+            hasWirelessAttribute: false
         )
         let attributes = payload.suffix(from: linkHeaderSize)
         problem = forEachAttribute(in: attributes, baseOffset: base + linkHeaderSize) { type, value in
@@ -226,19 +241,30 @@ enum NetlinkMessageParser {
 
     private static let addressHeaderSize = 8
 
-    private static func decodeAddress(_ payload: ByteReader, _ base: Int, _ problem: inout NetlinkParseProblem?) -> AddressMessage? {
+    private static func decodeAddress(
+        _ payload: ByteReader,
+        _ base: Int,
+        _ problem: inout NetlinkParseProblem?
+    ) -> AddressMessage? {
         guard payload.count >= addressHeaderSize,
-              let family = payload.load(UInt8.self, at: 0),
-              let prefixLength = payload.load(UInt8.self, at: 1),
-              let flags = payload.load(UInt8.self, at: 2),
-              let scope = payload.load(UInt8.self, at: 3),
-              let index = payload.load(UInt32.self, at: 4)
+            let family = payload.load(UInt8.self, at: 0),
+            let prefixLength = payload.load(UInt8.self, at: 1),
+            let flags = payload.load(UInt8.self, at: 2),
+            let scope = payload.load(UInt8.self, at: 3),
+            let index = payload.load(UInt32.self, at: 4)
         else { return nil }
         var address = AddressMessage(
-            family: family, prefixLength: prefixLength, flags: UInt32(flags), scope: scope, index: index,
-            local: nil, address: nil
+            family: family,
+            prefixLength: prefixLength,
+            flags: UInt32(flags),
+            scope: scope,
+            index: index,
+            local: nil,
+            address: nil
         )
-        problem = forEachAttribute(in: payload.suffix(from: addressHeaderSize), baseOffset: base + addressHeaderSize) { type, value in
+        problem = forEachAttribute(in: payload.suffix(from: addressHeaderSize), baseOffset: base + addressHeaderSize) {
+            type,
+            value in
             switch Int(type) {
             case IFA_ADDRESS: address.address = value.bytes()
             case IFA_LOCAL: address.local = value.bytes()
@@ -254,23 +280,36 @@ enum NetlinkMessageParser {
     private static let routeHeaderSize = 12
     private static let nextHopHeaderSize = 8
 
-    private static func decodeRoute(_ payload: ByteReader, _ base: Int, _ problem: inout NetlinkParseProblem?) -> RouteMessage? {
+    private static func decodeRoute(
+        _ payload: ByteReader,
+        _ base: Int,
+        _ problem: inout NetlinkParseProblem?
+    ) -> RouteMessage? {
         guard payload.count >= routeHeaderSize,
-              let family = payload.load(UInt8.self, at: 0),
-              let destinationLength = payload.load(UInt8.self, at: 1),
-              let tos = payload.load(UInt8.self, at: 3),
-              let table = payload.load(UInt8.self, at: 4),
-              let type = payload.load(UInt8.self, at: 7),
-              let flags = payload.load(UInt32.self, at: 8)
+            let family = payload.load(UInt8.self, at: 0),
+            let destinationLength = payload.load(UInt8.self, at: 1),
+            let tos = payload.load(UInt8.self, at: 3),
+            let table = payload.load(UInt8.self, at: 4),
+            let type = payload.load(UInt8.self, at: 7),
+            let flags = payload.load(UInt32.self, at: 8)
         else { return nil }
         var route = RouteMessage(
-            family: family, destinationLength: destinationLength, tos: tos, table: UInt32(table), type: type,
-            flags: flags, destination: nil, priority: nil, nextHops: []
+            family: family,
+            destinationLength: destinationLength,
+            tos: tos,
+            table: UInt32(table),
+            type: type,
+            flags: flags,
+            destination: nil,
+            priority: nil,
+            nextHops: []
         )
         var outputInterface: UInt32?
         var gateway: [UInt8]?
         var multipath: [NextHop] = []
-        problem = forEachAttribute(in: payload.suffix(from: routeHeaderSize), baseOffset: base + routeHeaderSize) { type, value in
+        problem = forEachAttribute(in: payload.suffix(from: routeHeaderSize), baseOffset: base + routeHeaderSize) {
+            type,
+            value in
             switch type {
             case attribute(RTA_DST): route.destination = value.bytes()
             case attribute(RTA_OIF): outputInterface = value.load(UInt32.self, at: 0)
@@ -303,8 +342,8 @@ enum NetlinkMessageParser {
         var offset = 0
         while value.count - offset >= nextHopHeaderSize {
             guard let length = value.load(UInt16.self, at: offset),
-                  let index = value.load(UInt32.self, at: offset + 4),
-                  Int(length) >= nextHopHeaderSize, Int(length) <= value.count - offset
+                let index = value.load(UInt32.self, at: offset + 4),
+                Int(length) >= nextHopHeaderSize, Int(length) <= value.count - offset
             else { break }
             var hop = NextHop(interfaceIndex: index, gateway: nil)
             let attributes = value.slice(offset + nextHopHeaderSize, offset + Int(length))
@@ -336,7 +375,9 @@ enum NetlinkMessageParser {
     ) -> NetlinkParseProblem? {
         var offset = 0
         while bytes.count - offset >= attributeHeaderSize {
-            guard let length = bytes.load(UInt16.self, at: offset), let rawType = bytes.load(UInt16.self, at: offset + 2) else {
+            guard let length = bytes.load(UInt16.self, at: offset),
+                let rawType = bytes.load(UInt16.self, at: offset + 2)
+            else {
                 return nil
             }
             let type = rawType & attributeTypeMask

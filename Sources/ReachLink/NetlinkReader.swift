@@ -1,8 +1,8 @@
-import ReachPOSIX
 import CNetlink
 import Glibc
 import Logging
 import ReachCore
+import ReachPOSIX
 import Synchronization
 
 /// Counters the reader thread updates and any thread may read.
@@ -29,9 +29,12 @@ struct NetlinkReader {
     func run() throws {
         if let namespacePath { try Self.enterNetworkNamespace(at: namespacePath) }
         let socket = try NetlinkSocket(receiveBufferSize: receiveBufferSize)
-        logger.debug("Netlink socket open", metadata: [
-            "port": "\(socket.portID)", "receiveBuffer": "\(socket.receiveBufferSize)",
-        ])
+        logger.debug(
+            "Netlink socket open",
+            metadata: [
+                "port": "\(socket.portID)", "receiveBuffer": "\(socket.receiveBufferSize)",
+            ]
+        )
         var session = NetlinkSession(kindProbe: kindProbe, portID: socket.portID, logger: logger)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
         defer { buffer.deallocate() }

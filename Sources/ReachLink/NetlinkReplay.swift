@@ -24,7 +24,11 @@ package enum NetlinkReplay {
     /// Starts a session (which asks for its first dumps), hands it each datagram as from the
     /// kernel, and reads each as a neighbour dump too.
     package static func replay(_ datagrams: [[UInt8]]) -> Outcome {
-        var session = NetlinkSession(kindProbe: .netlinkOnly, portID: 4242, logger: Logger(label: "reachd.fuzz") { _ in SwiftLogNoOpLogHandler() })
+        var session = NetlinkSession(
+            kindProbe: .netlinkOnly,
+            portID: 4242,
+            logger: Logger(label: "reachd.fuzz") { _ in SwiftLogNoOpLogHandler() }
+        )
         var outcome = Outcome(snapshots: [], neighbourEntries: 0, messages: 0, problems: 0, gaveUp: false)
         var actions = session.start()
         for datagram in datagrams {

@@ -101,7 +101,9 @@ struct NetlinkSession {
         } else {
             overrunCount += 1
             if overrunsInBurst == 0 {
-                logger.warning("Netlink receive queue overflowed (ENOBUFS), events were lost; re-dumping links, addresses and routes")
+                logger.warning(
+                    "Netlink receive queue overflowed (ENOBUFS), events were lost; re-dumping links, addresses and routes"
+                )
             }
         }
         overrunsInBurst += 1
@@ -135,7 +137,7 @@ struct NetlinkSession {
         case .error(let code, _) where code < 0:
             try failDump(errorCode: code)
         case .error:
-            break // An acknowledgement; a dump ends with NLMSG_DONE.
+            break  // An acknowledgement; a dump ends with NLMSG_DONE.
         default:
             table.apply(message)
         }

@@ -20,7 +20,8 @@ final class NetlinkSocket {
     }
 
     /// Link, IPv4/IPv6 address and IPv4/IPv6 route notifications.
-    static let groups = UInt32(RTMGRP_LINK) | UInt32(RTMGRP_IPV4_IFADDR) | UInt32(RTMGRP_IPV6_IFADDR)
+    static let groups =
+        UInt32(RTMGRP_LINK) | UInt32(RTMGRP_IPV4_IFADDR) | UInt32(RTMGRP_IPV6_IFADDR)
         | UInt32(RTMGRP_IPV4_ROUTE) | UInt32(RTMGRP_IPV6_ROUTE)
 
     let descriptor: Int32
@@ -29,13 +30,18 @@ final class NetlinkSocket {
 
     /// Opens, sizes and binds the socket in the calling thread's network namespace.
     init(receiveBufferSize: Int, groups: UInt32 = NetlinkSocket.groups) throws(SystemCallError) {
-        let descriptor = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), NETLINK_ROUTE)
+        let descriptor = socket(
+            AF_NETLINK,
+            Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            NETLINK_ROUTE
+        )
         guard descriptor >= 0 else { throw SystemCallError.current("socket(AF_NETLINK)") }
         self.descriptor = descriptor
         var size = Int32(clamping: receiveBufferSize)
         // SO_RCVBUFFORCE passes rmem_max but needs CAP_NET_ADMIN; SO_RCVBUF is capped at rmem_max.
         if setsockopt(descriptor, SOL_SOCKET, SO_RCVBUFFORCE, &size, socklen_t(MemoryLayout<Int32>.size)) != 0,
-           setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) != 0
+        {
             let error = SystemCallError.current("setsockopt(SO_RCVBUF)")
             close(descriptor)
             throw error
@@ -79,14 +85,21 @@ final class NetlinkSocket {
 
     /// Asks for every object of `kind`, both IP families; the replies arrive as a multipart message.
     func requestDump(_ kind: DumpKind, sequence: UInt32) throws(SystemCallError) {
-        let (type, bodySize): (Int, Int) = switch kind {
-        case .links: (RTM_GETLINK, 16) // struct ifinfomsg
-        case .addresses: (RTM_GETADDR, 8) // struct ifaddrmsg
-        case .routes: (RTM_GETROUTE, 12) // struct rtmsg
-        }
+        let (type, bodySize): (Int, Int) =
+            switch kind {
+            case .links: (RTM_GETLINK, 16)  // struct ifinfomsg
+            case .addresses: (RTM_GETADDR, 8)  // struct ifaddrmsg
+            case .routes: (RTM_GETROUTE, 12)  // struct rtmsg
+            }
         // Family AF_UNSPEC (0) in the zeroed body asks for IPv4 and IPv6 alike.
-        try send(Self.message(type: UInt16(type), flags: UInt16(NLM_F_REQUEST | NLM_F_DUMP), sequence: sequence,
-                              body: [UInt8](repeating: 0, count: bodySize)))
+        try send(
+            Self.message(
+                type: UInt16(type),
+                flags: UInt16(NLM_F_REQUEST | NLM_F_DUMP),
+                sequence: sequence,
+                body: [UInt8](repeating: 0, count: bodySize)
+            )
+        )
     }
 
     /// Sends one complete netlink message to the kernel.
@@ -97,7 +110,14 @@ final class NetlinkSocket {
             let sent = message.withUnsafeBytes { bytes in
                 withUnsafePointer(to: &kernel) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(descriptor, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+                        sendto(
+                            descriptor,
+                            bytes.baseAddress,
+                            bytes.count,
+                            0,
+                            $0,
+                            socklen_t(MemoryLayout<sockaddr_nl>.size)
+                        )
                     }
                 }
             }
@@ -114,7 +134,14 @@ final class NetlinkSocket {
         // MSG_TRUNC makes recv return the datagram's real length, so truncation is visible.
         let count = withUnsafeMutablePointer(to: &source) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                recvfrom(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT) | Int32(MSG_TRUNC), $0, &length)
+                recvfrom(
+                    descriptor,
+                    buffer.baseAddress,
+                    buffer.count,
+                    Int32(MSG_DONTWAIT) | Int32(MSG_TRUNC),
+                    $0,
+                    &length
+                )
             }
         }
         if count >= 0 {

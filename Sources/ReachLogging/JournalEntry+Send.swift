@@ -23,7 +23,9 @@ extension JournalEntry {
             return "CODE_FILE=\(file)".withCString { file in
                 "CODE_LINE=\(line)".withCString { line in
                     function.withCString { function in
-                        vectors.withUnsafeBufferPointer { sd_journal_sendv_with_location(file, line, function, $0.baseAddress, Int32($0.count)) }
+                        vectors.withUnsafeBufferPointer {
+                            sd_journal_sendv_with_location(file, line, function, $0.baseAddress, Int32($0.count))
+                        }
                     }
                 }
             }

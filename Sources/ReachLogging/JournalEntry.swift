@@ -51,7 +51,8 @@ struct JournalEntry: Sendable {
         case .string(let string): string
         case .stringConvertible(let convertible): convertible.description
         case .array(let array): array.map(render).joined(separator: ",")
-        case .dictionary(let dictionary): dictionary.keys.sorted().map { "\($0):\(render(dictionary[$0]!))" }.joined(separator: ",")
+        case .dictionary(let dictionary):
+            dictionary.keys.sorted().map { "\($0):\(render(dictionary[$0]!))" }.joined(separator: ",")
         }
     }
 }

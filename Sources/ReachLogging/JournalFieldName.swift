@@ -22,7 +22,9 @@ package enum JournalFieldName {
                 body.unicodeScalars.append(Unicode.Scalar(scalar.value - 0x20)!)
             case "A"..."Z":
                 // camelCase: a word boundary before an upper-case letter that follows a lower-case one or a digit.
-                if let previous, ("a"..."z").contains(previous) || ("0"..."9").contains(previous) { appendSeparator(to: &body) }
+                if let previous, ("a"..."z").contains(previous) || ("0"..."9").contains(previous) {
+                    appendSeparator(to: &body)
+                }
                 body.unicodeScalars.append(scalar)
             case "0"..."9":
                 body.unicodeScalars.append(scalar)
@@ -43,7 +45,8 @@ package enum JournalFieldName {
         guard let first = bytes.first, bytes.count <= maximumLength else { return false }
         guard first != UInt8(ascii: "_"), !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
         return bytes.allSatisfy {
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_")
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: "_")
         }
     }
 

@@ -1,7 +1,7 @@
-import ReachPOSIX
 import Dispatch
 import Glibc
 import Logging
+import ReachPOSIX
 import Synchronization
 
 /// Hands log lines to journald from a thread of its own, so that logging never blocks the daemon
@@ -31,7 +31,10 @@ package final class JournalWriter: Sendable {
             guard next < queue.count else { return nil }
             let event = queue[next]
             next += 1
-            if next == queue.count { queue.removeAll(keepingCapacity: true); next = 0 }
+            if next == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                next = 0
+            }
             return event
         }
     }
@@ -46,7 +49,11 @@ package final class JournalWriter: Sendable {
     ///   - identifier: `SYSLOG_IDENTIFIER` of every line (`journalctl -t`).
     ///   - fallback: Writes the lines journald does not take; its own level and metadata are not consulted.
     ///   - capacity: Lines that may wait for journald.
-    package init(identifier: String = "reachd", fallback: any LogHandler, capacity: Int = JournalWriter.defaultCapacity) throws(SystemCallError) {
+    package init(
+        identifier: String = "reachd",
+        fallback: any LogHandler,
+        capacity: Int = JournalWriter.defaultCapacity
+    ) throws(SystemCallError) {
         self.identifier = identifier
         self.fallback = fallback
         self.capacity = max(1, capacity)
@@ -85,7 +92,11 @@ package final class JournalWriter: Sendable {
         }
         wakeup.signal()
         guard !leftovers.isEmpty else { return }
-        fallback.log(event: notice("journald did not take the last \(leftovers.count) lines within \(timeout): they follow on standard error"))
+        fallback.log(
+            event: notice(
+                "journald did not take the last \(leftovers.count) lines within \(timeout): they follow on standard error"
+            )
+        )
         for event in leftovers { fallback.log(event: event) }
     }
 
@@ -105,7 +116,9 @@ package final class JournalWriter: Sendable {
             let result = JournalEntry(event, identifier: identifier, names: &names).send()
             if result < 0 {
                 state.withLock { $0.inFlight = nil }
-                detour("journald does not answer (\(SystemCallError.reason(-result))): logging to standard error until it does")
+                detour(
+                    "journald does not answer (\(SystemCallError.reason(-result))): logging to standard error until it does"
+                )
                 fallback.log(event: event)
             } else if let missed = rejoined() {
                 let back = notice("journald answers again; \(missed) lines went to standard error meanwhile")
@@ -142,7 +155,13 @@ package final class JournalWriter: Sendable {
 
     private func notice(_ message: String, function: String = #function, line: UInt = #line) -> LogEvent {
         LogEvent(
-            level: .notice, message: "\(message)", metadata: nil, source: "ReachSystemd",
-            file: #fileID, function: function, line: line)
+            level: .notice,
+            message: "\(message)",
+            metadata: nil,
+            source: "ReachSystemd",
+            file: #fileID,
+            function: function,
+            line: line
+        )
     }
 }

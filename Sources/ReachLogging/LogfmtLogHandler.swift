@@ -1,11 +1,12 @@
+import Logging
+import ReachAPI
+import ReachCore
+import ReachPOSIX
+import ReachSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Logging
-import ReachCore
-import ReachAPI
-import ReachPOSIX
-import ReachSupport
 
 /// Writes one logfmt line per event — `ts=… level=… msg="…" key=value …` — that both people and
 /// `grep`/Loki/Vector read easily. Metadata keys are sorted so lines are stable.
@@ -19,7 +20,11 @@ package struct LogfmtLogHandler: LogHandler {
 
     /// - Parameters:
     ///   - write: Receives each finished line, newline included; standard error by default.
-    package init(label: String, level: Logger.Level, write: @escaping @Sendable (String) -> Void = LogfmtLogHandler.standardError) {
+    package init(
+        label: String,
+        level: Logger.Level,
+        write: @escaping @Sendable (String) -> Void = LogfmtLogHandler.standardError
+    ) {
         self.label = label
         self.logLevel = level
         self.write = write
@@ -34,7 +39,8 @@ package struct LogfmtLogHandler: LogHandler {
         var fields = lineMetadata(for: event)
         if let error = event.error { fields["error"] = "\(error)" }
 
-        var line = "ts=\(RFC3339.string(from: WallTime.now())) level=\(event.level.rawValue) logger=\(Self.quoted(label)) msg=\(Self.quoted("\(event.message)"))"
+        var line =
+            "ts=\(RFC3339.string(from: WallTime.now())) level=\(event.level.rawValue) logger=\(Self.quoted(label)) msg=\(Self.quoted("\(event.message)"))"
         for key in fields.keys.sorted() {
             line += " \(Self.key(key))=\(Self.quoted(Self.render(fields[key]!)))"
         }
@@ -62,18 +68,29 @@ package struct LogfmtLogHandler: LogHandler {
         case .string(let string): string
         case .stringConvertible(let convertible): convertible.description
         case .array(let array): array.map(render).joined(separator: ",")
-        case .dictionary(let dictionary): dictionary.keys.sorted().map { "\($0):\(render(dictionary[$0]!))" }.joined(separator: ",")
+        case .dictionary(let dictionary):
+            dictionary.keys.sorted().map { "\($0):\(render(dictionary[$0]!))" }.joined(separator: ",")
         }
     }
 
     /// Keys are bare words: anything else becomes `_`.
     private static func key(_ key: String) -> String {
-        String(key.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "." || $0 == "-") ? Character($0) : "_" })
+        String(
+            key.unicodeScalars.map {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "." || $0 == "-")
+                    ? Character($0) : "_"
+            }
+        )
     }
 
     /// Bare when safe, else double-quoted with `\`, `"` and control characters escaped.
     static func quoted(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.unicodeScalars.contains { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F }
+        let needsQuotes =
+            value.isEmpty
+            || value.unicodeScalars.contains {
+                $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F
+            }
         guard needsQuotes else { return value }
         var escaped = "\""
         for scalar in value.unicodeScalars {

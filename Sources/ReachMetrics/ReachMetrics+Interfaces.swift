@@ -12,13 +12,21 @@ final class InterfaceSeries: Sendable {
 
     func record(_ interfaces: [InterfaceReachability], in registry: PrometheusCollectorRegistry) {
         gauges.withLock { gauges in
-            let known = Dictionary(interfaces.compactMap { uplink in uplink.reachable.map { (uplink.name, $0) } }, uniquingKeysWith: { first, _ in first })
+            let known = Dictionary(
+                interfaces.compactMap { uplink in uplink.reachable.map { (uplink.name, $0) } },
+                uniquingKeysWith: { first, _ in first }
+            )
             for (name, gauge) in gauges where known[name] == nil {
                 registry.unregisterGauge(gauge)
                 gauges[name] = nil
             }
             for (name, reachable) in known {
-                let gauge = gauges[name] ?? registry.makeGauge(descriptor: ReachMetrics.interfaceReachableName, labels: [("interface", name)])
+                let gauge =
+                    gauges[name]
+                    ?? registry.makeGauge(
+                        descriptor: ReachMetrics.interfaceReachableName,
+                        labels: [("interface", name)]
+                    )
                 gauge.set(to: reachable ? 1 : 0)
                 gauges[name] = gauge
             }

@@ -17,28 +17,46 @@ extension ReachMetrics: ReactionObserver {
     /// Creates every series of the hooks and webhooks known at start, at 0.
     package func reactionsConfigured(hooks: [String], webhooks: [String]) {
         for hook in hooks {
-            _ = registry.makeDurationHistogram(descriptor: Self.hookDurationName, labels: [("hook", hook)], buckets: Self.hookDurationBuckets)
+            _ = registry.makeDurationHistogram(
+                descriptor: Self.hookDurationName,
+                labels: [("hook", hook)],
+                buckets: Self.hookDurationBuckets
+            )
             for outcome in HookOutcome.allCases {
-                _ = registry.makeCounter(descriptor: Self.hookRunsName, labels: [("hook", hook), ("result", outcome.rawValue)])
+                _ = registry.makeCounter(
+                    descriptor: Self.hookRunsName,
+                    labels: [("hook", hook), ("result", outcome.rawValue)]
+                )
             }
         }
         for webhook in webhooks {
             for outcome in WebhookOutcome.allCases {
-                _ = registry.makeCounter(descriptor: Self.webhookDeliveriesName, labels: [("webhook", webhook), ("result", outcome.rawValue)])
+                _ = registry.makeCounter(
+                    descriptor: Self.webhookDeliveriesName,
+                    labels: [("webhook", webhook), ("result", outcome.rawValue)]
+                )
             }
         }
     }
 
     /// Counts the run and, unless the file was refused, records its duration.
     package func hookFinished(_ hook: String, outcome: HookOutcome, duration: Duration) {
-        registry.makeCounter(descriptor: Self.hookRunsName, labels: [("hook", hook), ("result", outcome.rawValue)]).increment()
+        registry.makeCounter(descriptor: Self.hookRunsName, labels: [("hook", hook), ("result", outcome.rawValue)])
+            .increment()
         guard outcome != .refused else { return }
-        registry.makeDurationHistogram(descriptor: Self.hookDurationName, labels: [("hook", hook)], buckets: Self.hookDurationBuckets)
-            .record(duration)
+        registry.makeDurationHistogram(
+            descriptor: Self.hookDurationName,
+            labels: [("hook", hook)],
+            buckets: Self.hookDurationBuckets
+        )
+        .record(duration)
     }
 
     /// Counts the delivery by its result.
     package func webhookFinished(_ webhook: String, outcome: WebhookOutcome) {
-        registry.makeCounter(descriptor: Self.webhookDeliveriesName, labels: [("webhook", webhook), ("result", outcome.rawValue)]).increment()
+        registry.makeCounter(
+            descriptor: Self.webhookDeliveriesName,
+            labels: [("webhook", webhook), ("result", outcome.rawValue)]
+        ).increment()
     }
 }

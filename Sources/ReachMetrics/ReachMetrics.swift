@@ -69,7 +69,8 @@ package final class ReachMetrics: ProbeObserver, Sendable {
 
     /// The upper bounds of `reachd_probe_duration_seconds`: a loopback probe to a slow TLS handshake.
     static let probeDurationBuckets: [Duration] = [
-        .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50),
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .milliseconds(2500),
     ]
 
@@ -80,7 +81,9 @@ package final class ReachMetrics: ProbeObserver, Sendable {
     ///   the verdict uses, so that a container host's stream of `veth…` names does not become an
     ///   unbounded stream of series.
     package init(
-        targets: [ProbeTarget], interfaces: InterfaceFilter = InterfaceFilter(), version: String = ReachVersion.current,
+        targets: [ProbeTarget],
+        interfaces: InterfaceFilter = InterfaceFilter(),
+        version: String = ReachVersion.current,
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
     ) {
         self.registry = registry
@@ -89,16 +92,21 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         subscribers = registry.makeGauge(descriptor: Self.subscribersName)
         lastTransition = registry.makeGauge(descriptor: Self.lastTransitionName)
         netlinkOverruns = registry.makeCounter(descriptor: Self.netlinkOverrunsName)
-        faults = Dictionary(uniqueKeysWithValues: ([Self.noFault] + Fault.allCases.map(\.code)).map { fault in
-            (fault, registry.makeGauge(descriptor: Self.faultName, labels: [("fault", fault)]))
-        })
+        faults = Dictionary(
+            uniqueKeysWithValues: ([Self.noFault] + Fault.allCases.map(\.code)).map { fault in
+                (fault, registry.makeGauge(descriptor: Self.faultName, labels: [("fault", fault)]))
+            }
+        )
         faults[Self.noFault]?.set(to: 1)
         registry.makeGauge(descriptor: Self.buildInfoName, labels: [("version", version)]).set(to: 1)
         for outcome in [CallbackReport.Outcome.succeeded, .failed(""), .timedOut, .cancelled, .skipped] {
             _ = registry.makeCounter(descriptor: Self.restorationCallbacksName, labels: [("result", outcome.code)])
         }
         for (to, reason, fault) in Self.stateChangeLabels {
-            _ = registry.makeCounter(descriptor: Self.stateChangesName, labels: [("to", to), ("reason", reason), ("fault", fault)])
+            _ = registry.makeCounter(
+                descriptor: Self.stateChangesName,
+                labels: [("to", to), ("reason", reason), ("fault", fault)]
+            )
         }
         reconfigure(targets: targets, interfaces: interfaces)
     }
@@ -121,12 +129,16 @@ package final class ReachMetrics: ProbeObserver, Sendable {
             labels.append((disconnected, reason.code, Fault(reason)?.code ?? noFault))
         }
         let gateways: [GatewayFinding?] = [nil, false, true].map { answers in
-            answers.map { GatewayFinding(interface: "", address: IPAddress("192.0.2.1")!, answers: $0, evidence: .echo) }
+            answers.map {
+                GatewayFinding(interface: "", address: IPAddress("192.0.2.1")!, answers: $0, evidence: .echo)
+            }
         }
         // No round yet (the fault not known), then every round there can be.
-        let rounds: [PathEvidenceRound?] = [nil] + gateways.flatMap { gateway in
-            [nil, UpstreamFinding.answers, .unreachable].map { PathEvidenceRound(gateway: gateway, upstream: $0) }
-        }
+        let rounds: [PathEvidenceRound?] =
+            [nil]
+            + gateways.flatMap { gateway in
+                [nil, UpstreamFinding.answers, .unreachable].map { PathEvidenceRound(gateway: gateway, upstream: $0) }
+            }
         for failure in failureReasons {
             var faults: [String] = []
             for round in rounds {
@@ -168,7 +180,8 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         state.withLock { state in
             state.linksReported = true
             var up: [String: (kind: String, value: Double)] = [:]
-            for interface in snapshot.interfaces where interface.kind != .loopback && state.interfaces.admits(interface.name) {
+            for interface in snapshot.interfaces
+            where interface.kind != .loopback && state.interfaces.admits(interface.name) {
                 up[interface.name] = (interface.kind.rawValue, interface.isAdminUp && interface.hasCarrier ? 1 : 0)
             }
             setLinks(up, removingOthers: true, in: &state)
@@ -230,7 +243,8 @@ package final class ReachMetrics: ProbeObserver, Sendable {
 
     func record(_ report: CallbackReport) {
         guard report.direction == .restored else { return }
-        registry.makeCounter(descriptor: Self.restorationCallbacksName, labels: [("result", report.outcome.code)]).increment()
+        registry.makeCounter(descriptor: Self.restorationCallbacksName, labels: [("result", report.outcome.code)])
+            .increment()
     }
 
     // MARK: ProbeObserver
@@ -271,7 +285,11 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         series.duration.record(result.latency)
         if let failure = result.failure {
             let code = failure.reason.code
-            (series.failed[code] ?? registry.makeCounter(descriptor: Self.probesName, labels: [("target", target.name), ("result", code)]))
+            (series.failed[code]
+                ?? registry.makeCounter(
+                    descriptor: Self.probesName,
+                    labels: [("target", target.name), ("result", code)]
+                ))
                 .increment()
         } else {
             series.succeeded.increment()
@@ -323,14 +341,20 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         let target = [("target", name)]
         return TargetSeries(
             success: registry.makeGauge(descriptor: probeSuccessName, labels: target),
-            duration: registry.makeDurationHistogram(descriptor: probeDurationName, labels: target, buckets: probeDurationBuckets),
+            duration: registry.makeDurationHistogram(
+                descriptor: probeDurationName,
+                labels: target,
+                buckets: probeDurationBuckets
+            ),
             succeeded: registry.makeCounter(descriptor: probesName, labels: target + [("result", "success")]),
             skipped: registry.makeCounter(descriptor: probeSkippedName, labels: target),
             failing: registry.makeGauge(descriptor: failingTargetName, labels: target),
             failed: Dictionary(
                 uniqueKeysWithValues: failureCodes.map { code in
                     (code, registry.makeCounter(descriptor: probesName, labels: target + [("result", code)]))
-                }))
+                }
+            )
+        )
     }
 
     /// Sets `reachd_link_up` for `up`; with `removingOthers`, drops the series of interfaces that
@@ -347,7 +371,13 @@ package final class ReachMetrics: ProbeObserver, Sendable {
             }
             let series =
                 state.links[name]
-                ?? LinkSeries(kind: link.kind, gauge: registry.makeGauge(descriptor: Self.linkUpName, labels: [("interface", name), ("kind", link.kind)]))
+                ?? LinkSeries(
+                    kind: link.kind,
+                    gauge: registry.makeGauge(
+                        descriptor: Self.linkUpName,
+                        labels: [("interface", name), ("kind", link.kind)]
+                    )
+                )
             series.gauge.set(to: link.value)
             state.links[name] = series
         }
@@ -357,14 +387,18 @@ package final class ReachMetrics: ProbeObserver, Sendable {
     /// usable one, which the probes went out of; `default` without a link source), 0 for the other
     /// usable interfaces; the series of an interface no longer usable goes.
     private func setPortals(_ verdict: Verdict, in state: inout State) {
-        let behind = verdict.portal.flatMap { $0.isCaptive ? ($0.interface ?? verdict.usableInterfaces.first ?? "default") : nil }
+        let behind = verdict.portal.flatMap {
+            $0.isCaptive ? ($0.interface ?? verdict.usableInterfaces.first ?? "default") : nil
+        }
         let names = Set(verdict.usableInterfaces.filter { state.interfaces.admits($0) } + (behind.map { [$0] } ?? []))
         for (name, gauge) in state.portals where !names.contains(name) {
             registry.unregisterGauge(gauge)
             state.portals[name] = nil
         }
         for name in names {
-            let gauge = state.portals[name] ?? registry.makeGauge(descriptor: Self.captivePortalName, labels: [("interface", name)])
+            let gauge =
+                state.portals[name]
+                ?? registry.makeGauge(descriptor: Self.captivePortalName, labels: [("interface", name)])
             gauge.set(to: name == behind ? 1 : 0)
             state.portals[name] = gauge
         }

@@ -1,6 +1,6 @@
+import Logging
 import ReachBus
 import ReachPOSIX
-import Logging
 import Synchronization
 
 /// One connection of a ``DesktopNotifier``: the queue of calls other threads hand to its bus
@@ -27,12 +27,24 @@ final class BusSession: Sendable {
     private let mailbox = Mutex(Mailbox())
 
     static let actionInvoked = SignalName(
-        sender: DesktopNotifier.server, path: DesktopNotifier.path, interface: DesktopNotifier.server, member: "ActionInvoked")
+        sender: DesktopNotifier.server,
+        path: DesktopNotifier.path,
+        interface: DesktopNotifier.server,
+        member: "ActionInvoked"
+    )
     static let notificationClosed = SignalName(
-        sender: DesktopNotifier.server, path: DesktopNotifier.path, interface: DesktopNotifier.server, member: "NotificationClosed")
+        sender: DesktopNotifier.server,
+        path: DesktopNotifier.path,
+        interface: DesktopNotifier.server,
+        member: "NotificationClosed"
+    )
     static let ownerChanged = SignalName(
-        sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-        member: "NameOwnerChanged", argument0: DesktopNotifier.server)
+        sender: "org.freedesktop.DBus",
+        path: "/org/freedesktop/DBus",
+        interface: "org.freedesktop.DBus",
+        member: "NameOwnerChanged",
+        argument0: DesktopNotifier.server
+    )
 
     init() throws(SystemCallError) {
         doorbell = try ShutdownDoorbell()
@@ -63,7 +75,9 @@ final class BusSession: Sendable {
             return mailbox.requests
         }
         for request in orphans {
-            request.continuation.resume(returning: .failure(DesktopNotifier.Failure(description: "the session bus connection closed")))
+            request.continuation.resume(
+                returning: .failure(DesktopNotifier.Failure(description: "the session bus connection closed"))
+            )
         }
     }
 
@@ -76,7 +90,11 @@ final class BusSession: Sendable {
     /// The body of the bus thread: connects, subscribes to the server's signals and to its name's
     /// owner, then serves queued calls and dispatches signals until stopped (returns) or the bus
     /// fails (throws). Every sd-bus handle is created, used and released on this thread.
-    func serve(bus which: BusConnection.Bus, logger: Logger, onEvent: @escaping (DesktopNotifier.Event) -> Void) throws(BusError) {
+    func serve(
+        bus which: BusConnection.Bus,
+        logger: Logger,
+        onEvent: @escaping (DesktopNotifier.Event) -> Void
+    ) throws(BusError) {
         let bus = try BusConnection(which)
         let progress = Progress()
         let installed: (BusError?) -> Void = { error in
@@ -102,7 +120,9 @@ final class BusSession: Sendable {
             onEvent(.closed(id: id, reason: DesktopNotifier.CloseReason(rawValue: reason) ?? .undefined))
         }
         try bus.subscribe(to: Self.ownerChanged, installed: installed) { message in
-            guard (try? message.readString()) != nil, (try? message.readString()) != nil, let newOwner = try? message.readString() else { return }
+            guard (try? message.readString()) != nil, (try? message.readString()) != nil,
+                let newOwner = try? message.readString()
+            else { return }
             onEvent(newOwner.isEmpty ? .serverStopped : .serverStarted)
         }
         while true {
@@ -134,12 +154,14 @@ final class BusSession: Sendable {
         do {
             switch call {
             case .notify(let notification, let id):
-                let reply = try bus.call(DesktopNotifier.notifyMethod, timeout: DesktopNotifier.callTimeout) { writer throws(BusError) in
+                let reply = try bus.call(DesktopNotifier.notifyMethod, timeout: DesktopNotifier.callTimeout) {
+                    writer throws(BusError) in
                     try notification.writeNotifyArguments(replacing: id, to: writer)
                 }
                 return .success(try reply.message.readUInt32())
             case .close(let id):
-                _ = try bus.call(DesktopNotifier.closeMethod, timeout: DesktopNotifier.callTimeout) { writer throws(BusError) in
+                _ = try bus.call(DesktopNotifier.closeMethod, timeout: DesktopNotifier.callTimeout) {
+                    writer throws(BusError) in
                     try writer.append(id)
                 }
                 return .success(id)

@@ -30,7 +30,13 @@ package struct DesktopNotification: Sendable, Hashable {
             switch self {
             case .serverDefault: -1
             case .never: 0
-            case .after(let duration): Int32(clamping: max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000))
+            case .after(let duration):
+                Int32(
+                    clamping: max(
+                        1,
+                        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+                    )
+                )
             }
         }
     }
@@ -72,8 +78,15 @@ package struct DesktopNotification: Sendable, Hashable {
 
     /// A notification from `appName`; only the icon, the summary and the body are required.
     package init(
-        appName: String = "reachd", icon: String, summary: String, body: String, actions: [Action] = [],
-        urgency: Urgency = .normal, category: String? = nil, resident: Bool = false, transient: Bool = false,
+        appName: String = "reachd",
+        icon: String,
+        summary: String,
+        body: String,
+        actions: [Action] = [],
+        urgency: Urgency = .normal,
+        category: String? = nil,
+        resident: Bool = false,
+        transient: Bool = false,
         expiry: Expiry = .serverDefault
     ) {
         self.appName = appName
@@ -113,7 +126,12 @@ package struct DesktopNotification: Sendable, Hashable {
     }
 
     /// One `{sv}` entry of the hints.
-    private func hint(_ writer: BusMessageWriter, _ name: String, _ type: String, _ value: () throws(BusError) -> Void) throws(BusError) {
+    private func hint(
+        _ writer: BusMessageWriter,
+        _ name: String,
+        _ type: String,
+        _ value: () throws(BusError) -> Void
+    ) throws(BusError) {
         try writer.container("e", "sv") { () throws(BusError) in
             try writer.append(name)
             try writer.container("v", type, value)

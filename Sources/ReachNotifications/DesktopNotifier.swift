@@ -1,7 +1,7 @@
-import ReachBus
-import ReachPOSIX
 import Glibc
 import Logging
+import ReachBus
+import ReachPOSIX
 import Synchronization
 
 /// A client of the desktop's notification server (`org.freedesktop.Notifications` on the user's
@@ -87,10 +87,13 @@ package final class DesktopNotifier: Sendable {
     }
 
     private func submit(_ call: BusSession.Call) async throws(Failure) -> UInt32 {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<UInt32, Failure>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<UInt32, Failure>, Never>) in
             let request = BusSession.Request(call: call, continuation: continuation)
             let accepted = current.withLock { $0?.enqueue(request) ?? false }
-            if !accepted { continuation.resume(returning: .failure(Failure(description: "not connected to the session bus"))) }
+            if !accepted {
+                continuation.resume(returning: .failure(Failure(description: "not connected to the session bus")))
+            }
         }
         return try result.get()
     }
@@ -114,7 +117,8 @@ package final class DesktopNotifier: Sendable {
                 if let error = outcome.error { metadata["error"] = "\(error)" }
                 logger.warning(
                     "\(outcome.becameReady ? "lost the session bus" : "cannot use the session bus"): \(reason); desktop notifications wait until it is back",
-                    metadata: metadata)
+                    metadata: metadata
+                )
                 warned = true
             } else {
                 logger.debug("still no session bus: \(reason)")

@@ -14,9 +14,17 @@ package struct DesktopURLOpener: URLOpener {
 
     static let portalName = "org.freedesktop.portal.Desktop"
     static let openURIMethod = MethodCall(
-        destination: portalName, path: "/org/freedesktop/portal/desktop", interface: "org.freedesktop.portal.OpenURI", member: "OpenURI")
+        destination: portalName,
+        path: "/org/freedesktop/portal/desktop",
+        interface: "org.freedesktop.portal.OpenURI",
+        member: "OpenURI"
+    )
     static let nameHasOwnerMethod = MethodCall(
-        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "NameHasOwner")
+        destination: "org.freedesktop.DBus",
+        path: "/org/freedesktop/DBus",
+        interface: "org.freedesktop.DBus",
+        member: "NameHasOwner"
+    )
     static let callTimeout: Duration = .seconds(5)
 
     private let logger: Logger
@@ -57,7 +65,9 @@ package struct DesktopURLOpener: URLOpener {
         let bus = self.bus
         return await withCheckedContinuation { continuation in
             do throws(SystemCallError) {
-                try DedicatedThread.start(named: "reachctl-open") { continuation.resume(returning: Self.callPortal(url, on: bus)) }
+                try DedicatedThread.start(named: "reachctl-open") {
+                    continuation.resume(returning: Self.callPortal(url, on: bus))
+                }
             } catch {
                 continuation.resume(returning: .failed(error.description))
             }
@@ -68,7 +78,9 @@ package struct DesktopURLOpener: URLOpener {
     private static func callPortal(_ url: String, on which: BusConnection.Bus) -> PortalAnswer {
         do throws(BusError) {
             let bus = try BusConnection(which)
-            let owner = try bus.call(nameHasOwnerMethod, timeout: callTimeout) { writer throws(BusError) in try writer.append(portalName) }
+            let owner = try bus.call(nameHasOwnerMethod, timeout: callTimeout) { writer throws(BusError) in
+                try writer.append(portalName)
+            }
             guard try owner.message.readBool() else { return .absent }
             _ = try bus.call(openURIMethod, timeout: callTimeout) { writer throws(BusError) in
                 try writer.append("")
@@ -90,8 +102,13 @@ package struct DesktopURLOpener: URLOpener {
         let status: TerminationStatus
         do {
             status = try await Subprocess.run(
-                .name("xdg-open"), arguments: Arguments([url]), environment: environment, platformOptions: options,
-                input: .none, output: .discarded, error: .discarded
+                .name("xdg-open"),
+                arguments: Arguments([url]),
+                environment: environment,
+                platformOptions: options,
+                input: .none,
+                output: .discarded,
+                error: .discarded
             ).terminationStatus
         } catch {
             throw URLOpenFailure(description: "cannot run xdg-open: \(error)")

@@ -18,7 +18,12 @@ package struct NotificationAgent: Sendable {
 
     /// An agent following reachd at `client`'s endpoint, posting as `settings` allow, opening
     /// sign-in pages with `opener` (by default the desktop's: ``DesktopURLOpener``).
-    package init(client: ReachdClient, settings: NotificationPolicy<ContinuousClock.Instant>.Settings, opener: (any URLOpener)? = nil, logger: Logger) {
+    package init(
+        client: ReachdClient,
+        settings: NotificationPolicy<ContinuousClock.Instant>.Settings,
+        opener: (any URLOpener)? = nil,
+        logger: Logger
+    ) {
         self.client = client
         self.settings = settings
         self.opener = opener ?? DesktopURLOpener(logger: logger)
@@ -55,7 +60,11 @@ package struct NotificationAgent: Sendable {
         }
     }
 
-    private func decide(_ inputs: AsyncStream<Input>, sink: AsyncStream<Input>.Continuation, notifier: DesktopNotifier) async {
+    private func decide(
+        _ inputs: AsyncStream<Input>,
+        sink: AsyncStream<Input>.Continuation,
+        notifier: DesktopNotifier
+    ) async {
         var policy = NotificationPolicy<ContinuousClock.Instant>(settings: settings)
         var timer: Task<Void, Never>?
         var armedFor: ContinuousClock.Instant?
@@ -90,7 +99,10 @@ package struct NotificationAgent: Sendable {
                 case .post(let notification, let replacing):
                     do {
                         let id = try await notifier.notify(notification, replacing: replacing)
-                        logger.info("showing \"\(notification.summary)\": \(notification.body)", metadata: ["id": "\(id)"])
+                        logger.info(
+                            "showing \"\(notification.summary)\": \(notification.body)",
+                            metadata: ["id": "\(id)"]
+                        )
                         postFailing = false
                         effects += policy.posted(id: id, at: .now)
                     } catch {
@@ -102,7 +114,10 @@ package struct NotificationAgent: Sendable {
                 case .close(let id):
                     do {
                         try await notifier.close(id)
-                        logger.info("withdrew the notification: it no longer tells the truth", metadata: ["id": "\(id)"])
+                        logger.info(
+                            "withdrew the notification: it no longer tells the truth",
+                            metadata: ["id": "\(id)"]
+                        )
                     } catch {
                         logger.notice("cannot withdraw notification \(id): \(error)")
                     }
@@ -136,7 +151,9 @@ package struct NotificationAgent: Sendable {
                 timer = deadline.map { Task.after(ContinuousClock.now.duration(to: $0)) { sink.yield(.tick) } }
             }
             // Only this timer changes the screen without news from reachd or the desktop.
-            logger.debug("\(deadline.map { "next decision in \(ContinuousClock.now.duration(to: $0))" } ?? "nothing scheduled")")
+            logger.debug(
+                "\(deadline.map { "next decision in \(ContinuousClock.now.duration(to: $0))" } ?? "nothing scheduled")"
+            )
         }
     }
 
@@ -145,7 +162,9 @@ package struct NotificationAgent: Sendable {
     private func followVerdicts(into sink: AsyncStream<Input>.Continuation) async {
         var away = false
         // Throws only when cancelled: the agent is stopping.
-        try? await client.follow(backoff: ReconnectBackoff(first: .milliseconds(250), longest: .seconds(30), jitter: true)) { update in
+        try? await client.follow(
+            backoff: ReconnectBackoff(first: .milliseconds(250), longest: .seconds(30), jitter: true)
+        ) { update in
             switch update {
             case .verdict(let document):
                 if away {

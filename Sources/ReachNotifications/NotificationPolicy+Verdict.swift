@@ -16,7 +16,13 @@ extension NotificationPolicy {
         /// Where the path breaks (`gateway`, `upstream`, `server`, ...), when disconnected.
         package var fault: String?
 
-        package init(state: ConnectivityState, reason: String, target: String? = nil, portal: Portal? = nil, fault: String? = nil) {
+        package init(
+            state: ConnectivityState,
+            reason: String,
+            target: String? = nil,
+            portal: Portal? = nil,
+            fault: String? = nil
+        ) {
             self.state = state
             self.reason = reason
             self.target = target
@@ -41,7 +47,12 @@ extension NotificationPolicy {
         /// The interface behind the portal (`wlan0`), to say "Wi-Fi".
         package var interface: String?
 
-        package init(signInURL: String? = nil, venue: String? = nil, sessionEndsAt: Instant? = nil, interface: String? = nil) {
+        package init(
+            signInURL: String? = nil,
+            venue: String? = nil,
+            sessionEndsAt: Instant? = nil,
+            interface: String? = nil
+        ) {
             self.signInURL = signInURL.flatMap(HTTPURL.openable)
             self.venue = venue
             self.sessionEndsAt = sessionEndsAt
@@ -58,10 +69,22 @@ extension NotificationPolicy.Verdict {
         let portal = document.portal.map { portal in
             NotificationPolicy.Portal(
                 signInURL: portal.userPortalURL,
-                venue: ConnectivityWording.venue(venueInfoURL: portal.venueInfoURL, userPortalURL: portal.userPortalURL),
-                sessionEndsAt: portal.sessionEndsAt.flatMap(RFC3339.wallTime(from:)).map { now.advanced(by: $0.sinceEpoch - wallNow.sinceEpoch) },
-                interface: portal.interface)
+                venue: ConnectivityWording.venue(
+                    venueInfoURL: portal.venueInfoURL,
+                    userPortalURL: portal.userPortalURL
+                ),
+                sessionEndsAt: portal.sessionEndsAt.flatMap(RFC3339.wallTime(from:)).map {
+                    now.advanced(by: $0.sinceEpoch - wallNow.sinceEpoch)
+                },
+                interface: portal.interface
+            )
         }
-        self.init(state: ConnectivityState(rawValue: document.state) ?? .unknown, reason: document.reason, target: document.target, portal: portal, fault: document.fault)
+        self.init(
+            state: ConnectivityState(rawValue: document.state) ?? .unknown,
+            reason: document.reason,
+            target: document.target,
+            portal: portal,
+            fault: document.fault
+        )
     }
 }

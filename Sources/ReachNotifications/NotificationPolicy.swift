@@ -37,7 +37,11 @@ package struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Inst
         /// How long before a portal session ends the person is told.
         package var portalWarning: Duration
 
-        package init(minInterval: Duration = .seconds(10), connectedFor: Duration = .seconds(5), portalWarning: Duration = .seconds(300)) {
+        package init(
+            minInterval: Duration = .seconds(10),
+            connectedFor: Duration = .seconds(5),
+            portalWarning: Duration = .seconds(300)
+        ) {
             self.minInterval = minInterval
             self.connectedFor = connectedFor
             self.portalWarning = portalWarning
@@ -129,10 +133,18 @@ package struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Inst
             }
             wanted =
                 verdict.needsSignIn
-                ? .signIn(body: ConnectivityWording.signInBody(venue: verdict.portal?.venue), url: verdict.portal?.signInURL)
+                ? .signIn(
+                    body: ConnectivityWording.signInBody(venue: verdict.portal?.venue),
+                    url: verdict.portal?.signInURL
+                )
                 : .waiting(
-                    body: ConnectivityWording.waitingBody(reason: verdict.reason, target: verdict.target, fault: verdict.fault),
-                    icon: ConnectivityWording.waitingIcon(reason: verdict.reason))
+                    body: ConnectivityWording.waitingBody(
+                        reason: verdict.reason,
+                        target: verdict.target,
+                        fault: verdict.fault
+                    ),
+                    icon: ConnectivityWording.waitingIcon(reason: verdict.reason)
+                )
         case .connected:
             if wanted?.saysDisconnected == true {
                 let outage = outageStart.map { $0.duration(to: now) }
@@ -252,7 +264,9 @@ package struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Inst
     /// The warning for the current session, from ``Settings/portalWarning`` before its end to the
     /// end; once per session, so nothing new once warned (the warning shown stays).
     private func sessionWarning(at now: Instant) -> Presentation? {
-        guard let end = session?.sessionEndsAt, now < end, now.duration(to: end) <= settings.portalWarning else { return nil }
+        guard let end = session?.sessionEndsAt, now < end, now.duration(to: end) <= settings.portalWarning else {
+            return nil
+        }
         if sessionWarnings.isDue(interface: "", sessionEndsAt: end, now: now) { return .sessionEnding(endsAt: end) }
         // Warned of: the warning on screen (always the last session's) stays.
         if case .sessionEnding? = shown { return shown }

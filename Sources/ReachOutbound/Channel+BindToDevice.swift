@@ -14,14 +14,19 @@ extension Channel {
     /// `EPERM` (``DeviceBindingError/isRefused``).
     package func bind(toDevice interface: String) -> EventLoopFuture<Void> {
         var name: InterfaceName = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        guard let provider = self as? any SocketOptionProvider, interface.utf8.count < MemoryLayout<InterfaceName>.size else {
+        guard let provider = self as? any SocketOptionProvider, interface.utf8.count < MemoryLayout<InterfaceName>.size
+        else {
             return eventLoop.makeFailedFuture(DeviceBindingError(interface: interface, errno: nil))
         }
         withUnsafeMutableBytes(of: &name) { $0.copyBytes(from: interface.utf8) }
-        return provider.unsafeSetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_BINDTODEVICE), value: name)
-            .flatMapErrorThrowing { error in
-                throw DeviceBindingError(interface: interface, errno: (error as? IOError)?.errnoCode)
-            }
+        return provider.unsafeSetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET),
+            name: SocketOptionName(SO_BINDTODEVICE),
+            value: name
+        )
+        .flatMapErrorThrowing { error in
+            throw DeviceBindingError(interface: interface, errno: (error as? IOError)?.errnoCode)
+        }
     }
 }
 
@@ -36,7 +41,8 @@ package struct DeviceBindingError: Error, CustomStringConvertible {
     package var isRefused: Bool { errno == EPERM }
 
     package var description: String {
-        "cannot send out of \(interface) only: " + (errno.map { SystemCallError.reason($0) } ?? "not a usable interface name")
+        "cannot send out of \(interface) only: "
+            + (errno.map { SystemCallError.reason($0) } ?? "not a usable interface name")
     }
 }
 

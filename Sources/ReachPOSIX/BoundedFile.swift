@@ -1,7 +1,8 @@
+import ReachSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ReachSupport
 
 /// Reads the small text files a configuration names (the configuration itself, a targets list,
 /// tokens and secrets) with a cap on their size.
@@ -27,9 +28,11 @@ package enum BoundedFile {
         package var description: String {
             switch self {
             case .unreadable(let reason): reason
-            case .tooLarge(let limit): "it is larger than \(BoundedFile.size(limit)), the most reachd reads from such a file"
+            case .tooLarge(let limit):
+                "it is larger than \(BoundedFile.size(limit)), the most reachd reads from such a file"
             case .empty: "it is empty"
-            case .notOneLine(let controlCharacter): controlCharacter ? "it holds a control character" : "it holds more than one line"
+            case .notOneLine(let controlCharacter):
+                controlCharacter ? "it holds a control character" : "it holds more than one line"
             }
         }
     }
@@ -57,18 +60,23 @@ package enum BoundedFile {
         var bytes = [UInt8](repeating: 0, count: limit + 1)
         var count = 0
         while count <= limit {
-            let read = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, limit + 1 - count) }
+            let read = bytes.withUnsafeMutableBytes {
+                Glibc.read(descriptor, $0.baseAddress! + count, limit + 1 - count)
+            }
             if read < 0, errno == EINTR { continue }
             guard read >= 0 else { return .failure(.unreadable(SystemCallError.reason(errno))) }
             if read == 0 { break }
             count += read
         }
         guard count <= limit else { return .failure(.tooLarge(limit: limit)) }
-        guard let text = String(validating: bytes[..<count], as: UTF8.self) else { return .failure(.unreadable("it is not UTF-8 text")) }
+        guard let text = String(validating: bytes[..<count], as: UTF8.self) else {
+            return .failure(.unreadable("it is not UTF-8 text"))
+        }
         return .success(text)
     }
 
     static func size(_ bytes: Int) -> String {
-        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : bytes % 1024 == 0 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0
+            ? "\(bytes >> 20) MiB" : bytes % 1024 == 0 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
     }
 }

@@ -1,7 +1,8 @@
+import ReachSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ReachSupport
 
 /// A SQLite file that failed its check is kept for inspection, never overwritten: the one way the
 /// durable queue and the history move one aside.

@@ -19,13 +19,18 @@ package enum DedicatedThread {
     package static func start(named name: String, _ run: @escaping @Sendable () -> Void) throws(SystemCallError) {
         let context = Unmanaged.passRetained(Body(name, run)).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
-            _ = dedicated_thread_name_current(String(body.name.utf8.prefix(15)) ?? "reachd")
-            body.run()
-            return nil
-        }, context)
+        let result = pthread_create(
+            &thread,
+            nil,
+            { context in
+                guard let context else { return nil }
+                let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
+                _ = dedicated_thread_name_current(String(body.name.utf8.prefix(15)) ?? "reachd")
+                body.run()
+                return nil
+            },
+            context
+        )
         guard result == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
             throw SystemCallError("pthread_create", code: result)

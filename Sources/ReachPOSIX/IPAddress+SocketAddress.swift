@@ -9,7 +9,10 @@ extension IPAddress {
     }
 
     /// Calls `body` with a `sockaddr_in`/`sockaddr_in6` for this address and `port`, and its length.
-    package func withSocketAddress<Result>(port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+    package func withSocketAddress<Result>(
+        port: UInt16,
+        _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+    ) -> Result {
         let bytes = networkBytes
         if family == .ipv4 {
             var address = sockaddr_in()
@@ -26,7 +29,10 @@ extension IPAddress {
     }
 
     /// Hands `address` to `body` as a `sockaddr` with its length.
-    private static func pass<Address, Result>(_ address: inout Address, to body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+    private static func pass<Address, Result>(
+        _ address: inout Address,
+        to body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+    ) -> Result {
         withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<Address>.size)) }
         }
@@ -38,12 +44,22 @@ extension IPAddress {
         switch Int32(storage.ss_family) {
         case AF_INET:
             let bytes = withUnsafeBytes(of: &storage) { raw in
-                Array(UnsafeRawBufferPointer(start: raw.baseAddress! + MemoryLayout<sockaddr_in>.offset(of: \.sin_addr)!, count: 4))
+                Array(
+                    UnsafeRawBufferPointer(
+                        start: raw.baseAddress! + MemoryLayout<sockaddr_in>.offset(of: \.sin_addr)!,
+                        count: 4
+                    )
+                )
             }
             self.init(bytes: bytes)
         case AF_INET6:
             let bytes = withUnsafeBytes(of: &storage) { raw in
-                Array(UnsafeRawBufferPointer(start: raw.baseAddress! + MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)!, count: 16))
+                Array(
+                    UnsafeRawBufferPointer(
+                        start: raw.baseAddress! + MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)!,
+                        count: 16
+                    )
+                )
             }
             self.init(bytes: bytes)
         default:

@@ -1,9 +1,10 @@
+import ReachSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ReachSupport
 
 extension MonitorClock {
     /// The real clocks: `ContinuousClock` for uptime (it keeps counting through system sleep, so a

@@ -8,7 +8,11 @@ import ReachSupport
 package enum RouteSourceAddress {
     /// `nil` when there is no route (or no address of the family).
     package static func toward(_ destination: IPAddress) -> IPAddress? {
-        let descriptor = socket(destination.family == .ipv4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(
+            destination.family == .ipv4 ? AF_INET : AF_INET6,
+            Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            0
+        )
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         let connected = destination.withSocketAddress(port: 53) { connect(descriptor, $0, $1) }

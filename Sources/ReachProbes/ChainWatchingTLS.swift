@@ -11,7 +11,9 @@ enum ChainWatchingTLS {
     /// - Parameter see: Called on the channel's event loop, during the handshake, with each
     ///   certificate the verifier is shown.
     static func clientHandler(
-        context: NIOSSLContext, serverHostname: String?, see: @escaping (NIOSSLCertificate) -> Void
+        context: NIOSSLContext,
+        serverHostname: String?,
+        see: @escaping (NIOSSLCertificate) -> Void
     ) throws -> NIOSSLClientHandler {
         let maker: any TLSClientHandlerMaking.Type = WatchingVerification.self
         return try maker.clientHandler(context: context, serverHostname: serverHostname, see: see)
@@ -20,20 +22,30 @@ enum ChainWatchingTLS {
 
 private protocol TLSClientHandlerMaking {
     static func clientHandler(
-        context: NIOSSLContext, serverHostname: String?, see: @escaping (NIOSSLCertificate) -> Void
+        context: NIOSSLContext,
+        serverHostname: String?,
+        see: @escaping (NIOSSLCertificate) -> Void
     ) throws -> NIOSSLClientHandler
 }
 
 private enum WatchingVerification: TLSClientHandlerMaking {
-    @available(*, deprecated, message: "uses NIOSSL's deprecated per-certificate callback; call ChainWatchingTLS.clientHandler")
+    @available(
+        *,
+        deprecated,
+        message: "uses NIOSSL's deprecated per-certificate callback; call ChainWatchingTLS.clientHandler"
+    )
     static func clientHandler(
-        context: NIOSSLContext, serverHostname: String?, see: @escaping (NIOSSLCertificate) -> Void
+        context: NIOSSLContext,
+        serverHostname: String?,
+        see: @escaping (NIOSSLCertificate) -> Void
     ) throws -> NIOSSLClientHandler {
         try NIOSSLClientHandler(
-            context: context, serverHostname: serverHostname,
+            context: context,
+            serverHostname: serverHostname,
             verificationCallback: { preverified, certificate in
                 see(certificate)
                 return preverified
-            })
+            }
+        )
     }
 }

@@ -22,7 +22,10 @@ extension ClientBootstrap {
     /// - Parameter interface: The uplink a probe of one path leaves through (`SO_BINDTODEVICE`);
     ///   `nil`, a target's own probe, follows the routes and pays nothing for it.
     static func forProbe(
-        on loop: any EventLoop, connectTimeout: Duration, writesOnce: Bool, interface: String? = nil,
+        on loop: any EventLoop,
+        connectTimeout: Duration,
+        writesOnce: Bool,
+        interface: String? = nil,
         configure: @escaping @Sendable (any Channel) throws -> Void = { _ in }
     ) -> ClientBootstrap {
         let bootstrap = ClientBootstrap(group: loop)
@@ -50,10 +53,15 @@ extension ClientBootstrap {
     /// hop and a Happy Eyeballs race that could only ever find that one address. An address also
     /// names its family, so it needs no bind to the family's wildcard address: a system call per
     /// probe that could only ever succeed.
-    func connect(to endpoint: HostPort, family: ReachCore.AddressFamily, on loop: any EventLoop) -> EventLoopFuture<any Channel> {
+    func connect(
+        to endpoint: HostPort,
+        family: ReachCore.AddressFamily,
+        on loop: any EventLoop
+    ) -> EventLoopFuture<any Channel> {
         if let address = try? SocketAddress(ipAddress: endpoint.host, port: endpoint.port) {
             guard family.admits(address) else {
-                let detail = "the target is limited to \(family.rawValue), and \(endpoint.host) is not an \(family.rawValue) address"
+                let detail =
+                    "the target is limited to \(family.rawValue), and \(endpoint.host) is not an \(family.rawValue) address"
                 return loop.makeFailedFuture(AddressFamilyMismatch(detail: detail))
             }
             return connect(to: address)
@@ -65,7 +73,10 @@ extension ClientBootstrap {
         case .ipv4: wildcard = "0.0.0.0"
         case .ipv6: wildcard = "::"
         }
-        return bind(to: try! SocketAddress(ipAddress: wildcard, port: 0)).connect(host: endpoint.host, port: endpoint.port)
+        return bind(to: try! SocketAddress(ipAddress: wildcard, port: 0)).connect(
+            host: endpoint.host,
+            port: endpoint.port
+        )
     }
 }
 

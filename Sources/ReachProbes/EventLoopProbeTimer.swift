@@ -21,7 +21,11 @@ package struct EventLoopProbeTimer: ProbeTimer {
     ///
     /// A callback, not a task: NIO runs it without the promise and future a scheduled task
     /// allocates, once per tick. A loop that is shutting down never fires it.
-    package func schedule(at uptime: Duration, of clock: MonitorClock, _ body: @escaping @Sendable () -> Void) -> ProbeCancellation {
+    package func schedule(
+        at uptime: Duration,
+        of clock: MonitorClock,
+        _ body: @escaping @Sendable () -> Void
+    ) -> ProbeCancellation {
         let delay = TimeAmount(max(uptime - clock.uptime, .zero))
         guard let scheduled = try? loop.scheduleCallback(in: delay, handler: Tick(body: body)) else { return .none }
         return ProbeCancellation { scheduled.cancel() }

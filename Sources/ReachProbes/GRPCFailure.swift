@@ -97,7 +97,11 @@ package enum GRPCFailure {
             return SocketFailure.classify(channelError, phase: phase)
         }
         if String(reflecting: type(of: cause)).hasPrefix("NIOHTTP2") {
-            return ProbeFailure(.protocolError, phase: phase, detail: "the server does not speak HTTP/2: not a gRPC server")
+            return ProbeFailure(
+                .protocolError,
+                phase: phase,
+                detail: "the server does not speak HTTP/2: not a gRPC server"
+            )
         }
         return nil
     }

@@ -70,7 +70,12 @@ package struct GRPCHealthProber: Prober {
     package func probe(_ target: ProbeTarget) async -> ProbeResult {
         let start = ContinuousClock.now
         guard case .grpc(let check) = target.check else {
-            return .failure(target.name, .protocolError, detail: "not a gRPC health target (\(target.kind))", latency: .zero)
+            return .failure(
+                target.name,
+                .protocolError,
+                detail: "not a gRPC health target (\(target.kind))",
+                latency: .zero
+            )
         }
         let name = target.name
         let timeout = target.timeout
@@ -86,7 +91,15 @@ package struct GRPCHealthProber: Prober {
         let tracker = GRPCProbePhaseTracker()
 
         let work = Task {
-            await Self.check(check, family: family, security: security, deadline: deadline, tracker: tracker, name: name, start: start)
+            await Self.check(
+                check,
+                family: family,
+                security: security,
+                deadline: deadline,
+                tracker: tracker,
+                name: name,
+                start: start
+            )
         }
         // Once the race is decided, cancelled and left to wind down on its own (see above).
         defer { work.cancel() }
@@ -95,7 +108,13 @@ package struct GRPCHealthProber: Prober {
         case .finished(let checked):
             result = checked
         case .expired:
-            result = .failure(name, .timeout, phase: tracker.current, detail: "no answer within \(timeout)", latency: ContinuousClock.now - start)
+            result = .failure(
+                name,
+                .timeout,
+                phase: tracker.current,
+                detail: "no answer within \(timeout)",
+                latency: ContinuousClock.now - start
+            )
         case .cancelled:
             result = .failure(name, .cancelled, phase: tracker.current, latency: ContinuousClock.now - start)
         }
@@ -137,7 +156,9 @@ package struct GRPCHealthProber: Prober {
     /// `report` is called from this task, one result at a time; it should return quickly. Nothing
     /// is reported after cancellation. Returns at once for a target that is not a gRPC target.
     package func watch(
-        _ target: ProbeTarget, epoch: @escaping @Sendable () -> ProbeEpoch, report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
+        _ target: ProbeTarget,
+        epoch: @escaping @Sendable () -> ProbeEpoch,
+        report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
     ) async {
         guard case .grpc(let check) = target.check else { return }
         // A context that cannot be made fails every Check too, which reports why.
@@ -167,16 +188,29 @@ package struct GRPCHealthProber: Prober {
     /// The target's TLS, its context made once per CA bundle; `nil` for plaintext.
     private func transportSecurity(for check: GRPCHealthCheck) async throws -> GRPCTransportSecurity? {
         guard let settings = check.tls else { return nil }
-        let context = try await tlsContexts.context(caFile: settings.caFile, applicationProtocols: GRPCTransportSecurity.applicationProtocols)
+        let context = try await tlsContexts.context(
+            caFile: settings.caFile,
+            applicationProtocols: GRPCTransportSecurity.applicationProtocols
+        )
         return GRPCTransportSecurity(context: context, settings: settings, endpoint: check.endpoint)
     }
 
     private static func check(
-        _ check: GRPCHealthCheck, family: AddressFamily, security: GRPCTransportSecurity?, deadline: ContinuousClock.Instant,
-        tracker: GRPCProbePhaseTracker, name: String, start: ContinuousClock.Instant
+        _ check: GRPCHealthCheck,
+        family: AddressFamily,
+        security: GRPCTransportSecurity?,
+        deadline: ContinuousClock.Instant,
+        tracker: GRPCProbePhaseTracker,
+        name: String,
+        start: ContinuousClock.Instant
     ) async -> ProbeResult {
         do {
-            let response = try await withHealthClient(check.endpoint, family: family, security: security, tracker: tracker) { health in
+            let response = try await withHealthClient(
+                check.endpoint,
+                family: family,
+                security: security,
+                tracker: tracker
+            ) { health in
                 var options = CallOptions.defaults
                 options.timeout = max(deadline - ContinuousClock.now, .milliseconds(1))
                 options.waitForReady = false
@@ -187,9 +221,16 @@ package struct GRPCHealthProber: Prober {
         } catch {
             // The transport says only that the connection closed; the handshake's watcher knows why.
             let failure = Task.isCancelled ? nil : tracker.tlsFailure
-            var classified = failure ?? GRPCFailure.classify(error, phase: tracker.current, taskCancelled: Task.isCancelled)
-            if let certificate = tracker.certificate { classified = TLSComplaint.explained(classified, presenting: certificate, now: .now()) }
-            return ProbeResult(target: name, failure: classified, timings: ProbeTimings(total: ContinuousClock.now - start))
+            var classified =
+                failure ?? GRPCFailure.classify(error, phase: tracker.current, taskCancelled: Task.isCancelled)
+            if let certificate = tracker.certificate {
+                classified = TLSComplaint.explained(classified, presenting: certificate, now: .now())
+            }
+            return ProbeResult(
+                target: name,
+                failure: classified,
+                timings: ProbeTimings(total: ContinuousClock.now - start)
+            )
         }
     }
 
@@ -205,7 +246,10 @@ package struct GRPCHealthProber: Prober {
     /// Opens one Watch stream and reports what it delivers until it ends or the task is cancelled.
     /// Returns whether any status arrived.
     private func holdWatchStream(
-        _ target: ProbeTarget, check: GRPCHealthCheck, security: GRPCTransportSecurity?, report: @escaping @Sendable (ProbeResult) -> Void
+        _ target: ProbeTarget,
+        check: GRPCHealthCheck,
+        security: GRPCTransportSecurity?,
+        report: @escaping @Sendable (ProbeResult) -> Void
     ) async -> Bool {
         let start = ContinuousClock.now
         let family = target.addressFamily
@@ -215,10 +259,16 @@ package struct GRPCHealthProber: Prober {
         // the report that the stream failed to open.
         let stream = Task {
             do {
-                try await Self.withHealthClient(check.endpoint, family: family, security: security, tracker: GRPCProbePhaseTracker()) { health in
+                try await Self.withHealthClient(
+                    check.endpoint,
+                    family: family,
+                    security: security,
+                    tracker: GRPCProbePhaseTracker()
+                ) { health in
                     var options = CallOptions.defaults
                     options.waitForReady = false
-                    try await health.watch(request: ClientRequest(message: Self.request(for: check)), options: options) { response in
+                    try await health.watch(request: ClientRequest(message: Self.request(for: check)), options: options)
+                    { response in
                         for try await message in response.messages {
                             continuation.yield(.status(message.status))
                         }
@@ -259,7 +309,9 @@ package struct GRPCHealthProber: Prober {
                 if streamLatency == nil {
                     logger.debug(
                         "gRPC health watch delivered no status in time",
-                        metadata: ["target": "\(target.name)", "endpoint": "\(check.endpoint)", "timeout": "\(target.timeout)"]
+                        metadata: [
+                            "target": "\(target.name)", "endpoint": "\(check.endpoint)", "timeout": "\(target.timeout)",
+                        ]
                     )
                     return false
                 }
@@ -280,7 +332,9 @@ package struct GRPCHealthProber: Prober {
     /// proto are all the server's own word that it cannot serve: ``FailureReason/notServing``.
     /// Package-visible for the fuzz targets (`FuzzTesting`), which feed it decoded server answers.
     package static func result(
-        for status: Grpc_Health_V1_HealthCheckResponse.ServingStatus, target: String, latency: Duration
+        for status: Grpc_Health_V1_HealthCheckResponse.ServingStatus,
+        target: String,
+        latency: Duration
     ) -> ProbeResult {
         switch status {
         case .serving:
@@ -299,7 +353,10 @@ package struct GRPCHealthProber: Prober {
     /// Runs `body` with a health client on a fresh HTTP/2 connection to `endpoint` (over TLS with
     /// `security`, else plaintext), closed when `body` returns.
     private static func withHealthClient<Result: Sendable>(
-        _ endpoint: HostPort, family: AddressFamily, security: GRPCTransportSecurity?, tracker: GRPCProbePhaseTracker,
+        _ endpoint: HostPort,
+        family: AddressFamily,
+        security: GRPCTransportSecurity?,
+        tracker: GRPCProbePhaseTracker,
         _ body: (Grpc_Health_V1_Health.Client<HTTP2ClientTransport.Posix>) async throws -> Result
     ) async throws -> Result {
         let transport = try await makeTransport(endpoint, family: family, security: security, tracker: tracker)
@@ -309,12 +366,17 @@ package struct GRPCHealthProber: Prober {
     }
 
     private static func makeTransport(
-        _ endpoint: HostPort, family: AddressFamily, security: GRPCTransportSecurity?, tracker: GRPCProbePhaseTracker
+        _ endpoint: HostPort,
+        family: AddressFamily,
+        security: GRPCTransportSecurity?,
+        tracker: GRPCProbePhaseTracker
     ) async throws -> HTTP2ClientTransport.Posix {
         var config = HTTP2ClientTransport.Posix.Config.defaults
         if let security {
             // The TLS handlers go in here; their watcher moves the phase to `tls`, then `head`.
-            config.channelDebuggingCallbacks.onCreateTCPConnection = { channel in security.install(on: channel, tracker: tracker) }
+            config.channelDebuggingCallbacks.onCreateTCPConnection = { channel in
+                security.install(on: channel, tracker: tracker)
+            }
         } else {
             // Called once the TCP connection is up: from here on the probe waits for the server's
             // HTTP/2 settings and the answer, so a timeout now means a server that does not speak.
@@ -329,7 +391,8 @@ package struct GRPCHealthProber: Prober {
         case .auto:
             registry.registerFactory(GRPCPhaseTrackingDNSResolverFactory())
             resolvable = GRPCPhaseTrackingDNSTarget(
-                dns: ResolvableTargets.DNS(host: endpoint.host, port: endpoint.port), tracker: tracker
+                dns: ResolvableTargets.DNS(host: endpoint.host, port: endpoint.port),
+                tracker: tracker
             )
         case .ipv4:
             let addresses = try await GRPCAddressResolver.resolve(host: endpoint.host, family: .ipv4)
@@ -343,7 +406,10 @@ package struct GRPCHealthProber: Prober {
             tracker.advance(to: .connect)
         }
         return try HTTP2ClientTransport.Posix(
-            target: resolvable, transportSecurity: security == nil ? .plaintext : .customSecure, config: config, resolverRegistry: registry
+            target: resolvable,
+            transportSecurity: security == nil ? .plaintext : .customSecure,
+            config: config,
+            resolverRegistry: registry
         )
     }
 }

@@ -94,7 +94,11 @@ struct GRPCPhaseTrackingDNSResolverFactory: NameResolverFactory, Sendable {
             tracker.advance(to: .connect)
             return result
         }
-        return NameResolver(names: RPCAsyncSequence(wrapping: names), updateMode: inner.updateMode, authority: inner.authority)
+        return NameResolver(
+            names: RPCAsyncSequence(wrapping: names),
+            updateMode: inner.updateMode,
+            authority: inner.authority
+        )
     }
 }
 

@@ -35,7 +35,11 @@ struct GRPCTransportSecurity: Sendable {
             let watcher = GRPCHandshakeWatcher(tracker: tracker)
             try pipeline.addHandler(watcher, position: .first)
             try pipeline.addHandler(
-                ChainWatchingTLS.clientHandler(context: context, serverHostname: serverHostname) { watcher.chain?.saw($0) }, position: .first)
+                ChainWatchingTLS.clientHandler(context: context, serverHostname: serverHostname) {
+                    watcher.chain?.saw($0)
+                },
+                position: .first
+            )
         }
     }
 }

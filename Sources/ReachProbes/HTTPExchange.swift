@@ -51,7 +51,10 @@ final class HTTPExchange: @unchecked Sendable {
     private var certificate: ServerCertificate?
 
     init(
-        target: ProbeTarget, check: HTTPCheck, plan: HTTPRequestPlan, loop: any EventLoop,
+        target: ProbeTarget,
+        check: HTTPCheck,
+        plan: HTTPRequestPlan,
+        loop: any EventLoop,
         whenDone: @escaping @Sendable (ProbeResult) -> Void
     ) {
         self.target = target
@@ -74,7 +77,10 @@ final class HTTPExchange: @unchecked Sendable {
         }
         // The connect timeout is past the deadline: the deadline decides, and names the phase.
         ClientBootstrap.forProbe(
-            on: loop, connectTimeout: target.timeout + .seconds(1), writesOnce: plan.tls == nil, interface: target.interface
+            on: loop,
+            connectTimeout: target.timeout + .seconds(1),
+            writesOnce: plan.tls == nil,
+            interface: target.interface
         ) { [self] channel in
             try configure(channel.pipeline.syncOperations)
         }
@@ -95,7 +101,11 @@ final class HTTPExchange: @unchecked Sendable {
     private func configure(_ pipeline: ChannelPipeline.SynchronousOperations) throws {
         let handler = HTTPExchangeHandler(exchange: self, watchesChain: plan.tls != nil)
         if let tls = plan.tls {
-            try pipeline.addHandler(ChainWatchingTLS.clientHandler(context: tls, serverHostname: plan.serverHostname) { handler.chain?.saw($0) })
+            try pipeline.addHandler(
+                ChainWatchingTLS.clientHandler(context: tls, serverHostname: plan.serverHostname) {
+                    handler.chain?.saw($0)
+                }
+            )
         }
         // NIOHTTP1's encoder and header validator ran once, for the plan; its decoder, which must
         // see the request go by to pair the answer with it, runs for every probe.
@@ -166,7 +176,15 @@ final class HTTPExchange: @unchecked Sendable {
             timings.total = elapsed
             settle(
                 HTTPProber.judge(
-                    status: status, location: location, body: body, bodyIsCut: bodyIsCut, check: check, target: target.name, timings: timings))
+                    status: status,
+                    location: location,
+                    body: body,
+                    bodyIsCut: bodyIsCut,
+                    check: check,
+                    target: target.name,
+                    timings: timings
+                )
+            )
         }
     }
 
@@ -185,12 +203,24 @@ final class HTTPExchange: @unchecked Sendable {
     func closed(_ channel: any Channel) {
         // Settling closes the channel, which lands here: nothing is left to say by then.
         guard stage != .done, channel === self.channel else { return }
-        finish(failure: ProbeFailure(.connectionReset, phase: phase, detail: "the server closed the connection before answering"))
+        finish(
+            failure: ProbeFailure(
+                .connectionReset,
+                phase: phase,
+                detail: "the server closed the connection before answering"
+            )
+        )
     }
 
     private func timedOut() {
         let phase = self.phase
-        finish(failure: ProbeFailure(.timeout, phase: phase, detail: "no complete answer before the deadline (stuck in \(phase.rawValue))"))
+        finish(
+            failure: ProbeFailure(
+                .timeout,
+                phase: phase,
+                detail: "no complete answer before the deadline (stuck in \(phase.rawValue))"
+            )
+        )
     }
 
     private var phase: ProbePhase {
@@ -268,7 +298,9 @@ final class HTTPExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
     private func handOverChain(_ context: ChannelHandlerContext) {
         guard let seen = chain else { return }
         chain = nil
-        if let certificate = seen.certificate(on: context.pipeline.syncOperations) { exchange.presented(certificate, on: context.channel) }
+        if let certificate = seen.certificate(on: context.pipeline.syncOperations) {
+            exchange.presented(certificate, on: context.channel)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -1,9 +1,10 @@
 import FoundationEssentials
+import NIOCore
+import ReachCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import NIOCore
-import ReachCore
 
 extension HTTPExpectation {
     /// Whether judging an answer needs its body.

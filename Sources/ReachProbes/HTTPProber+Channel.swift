@@ -13,12 +13,16 @@ extension HTTPProber {
     ///
     /// - Throws: When the plan cannot be made (a header NIOHTTP1 refuses) or the handlers cannot be added.
     package static func exchange(
-        _ target: ProbeTarget, over channel: any Channel, whenDone: @escaping @Sendable (ProbeResult) -> Void
+        _ target: ProbeTarget,
+        over channel: any Channel,
+        whenDone: @escaping @Sendable (ProbeResult) -> Void
     ) throws {
         guard case .http(let check) = target.check, !check.isHTTPS else {
             preconditionFailure("HTTPProber.exchange(_:over:whenDone:) takes a plain-HTTP target")
         }
         let plan = try HTTPRequestPlan(check: check, tls: nil)
-        try HTTPExchange(target: target, check: check, plan: plan, loop: channel.eventLoop, whenDone: whenDone).run(over: channel)
+        try HTTPExchange(target: target, check: check, plan: plan, loop: channel.eventLoop, whenDone: whenDone).run(
+            over: channel
+        )
     }
 }

@@ -52,14 +52,21 @@ package final class HTTPProber: StartingProber {
 
     /// Starts the exchange on the current event loop when called on one of the group's (a tick of
     /// ``EventLoopProbeTimer``), so that starting it and handing over its result take no hop.
-    package func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
+    package func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation
+    {
         guard case .http(let check) = target.check else {
             whenDone(Self.notHTTP(target))
             return .none
         }
         // A check's first probe prepares its plan, off the loop.
         guard let plan = plans.withLock({ $0[check] }) else { return startInTask(target, whenDone: whenDone) }
-        let exchange = HTTPExchange(target: target, check: check, plan: plan, loop: eventLoopGroup.any(), whenDone: whenDone)
+        let exchange = HTTPExchange(
+            target: target,
+            check: check,
+            plan: plan,
+            loop: eventLoopGroup.any(),
+            whenDone: whenDone
+        )
         if exchange.loop.inEventLoop {
             exchange.start()
         } else {
@@ -86,7 +93,11 @@ package final class HTTPProber: StartingProber {
             do {
                 tls = try await tlsContexts.context(caFile: check.tls.caFile)
             } catch {
-                throw PlanError(reason: .tlsFailure, phase: .tls, detail: "cannot set up TLS: \(TLSComplaint.words(error) ?? "the trust store cannot be read")")
+                throw PlanError(
+                    reason: .tlsFailure,
+                    phase: .tls,
+                    detail: "cannot set up TLS: \(TLSComplaint.words(error) ?? "the trust store cannot be read")"
+                )
             }
         }
         do {
@@ -100,17 +111,31 @@ package final class HTTPProber: StartingProber {
 
     /// The verdict on a whole answer: the status first, then the body.
     static func judge(
-        status: Int, location: String? = nil, body: ByteBuffer, bodyIsCut: Bool, check: HTTPCheck, target: String, timings: ProbeTimings
+        status: Int,
+        location: String? = nil,
+        body: ByteBuffer,
+        bodyIsCut: Bool,
+        check: HTTPCheck,
+        target: String,
+        timings: ProbeTimings
     ) -> ProbeResult {
         let expectation = check.expectation
         guard expectation.accepts(status: status) else {
             let detail = location.map { "HTTP \(status), redirected to \($0)" } ?? "HTTP \(status)"
             return ProbeResult(
-                target: target, failure: ProbeFailure(.httpStatus(status), phase: .head, detail: detail, location: location), timings: timings)
+                target: target,
+                failure: ProbeFailure(.httpStatus(status), phase: .head, detail: detail, location: location),
+                timings: timings
+            )
         }
         if let mismatch = expectation.mismatch(in: body) {
-            let detail = bodyIsCut ? "\(mismatch) (only the first \(bodyLimit >> 20) MiB of the body is read)" : mismatch
-            return ProbeResult(target: target, failure: ProbeFailure(.unexpectedBody, phase: .body, detail: detail), timings: timings)
+            let detail =
+                bodyIsCut ? "\(mismatch) (only the first \(bodyLimit >> 20) MiB of the body is read)" : mismatch
+            return ProbeResult(
+                target: target,
+                failure: ProbeFailure(.unexpectedBody, phase: .body, detail: detail),
+                timings: timings
+            )
         }
         return ProbeResult(target: target, timings: timings)
     }

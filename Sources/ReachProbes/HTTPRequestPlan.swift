@@ -32,7 +32,10 @@ struct HTTPRequestPlan: Sendable {
         let target = HTTPURL(check.url)?.requestTarget ?? "/"
         var headers = HTTPHeaders()
         let hostName = check.tls.serverName ?? check.endpoint.host
-        headers.add(name: "Host", value: HTTPURL.hostHeader(host: hostName, port: check.endpoint.port, isHTTPS: check.isHTTPS))
+        headers.add(
+            name: "Host",
+            value: HTTPURL.hostHeader(host: hostName, port: check.endpoint.port, isHTTPS: check.isHTTPS)
+        )
         headers.add(name: "User-Agent", value: "reachd/\(ReachVersion.current)")
         for field in check.headers {
             headers.add(name: field.name, value: field.value)

@@ -46,7 +46,9 @@ package struct ICMPEchoProber: Sendable {
         return await withCheckedContinuation { continuation in
             do {
                 try DedicatedThread.start(named: "reachd-icmp") {
-                    continuation.resume(returning: Self.run(address, interface: interface, count: count, spacing: spacing, wait: wait))
+                    continuation.resume(
+                        returning: Self.run(address, interface: interface, count: count, spacing: spacing, wait: wait)
+                    )
                 }
             } catch {
                 continuation.resume(returning: .failed(errno: (error as? SystemCallError)?.code ?? EAGAIN))
@@ -54,18 +56,29 @@ package struct ICMPEchoProber: Sendable {
         }
     }
 
-    private static func run(_ address: IPAddress, interface: String?, count: Int, spacing: Duration, wait: Duration) -> Outcome {
+    private static func run(
+        _ address: IPAddress,
+        interface: String?,
+        count: Int,
+        spacing: Duration,
+        wait: Duration
+    ) -> Outcome {
         let ipv6 = address.family == .ipv6
         let descriptor = socket(
-            ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
-            Int32(ipv6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP))
+            ipv6 ? AF_INET6 : AF_INET,
+            Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            Int32(ipv6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP)
+        )
         guard descriptor >= 0 else {
             let code = errno
-            return [EACCES, EPERM, EPROTONOSUPPORT, EAFNOSUPPORT].contains(code) ? .notPermitted(errno: code) : .failed(errno: code)
+            return [EACCES, EPERM, EPROTONOSUPPORT, EAFNOSUPPORT].contains(code)
+                ? .notPermitted(errno: code) : .failed(errno: code)
         }
         defer { close(descriptor) }
         if let interface {
-            let bound = interface.withCString { setsockopt(descriptor, SOL_SOCKET, SO_BINDTODEVICE, $0, socklen_t(strlen($0) + 1)) }
+            let bound = interface.withCString {
+                setsockopt(descriptor, SOL_SOCKET, SO_BINDTODEVICE, $0, socklen_t(strlen($0) + 1))
+            }
             guard bound == 0 else { return .failed(errno: errno) }
         }
         // Echo request: type 8 (ICMPv6: 128), code 0; the kernel sets the checksum and identifier.

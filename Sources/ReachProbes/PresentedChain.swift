@@ -32,8 +32,10 @@ struct PresentedChain {
         // Once the chain verified, the leaf was the last one shown: its date is counted already.
         if let last, leaf != last { notAfter = min(notAfter, Int(leaf.notValidAfter)) }
         return ServerCertificate(
-            notAfter: WallTime(sinceEpoch: .seconds(notAfter)), subject: Self.distinguishedName(leaf.subjectName),
-            issuer: Self.distinguishedName(leaf.issuerName))
+            notAfter: WallTime(sinceEpoch: .seconds(notAfter)),
+            subject: Self.distinguishedName(leaf.subjectName),
+            issuer: Self.distinguishedName(leaf.issuerName)
+        )
     }
 
     /// The chain in our terms, with the leaf as the handshake on `pipeline` left it.
@@ -50,7 +52,8 @@ struct PresentedChain {
     }
 
     private static let attributeTypes: [(type: SSLCertificateNameType, key: String)] = [
-        (.commonName, "CN"), (.organizationalUnit, "OU"), (.organization, "O"), (.city, "L"), (.state, "ST"), (.country, "C"),
+        (.commonName, "CN"), (.organizationalUnit, "OU"), (.organization, "O"), (.city, "L"), (.state, "ST"),
+        (.country, "C"),
         (.emailAddress, "emailAddress"), (.userId, "UID"),
     ]
 
@@ -59,7 +62,9 @@ struct PresentedChain {
         // Nearly every name needs none: checked on the bytes, as walking characters costs more
         // than the rest of reading the chain.
         let utf8 = value.utf8
-        let special = { (byte: UInt8) in byte == 0x22 || byte == 0x2B || byte == 0x2C || byte == 0x3B || byte == 0x3C || byte == 0x3E || byte == 0x5C }
+        let special = { (byte: UInt8) in
+            byte == 0x22 || byte == 0x2B || byte == 0x2C || byte == 0x3B || byte == 0x3C || byte == 0x3E || byte == 0x5C
+        }
         if !utf8.contains(where: special), utf8.first != 0x23, utf8.first != 0x20, utf8.last != 0x20 { return value }
         var text = ""
         let last = value.count - 1

@@ -23,7 +23,8 @@ package struct ProbeDispatcher: WatchingProber, StartingProber {
 
     /// HTTP and TCP probes start on the caller's event loop; a gRPC probe, async in grpc-swift,
     /// runs in a task of its own.
-    package func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
+    package func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation
+    {
         switch target.check {
         case .http: http.start(target, whenDone: whenDone)
         case .tcp: tcp.start(target, whenDone: whenDone)
@@ -37,7 +38,9 @@ package struct ProbeDispatcher: WatchingProber, StartingProber {
     }
 
     package func watch(
-        _ target: ProbeTarget, epoch: @escaping @Sendable () -> ProbeEpoch, report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
+        _ target: ProbeTarget,
+        epoch: @escaping @Sendable () -> ProbeEpoch,
+        report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
     ) async {
         await grpc.watch(target, epoch: epoch, report: report)
     }

@@ -40,7 +40,8 @@ enum SocketFailure {
     static func classify(_ error: ChannelError, phase: ProbePhase) -> ProbeFailure? {
         switch error {
         case .connectTimeout: ProbeFailure(.timeout, phase: .connect)
-        case .eof, .inputClosed: ProbeFailure(.connectionReset, phase: phase, detail: "the server closed the connection")
+        case .eof, .inputClosed:
+            ProbeFailure(.connectionReset, phase: phase, detail: "the server closed the connection")
         case .ioOnClosedChannel, .outputClosed, .alreadyClosed: ProbeFailure(.connectionReset, phase: phase)
         default: nil
         }

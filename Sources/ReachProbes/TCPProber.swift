@@ -18,12 +18,18 @@ package struct TCPProber: StartingProber {
     }
 
     /// Connects on the current loop when the caller runs on one of the group's, else on the next.
-    package func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
+    package func start(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation
+    {
         let started = ContinuousClock.now
         let cancelled = CancelFlag()
         let loop = eventLoopGroup.any()
-        let connecting = ClientBootstrap.forProbe(on: loop, connectTimeout: target.timeout, writesOnce: true, interface: target.interface)
-            .connect(to: target.endpoint, family: target.addressFamily, on: loop)
+        let connecting = ClientBootstrap.forProbe(
+            on: loop,
+            connectTimeout: target.timeout,
+            writesOnce: true,
+            interface: target.interface
+        )
+        .connect(to: target.endpoint, family: target.addressFamily, on: loop)
         connecting.whenComplete { outcome in
             let elapsed = started.duration(to: .now)
             switch outcome {
@@ -32,7 +38,8 @@ package struct TCPProber: StartingProber {
                 whenDone(
                     cancelled.isSet
                         ? .failure(target.name, .cancelled, phase: .connect, latency: elapsed)
-                        : ProbeResult(target: target.name, timings: ProbeTimings(connect: elapsed, total: elapsed)))
+                        : ProbeResult(target: target.name, timings: ProbeTimings(connect: elapsed, total: elapsed))
+                )
             case .failure(let error):
                 let failure = HTTPFailureClassifier.classify(error, phase: .connect)
                 whenDone(ProbeResult(target: target.name, failure: failure, timings: ProbeTimings(total: elapsed)))

@@ -25,8 +25,13 @@ enum TLSComplaint {
     /// BoringSSL's only reason for a chain that did not verify is `certificate verify failed`.
     /// When the chain the server presented is past its `notAfter`, that is why: said in OpenSSL's
     /// words for it, which curl and `openssl s_client` print too.
-    static func explained(_ failure: ProbeFailure, presenting certificate: ServerCertificate, now: WallTime) -> ProbeFailure {
-        guard failure.reason == .tlsFailure, failure.detail == "certificate verify failed", certificate.notAfter < now else { return failure }
+    static func explained(
+        _ failure: ProbeFailure,
+        presenting certificate: ServerCertificate,
+        now: WallTime
+    ) -> ProbeFailure {
+        guard failure.reason == .tlsFailure, failure.detail == "certificate verify failed", certificate.notAfter < now
+        else { return failure }
         var explained = failure
         explained.detail = "certificate has expired"
         return explained

@@ -11,7 +11,11 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The methods each path answers to.
     let allowedMethods: [String: [HTTPRequest.Method]]
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as APIError {
@@ -35,7 +39,9 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         let allow = methods.map(\.rawValue).joined(separator: ", ")
         return APIError(
-            .methodNotAllowed, "\(request.method.rawValue) is not allowed on \(request.uri.path); use \(allow)",
-            headers: [.allow: allow])
+            .methodNotAllowed,
+            "\(request.method.rawValue) is not allowed on \(request.uri.path); use \(allow)",
+            headers: [.allow: allow]
+        )
     }
 }

@@ -20,7 +20,11 @@ struct BasicAuthMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static var challenge: String { #"Basic realm="reachd", charset="UTF-8""# }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let users = security.users
         guard !users.isEmpty, !openPaths.contains(request.uri.path) else {
             if let bearer { return try await bearer.handle(request, context: context, next: next) }
@@ -28,12 +32,20 @@ struct BasicAuthMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         if let header = request.headers[.authorization], let credentials = Self.credentials(header) {
             guard await Self.verify(credentials.password, hash: users[credentials.user]) else {
-                throw APIError(.unauthorized, "wrong user name or password", headers: [.wwwAuthenticate: Self.challenge])
+                throw APIError(
+                    .unauthorized,
+                    "wrong user name or password",
+                    headers: [.wwwAuthenticate: Self.challenge]
+                )
             }
             return try await next(request, context)
         }
         guard let bearer else {
-            throw APIError(.unauthorized, "this endpoint requires a user name and password (basic auth)", headers: [.wwwAuthenticate: Self.challenge])
+            throw APIError(
+                .unauthorized,
+                "this endpoint requires a user name and password (basic auth)",
+                headers: [.wwwAuthenticate: Self.challenge]
+            )
         }
         do {
             return try await bearer.handle(request, context: context, next: next)
@@ -47,7 +59,9 @@ struct BasicAuthMiddleware<Context: RequestContext>: RouterMiddleware {
     static func credentials(_ authorization: String) -> (user: String, password: String)? {
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "basic",
-            let decoded = Data(base64Encoded: String(parts[1]).trimmingWhitespace).flatMap({ String(data: $0, encoding: .utf8) }),
+            let decoded = Data(base64Encoded: String(parts[1]).trimmingWhitespace).flatMap({
+                String(data: $0, encoding: .utf8)
+            }),
             let colon = decoded.firstIndex(of: ":")
         else { return nil }
         return (String(decoded[..<colon]), String(decoded[decoded.index(after: colon)...]))
@@ -58,7 +72,8 @@ struct BasicAuthMiddleware<Context: RequestContext>: RouterMiddleware {
         // `$2y$` (htpasswd, PHP) is the same algorithm as `$2b$`, which the C implementation names.
         let written = hash?.revealed ?? timingHash
         let comparable = written.hasPrefix("$2y$") ? "$2b$" + written.dropFirst(4) : written
-        let matches = (try? await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: comparable) }) ?? false
+        let matches =
+            (try? await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: comparable) }) ?? false
         return matches && hash != nil
     }
 

@@ -21,14 +21,22 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
         self.cookie = PageCookie(token: token)
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let path = request.uri.path
         if openPaths.contains(path) {
             return try await next(request, context)
         }
         if let header = request.headers[.authorization] {
             guard token.isBearerCredential(header) else {
-                throw APIError(.unauthorized, "invalid bearer token", headers: [.wwwAuthenticate: #"Bearer error="invalid_token""#])
+                throw APIError(
+                    .unauthorized,
+                    "invalid bearer token",
+                    headers: [.wwwAuthenticate: #"Bearer error="invalid_token""#]
+                )
             }
             return try await next(request, context)
         }
@@ -36,16 +44,25 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
         if isPageRead, cookie.isPresented(in: request) {
             return try await next(request, context)
         }
-        if request.method == .get, path == StatusAPI.page.path, let presented = request.uri.queryParameters.get(StatusAPI.pageTokenQuery) {
+        if request.method == .get, path == StatusAPI.page.path,
+            let presented = request.uri.queryParameters.get(StatusAPI.pageTokenQuery)
+        {
             guard token.matches(presented.utf8) else {
-                throw APIError(.unauthorized, "invalid token", headers: [.wwwAuthenticate: #"Bearer error="invalid_token""#])
+                throw APIError(
+                    .unauthorized,
+                    "invalid token",
+                    headers: [.wwwAuthenticate: #"Bearer error="invalid_token""#]
+                )
             }
             // The token leaves the address bar: the browser keeps it in the cookie and loads `/`.
             return Response(
                 status: .seeOther,
-                headers: [.location: StatusAPI.page.path, .setCookie: cookie.setCookie, .cacheControl: "no-store"])
+                headers: [.location: StatusAPI.page.path, .setCookie: cookie.setCookie, .cacheControl: "no-store"]
+            )
         }
-        let hint = path == StatusAPI.page.path ? "open /?token=<token> once (the browser keeps it in a cookie), or send " : "this endpoint requires "
+        let hint =
+            path == StatusAPI.page.path
+            ? "open /?token=<token> once (the browser keeps it in a cookie), or send " : "this endpoint requires "
         throw APIError(.unauthorized, hint + "Authorization: Bearer <token>", headers: [.wwwAuthenticate: "Bearer"])
     }
 }

@@ -102,7 +102,8 @@ struct EventStream: Sendable {
         return Response(
             status: .ok,
             headers: [.contentType: StatusAPI.eventStreamMediaType, .cacheControl: "no-cache"],
-            body: body)
+            body: body
+        )
     }
 
     /// One event: `id`, `event: verdict`, and the status document as a single `data` line.

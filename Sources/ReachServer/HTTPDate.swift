@@ -1,7 +1,8 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// The `Date` header's value (RFC 9110 IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`), formatted
 /// when a response asks for it and kept for the rest of that second: no timer refreshes it.
@@ -27,7 +28,8 @@ enum HTTPDate {
         var parts = tm()
         gmtime_r(&time, &parts)
         func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(weekdays[Int(parts.tm_wday)]), \(twoDigits(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+        return
+            "\(weekdays[Int(parts.tm_wday)]), \(twoDigits(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
             + "\(twoDigits(parts.tm_hour)):\(twoDigits(parts.tm_min)):\(twoDigits(parts.tm_sec)) GMT"
     }
 }

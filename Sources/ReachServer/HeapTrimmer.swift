@@ -25,7 +25,8 @@ final class HeapTrimmer: Sendable {
 
     /// A client left: trim after ``delay`` unless a trim is already due.
     func clientLeft() {
-        guard scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        guard scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
         let delay = self.delay
         Task.detached { [self] in
             try? await Task.sleep(for: delay)

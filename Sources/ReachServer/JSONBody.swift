@@ -8,6 +8,10 @@ enum JSONBody {
     }
 
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: [.contentType: StatusAPI.jsonMediaType], body: ResponseBody(byteBuffer: encode(value)))
+        Response(
+            status: status,
+            headers: [.contentType: StatusAPI.jsonMediaType],
+            body: ResponseBody(byteBuffer: encode(value))
+        )
     }
 }

@@ -58,7 +58,11 @@ package final class ListenerSecurity: Sendable {
         guard let tls = state.withLock({ $0.tls }) else { return nil }
         guard tls.acceptsAnyCertificate else { return NIOSSLServerHandler(context: tls.context) }
         // `RequestClientCert` and `RequireAnyClientCert`: a certificate is asked for but not verified.
-        return NIOSSLServerHandler(context: tls.context, customVerificationCallback: { _, promise in promise.succeed(.certificateVerified) }, configuration: .init())
+        return NIOSSLServerHandler(
+            context: tls.context,
+            customVerificationCallback: { _, promise in promise.succeed(.certificateVerified) },
+            configuration: .init()
+        )
     }
 }
 
@@ -70,7 +74,9 @@ struct ServerTLSContext: Sendable {
 
     init(_ settings: WebConfiguration.ServerTLS, source: String) throws(ConfigurationError) {
         func problem(_ key: String, _ message: String) -> ConfigurationError {
-            ConfigurationError(problems: [ConfigurationProblem(source: source, keyPath: "tls_server_config.\(key)", message: message)])
+            ConfigurationError(problems: [
+                ConfigurationProblem(source: source, keyPath: "tls_server_config.\(key)", message: message)
+            ])
         }
         let texts = settings.contents + ["", "", ""]
         let chain: [NIOSSLCertificate]
@@ -85,13 +91,17 @@ struct ServerTLSContext: Sendable {
         } catch {
             throw problem("key_file", "\(settings.keyFile) holds no private key TLS can use (\(error))")
         }
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) },
+            privateKey: .privateKey(key)
+        )
         configuration.minimumTLSVersion = settings.minimumVersion.nio
         configuration.maximumTLSVersion = settings.maximumVersion?.nio
         switch settings.clientAuth {
         case .noClientCert: configuration.certificateVerification = .none
         case .requestClientCert, .verifyClientCertIfGiven: configuration.certificateVerification = .optionalVerification
-        case .requireAnyClientCert, .requireAndVerifyClientCert: configuration.certificateVerification = .noHostnameVerification
+        case .requireAnyClientCert, .requireAndVerifyClientCert:
+            configuration.certificateVerification = .noHostnameVerification
         }
         if let caFile = settings.clientCAFile {
             do {
@@ -104,9 +114,13 @@ struct ServerTLSContext: Sendable {
         do {
             context = try NIOSSLContext(configuration: configuration)
         } catch {
-            throw problem("key_file", "\(settings.keyFile) and \(settings.certificateFile) cannot serve TLS together (is the key the certificate's?): \(error)")
+            throw problem(
+                "key_file",
+                "\(settings.keyFile) and \(settings.certificateFile) cannot serve TLS together (is the key the certificate's?): \(error)"
+            )
         }
-        acceptsAnyCertificate = settings.clientAuth == .requestClientCert || settings.clientAuth == .requireAnyClientCert
+        acceptsAnyCertificate =
+            settings.clientAuth == .requestClientCert || settings.clientAuth == .requireAnyClientCert
     }
 }
 

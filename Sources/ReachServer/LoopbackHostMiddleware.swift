@@ -11,14 +11,19 @@ import ReachSupport
 struct LoopbackHostMiddleware<Context: RequestContext>: RouterMiddleware {
     let openPaths: Set<String>
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         if openPaths.contains(request.uri.path) { return try await next(request, context) }
         guard let host = request.head.authority, !Self.namesLoopback(host) else {
             return try await next(request, context)
         }
         throw APIError(
             .misdirectedRequest,
-            "this endpoint answers requests for localhost, 127.0.0.1 or [::1] only; set api.bearer_token_file to serve other names")
+            "this endpoint answers requests for localhost, 127.0.0.1 or [::1] only; set api.bearer_token_file to serve other names"
+        )
     }
 
     /// Whether a `Host` value (`name`, `name:port`, `[v6]:port`) names this machine's loopback:

@@ -36,9 +36,14 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         let configuration = self.configuration
         let server = try self.server.buildServer(
             configuration: ServerConfiguration(
-                address: configuration.address, serverName: configuration.serverName, backlog: configuration.backlog,
-                reuseAddress: configuration.reuseAddress, availableConnectionsDelegate: configuration.availableConnectionsDelegate),
-            eventLoopGroup: eventLoopGroup, logger: logger
+                address: configuration.address,
+                serverName: configuration.serverName,
+                backlog: configuration.backlog,
+                reuseAddress: configuration.reuseAddress,
+                availableConnectionsDelegate: configuration.availableConnectionsDelegate
+            ),
+            eventLoopGroup: eventLoopGroup,
+            logger: logger
         ) { request, responseWriter, channel in
             let context = Responder.Context(source: .init(channel: channel, logger: logger))
             var response: Response

@@ -35,10 +35,16 @@ extension StatusServer {
         package var maxConnections: Int
 
         package init(
-            idleTimeout: Duration? = .seconds(60), maxHeaderBytes: Int = 16 * 1024, maxHeaderCount: Int = 100,
-            maxBodyBytes: Int = 64 * 1024, maxConnections: Int = 2048
+            idleTimeout: Duration? = .seconds(60),
+            maxHeaderBytes: Int = 16 * 1024,
+            maxHeaderCount: Int = 100,
+            maxBodyBytes: Int = 64 * 1024,
+            maxConnections: Int = 2048
         ) {
-            precondition(maxHeaderBytes > 0 && maxHeaderCount > 0 && maxBodyBytes >= 0 && maxConnections > 0, "limits must be positive")
+            precondition(
+                maxHeaderBytes > 0 && maxHeaderCount > 0 && maxBodyBytes >= 0 && maxConnections > 0,
+                "limits must be positive"
+            )
             self.idleTimeout = idleTimeout
             self.maxHeaderBytes = maxHeaderBytes
             self.maxHeaderCount = maxHeaderCount
@@ -52,7 +58,11 @@ extension StatusServer {
                 additionalChannelHandlers: [BodyLimitHandler(maxBodyBytes: maxBodyBytes)],
                 idleTimeout: idleTimeout.map { TimeAmount.nanoseconds(Int64($0 / .nanoseconds(1))) },
                 httpDecoderConfiguration: .init(
-                    maxHeaderFieldSize: maxHeaderBytes, maxHeaderListSize: maxHeaderBytes, maxHeaderFieldCount: maxHeaderCount))
+                    maxHeaderFieldSize: maxHeaderBytes,
+                    maxHeaderListSize: maxHeaderBytes,
+                    maxHeaderFieldCount: maxHeaderCount
+                )
+            )
         }
     }
 }
@@ -62,11 +72,17 @@ extension StatusServer {
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     let maxBodyBytes: Int
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         if let text = request.headers[.contentLength], let length = Int(text), length > maxBodyBytes {
             throw APIError(
-                .contentTooLarge, "request bodies are limited to \(maxBodyBytes) bytes; no endpoint takes one",
-                headers: [.connection: "close"])
+                .contentTooLarge,
+                "request bodies are limited to \(maxBodyBytes) bytes; no endpoint takes one",
+                headers: [.connection: "close"]
+            )
         }
         return try await next(request, context)
     }

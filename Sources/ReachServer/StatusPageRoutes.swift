@@ -20,15 +20,20 @@ struct StatusPageRoutes: Sendable {
         let status = StatusDocument(event: monitor.current, likelyConnected: monitor.isLikelyConnected)
         let window = WallTime(sinceEpoch: now.sinceEpoch - PageHistory.span)..<now
         let document = try? await history?.history(HistoryQuery(window: window))
-        let html = StatusPage(status: status, history: document.map { PageHistory(document: $0, now: now) }, now: now).html
+        let html = StatusPage(status: status, history: document.map { PageHistory(document: $0, now: now) }, now: now)
+            .html
         return Self.response(html, type: StatusAPI.htmlMediaType, cache: "no-store")
     }
 
     /// `GET /assets/status-page.css`.
-    static func style() -> Response { response(StatusPageAssets.style, type: "text/css; charset=utf-8", cache: "no-cache") }
+    static func style() -> Response {
+        response(StatusPageAssets.style, type: "text/css; charset=utf-8", cache: "no-cache")
+    }
 
     /// `GET /assets/status-page.js`.
-    static func script() -> Response { response(StatusPageAssets.script, type: "text/javascript; charset=utf-8", cache: "no-cache") }
+    static func script() -> Response {
+        response(StatusPageAssets.script, type: "text/javascript; charset=utf-8", cache: "no-cache")
+    }
 
     private static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 
@@ -36,9 +41,11 @@ struct StatusPageRoutes: Sendable {
         Response(
             status: .ok,
             headers: [
-                .contentType: type, .cacheControl: cache, .contentSecurityPolicy: StatusPageAssets.contentSecurityPolicy,
+                .contentType: type, .cacheControl: cache,
+                .contentSecurityPolicy: StatusPageAssets.contentSecurityPolicy,
                 .xContentTypeOptions: "nosniff", referrerPolicy: "no-referrer",
             ],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text))
+        )
     }
 }

@@ -1,8 +1,8 @@
 import HTTPTypes
 import Hummingbird
 import ReachAPI
-import ReachMetrics
 import ReachCore
+import ReachMetrics
 import ReachPOSIX
 import ReachSupport
 
@@ -38,7 +38,11 @@ struct StatusRoutes: Sendable {
         let query: HistoryQuery
         do {
             query = try HistoryQuery(
-                since: parameters.get("since"), until: parameters.get("until"), target: parameters.get("target"), now: WallTime.now())
+                since: parameters.get("since"),
+                until: parameters.get("until"),
+                target: parameters.get("target"),
+                now: WallTime.now()
+            )
         } catch {
             throw APIError(.badRequest, error.description)
         }
@@ -69,7 +73,8 @@ struct StatusRoutes: Sendable {
         Response(
             status: .ok,
             headers: [.contentType: StatusAPI.metricsMediaType],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition(monitor: monitor))))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition(monitor: monitor)))
+        )
     }
 
     private func document(_ event: ConnectivityEvent) -> StatusDocument {
@@ -83,7 +88,10 @@ struct StatusRoutes: Sendable {
         let text = request.headers[lastEventIDField] ?? request.uri.queryParameters.get(StatusAPI.lastEventIDQuery)
         guard let text, !text.isEmpty else { return nil }
         guard let sequence = UInt64(text) else {
-            throw APIError(.badRequest, "Last-Event-ID must be an event id (a non-negative integer), got \"\(text.prefix(64))\"")
+            throw APIError(
+                .badRequest,
+                "Last-Event-ID must be an event id (a non-negative integer), got \"\(text.prefix(64))\""
+            )
         }
         return sequence
     }

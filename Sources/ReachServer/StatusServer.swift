@@ -1,14 +1,15 @@
 import Hummingbird
 import HummingbirdCore
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import ReachAPI
 import ReachCore
 import ReachMetrics
 import ReachStatusPage
 import ReachSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// reachd's status API over HTTP, for programs and people: the verdict as JSON, a Server-Sent
 /// Events stream of every change, an on-demand check, reachd's own liveness, and Prometheus metrics.
@@ -72,7 +73,9 @@ package struct StatusServer: Sendable {
     /// The paths the API answers and the methods each accepts (``ReachAPI/StatusAPI/routes``):
     /// routing, 405 answers and authentication all read this one table.
     static let routes: [String: [HTTPRequest.Method]] = Dictionary(
-        StatusAPI.routes.map { ($0.path, [HTTPRequest.Method(rawValue: $0.method)!]) }, uniquingKeysWith: +)
+        StatusAPI.routes.map { ($0.path, [HTTPRequest.Method(rawValue: $0.method)!]) },
+        uniquingKeysWith: +
+    )
 
     /// The paths that answer without the bearer token.
     static let openPaths = Set(StatusAPI.routes.filter(\.isOpen).map(\.path))
@@ -99,9 +102,16 @@ package struct StatusServer: Sendable {
     ///   - history: What `GET /v1/history` reads, and the status page's uptime and transitions; `nil`
     ///     answers it with `503` (history is off) and the page says there is no history.
     package init(
-        monitor: ConnectivityMonitor, metrics: ReachMetrics, address: Address, bearerToken: Secret? = nil, security: ListenerSecurity? = nil,
-        heartbeatInterval: Duration = .seconds(15), checkWaitLimit: Duration = .seconds(3), limits: Limits = Limits(),
-        history: (any HistoryReading)? = nil, logger: Logger
+        monitor: ConnectivityMonitor,
+        metrics: ReachMetrics,
+        address: Address,
+        bearerToken: Secret? = nil,
+        security: ListenerSecurity? = nil,
+        heartbeatInterval: Duration = .seconds(15),
+        checkWaitLimit: Duration = .seconds(3),
+        limits: Limits = Limits(),
+        history: (any HistoryReading)? = nil,
+        logger: Logger
     ) {
         precondition(heartbeatInterval > .zero, "the heartbeat interval must be positive")
         self.monitor = monitor
@@ -138,7 +148,9 @@ package struct StatusServer: Sendable {
         let http1 = limits.http1
         let server: HTTPServerBuilder =
             if let security, security.servesTLS {
-                HTTPServerBuilder { responder in SecuredChannel(base: HTTP1Channel(responder: responder, configuration: http1), security: security) }
+                HTTPServerBuilder { responder in
+                    SecuredChannel(base: HTTP1Channel(responder: responder, configuration: http1), security: security)
+                }
             } else {
                 .http1(configuration: http1)
             }
@@ -147,15 +159,20 @@ package struct StatusServer: Sendable {
             server: server,
             configuration: ApplicationConfiguration(
                 address: address.bindAddress,
-                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections)),
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections)
+            ),
             logger: logger,
             whenRunning: { _ in
                 defer { whenListening() }
                 guard case .unixSocket(let path) = address else { return }
                 if chmod(path, Self.unixSocketMode) != 0 {
-                    logger.warning("could not set the status socket's mode", metadata: ["path": "\(path)", "errno": "\(errno)"])
+                    logger.warning(
+                        "could not set the status socket's mode",
+                        metadata: ["path": "\(path)", "errno": "\(errno)"]
+                    )
                 }
-            })
+            }
+        )
     }
 
     /// The mode of a Unix socket once the server runs: owner and group may connect.
@@ -177,9 +194,12 @@ package struct StatusServer: Sendable {
             router.add(middleware: LoopbackHostMiddleware(openPaths: Self.openPaths))
         }
         let handlers = StatusRoutes(
-            monitor: monitor, metrics: metrics,
+            monitor: monitor,
+            metrics: metrics,
             events: EventStream(monitor: monitor, heartbeatInterval: heartbeatInterval),
-            check: ImmediateCheck(monitor: monitor, waitLimit: checkWaitLimit), history: history)
+            check: ImmediateCheck(monitor: monitor, waitLimit: checkWaitLimit),
+            history: history
+        )
         router.get(RouterPath(StatusAPI.status.path)) { _, _ in handlers.status() }
         router.get(RouterPath(StatusAPI.events.path)) { request, _ in try handlers.events(request) }
         router.post(RouterPath(StatusAPI.check.path)) { _, _ in await handlers.check() }

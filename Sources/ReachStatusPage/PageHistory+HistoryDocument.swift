@@ -4,7 +4,9 @@ import ReachSupport
 
 extension PageHistory {
     /// The windows the page draws, each with how many segments its bar has (an hour, six hours, a day, a day).
-    static let windows: [(label: String, days: Int, segments: Int)] = [("24 h", 1, 24), ("7 d", 7, 28), ("30 d", 30, 30), ("90 d", 90, 90)]
+    static let windows: [(label: String, days: Int, segments: Int)] = [
+        ("24 h", 1, 24), ("7 d", 7, 28), ("30 d", 30, 30), ("90 d", 90, 90),
+    ]
 
     /// The longest window: what the server asks the history for.
     package static let span: Duration = .seconds(90 * 86_400)
@@ -25,12 +27,21 @@ extension PageHistory {
             let outages = document.outages.filter { outage in
                 (outage.end.flatMap(RFC3339.wallTime(from:)) ?? now) > start
             }.count
-            return Uptime(label: window.label, ratio: document.uptime(over: start..<now).ratio, segments: segments, outages: outages)
+            return Uptime(
+                label: window.label,
+                ratio: document.uptime(over: start..<now).ratio,
+                segments: segments,
+                outages: outages
+            )
         }
         var latency: [String: [LatencyPoint]] = [:]
         for minute in document.minutes {
-            guard let median = minute.latencyP50Seconds, let start = RFC3339.wallTime(from: minute.start) else { continue }
-            latency[minute.target, default: []].append(LatencyPoint(epochSeconds: start.secondsSinceEpoch, seconds: median))
+            guard let median = minute.latencyP50Seconds, let start = RFC3339.wallTime(from: minute.start) else {
+                continue
+            }
+            latency[minute.target, default: []].append(
+                LatencyPoint(epochSeconds: start.secondsSinceEpoch, seconds: median)
+            )
         }
         self.init(transitions: Array(transitions), uptime: uptime, latency: latency)
     }

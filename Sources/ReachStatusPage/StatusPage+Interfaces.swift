@@ -15,8 +15,12 @@ extension StatusPage {
         static func of(_ status: StatusDocument) -> [InterfaceLine] {
             let uplinks = status.interfaces.map { uplink in
                 InterfaceLine(
-                    name: uplink.name, state: uplink.reachable.map { $0 ? "healthy" : "unhealthy" } ?? "unknown", reason: uplink.reason,
-                    fault: uplink.fault, latencySeconds: uplink.latencySeconds)
+                    name: uplink.name,
+                    state: uplink.reachable.map { $0 ? "healthy" : "unhealthy" } ?? "unknown",
+                    reason: uplink.reason,
+                    fault: uplink.fault,
+                    latencySeconds: uplink.latencySeconds
+                )
             }
             let others = status.usableInterfaces.filter { name in !uplinks.contains { $0.name == name } }
             return uplinks + others.map { InterfaceLine(name: $0, state: "usable") }

@@ -15,8 +15,11 @@ extension StatusPage {
     }
 
     private func targetItem(_ target: StatusDocument.Target) -> HTML {
-        let points = (history?.latency[target.name] ?? [])
-            + (target.latencySeconds.map { [PageHistory.LatencyPoint(epochSeconds: now.secondsSinceEpoch, seconds: $0)] } ?? [])
+        let points =
+            (history?.latency[target.name] ?? [])
+            + (target.latencySeconds.map {
+                [PageHistory.LatencyPoint(epochSeconds: now.secondsSinceEpoch, seconds: $0)]
+            } ?? [])
         return """
             <li class="target" data-target="\(target.name)" data-state="\(target.health)">
             <div class="item-head"><h3>\(target.name)</h3>
@@ -42,7 +45,8 @@ extension StatusPage {
     private func certificateWords(_ certificate: StatusDocument.Certificate?) -> String {
         guard let certificate, let notAfter = RFC3339.wallTime(from: certificate.notAfter) else { return "" }
         let left = notAfter.secondsSinceEpoch - now.secondsSinceEpoch
-        let relative = left < 0 ? "expired \(PageWords.span(seconds: -left)) ago" : "in \(PageWords.span(seconds: left))"
+        let relative =
+            left < 0 ? "expired \(PageWords.span(seconds: -left)) ago" : "in \(PageWords.span(seconds: left))"
         return "\(PageWords.time(certificate.notAfter)) (\(relative))"
     }
 
@@ -79,10 +83,13 @@ extension StatusPage {
         let columns = ["Time", "State", "Reason", "Fault", "Target"]
         let rows = (history?.transitions ?? []).prefix(Self.transitionLimit).map { transition -> HTML in
             let cells: [HTML] = [
-                "<time datetime=\"\(transition.at)\">\(PageWords.time(transition.at))</time>", "<span>\(Icons.state) \(PageWords.state(transition.state))</span>",
-                "\(PageWords.reason(transition.reason ?? transition.state))", "\(transition.fault.map(PageWords.fault) ?? "—")", "\(transition.target ?? "—")",
+                "<time datetime=\"\(transition.at)\">\(PageWords.time(transition.at))</time>",
+                "<span>\(Icons.state) \(PageWords.state(transition.state))</span>",
+                "\(PageWords.reason(transition.reason ?? transition.state))",
+                "\(transition.fault.map(PageWords.fault) ?? "—")", "\(transition.target ?? "—")",
             ]
-            return "<tr role=\"row\" data-state=\"\(transition.state)\">\(HTML.joined(zip(columns, cells).map { "<td role=\"cell\" data-label=\"\($0)\">\($1)</td>" as HTML }))</tr>"
+            return
+                "<tr role=\"row\" data-state=\"\(transition.state)\">\(HTML.joined(zip(columns, cells).map { "<td role=\"cell\" data-label=\"\($0)\">\($1)</td>" as HTML }))</tr>"
         }
         let head = HTML.joined(columns.map { "<th role=\"columnheader\" scope=\"col\">\($0)</th>" as HTML })
         return """

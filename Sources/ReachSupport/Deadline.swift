@@ -25,7 +25,8 @@ extension Task where Success == Void, Failure == Never {
     /// every race against a deadline, and of event loops that wake themselves.
     @discardableResult
     package static func after(
-        _ delay: Duration, sleep: @escaping DeadlineSleep = { try await Task<Never, Never>.sleep(for: $0) },
+        _ delay: Duration,
+        sleep: @escaping DeadlineSleep = { try await Task<Never, Never>.sleep(for: $0) },
         _ body: @escaping @Sendable () -> Void
     ) -> Task<Void, Never> {
         Task {
@@ -44,10 +45,16 @@ extension Task where Failure == Never {
     /// abandon it to wind down in the background (a gRPC connect NIO cannot cancel), report it and
     /// keep waiting (a reaction's body), or kill what it waits for (a hook's process group). A
     /// child task could not do all of that: one that ignores cancellation holds its parent.
-    package func value(within limit: Duration?, sleep: @escaping DeadlineSleep = { try await Task<Never, Never>.sleep(for: $0) })
+    package func value(
+        within limit: Duration?,
+        sleep: @escaping DeadlineSleep = { try await Task<Never, Never>.sleep(for: $0) }
+    )
         async -> DeadlineOutcome<Success>
     {
-        let (outcomes, settle) = AsyncStream.makeStream(of: DeadlineOutcome<Success>.self, bufferingPolicy: .bufferingOldest(1))
+        let (outcomes, settle) = AsyncStream.makeStream(
+            of: DeadlineOutcome<Success>.self,
+            bufferingPolicy: .bufferingOldest(1)
+        )
         let waiter = Task<Void, Never> { settle.yield(.finished(await self.value)) }
         let timer = limit.map { limit in Task<Void, Never>.after(limit, sleep: sleep) { settle.yield(.expired) } }
         defer {
@@ -74,7 +81,8 @@ extension Task where Failure == Never {
 /// - Throws: What `operation` throws, ``DeadlineExceeded``, or `CancellationError` when the calling
 ///   task was cancelled first.
 package func withDeadline<Value: Sendable>(
-    _ limit: Duration, sleep: @escaping DeadlineSleep = { try await Task.sleep(for: $0) },
+    _ limit: Duration,
+    sleep: @escaping DeadlineSleep = { try await Task.sleep(for: $0) },
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
     let work = Task<Result<Value, any Error>, Never> {

@@ -27,7 +27,9 @@ package enum DurationText {
     package static func format(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        for (suffix, scale) in [("h", Int64(3600e9)), ("m", Int64(60e9)), ("s", Int64(1e9)), ("ms", Int64(1e6)), ("us", Int64(1e3))]
+        for (suffix, scale) in [
+            ("h", Int64(3600e9)), ("m", Int64(60e9)), ("s", Int64(1e9)), ("ms", Int64(1e6)), ("us", Int64(1e3)),
+        ]
         where nanoseconds != 0 && nanoseconds % scale == 0 {
             return "\(nanoseconds / scale)\(suffix)"
         }

@@ -79,7 +79,8 @@ package struct Glob: Sendable {
     /// Whether `name` matches the whole pattern. Iterative, backtracking only to the last `*`.
     package func matches(_ name: String) -> Bool {
         let s = Array(name.unicodeScalars)
-        var pi = 0, si = 0
+        var pi = 0
+        var si = 0
         var star: (p: Int, s: Int)? = nil
         while si < s.count {
             if pi < elements.count, case .anyRun = elements[pi] {

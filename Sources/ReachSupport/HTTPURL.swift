@@ -41,9 +41,12 @@ package struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
         }
         let (host, portText) = HostPort.split(authority)
         // An IPv6 literal only in brackets, and nothing of the brackets left in the host.
-        guard !host.isEmpty, !host.contains("["), !host.contains("]"), authority.hasPrefix("[") || !host.contains(":") else { return nil }
+        guard !host.isEmpty, !host.contains("["), !host.contains("]"), authority.hasPrefix("[") || !host.contains(":")
+        else { return nil }
         if let portText, !portText.isEmpty {
-            guard portText.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(portText), (1...65535).contains(port) else { return nil }
+            guard portText.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(portText),
+                (1...65535).contains(port)
+            else { return nil }
             self.port = port
         } else {
             port = isHTTPS ? 443 : 80
@@ -79,7 +82,9 @@ package struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
     /// `text` when a person may be sent there (a notification shows it, a browser opens it): an
     /// http(s) URL of at most 2 KiB without spaces or control characters. Networks choose these.
     package static func openable(_ text: String) -> String? {
-        guard text.utf8.count <= 2048, HTTPURL(text) != nil, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
+        guard text.utf8.count <= 2048, HTTPURL(text) != nil,
+            text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
+        else {
             return nil
         }
         return text
@@ -102,7 +107,9 @@ package struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
             let target = suffix.hasPrefix("?") ? path : requestTarget
             return HTTPURL(origin + target + suffix)
         }
-        let merged = referencePath.hasPrefix("/") ? referencePath : path[...(path.lastIndex(of: "/") ?? path.startIndex)] + referencePath
+        let merged =
+            referencePath.hasPrefix("/")
+            ? referencePath : path[...(path.lastIndex(of: "/") ?? path.startIndex)] + referencePath
         return HTTPURL(origin + Self.removingDotSegments(merged) + suffix)
     }
 

@@ -71,7 +71,8 @@ package struct IPAddress: Sendable, Hashable, Comparable, CustomStringConvertibl
         var value: UInt32 = 0
         for part in parts {
             guard (1...3).contains(part.count), part.allSatisfy(\.isASCIIDigit),
-                  let octet = UInt32(part), octet <= 255 else { return nil }
+                let octet = UInt32(part), octet <= 255
+            else { return nil }
             value = value << 8 | octet
         }
         return value
@@ -90,7 +91,8 @@ package struct IPAddress: Sendable, Hashable, Comparable, CustomStringConvertibl
                     result += [UInt16(v4 >> 16), UInt16(v4 & 0xFFFF)]
                 } else {
                     guard (1...4).contains(piece.count), piece.allSatisfy(\.isHexDigit),
-                          let group = UInt16(piece, radix: 16) else { return nil }
+                        let group = UInt16(piece, radix: 16)
+                    else { return nil }
                     result.append(group)
                 }
             }

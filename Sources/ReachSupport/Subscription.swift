@@ -63,7 +63,9 @@ public struct Subscription<Element: Sendable>: AsyncSequence, Sendable {
                 backlog.removeFirst(Swift.min(Swift.max(0, overflow), backlog.count))
                 if let first = backlog.popFirst() { return first }
             }
-            guard !isDone, let (value, next) = await registration.broadcast.next(from: position, limit: limit, reader: id) else {
+            guard !isDone,
+                let (value, next) = await registration.broadcast.next(from: position, limit: limit, reader: id)
+            else {
                 isDone = true
                 return nil
             }

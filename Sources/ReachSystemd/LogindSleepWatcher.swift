@@ -1,6 +1,6 @@
+import Logging
 import ReachBus
 import ReachPOSIX
-import Logging
 
 /// Tells the monitor when the system is about to sleep and when it woke, from logind's
 /// `PrepareForSleep(b)` signal on the system bus.
@@ -21,7 +21,8 @@ package final class LogindSleepWatcher: Sendable {
         sender: "org.freedesktop.login1",
         path: "/org/freedesktop/login1",
         interface: "org.freedesktop.login1.Manager",
-        member: "PrepareForSleep")
+        member: "PrepareForSleep"
+    )
 
     private let logger: Logger
     private let busAddress: String?
@@ -59,7 +60,9 @@ package final class LogindSleepWatcher: Sendable {
                         continuation.resume(returning: watch(doorbell: doorbell, onChange: onChange))
                     }
                 } catch {
-                    continuation.resume(returning: WatchOutcome(.unavailable("cannot start the bus thread"), BusError(error)))
+                    continuation.resume(
+                        returning: WatchOutcome(.unavailable("cannot start the bus thread"), BusError(error))
+                    )
                 }
             }
         } onCancel: {
@@ -125,7 +128,10 @@ package final class LogindSleepWatcher: Sendable {
                         progress.refusal = error
                     } else {
                         progress.subscribed = true
-                        logger.debug("watching logind's PrepareForSleep for sleep and wake", metadata: ["bus": "\(busDescription)"])
+                        logger.debug(
+                            "watching logind's PrepareForSleep for sleep and wake",
+                            metadata: ["bus": "\(busDescription)"]
+                        )
                     }
                 },
                 received: { message in
@@ -135,9 +141,13 @@ package final class LogindSleepWatcher: Sendable {
                         progress.sleeping = sleeping
                         onChange(sleeping)
                     } catch {
-                        logger.notice("ignoring a PrepareForSleep signal without a boolean argument", metadata: ["error": "\(error)"])
+                        logger.notice(
+                            "ignoring a PrepareForSleep signal without a boolean argument",
+                            metadata: ["error": "\(error)"]
+                        )
                     }
-                })
+                }
+            )
             while true {
                 while try bus.process() {
                     if progress.refusal != nil { break }

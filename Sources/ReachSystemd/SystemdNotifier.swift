@@ -57,7 +57,14 @@ package struct SystemdNotifier: Sendable {
         let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 message.withUnsafeBytes { bytes in
-                    sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), address, length)
+                    sendto(
+                        descriptor,
+                        bytes.baseAddress,
+                        bytes.count,
+                        Int32(MSG_NOSIGNAL | MSG_DONTWAIT),
+                        address,
+                        length
+                    )
                 }
             }
         }

@@ -12,14 +12,22 @@ extension ReachctlCommand {
                 did not record counts neither as uptime nor as downtime.
 
                 Exit status: 0 listed, 2 reachd unreachable or history unavailable.
-                """)
+                """
+        )
 
         @ParentCommand var root: ReachctlCommand
 
-        @Option(help: ArgumentHelp("How far back: a duration such as 24h, 7d or 90m, or an RFC 3339 time.", valueName: "since"))
+        @Option(
+            help: ArgumentHelp(
+                "How far back: a duration such as 24h, 7d or 90m, or an RFC 3339 time.",
+                valueName: "since"
+            )
+        )
         var since = "24h"
 
-        @Option(help: ArgumentHelp("One target's unhealthy spells instead of the verdict's outages.", valueName: "name"))
+        @Option(
+            help: ArgumentHelp("One target's unhealthy spells instead of the verdict's outages.", valueName: "name")
+        )
         var target: String?
 
         @Flag(help: "Print the history document as reachd sent it (JSON).")
@@ -46,7 +54,8 @@ extension ReachctlCommand {
             let header = ["START", "DURATION", "REASON", "FAULT", "TARGET"]
             let rows = document.outages.map { outage in
                 [
-                    outage.start, duration(outage.durationSeconds) + (outage.end == nil ? " (ongoing)" : ""), outage.reason ?? "-",
+                    outage.start, duration(outage.durationSeconds) + (outage.end == nil ? " (ongoing)" : ""),
+                    outage.reason ?? "-",
                     outage.fault ?? "-", outage.target ?? "-",
                 ]
             }
@@ -56,22 +65,31 @@ extension ReachctlCommand {
             } else {
                 let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
                 for row in [header] + rows {
-                    lines.append(zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(separator: "  ").trimmingSuffixSpaces)
+                    lines.append(
+                        zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(
+                            separator: "  "
+                        ).trimmingSuffixSpaces
+                    )
                 }
             }
             let uptime = document.uptime
             let ratio = uptime.ratio.map { "\(percent($0)) up" } ?? "no known time"
             lines.append(
-                "uptime: \(ratio) (\(duration(uptime.connectedSeconds)) connected, \(duration(uptime.disconnectedSeconds)) disconnected, \(duration(uptime.unknownSeconds)) unknown)")
+                "uptime: \(ratio) (\(duration(uptime.connectedSeconds)) connected, \(duration(uptime.disconnectedSeconds)) disconnected, \(duration(uptime.unknownSeconds)) unknown)"
+            )
             return lines
         }
 
         /// `1h2m3s`, `4.5s`, `2d3h`: short and exact enough for a person.
         static func duration(_ seconds: Double) -> String {
-            if seconds < 60 { return seconds < 10 && seconds != seconds.rounded() ? "\((seconds * 10).rounded() / 10)s" : "\(Int(seconds.rounded()))s" }
+            if seconds < 60 {
+                return seconds < 10 && seconds != seconds.rounded()
+                    ? "\((seconds * 10).rounded() / 10)s" : "\(Int(seconds.rounded()))s"
+            }
             var rest = Int(seconds.rounded())
             var parts: [String] = []
-            for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)] where rest >= size || (!parts.isEmpty && size == 1 && rest > 0) {
+            for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)]
+            where rest >= size || (!parts.isEmpty && size == 1 && rest > 0) {
                 parts.append("\(rest / size)\(unit)")
                 rest %= size
                 if parts.count == 2 { break }

@@ -17,19 +17,27 @@ extension ReachctlCommand {
                 portal session's end known, one warning --portal-warning before it. Survives \
                 reachd, the session bus and the notification server going away and coming back. \
                 Logs to standard error.
-                """)
+                """
+        )
 
         @ParentCommand var root: ReachctlCommand
 
-        @Option(name: .customLong("min-interval"), help: ArgumentHelp("Pop up at most once per this long: 10s, 500ms, 1m.", valueName: "duration"))
+        @Option(
+            name: .customLong("min-interval"),
+            help: ArgumentHelp("Pop up at most once per this long: 10s, 500ms, 1m.", valueName: "duration")
+        )
         var minInterval = DurationArgument(argument: "10s")!
 
-        @Option(name: .customLong("connected-for"), help: ArgumentHelp("How long \"Connected\" stays.", valueName: "duration"))
+        @Option(
+            name: .customLong("connected-for"),
+            help: ArgumentHelp("How long \"Connected\" stays.", valueName: "duration")
+        )
         var connectedFor = DurationArgument(argument: "5s")!
 
         @Option(
             name: .customLong("portal-warning"),
-            help: ArgumentHelp("Warn this long before a captive portal's session ends.", valueName: "duration"))
+            help: ArgumentHelp("Warn this long before a captive portal's session ends.", valueName: "duration")
+        )
         var portalWarning = DurationArgument(argument: "5m")!
 
         @Flag(help: "Log every bus event and reconnect attempt.")
@@ -40,8 +48,10 @@ extension ReachctlCommand {
             var logger = Logger(label: "reachctl.notify-agent") { StreamLogHandler.standardError(label: $0) }
             logger.logLevel = verbose ? .debug : .info
             let settings = NotificationPolicy<ContinuousClock.Instant>.Settings(
-                minInterval: minInterval.duration, connectedFor: max(connectedFor.duration, .milliseconds(1)),
-                portalWarning: portalWarning.duration)
+                minInterval: minInterval.duration,
+                connectedFor: max(connectedFor.duration, .milliseconds(1)),
+                portalWarning: portalWarning.duration
+            )
             logger.info("following reachd at \(endpoint.base); at most one notification per \(minInterval)")
             await NotificationAgent(client: ReachdClient(endpoint: endpoint), settings: settings, logger: logger).run()
         }

@@ -23,29 +23,57 @@ struct ReachctlCommand: AsyncParsableCommand {
             Man pages: reachctl(1), reachd(8), reachd.yaml(5) (scripts/install or the Debian package).
             """,
         version: ReachVersion.current,
-        subcommands: [Status.self, Watch.self, WaitOnline.self, Check.self, History.self, Reload.self, NotifyAgent.self])
+        subcommands: [
+            Status.self, Watch.self, WaitOnline.self, Check.self, History.self, Reload.self, NotifyAgent.self,
+        ]
+    )
 
     @Option(
         name: .long,
-        help: ArgumentHelp("reachd's status API (default: $REACHD_ENDPOINT, else \(ReachdEndpoint.defaultURL)).", valueName: "url"))
+        help: ArgumentHelp(
+            "reachd's status API (default: $REACHD_ENDPOINT, else \(ReachdEndpoint.defaultURL)).",
+            valueName: "url"
+        )
+    )
     var endpoint: String?
 
-    @Option(name: .customLong("token-file"), help: ArgumentHelp("Send the bearer token in this file.", valueName: "path"))
+    @Option(
+        name: .customLong("token-file"),
+        help: ArgumentHelp("Send the bearer token in this file.", valueName: "path")
+    )
     var tokenFile: String?
 
-    @Option(name: .long, help: ArgumentHelp("Trust the CA certificates in this PEM file for an https:// endpoint.", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Trust the CA certificates in this PEM file for an https:// endpoint.", valueName: "path")
+    )
     var cacert: String?
 
-    @Option(name: .long, help: ArgumentHelp("Authenticate as this user (basic auth); the password comes from --password-file.", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Authenticate as this user (basic auth); the password comes from --password-file.",
+            valueName: "name"
+        )
+    )
     var user: String?
 
-    @Option(name: .customLong("password-file"), help: ArgumentHelp("The basic-auth password, one line in this file.", valueName: "path"))
+    @Option(
+        name: .customLong("password-file"),
+        help: ArgumentHelp("The basic-auth password, one line in this file.", valueName: "path")
+    )
     var passwordFile: String?
 
     /// The endpoint and credentials the options and environment name; exits 2 when they cannot be used.
     func resolvedEndpoint() throws -> ReachdEndpoint {
         do {
-            return try ReachdEndpoint.resolve(configured: endpoint, tokenFile: tokenFile, caFile: cacert, user: user, passwordFile: passwordFile)
+            return try ReachdEndpoint.resolve(
+                configured: endpoint,
+                tokenFile: tokenFile,
+                caFile: cacert,
+                user: user,
+                passwordFile: passwordFile
+            )
         } catch {
             Output.error("reachctl: \(error)")
             throw ExitCode(ExitStatus.unreachable)
@@ -60,7 +88,8 @@ struct ReachctlCommand: AsyncParsableCommand {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the current verdict, its reason and every target.",
-            discussion: "Exit status: 0 connected, 1 disconnected or unknown, 2 reachd unreachable.")
+            discussion: "Exit status: 0 connected, 1 disconnected or unknown, 2 reachd unreachable."
+        )
 
         @ParentCommand var root: ReachctlCommand
 
@@ -76,7 +105,8 @@ struct ReachctlCommand: AsyncParsableCommand {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make reachd probe every target now, then show the new verdict as status does.",
-            discussion: "Exit status: 0 connected, 1 disconnected or unknown, 2 reachd unreachable.")
+            discussion: "Exit status: 0 connected, 1 disconnected or unknown, 2 reachd unreachable."
+        )
 
         @ParentCommand var root: ReachctlCommand
 

@@ -17,7 +17,8 @@ extension ReachctlCommand {
                 looks for the one process named reachd.
 
                 Exit status: 0 sent, 2 no reachd found (or more than one, or not permitted).
-                """)
+                """
+        )
 
         @Option(help: ArgumentHelp("Signal this reachd process.", valueName: "pid"))
         var pid: Int32?
@@ -36,17 +37,23 @@ extension ReachctlCommand {
                     Output.error(
                         found.isEmpty
                             ? "reachctl: no reachd process is running"
-                            : "reachctl: \(found.count) reachd processes are running (\(found.map(String.init).joined(separator: ", "))): pick one with --pid")
+                            : "reachctl: \(found.count) reachd processes are running (\(found.map(String.init).joined(separator: ", "))): pick one with --pid"
+                    )
                     throw ExitCode(ExitStatus.unreachable)
                 }
                 target = only
             }
             guard kill(target, SIGHUP) == 0 else {
-                let reason = errno == EPERM ? "not permitted: run as root or as reachd's user, or use systemctl reload reachd" : SystemCallError.reason(errno)
+                let reason =
+                    errno == EPERM
+                    ? "not permitted: run as root or as reachd's user, or use systemctl reload reachd"
+                    : SystemCallError.reason(errno)
                 Output.error("reachctl: cannot signal reachd (pid \(target)): \(reason)")
                 throw ExitCode(ExitStatus.unreachable)
             }
-            Output.line("reload requested (SIGHUP to reachd, pid \(target)); its log says whether the configuration was applied")
+            Output.line(
+                "reload requested (SIGHUP to reachd, pid \(target)); its log says whether the configuration was applied"
+            )
         }
 
         /// Processes whose command name is `reachd`, from /proc.

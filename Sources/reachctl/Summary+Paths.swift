@@ -12,7 +12,8 @@ extension Summary {
                 var line = "  " + uplink.name + String(repeating: " ", count: nameWidth - uplink.name.count) + "  "
                 switch uplink.reachable {
                 case true?: line += "reachable" + (uplink.latencySeconds.map { "    " + milliseconds($0) } ?? "")
-                case false?: line += "unreachable  " + (uplink.reason ?? "") + (uplink.fault.map { " (fault: \($0))" } ?? "")
+                case false?:
+                    line += "unreachable  " + (uplink.reason ?? "") + (uplink.fault.map { " (fault: \($0))" } ?? "")
                 case nil: line += "unknown"
                 }
                 lines.append(line)

@@ -22,20 +22,27 @@ enum Summary {
         } else {
             Output.line(render(answer.document))
         }
-        throw ExitCode(answer.document.state == ConnectivityState.connected.rawValue ? ExitStatus.connected : ExitStatus.notConnected)
+        throw ExitCode(
+            answer.document.state == ConnectivityState.connected.rawValue
+                ? ExitStatus.connected : ExitStatus.notConnected
+        )
     }
 
     static func render(_ document: StatusDocument, now: WallTime = WallTime.now()) -> String {
         var lines = [document.headline]
         lines.append("  \(document.reasonDetail)")
-        if let fault = document.fault { lines.append("fault:      \(fault)\(FaultWords.sentence(fault).map { " — \($0)" } ?? "")") }
+        if let fault = document.fault {
+            lines.append("fault:      \(fault)\(FaultWords.sentence(fault).map { " — \($0)" } ?? "")")
+        }
         var since = document.since
         if let time = RFC3339.wallTime(from: document.since) {
             since += " (\(ago(now.sinceEpoch - time.sinceEpoch)))"
         }
         lines.append("since:      \(since)")
         if let portal = document.portal { lines.append(contentsOf: portalLines(portal, now: now)) }
-        lines.append("interfaces: \(document.usableInterfaces.isEmpty ? "none usable" : document.usableInterfaces.joined(separator: ", "))")
+        lines.append(
+            "interfaces: \(document.usableInterfaces.isEmpty ? "none usable" : document.usableInterfaces.joined(separator: ", "))"
+        )
         lines.append(contentsOf: pathLines(document))
         if document.targets.isEmpty {
             lines.append("targets:    none")
@@ -45,7 +52,9 @@ enum Summary {
             let kindWidth = document.targets.map(\.kind.count).max() ?? 0
             let healthWidth = document.targets.map(\.health.count).max() ?? 0
             for target in document.targets {
-                var line = "  " + pad(target.name, nameWidth) + "  " + pad(target.kind, kindWidth) + "  " + pad(target.health, healthWidth)
+                var line =
+                    "  " + pad(target.name, nameWidth) + "  " + pad(target.kind, kindWidth) + "  "
+                    + pad(target.health, healthWidth)
                 line += "  " + targetDetail(target)
                 if let certificate = target.certificate { line += ", " + certificateDetail(certificate, now: now) }
                 while line.hasSuffix(" ") { line.removeLast() }
@@ -59,7 +68,9 @@ enum Summary {
     static func portalLines(_ portal: StatusDocument.Portal, now: WallTime) -> [String] {
         var lines: [String] = []
         if portal.captive {
-            lines.append("sign in:    \(portal.userPortalURL ?? "the network's login page (its address is not known)") (captive portal, \(portal.evidence))")
+            lines.append(
+                "sign in:    \(portal.userPortalURL ?? "the network's login page (its address is not known)") (captive portal, \(portal.evidence))"
+            )
         } else {
             lines.append("portal:     signed in\(portal.userPortalURL.map { " at \($0)" } ?? "")")
         }
@@ -88,7 +99,8 @@ enum Summary {
     static func certificateDetail(_ certificate: StatusDocument.Certificate, now: WallTime) -> String {
         let day = certificate.notAfter.prefix(10)
         guard let notAfter = RFC3339.wallTime(from: certificate.notAfter) else { return "cert expires \(day)" }
-        let expiry = ServerCertificate(notAfter: notAfter, subject: certificate.subject, issuer: certificate.issuer).expiry(relativeTo: now)
+        let expiry = ServerCertificate(notAfter: notAfter, subject: certificate.subject, issuer: certificate.issuer)
+            .expiry(relativeTo: now)
         return "cert \(notAfter > now ? "expires" : "expired") \(day) (\(expiry))"
     }
 
@@ -103,7 +115,8 @@ enum Summary {
         let scaled = Int64((abs(value) * scale).rounded())
         let whole = scaled / Int64(scale)
         let fraction = String(scaled % Int64(scale))
-        return (value < 0 && scaled != 0 ? "-" : "") + "\(whole)." + String(repeating: "0", count: digits - fraction.count) + fraction
+        return (value < 0 && scaled != 0 ? "-" : "") + "\(whole)."
+            + String(repeating: "0", count: digits - fraction.count) + fraction
     }
 
     static func ago(_ interval: Duration) -> String {

@@ -17,7 +17,8 @@ extension ReachctlCommand {
                 connected, 2 when it could never be reached.
 
                 For a unit that must wait for the server: ExecStartPre=/usr/bin/reachctl wait-online --timeout 60s
-                """)
+                """
+        )
 
         @ParentCommand var root: ReachctlCommand
 
@@ -36,7 +37,8 @@ extension ReachctlCommand {
         /// Follows the event stream until it says connected, trying again (with backoff, resuming
         /// after the last event seen) while reachd cannot be reached.
         private static func waitForConnected(_ client: ReachdClient, progress: Progress) async throws {
-            try await client.follow(backoff: ReconnectBackoff(first: .milliseconds(100), longest: .seconds(2))) { update in
+            try await client.follow(backoff: ReconnectBackoff(first: .milliseconds(100), longest: .seconds(2))) {
+                update in
                 switch update {
                 case .verdict(let document):
                     progress.reachable.withLock { $0 = true }

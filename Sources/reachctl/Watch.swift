@@ -16,7 +16,8 @@ extension ReachctlCommand {
                 Without --follow, exits 3 when the stream breaks (2 when reachd cannot be reached \
                 at all). With --follow, reconnects (resuming after the last event seen, backing off \
                 up to 5 s) until interrupted.
-                """)
+                """
+        )
 
         @ParentCommand var root: ReachctlCommand
 
@@ -28,7 +29,8 @@ extension ReachctlCommand {
             let follow = self.follow
             var receivedAny = false
             do {
-                try await client.follow(backoff: ReconnectBackoff(first: .milliseconds(250), longest: .seconds(5))) { update in
+                try await client.follow(backoff: ReconnectBackoff(first: .milliseconds(250), longest: .seconds(5))) {
+                    update in
                     switch update {
                     case .verdict(let document):
                         receivedAny = true

@@ -1,8 +1,5 @@
 import ArgumentParser
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import ReachConfig
 import ReachCore
@@ -10,6 +7,10 @@ import ReachDaemon
 import ReachLogging
 import ReachPOSIX
 import ReachSystemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `reachd`: the connectivity monitor daemon.
 struct ReachdCommand: AsyncParsableCommand {
@@ -28,7 +29,8 @@ struct ReachdCommand: AsyncParsableCommand {
             socket or grpc_health.listen (the address is in use, needs privileges, or is not this \
             machine's), which it says in one line before it has claimed to run; 1 on any other failure.
             """,
-        version: ReachVersion.current)
+        version: ReachVersion.current
+    )
 
     /// EX_CONFIG from sysexits.h: what systemd and scripts expect of a configuration error.
     static let configurationErrorExitCode: Int32 = 78
@@ -39,29 +41,54 @@ struct ReachdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
     var config: String?
 
-    @Option(name: .customLong("check-config"), help: ArgumentHelp("Check a configuration file: print \"ok\", or every problem, and exit (78 on problems).", valueName: "path"))
+    @Option(
+        name: .customLong("check-config"),
+        help: ArgumentHelp(
+            "Check a configuration file: print \"ok\", or every problem, and exit (78 on problems).",
+            valueName: "path"
+        )
+    )
     var checkConfig: String?
 
-    @Option(name: .customLong("targets-file"), help: ArgumentHelp("Watch the URLs in this file (one per line) instead of the configured targets.", valueName: "path"))
+    @Option(
+        name: .customLong("targets-file"),
+        help: ArgumentHelp(
+            "Watch the URLs in this file (one per line) instead of the configured targets.",
+            valueName: "path"
+        )
+    )
     var targetsFile: String?
 
-    @Option(name: .long, help: ArgumentHelp("Serve the status endpoint on this address instead of the configured one.", valueName: "host:port"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Serve the status endpoint on this address instead of the configured one.",
+            valueName: "host:port"
+        )
+    )
     var listen: String?
 
     @Option(
         name: .customLong("web.config.file"),
         help: ArgumentHelp(
             "An exporter-toolkit web configuration file (TLS, client certificates, basic auth) for the status endpoint, instead of api.web_config_file.",
-            valueName: "path"))
+            valueName: "path"
+        )
+    )
     var webConfigFile: String?
 
-    @Option(name: .customLong("log-target"), help: ArgumentHelp("Where log lines go, instead of the configured log.target.", valueName: "target"))
+    @Option(
+        name: .customLong("log-target"),
+        help: ArgumentHelp("Where log lines go, instead of the configured log.target.", valueName: "target")
+    )
     var logTarget: LogSettings.Target?
 
     func run() async throws {
         if let checkConfig {
             do {
-                try Daemon.checkListenerSecurity(try Configuration.load(from: .file(checkConfig), webConfigFile: webConfigFile))
+                try Daemon.checkListenerSecurity(
+                    try Configuration.load(from: .file(checkConfig), webConfigFile: webConfigFile)
+                )
                 print("ok")
                 return
             } catch {
@@ -75,7 +102,11 @@ struct ReachdCommand: AsyncParsableCommand {
         let (targetsFile, listen, logTarget, webConfigFile) = (targetsFile, listen, logTarget, webConfigFile)
         // A reload (SIGHUP) loads the configuration exactly as start-up does, overrides included.
         let load: @Sendable () throws(ConfigurationError) -> Configuration = { () throws(ConfigurationError) in
-            var configuration = try Configuration.load(from: source, environment: environment, webConfigFile: webConfigFile)
+            var configuration = try Configuration.load(
+                from: source,
+                environment: environment,
+                webConfigFile: webConfigFile
+            )
             if let targetsFile { try configuration.replaceTargets(withURLsIn: targetsFile) }
             if let listen { try configuration.replaceListenAddress(with: listen) }
             if let logTarget { configuration.log.target = logTarget }
@@ -97,7 +128,10 @@ struct ReachdCommand: AsyncParsableCommand {
         signal(SIGHUP, SIG_IGN)
         do {
             try await Daemon(
-                configuration: configuration, source: source, notifier: SystemdNotifier(environment: environment), reload: load,
+                configuration: configuration,
+                source: source,
+                notifier: SystemdNotifier(environment: environment),
+                reload: load,
                 logger: logger
             ).run()
         } catch let failure as ListenFailure {
@@ -109,10 +143,18 @@ struct ReachdCommand: AsyncParsableCommand {
     /// Says why reachd cannot start in one line, once wherever a person looks: the log (the
     /// journal, which `systemctl status` shows), and standard error when that is not the log
     /// already nor the journal's stream.
-    private static func report(_ failure: ListenFailure, output: LogOutput, logger: Logger, environment: [String: String]) {
+    private static func report(
+        _ failure: ListenFailure,
+        output: LogOutput,
+        logger: Logger,
+        environment: [String: String]
+    ) {
         let standardErrorIsJournal = JournalAvailability.standardErrorIsJournalStream(environment: environment)
         if output.target == .journald || standardErrorIsJournal {
-            logger.critical("\(failure)", metadata: ["address": "\(failure.address)", "key": "\(failure.key)", "errno": "\(failure.cause.code)"])
+            logger.critical(
+                "\(failure)",
+                metadata: ["address": "\(failure.address)", "key": "\(failure.key)", "errno": "\(failure.cause.code)"]
+            )
         }
         if !standardErrorIsJournal {
             LogfmtLogHandler.standardError("reachd: \(failure)\n")

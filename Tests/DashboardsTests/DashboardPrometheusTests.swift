@@ -13,13 +13,16 @@ private let reachdMetricNames: Set<String> = [
     "reachd_probe_duration_seconds_bucket", "reachd_probe_duration_seconds_sum", "reachd_probe_duration_seconds_count",
     "reachd_probes_total", "reachd_probe_skipped_total", "reachd_restoration_callbacks_total", "reachd_subscribers",
     "reachd_netlink_overruns_total", "reachd_last_transition_timestamp_seconds", "reachd_build_info",
-    "reachd_target_certificate_expiry_timestamp_seconds", "reachd_interface_reachable", "reachd_fault", "reachd_failing_target",
+    "reachd_target_certificate_expiry_timestamp_seconds", "reachd_interface_reachable", "reachd_fault",
+    "reachd_failing_target",
 ]
 
 @Suite("Dashboards and alerts against a real Prometheus", .serialized)
 struct DashboardPrometheusTests {
     @Test func theDashboardIsImportableAndUsesTheDatasourceVariable() throws {
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dashboardFile)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: dashboardFile)) as? [String: Any]
+        )
         #expect((document["schemaVersion"] as? Int ?? 0) >= 36)
         #expect(document["uid"] as? String == "reachd-overview")
         let variables = (document["templating"] as? [String: Any])?["list"] as? [[String: Any]] ?? []
@@ -59,8 +62,12 @@ struct DashboardPrometheusTests {
     }
 
     @Test(
-        .enabled(if: prometheusPath != nil && promtoolPath != nil, "prometheus and promtool are not installed (Debian/Ubuntu package prometheus)"),
-        .timeLimit(.minutes(8)))
+        .enabled(
+            if: prometheusPath != nil && promtoolPath != nil,
+            "prometheus and promtool are not installed (Debian/Ubuntu package prometheus)"
+        ),
+        .timeLimit(.minutes(8))
+    )
     func everyPanelHasDataAndEveryRuleEvaluatesAfterADisconnection() async throws {
         let prometheus = try #require(prometheusPath)
         let promtool = try #require(promtoolPath)
@@ -85,10 +92,10 @@ struct DashboardPrometheusTests {
         let secure = try await LoopbackHTTPSServer(certificate: certificate)
         let config = directory.appending(path: "reachd.yaml")
         try """
-            targets:
-              - { name: health, url: "\(health?.url ?? "")" }
-              - { name: secure, url: "\(secure.url)", tls: { ca_file: \(ca.certificate) } }
-            """.write(to: config, atomically: true, encoding: .utf8)
+        targets:
+          - { name: health, url: "\(health?.url ?? "")" }
+          - { name: secure, url: "\(secure.url)", tls: { ca_file: \(ca.certificate) } }
+        """.write(to: config, atomically: true, encoding: .utf8)
         let daemon = try ReachdProcess(["--config", config.path])
         reachd = daemon
         let reachdPort = try await daemon.waitForPort()
@@ -96,41 +103,53 @@ struct DashboardPrometheusTests {
         // Prometheus scraping it every second, with the alert rules loaded.
         let prometheusConfig = directory.appending(path: "prometheus.yml")
         try """
-            global:
-              scrape_interval: 1s
-              scrape_timeout: 1s
-              evaluation_interval: 1s
-            rule_files:
-              - \(alertsFile.path)
-            scrape_configs:
-              - job_name: reachd
-                static_configs:
-                  - targets: ['127.0.0.1:\(reachdPort)']
-            """.write(to: prometheusConfig, atomically: true, encoding: .utf8)
+        global:
+          scrape_interval: 1s
+          scrape_timeout: 1s
+          evaluation_interval: 1s
+        rule_files:
+          - \(alertsFile.path)
+        scrape_configs:
+          - job_name: reachd
+            static_configs:
+              - targets: ['127.0.0.1:\(reachdPort)']
+        """.write(to: prometheusConfig, atomically: true, encoding: .utf8)
         let (server, api) = try await startPrometheus(prometheus, configuration: prometheusConfig, in: directory)
         children.append(server)
 
         // Connected, as scraped.
-        let connected = await eventually(within: .seconds(60)) { await api.hasData(#"reachd_connected{job="reachd"} == 1"#) }
+        let connected = await eventually(within: .seconds(60)) {
+            await api.hasData(#"reachd_connected{job="reachd"} == 1"#)
+        }
         try #require(connected, "Prometheus never saw reachd connected:\n\(server.errors)")
 
         // Disconnected once the target's server is gone.
         await health?.stop()
-        let disconnected = await eventually(within: .seconds(60)) { await api.hasData(#"reachd_connected{job="reachd"} == 0"#) }
+        let disconnected = await eventually(within: .seconds(60)) {
+            await api.hasData(#"reachd_connected{job="reachd"} == 0"#)
+        }
         try #require(disconnected, "Prometheus never saw reachd disconnected")
         // The probe in flight when the server stopped may have been reset; the ones after it are refused.
-        #expect(await eventually(within: .seconds(30)) { await api.hasData(#"reachd_probes_total{job="reachd", result="connection_refused"} > 0"#) })
+        #expect(
+            await eventually(within: .seconds(30)) {
+                await api.hasData(#"reachd_probes_total{job="reachd", result="connection_refused"} > 0"#)
+            }
+        )
 
         // Connected again once it is back on the same port.
         health = try await HealthServer(port: healthPort)
         let reconnected = await eventually(within: .seconds(60)) {
-            await api.hasData(#"reachd_connected{job="reachd"} == 1 and changes(reachd_connected{job="reachd"}[10m]) >= 2"#)
+            await api.hasData(
+                #"reachd_connected{job="reachd"} == 1 and changes(reachd_connected{job="reachd"}[10m]) >= 2"#
+            )
         }
         try #require(reconnected, "Prometheus never saw reachd connected again")
 
         // (a) Every dashboard query returns data. Series born at the reconnection need a couple of
         // scrapes before rate() and increase() see them, hence the wait.
-        let expressions = try dashboardExpressions(of: dashboardFile).map { (panel: $0.panel, expr: substitutingGrafanaVariables($0.expr)) }
+        let expressions = try dashboardExpressions(of: dashboardFile).map {
+            (panel: $0.panel, expr: substitutingGrafanaVariables($0.expr))
+        }
         #expect(expressions.count >= 11)
         _ = await eventually(within: .seconds(30)) {
             for (_, expr) in expressions where !(await api.hasData(expr)) { return false }
@@ -152,7 +171,10 @@ struct DashboardPrometheusTests {
         let rules = try await api.rules()
         #expect(evaluated, "the rules were not all loaded and evaluated: \(rules.map { "\($0.name): \($0.health)" })")
         #expect(rules.count == declared)
-        for expected in ["ReachdDisconnected", "ReachdFlapping", "ReachdProbeLatencyHigh", "ReachdCertificateExpiresSoon", "ReachdCertificateExpired", "ReachdDown"] {
+        for expected in [
+            "ReachdDisconnected", "ReachdFlapping", "ReachdProbeLatencyHigh", "ReachdCertificateExpiresSoon",
+            "ReachdCertificateExpired", "ReachdDown",
+        ] {
             #expect(rules.contains { $0.name == expected }, "no rule \(expected)")
         }
         for rule in rules {
@@ -163,7 +185,8 @@ struct DashboardPrometheusTests {
 
         // (c) The certificate that expires in 3 days, as scraped: the rule fires for it, with the
         // time left as its value, and the expired rule does not.
-        let firing = #"ALERTS{alertname="ReachdCertificateExpiresSoon", alertstate="firing", target="secure", job="reachd"}"#
+        let firing =
+            #"ALERTS{alertname="ReachdCertificateExpiresSoon", alertstate="firing", target="secure", job="reachd"}"#
         let fired = await eventually(within: .seconds(30)) { await api.hasData(firing) }
         let alerts = try await api.query("ALERTS").raw
         #expect(fired, "ReachdCertificateExpiresSoon never fired: \(alerts)")
@@ -171,8 +194,17 @@ struct DashboardPrometheusTests {
         #expect(!expiredFires)
         let left = try await api.query(#"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} - time()"#)
         #expect(left.results == 1, "\(left.raw)")
-        #expect(await api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} == \#(Int(notAfter.timeIntervalSince1970))"#))
-        #expect(await api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} - time() > 2.9 * 86400"#), "about 3 days left")
+        #expect(
+            await api.hasData(
+                #"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} == \#(Int(notAfter.timeIntervalSince1970))"#
+            )
+        )
+        #expect(
+            await api.hasData(
+                #"reachd_target_certificate_expiry_timestamp_seconds{target="secure"} - time() > 2.9 * 86400"#
+            ),
+            "about 3 days left"
+        )
         let plainHasExpiry = await api.hasData(#"reachd_target_certificate_expiry_timestamp_seconds{target="health"}"#)
         #expect(!plainHasExpiry, "plain HTTP presents no certificate")
 

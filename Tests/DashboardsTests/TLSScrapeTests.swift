@@ -4,14 +4,20 @@ import Testing
 
 @Suite("Prometheus scraping reachd over TLS with basic auth")
 struct TLSScrapeTests {
-    @Test(.enabled(if: prometheusPath != nil, "prometheus is not installed (Debian/Ubuntu package prometheus)"), .timeLimit(.minutes(3)))
+    @Test(
+        .enabled(if: prometheusPath != nil, "prometheus is not installed (Debian/Ubuntu package prometheus)"),
+        .timeLimit(.minutes(3))
+    )
     func prometheusScrapesWithThePasswordAndIsRefusedWithAWrongOne() async throws {
         let scratch = try TemporaryDirectory("tls-scrape")
         let health = try await HealthServer()
         defer { health.kill() }
         let web = try await WebConfigFile.make(in: scratch.path)
         let reachd = try ReachdProcess(
-            configuration: "targets:\n  - name: api\n    url: \(health.url)\n", in: scratch.path, arguments: ["--web.config.file=\(web.path)"])
+            configuration: "targets:\n  - name: api\n    url: \(health.url)\n",
+            in: scratch.path,
+            arguments: ["--web.config.file=\(web.path)"]
+        )
         defer { reachd.signal(SIGKILL) }
         let port = try await reachd.waitForPort()
 
@@ -32,9 +38,15 @@ struct TLSScrapeTests {
             """
         }
         let configuration = scratch.url.appending(path: "prometheus.yml")
-        try ("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n" + job("reachd", password: "scrape-s3cret") + job("wrong-password", password: "guess"))
+        try
+            ("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
+            + job("reachd", password: "scrape-s3cret") + job("wrong-password", password: "guess"))
             .write(to: configuration, atomically: true, encoding: .utf8)
-        let (prometheus, api) = try await startPrometheus(try #require(prometheusPath), configuration: configuration, in: scratch.url)
+        let (prometheus, api) = try await startPrometheus(
+            try #require(prometheusPath),
+            configuration: configuration,
+            in: scratch.url
+        )
         defer { prometheus.signal(SIGKILL) }
 
         #expect(await eventually(within: .seconds(60)) { await api.hasData(#"reachd_connected{job="reachd"} == 1"#) })

@@ -20,7 +20,9 @@ let events = service.monitor.subscribe()
 let writing = Task {
     for await event in events {
         // What reachd's `/v1/events` sends for the same event, written at once (not held in a buffer).
-        FileHandle.standardOutput.write(StatusDocument(event: event, likelyConnected: service.isLikelyConnected).eventFrame)
+        FileHandle.standardOutput.write(
+            StatusDocument(event: event, likelyConnected: service.isLikelyConnected).eventFrame
+        )
     }
 }
 try await ServiceGroup(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()

@@ -17,12 +17,23 @@ let start = Date().timeIntervalSince1970
 let tick = LockedCounter()
 // Each transition a millisecond after the last, so that every one is a change with its own time.
 let clock: @Sendable () -> WallTime = { WallTime(sinceEpoch: .milliseconds(Int64(start * 1000) + tick.next())) }
-let recorder = try await HistoryRecorder(store: opening.store, settings: HistorySettings(), clock: clock, logger: Logger(label: "helper"))
+let recorder = try await HistoryRecorder(
+    store: opening.store,
+    settings: HistorySettings(),
+    clock: clock,
+    logger: Logger(label: "helper")
+)
 var total = 0
 for batch in 1... {
     for index in 0..<batchSize {
         let state: ConnectivityState = index % 2 == 0 ? .disconnected : .connected
-        recorder.record(Verdict(state: state, reason: state == .connected ? .healthy : .targetFailed(target: "api", reason: .timeout), since: clock()))
+        recorder.record(
+            Verdict(
+                state: state,
+                reason: state == .connected ? .healthy : .targetFailed(target: "api", reason: .timeout),
+                since: clock()
+            )
+        )
     }
     total += batchSize
     say("begin \(batch)")

@@ -12,7 +12,10 @@ let arguments = CommandLine.arguments
 let identifier = arguments.count > 1 ? arguments[1] : "journal-log-helper"
 let target = arguments.count > 2 ? LogSettings.Target(rawValue: arguments[2]) ?? .journald : .journald
 let output = LogOutput(
-    settings: LogSettings(target: target, level: .trace), environment: ProcessInfo.processInfo.environment, identifier: identifier)
+    settings: LogSettings(target: target, level: .trace),
+    environment: ProcessInfo.processInfo.environment,
+    identifier: identifier
+)
 FileHandle.standardOutput.write(Data("target \(output.target.rawValue)\n".utf8))
 let logger = output.logger(label: identifier)
 var count = 0

@@ -53,7 +53,11 @@ final class NotifyAgentTarget: Sendable {
                 state['mode'] = line.strip()
                 print('now', line.strip(), flush=True)
             """
-        let process = try ChildProcess("health target", executable: "/usr/bin/python3", arguments: ["-c", script, "\(port)"])
+        let process = try ChildProcess(
+            "health target",
+            executable: "/usr/bin/python3",
+            arguments: ["-c", script, "\(port)"]
+        )
         child = rig.track(process)
         try await process.waitForLine { $0 == "ready" }
     }
@@ -81,19 +85,24 @@ final class NotifyAgentReachd: Sendable {
     private let reachd: ReachdProcess
 
     /// - Parameter more: More of the configuration, top-level YAML.
-    init(targetPort: Int, apiPort: Int, interval: String = "200ms", more: String = "", rig: NotifyAgentRig) async throws {
+    init(targetPort: Int, apiPort: Int, interval: String = "200ms", more: String = "", rig: NotifyAgentRig) async throws
+    {
         self.apiPort = apiPort
         let reachd = try ReachdProcess(
             configuration: """
-            server:
-              base_url: http://127.0.0.1:\(targetPort)
-              health_path: /health
-            probe:
-              interval: \(interval)
-              timeout: 1s
-            listen: 127.0.0.1:\(apiPort)
-            \(more)
-            """, in: rig.directory.path, listen: nil, log: rig.directory.url.appending(path: "reachd-\(UUID().uuidString.prefix(6)).log").path)
+                server:
+                  base_url: http://127.0.0.1:\(targetPort)
+                  health_path: /health
+                probe:
+                  interval: \(interval)
+                  timeout: 1s
+                listen: 127.0.0.1:\(apiPort)
+                \(more)
+                """,
+            in: rig.directory.path,
+            listen: nil,
+            log: rig.directory.url.appending(path: "reachd-\(UUID().uuidString.prefix(6)).log").path
+        )
         self.reachd = reachd
         rig.onStop { await reachd.kill() }
         _ = try await reachd.waitForPort()
@@ -111,8 +120,12 @@ final class NotifyAgentReachd: Sendable {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let since = (document["since"] as? String).flatMap(formatter.date(from:))
-        let sessionEndsAt = ((document["portal"] as? [String: Any])?["session_ends_at"] as? String).flatMap(formatter.date(from:))
-        return (document["state"] as? String ?? "", since?.timeIntervalSince1970 ?? 0, sessionEndsAt?.timeIntervalSince1970)
+        let sessionEndsAt = ((document["portal"] as? [String: Any])?["session_ends_at"] as? String).flatMap(
+            formatter.date(from:)
+        )
+        return (
+            document["state"] as? String ?? "", since?.timeIntervalSince1970 ?? 0, sessionEndsAt?.timeIntervalSince1970
+        )
     }
 
     /// How many verdict changes reachd has published (its `reachd_state_changes_total`).
@@ -173,11 +186,22 @@ final class NotifyAgentRig: Sendable {
         return portal
     }
 
-    func startAgent(endpoint: String, minInterval: String, options: [String] = [], environment: [String: String]? = nil) throws -> ChildProcess {
-        track(try ChildProcess(
-            "reachctl notify-agent", executable: BuiltProducts.reachctl,
-            arguments: ["--endpoint", endpoint, "notify-agent", "--min-interval", minInterval, "--verbose"] + options,
-            errorLog: agentLog.path, environment: environment ?? desktop.environment))
+    func startAgent(
+        endpoint: String,
+        minInterval: String,
+        options: [String] = [],
+        environment: [String: String]? = nil
+    ) throws -> ChildProcess {
+        track(
+            try ChildProcess(
+                "reachctl notify-agent",
+                executable: BuiltProducts.reachctl,
+                arguments: ["--endpoint", endpoint, "notify-agent", "--min-interval", minInterval, "--verbose"]
+                    + options,
+                errorLog: agentLog.path,
+                environment: environment ?? desktop.environment
+            )
+        )
     }
 
     var agentOutput: String { (try? String(contentsOf: agentLog, encoding: .utf8)) ?? "" }
@@ -199,7 +223,9 @@ final class NotifyAgentRig: Sendable {
         do {
             try await waitUntil("the agent's posts answered and one shown", timeout: .seconds(10)) {
                 let log = agentOutput
-                let answered = log.components(separatedBy: " showing \"").count + log.components(separatedBy: " cannot show the notification").count - 2
+                let answered =
+                    log.components(separatedBy: " showing \"").count
+                    + log.components(separatedBy: " cannot show the notification").count - 2
                 let shown = (try? await desktop.displayedCount()) ?? 0
                 return answered >= desktop.notifyCalls.count && shown >= 1
             }
@@ -207,7 +233,10 @@ final class NotifyAgentRig: Sendable {
             Issue.record("posts: \(desktop.notifyCalls.map(\.summary)); the agent logged:\n\(agentOutput)")
             throw error
         }
-        let waiting = Int(try await desktop.dunstctl(["count", "waiting"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let waiting =
+            Int(
+                try await desktop.dunstctl(["count", "waiting"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+            ) ?? 0
         #expect(try await desktop.displayedCount() == 1 && waiting == 0, "one notification, not two")
     }
 
@@ -217,7 +246,9 @@ final class NotifyAgentRig: Sendable {
         try await waitUntil("the agent idle after \(marker)", timeout: timeout) {
             let log = agentOutput
             guard let seen = log.range(of: marker, options: .backwards) else { return false }
-            let schedules = log[seen.upperBound...].split(separator: "\n").filter { $0.contains("nothing scheduled") || $0.contains("next decision in") }
+            let schedules = log[seen.upperBound...].split(separator: "\n").filter {
+                $0.contains("nothing scheduled") || $0.contains("next decision in")
+            }
             return schedules.last?.contains("nothing scheduled") == true
         }
     }

@@ -8,7 +8,11 @@ private typealias Reachd = NotifyAgentReachd
 private typealias HealthTarget = NotifyAgentTarget
 private let screenshotDirectory = notifyAgentScreenshots
 
-@Suite("reachctl notify-agent on a real desktop", .serialized, .enabled(if: PrivateDesktop.isAvailable, Comment(rawValue: PrivateDesktop.unavailableReason)))
+@Suite(
+    "reachctl notify-agent on a real desktop",
+    .serialized,
+    .enabled(if: PrivateDesktop.isAvailable, Comment(rawValue: PrivateDesktop.unavailableReason))
+)
 struct NotifyAgentTests {
     @Test func waitingWhileRefusedThenOneBriefConnectedInItsPlace() async throws {
         try await Rig.run { rig in
@@ -20,7 +24,10 @@ struct NotifyAgentTests {
             #expect(waiting.appName == "reachd")
             #expect(waiting.replacesID == 0)
             #expect(waiting.summary == "Waiting for connectivity…")
-            #expect(waiting.body == "The server is not responding — your network is fine. The server refused the connection (target server).")
+            #expect(
+                waiting.body
+                    == "The server is not responding — your network is fine. The server refused the connection (target server)."
+            )
             #expect(waiting.icon == "network-error")
             #expect(waiting.expireTimeout == 0, "persistent while waiting")
             #expect(waiting.actions == ["check-now", "Check now"])
@@ -37,13 +44,18 @@ struct NotifyAgentTests {
             let connected = calls[1]
             #expect(connected.summary == "Connected")
             #expect(connected.replacesID != 0, "replaces the waiting notification")
-            #expect(connected.expireTimeout > 0 && connected.expireTimeout <= 10_000, "brief: \(connected.expireTimeout) ms")
+            #expect(
+                connected.expireTimeout > 0 && connected.expireTimeout <= 10_000,
+                "brief: \(connected.expireTimeout) ms"
+            )
             #expect(connected.hints["category"] == "string \"network.connected\"")
             #expect(connected.hints["transient"] == "boolean true")
             try await rig.expectOneDisplayed()
             try await rig.desktop.screenshot(to: screenshotDirectory.appending(path: "connected.png").path)
             // dunst takes it away by itself.
-            try await waitUntil("Connected expired", timeout: .seconds(15)) { (try? await rig.desktop.displayedCount()) == 0 }
+            try await waitUntil("Connected expired", timeout: .seconds(15)) {
+                (try? await rig.desktop.displayedCount()) == 0
+            }
             #expect(rig.desktop.notifyCalls.count == 2)
         }
     }
@@ -53,7 +65,12 @@ struct NotifyAgentTests {
     @Test func theWaitingNotificationIsReplacedTheMomentReachdSaysConnected() async throws {
         try await Rig.run { rig in
             let target = try await HealthTarget(port: try freeLoopbackPort(), up: false, rig: rig)
-            let reachd = try await Reachd(targetPort: target.port, apiPort: try freeLoopbackPort(), interval: "100ms", rig: rig)
+            let reachd = try await Reachd(
+                targetPort: target.port,
+                apiPort: try freeLoopbackPort(),
+                interval: "100ms",
+                rig: rig
+            )
             _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "6s")
             let waiting = try #require(try await rig.waitForCalls(1).first)
             #expect(waiting.summary == "Waiting for connectivity…")
@@ -68,7 +85,9 @@ struct NotifyAgentTests {
             let waitingAt = try #require(waiting.time)
             let replacedAt = try #require(connected.time)
             let latency = Duration.seconds(replacedAt - status.since)
-            print("restoration: reachd said connected at \(status.since), the waiting notification was replaced \(latency) later, \(Duration.seconds(replacedAt - waitingAt)) after it was posted (window 6 s)")
+            print(
+                "restoration: reachd said connected at \(status.since), the waiting notification was replaced \(latency) later, \(Duration.seconds(replacedAt - waitingAt)) after it was posted (window 6 s)"
+            )
             #expect(replacedAt - waitingAt < 6, "inside the window: the case that used to wait for it")
             #expect(latency < .milliseconds(100), "replaced \(latency) after reachd said connected")
             try await rig.expectOneDisplayed()
@@ -82,11 +101,19 @@ struct NotifyAgentTests {
         try await Rig.run { rig in
             let target = try await HealthTarget(port: try freeLoopbackPort(), up: false, rig: rig)
             // Probing once a minute: a probe soon after the click can only be the check's.
-            let reachd = try await Reachd(targetPort: target.port, apiPort: try freeLoopbackPort(), interval: "60s", rig: rig)
+            let reachd = try await Reachd(
+                targetPort: target.port,
+                apiPort: try freeLoopbackPort(),
+                interval: "60s",
+                rig: rig
+            )
             _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "30s")
 
             let waiting = try #require(try await rig.waitForCalls(1).first)
-            #expect(waiting.body == "The server is not responding — your network is fine. The server answered with an error (target server).")
+            #expect(
+                waiting.body
+                    == "The server is not responding — your network is fine. The server answered with an error (target server)."
+            )
             try await rig.expectOneDisplayed()
             let hitsBefore = target.hits
             let clicked = ContinuousClock.now
@@ -96,11 +123,16 @@ struct NotifyAgentTests {
             #expect(ContinuousClock.now - clicked < .seconds(10))
             // Still disconnected: the waiting notification is still there after the click (dunst keeps
             // it; a server that took it away gets it again at once, see NotificationPolicyTests).
-            try await waitUntil("the agent heard the check's answer", timeout: .seconds(10)) { rig.agentOutput.contains("check answered") }
+            try await waitUntil("the agent heard the check's answer", timeout: .seconds(10)) {
+                rig.agentOutput.contains("check answered")
+            }
             try await rig.expectOneDisplayed()
             #expect(rig.desktop.notifyCalls.last?.summary == "Waiting for connectivity…")
             #expect(rig.agentOutput.contains("Check now"), "\(rig.agentOutput)")
-            #expect(rig.agentOutput.contains("check answered: disconnected: http_status (target server)"), "\(rig.agentOutput)")
+            #expect(
+                rig.agentOutput.contains("check answered: disconnected: http_status (target server)"),
+                "\(rig.agentOutput)"
+            )
         }
     }
 
@@ -109,7 +141,12 @@ struct NotifyAgentTests {
     @Test func aFlapStormPopsUpAtMostOncePerWindowAndEndsOnTheFinalState() async throws {
         try await Rig.run { rig in
             let target = try await HealthTarget(port: try freeLoopbackPort(), up: false, rig: rig)
-            let reachd = try await Reachd(targetPort: target.port, apiPort: try freeLoopbackPort(), interval: "100ms", rig: rig)
+            let reachd = try await Reachd(
+                targetPort: target.port,
+                apiPort: try freeLoopbackPort(),
+                interval: "100ms",
+                rig: rig
+            )
             let window = Duration.seconds(3)
             _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "3s")
             _ = try await rig.waitForCalls(1)
@@ -122,7 +159,9 @@ struct NotifyAgentTests {
                 up.toggle()
                 try target.set(up: up)
                 // Each flip lands before the next: reachd says it.
-                try await waitUntil("reachd says \(up ? "connected" : "disconnected")", every: .milliseconds(10)) { try await reachd.status().state == (up ? "connected" : "disconnected") }
+                try await waitUntil("reachd says \(up ? "connected" : "disconnected")", every: .milliseconds(10)) {
+                    try await reachd.status().state == (up ? "connected" : "disconnected")
+                }
                 mostDisplayed = max(mostDisplayed, try await rig.desktop.displayedCount() ?? 0)
             }
             try target.set(up: false)
@@ -132,17 +171,23 @@ struct NotifyAgentTests {
 
             // The final state shows once the window ends; then nothing more.
             try await waitUntil("the last post is the waiting one", timeout: .seconds(15)) {
-                rig.desktop.notifyCalls.last?.summary == "Waiting for connectivity…" && rig.desktop.notifyCalls.count > 1
+                rig.desktop.notifyCalls.last?.summary == "Waiting for connectivity…"
+                    && rig.desktop.notifyCalls.count > 1
             }
             // Then nothing more: the agent has nothing scheduled, and reachd stays disconnected.
             try await rig.waitUntilAgentIsIdle(after: "showing \"Waiting for connectivity…\"")
             let calls = rig.desktop.notifyCalls
-            print("flap storm: \(flips) verdict changes in \(stormLength) gave \(calls.count) notification posts (window \(window))")
+            print(
+                "flap storm: \(flips) verdict changes in \(stormLength) gave \(calls.count) notification posts (window \(window))"
+            )
             let allowed = Int((stormLength + window) / window) + 2
             let popUps = calls.count { $0.summary == "Waiting for connectivity…" }
             #expect(popUps <= allowed, "\(popUps) waiting pop-ups for \(flips) changes; at most \(allowed)")
             #expect(calls.count < flips, "rate-limited: \(calls.count) posts for \(flips) changes")
-            #expect(calls.filter { $0.summary == "Connected" }.allSatisfy { $0.replacesID != 0 }, "\"Connected\" only ever replaces")
+            #expect(
+                calls.filter { $0.summary == "Connected" }.allSatisfy { $0.replacesID != 0 },
+                "\"Connected\" only ever replaces"
+            )
             #expect(calls.last?.summary == "Waiting for connectivity…")
             #expect(mostDisplayed == 1, "one notification at a time")
             #expect(try await rig.desktop.displayedCount() == 1)
@@ -160,7 +205,9 @@ struct NotifyAgentTests {
 
             await rig.desktop.killNotificationServer()
             // The agent saw it go (its notification with it) before a new one starts.
-            try await waitUntil("the agent saw the server stop") { rig.agentOutput.contains("session bus: serverStopped") }
+            try await waitUntil("the agent saw the server stop") {
+                rig.agentOutput.contains("session bus: serverStopped")
+            }
             try await rig.desktop.startNotificationServer()
             let calls = try await rig.waitForCalls(2)
             #expect(calls[1].summary == "Waiting for connectivity…")
@@ -175,7 +222,9 @@ struct NotifyAgentTests {
             let reachd = try await Reachd(targetPort: try freeLoopbackPort(), apiPort: try freeLoopbackPort(), rig: rig)
             let agent = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "1s")
             _ = try await rig.waitForCalls(1)
-            try await waitUntil("dunst shows it", timeout: .seconds(5)) { (try? await rig.desktop.displayedCount()) == 1 }
+            try await waitUntil("dunst shows it", timeout: .seconds(5)) {
+                (try? await rig.desktop.displayedCount()) == 1
+            }
 
             let stopped = ContinuousClock.now
             agent.signal(SIGTERM)

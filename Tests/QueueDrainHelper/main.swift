@@ -1,3 +1,9 @@
+import Foundation
+import Logging
+import ReachKit
+import ReachKitQueue
+import ReachKitTesting
+
 // Drains a durable queue in a process of its own, so that a test can kill it mid-drain.
 //
 //   queue-drain-helper enqueue PATH COUNT   enqueues items 0..<COUNT (keys "item-N"), then exits
@@ -7,11 +13,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Logging
-import ReachKit
-import ReachKitQueue
-import ReachKitTesting
 
 /// Writes a line at once (print's buffer would hold it when stdout is a pipe).
 func say(_ line: String) {
@@ -28,7 +29,11 @@ let store = try QueueStore(path: arguments[2])
 let hangAt = arguments.count > 3 && arguments[1] == "drain" ? Int(arguments[3]) ?? .max : .max
 let service = TestConnectivityService(.connected)
 let queue = DurableQueue<Int>(
-    name: "uploads", store: store, service: service, policy: QueuePolicy(concurrency: 4), logger: logger
+    name: "uploads",
+    store: store,
+    service: service,
+    policy: QueuePolicy(concurrency: 4),
+    logger: logger
 ) { delivery in
     say("start \(delivery.key)")
     // A delivery that hangs on purpose (until the process is killed), and a delivery's own work.

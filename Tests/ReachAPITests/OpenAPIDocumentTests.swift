@@ -36,18 +36,42 @@ struct OpenAPIDocumentTests {
         for route in StatusAPI.routes {
             let item = block("  \(route.path):", in: lines)
             #expect(!item.isEmpty, "\(route.path) is missing")
-            #expect(item.contains { $0 == "    \(route.method.lowercased()):" }, "\(route.method) \(route.path) is missing")
-            #expect(item.contains { $0 == "      security: []" } == route.isOpen, "\(route.path) needs a token unless it is open")
+            #expect(
+                item.contains { $0 == "    \(route.method.lowercased()):" },
+                "\(route.method) \(route.path) is missing"
+            )
+            #expect(
+                item.contains { $0 == "      security: []" } == route.isOpen,
+                "\(route.path) needs a token unless it is open"
+            )
         }
     }
 
     @Test func everyKeyOfTheStatusDocumentIsInTheSchema() throws {
         let lines = Self.text.split(separator: "\n")
         let target = TargetStatus(
-            name: "a", kind: "http", lastResult: .ok("a"),
-            certificate: ServerCertificate(notAfter: WallTime(sinceEpoch: .seconds(1_900_000_000)), subject: "CN=a", issuer: "CN=CA"))
-        let portal = CaptivePortal(evidence: .rfc8908, isCaptive: false, secondsRemaining: 60, sessionEndsAt: WallTime(sinceEpoch: .seconds(60)))
-        var verdict = Verdict(state: .connected, reason: .healthy, since: WallTime(sinceEpoch: .zero), targets: [target], portal: portal)
+            name: "a",
+            kind: "http",
+            lastResult: .ok("a"),
+            certificate: ServerCertificate(
+                notAfter: WallTime(sinceEpoch: .seconds(1_900_000_000)),
+                subject: "CN=a",
+                issuer: "CN=CA"
+            )
+        )
+        let portal = CaptivePortal(
+            evidence: .rfc8908,
+            isCaptive: false,
+            secondsRemaining: 60,
+            sessionEndsAt: WallTime(sinceEpoch: .seconds(60))
+        )
+        var verdict = Verdict(
+            state: .connected,
+            reason: .healthy,
+            since: WallTime(sinceEpoch: .zero),
+            targets: [target],
+            portal: portal
+        )
         verdict.interfaces = [InterfaceReachability(name: "eth0", reachable: false, reason: .timeout, fault: .server)]
         let event = ConnectivityEvent(sequence: 1, verdict: verdict)
         let data = APIJSON.encode(StatusDocument(event: event, likelyConnected: true))
@@ -58,11 +82,16 @@ struct OpenAPIDocumentTests {
         let certificate = try #require(targetObject["certificate"] as? [String: Any])
         let interface = try #require((object["interfaces"] as? [[String: Any]])?.first)
         for (schema, keys) in [
-            ("StatusDocument", object.keys), ("TargetStatus", targetObject.keys), ("Timings", timings.keys), ("CaptivePortal", portalObject.keys),
+            ("StatusDocument", object.keys), ("TargetStatus", targetObject.keys), ("Timings", timings.keys),
+            ("CaptivePortal", portalObject.keys),
             ("Certificate", certificate.keys), ("InterfaceReachability", interface.keys),
         ] {
             let properties = block("      properties:", in: block("    \(schema):", in: lines))
-            let described = Set(properties.filter { $0.hasPrefix("        ") && !$0.hasPrefix("         ") }.map { $0.trimmingCharacters(in: .whitespaces).dropLast() })
+            let described = Set(
+                properties.filter { $0.hasPrefix("        ") && !$0.hasPrefix("         ") }.map {
+                    $0.trimmingCharacters(in: .whitespaces).dropLast()
+                }
+            )
             #expect(described == Set(keys.map { Substring($0) }), "\(schema) properties")
         }
     }
@@ -70,21 +99,55 @@ struct OpenAPIDocumentTests {
     @Test func everyKeyOfTheHistoryDocumentIsInTheSchema() throws {
         let lines = Self.text.split(separator: "\n")
         let document = HistoryDocument(
-            since: "2027-01-15T08:00:00.000Z", until: "2027-01-16T08:00:00.000Z",
-            transitions: [.init(at: "2027-01-15T09:00:00.000Z", state: "disconnected", reason: "timeout", fault: "server", target: "api")],
-            outages: [.init(start: "2027-01-15T09:00:00.000Z", end: nil, durationSeconds: 1, reason: "timeout", fault: "server", target: "api")],
+            since: "2027-01-15T08:00:00.000Z",
+            until: "2027-01-16T08:00:00.000Z",
+            transitions: [
+                .init(
+                    at: "2027-01-15T09:00:00.000Z",
+                    state: "disconnected",
+                    reason: "timeout",
+                    fault: "server",
+                    target: "api"
+                )
+            ],
+            outages: [
+                .init(
+                    start: "2027-01-15T09:00:00.000Z",
+                    end: nil,
+                    durationSeconds: 1,
+                    reason: "timeout",
+                    fault: "server",
+                    target: "api"
+                )
+            ],
             gaps: [.init(start: "2027-01-15T08:00:00.000Z", end: nil)],
             uptime: .init(ratio: nil, connectedSeconds: 0, disconnectedSeconds: 0, unknownSeconds: 0),
-            minutes: [.init(target: "api", start: "2027-01-15T09:00:00.000Z", probes: 1, failures: [:], latencyP50Seconds: nil, latencyP99Seconds: nil)])
+            minutes: [
+                .init(
+                    target: "api",
+                    start: "2027-01-15T09:00:00.000Z",
+                    probes: 1,
+                    failures: [:],
+                    latencyP50Seconds: nil,
+                    latencyP99Seconds: nil
+                )
+            ]
+        )
         let object = try #require(try JSONSerialization.jsonObject(with: APIJSON.encode(document)) as? [String: Any])
         func first(_ key: String) throws -> [String: Any] { try #require((object[key] as? [[String: Any]])?.first) }
         for (schema, keys) in [
-            ("HistoryDocument", object.keys), ("HistoryTransition", try first("transitions").keys), ("HistoryOutage", try first("outages").keys),
-            ("HistoryGap", try first("gaps").keys), ("HistoryUptime", try #require(object["uptime"] as? [String: Any]).keys),
+            ("HistoryDocument", object.keys), ("HistoryTransition", try first("transitions").keys),
+            ("HistoryOutage", try first("outages").keys),
+            ("HistoryGap", try first("gaps").keys),
+            ("HistoryUptime", try #require(object["uptime"] as? [String: Any]).keys),
             ("HistoryMinute", try first("minutes").keys),
         ] {
             let properties = block("      properties:", in: block("    \(schema):", in: lines))
-            let described = Set(properties.filter { $0.hasPrefix("        ") && !$0.hasPrefix("         ") }.map { $0.trimmingCharacters(in: .whitespaces).dropLast() })
+            let described = Set(
+                properties.filter { $0.hasPrefix("        ") && !$0.hasPrefix("         ") }.map {
+                    $0.trimmingCharacters(in: .whitespaces).dropLast()
+                }
+            )
             #expect(described == Set(keys.map { Substring($0) }), "\(schema) properties")
         }
     }
@@ -94,7 +157,11 @@ struct OpenAPIDocumentTests {
         for (schema, document) in [("Error", APIJSON.encode(APIErrorDocument(error: "x")))] {
             let object = try #require(try JSONSerialization.jsonObject(with: document) as? [String: Any])
             let properties = block("      properties:", in: block("    \(schema):", in: lines))
-            let described = Set(properties.filter { $0.hasPrefix("        ") && !$0.hasPrefix("         ") }.map { $0.trimmingCharacters(in: .whitespaces).dropLast() })
+            let described = Set(
+                properties.filter { $0.hasPrefix("        ") && !$0.hasPrefix("         ") }.map {
+                    $0.trimmingCharacters(in: .whitespaces).dropLast()
+                }
+            )
             #expect(described == Set(object.keys.map { Substring($0) }), "\(schema) properties")
         }
         #expect(String(decoding: APIJSON.encode(LivenessDocument.ok), as: UTF8.self) == #"{"status":"ok"}"#)
@@ -105,7 +172,10 @@ struct OpenAPIDocumentTests {
         let example = try #require(Self.text.split(separator: "\n").first { $0.hasPrefix("                data: {") })
         let data = String(example.dropFirst("                data: ".count))
         let document = try APIJSON.decode(StatusDocument.self, from: data.utf8)
-        #expect(String(decoding: APIJSON.encode(document), as: UTF8.self) == data, "the example is byte for byte what the encoder writes")
+        #expect(
+            String(decoding: APIJSON.encode(document), as: UTF8.self) == data,
+            "the example is byte for byte what the encoder writes"
+        )
         var parser = EventStreamParser()
         let events = try parser.feed(document.eventFrame)
         #expect(events == [ServerSentEvent(id: "\(document.sequence)", event: ServerSentEvent.verdictType, data: data)])

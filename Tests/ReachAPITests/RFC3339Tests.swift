@@ -18,19 +18,34 @@ struct RFC3339Tests {
     }
 
     @Test func timesAreReadAsReachdWritesThem() {
-        #expect(RFC3339.wallTime(from: "2026-11-23T14:32:36.123Z") == WallTime(sinceEpoch: .seconds(1_795_444_356) + .milliseconds(123)))
+        #expect(
+            RFC3339.wallTime(from: "2026-11-23T14:32:36.123Z")
+                == WallTime(sinceEpoch: .seconds(1_795_444_356) + .milliseconds(123))
+        )
         #expect(RFC3339.wallTime(from: "1970-01-01T00:00:00Z") == WallTime(sinceEpoch: .zero))
-        #expect(RFC3339.wallTime(from: "2000-03-01T00:00:01.5Z") == WallTime(sinceEpoch: .seconds(951_868_801) + .milliseconds(500)))
+        #expect(
+            RFC3339.wallTime(from: "2000-03-01T00:00:01.5Z")
+                == WallTime(sinceEpoch: .seconds(951_868_801) + .milliseconds(500))
+        )
     }
 
     @Test func offsetsAndLongFractionsAreRead() {
-        #expect(RFC3339.wallTime(from: "2026-11-23T16:32:36.123+02:00") == RFC3339.wallTime(from: "2026-11-23T14:32:36.123Z"))
+        #expect(
+            RFC3339.wallTime(from: "2026-11-23T16:32:36.123+02:00")
+                == RFC3339.wallTime(from: "2026-11-23T14:32:36.123Z")
+        )
         #expect(RFC3339.wallTime(from: "2026-11-23T09:32:36-05:00") == RFC3339.wallTime(from: "2026-11-23T14:32:36Z"))
-        #expect(RFC3339.wallTime(from: "1970-01-01T00:00:00.123456789123Z") == WallTime(sinceEpoch: .nanoseconds(123_456_789)))
+        #expect(
+            RFC3339.wallTime(from: "1970-01-01T00:00:00.123456789123Z")
+                == WallTime(sinceEpoch: .nanoseconds(123_456_789))
+        )
     }
 
     @Test func anythingElseIsNotATime() {
-        for text in ["not a time", "", "2026-11-23", "2026-11-23T14:32:36", "2026-13-01T00:00:00Z", "2026-11-23T14:32:36.Z", "2026-11-23T14:32:36Zjunk"] {
+        for text in [
+            "not a time", "", "2026-11-23", "2026-11-23T14:32:36", "2026-13-01T00:00:00Z", "2026-11-23T14:32:36.Z",
+            "2026-11-23T14:32:36Zjunk",
+        ] {
             #expect(RFC3339.wallTime(from: text) == nil, "\(text)")
         }
     }

@@ -6,9 +6,12 @@ import Testing
 
 @Suite("The reason table: one set of words for every reason")
 struct ReasonWordsTests {
-    static let verdictReasons: [VerdictReason] = [.starting, .awaitingProbe, .healthy, .noLink, .noAddress, .noRoute, .captivePortal]
+    static let verdictReasons: [VerdictReason] = [
+        .starting, .awaitingProbe, .healthy, .noLink, .noAddress, .noRoute, .captivePortal,
+    ]
     static let failures: [FailureReason] = [
-        .dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(503), .unexpectedBody, .networkUnreachable, .connectionReset,
+        .dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(503), .unexpectedBody, .networkUnreachable,
+        .connectionReset,
         .cancelled, .protocolError, .notServing,
     ]
 
@@ -51,8 +54,15 @@ struct ReasonWordsTests {
     }
 
     @Test func theSummaryIsOneLineAPersonReadsAtAGlance() {
-        var verdict = Verdict(state: .connected, reason: .healthy, since: WallTime(sinceEpoch: .zero), usableInterfaces: ["eth0"])
-        verdict.targets = [TargetStatus(name: "server", kind: "http", health: .healthy, lastResult: .ok("server", ms: 12))]
+        var verdict = Verdict(
+            state: .connected,
+            reason: .healthy,
+            since: WallTime(sinceEpoch: .zero),
+            usableInterfaces: ["eth0"]
+        )
+        verdict.targets = [
+            TargetStatus(name: "server", kind: "http", health: .healthy, lastResult: .ok("server", ms: 12))
+        ]
         #expect(verdict.summary == "connected via eth0: server 12 ms")
         verdict.state = .disconnected
         verdict.reason = .targetFailed(target: "server", reason: .connectionRefused)

@@ -1,9 +1,10 @@
 import Foundation
 import ReachCore
-@testable import ReachAPI
 import ReachSupport
 import ReachTesting
 import Testing
+
+@testable import ReachAPI
 
 @Suite("StatusDocument: the JSON contract")
 struct StatusDocumentTests {
@@ -15,20 +16,41 @@ struct StatusDocumentTests {
     @Test func aConnectedVerdictHasEveryKeyInSnakeCase() throws {
         let clock = TestClock()
         let verdict = Verdict(
-            state: .connected, reason: .healthy, since: clock.wallTimeAtStart, usableInterfaces: ["eth0"],
+            state: .connected,
+            reason: .healthy,
+            since: clock.wallTimeAtStart,
+            usableInterfaces: ["eth0"],
             targets: [
                 TargetStatus(
-                    name: "server", kind: "http", health: .healthy,
+                    name: "server",
+                    kind: "http",
+                    health: .healthy,
                     lastResult: ProbeResult(
                         target: "server",
-                        timings: ProbeTimings(dns: .milliseconds(1), connect: .milliseconds(2), tls: nil, firstByte: .milliseconds(4), total: .milliseconds(5))),
-                    lastCheckedAt: clock.wallTimeAtStart.advanced(by: .milliseconds(1500)), consecutiveSuccesses: 3)
-            ])
-        let object = try json(StatusDocument(event: ConnectivityEvent(sequence: 7, verdict: verdict), likelyConnected: true))
+                        timings: ProbeTimings(
+                            dns: .milliseconds(1),
+                            connect: .milliseconds(2),
+                            tls: nil,
+                            firstByte: .milliseconds(4),
+                            total: .milliseconds(5)
+                        )
+                    ),
+                    lastCheckedAt: clock.wallTimeAtStart.advanced(by: .milliseconds(1500)),
+                    consecutiveSuccesses: 3
+                )
+            ]
+        )
+        let object = try json(
+            StatusDocument(event: ConnectivityEvent(sequence: 7, verdict: verdict), likelyConnected: true)
+        )
         #expect(
             Set(object.keys)
-                == ["state", "reason", "reason_detail", "target", "fault", "since", "likely_connected", "sequence", "reset", "version",
-                    "usable_interfaces", "targets", "portal", "interfaces", "degraded_families"])
+                == [
+                    "state", "reason", "reason_detail", "target", "fault", "since", "likely_connected", "sequence",
+                    "reset", "version",
+                    "usable_interfaces", "targets", "portal", "interfaces", "degraded_families",
+                ]
+        )
         #expect(object["state"] as? String == "connected")
         #expect(object["reason"] as? String == "healthy")
         #expect(object["since"] as? String == "2027-01-15T08:00:00.000Z")
@@ -40,8 +62,13 @@ struct StatusDocumentTests {
         let target = try #require((object["targets"] as? [[String: Any]])?.first)
         #expect(
             Set(target.keys)
-                == ["name", "kind", "health", "reason", "phase", "detail", "http_status", "latency_seconds", "timings", "last_checked_at",
-                    "consecutive_failures", "consecutive_successes", "certificate", "families", "answered_families", "degraded_families"])
+                == [
+                    "name", "kind", "health", "reason", "phase", "detail", "http_status", "latency_seconds", "timings",
+                    "last_checked_at",
+                    "consecutive_failures", "consecutive_successes", "certificate", "families", "answered_families",
+                    "degraded_families",
+                ]
+        )
         #expect(target["name"] as? String == "server")
         #expect(target["kind"] as? String == "http")
         #expect(target["health"] as? String == "healthy")
@@ -53,7 +80,11 @@ struct StatusDocumentTests {
         #expect(target["consecutive_successes"] as? Int == 3)
         #expect(target["consecutive_failures"] as? Int == 0)
         let timings = try #require(target["timings"] as? [String: Any])
-        #expect(Set(timings.keys) == ["dns_seconds", "connect_seconds", "tls_seconds", "first_byte_seconds", "total_seconds"])
+        #expect(
+            Set(timings.keys) == [
+                "dns_seconds", "connect_seconds", "tls_seconds", "first_byte_seconds", "total_seconds",
+            ]
+        )
         #expect(timings["dns_seconds"] as? Double == 0.001)
         #expect(timings["connect_seconds"] as? Double == 0.002)
         #expect(timings["tls_seconds"] is NSNull)
@@ -79,11 +110,25 @@ struct StatusDocumentTests {
     @Test func aFailedTargetNamesItsReasonPhaseAndDetail() async throws {
         let harness = MonitorHarness()
         harness.monitor.update(links: .of(.usable()))
-        harness.record(.failure("server", .httpStatus(503), phase: .head, detail: "HTTP 503 Service Unavailable", latency: .milliseconds(12)))
-        let document = StatusDocument(event: harness.monitor.current, likelyConnected: harness.monitor.isLikelyConnected)
+        harness.record(
+            .failure(
+                "server",
+                .httpStatus(503),
+                phase: .head,
+                detail: "HTTP 503 Service Unavailable",
+                latency: .milliseconds(12)
+            )
+        )
+        let document = StatusDocument(
+            event: harness.monitor.current,
+            likelyConnected: harness.monitor.isLikelyConnected
+        )
         #expect(document.state == "disconnected")
         #expect(document.reason == "http_status")
-        #expect(document.reasonDetail == "target server: unexpected HTTP status 503 (in the head phase): HTTP 503 Service Unavailable")
+        #expect(
+            document.reasonDetail
+                == "target server: unexpected HTTP status 503 (in the head phase): HTTP 503 Service Unavailable"
+        )
         #expect(!document.likelyConnected)
         let target = try #require(document.targets.first)
         #expect(target.health == "unhealthy")
@@ -124,7 +169,11 @@ struct StatusDocumentTests {
     }
 
     @Test func aResetEventSaysSo() throws {
-        let event = ConnectivityEvent(sequence: 9, verdict: Verdict(state: .unknown, reason: .starting, since: WallTime(sinceEpoch: .zero)), isReset: true)
+        let event = ConnectivityEvent(
+            sequence: 9,
+            verdict: Verdict(state: .unknown, reason: .starting, since: WallTime(sinceEpoch: .zero)),
+            isReset: true
+        )
         let object = try json(StatusDocument(event: event, likelyConnected: false))
         #expect(object["reset"] as? Bool == true)
         #expect(object["since"] as? String == "1970-01-01T00:00:00.000Z")
@@ -134,8 +183,19 @@ struct StatusDocumentTests {
         let event = ConnectivityEvent(
             sequence: 3,
             verdict: Verdict(
-                state: .disconnected, reason: .targetFailed(target: "a", reason: .timeout), since: WallTime(sinceEpoch: .seconds(1)),
-                targets: [TargetStatus(name: "a", kind: "tcp", health: .unhealthy, lastResult: .failure("a", .timeout, phase: .connect, latency: .seconds(2)))]))
+                state: .disconnected,
+                reason: .targetFailed(target: "a", reason: .timeout),
+                since: WallTime(sinceEpoch: .seconds(1)),
+                targets: [
+                    TargetStatus(
+                        name: "a",
+                        kind: "tcp",
+                        health: .unhealthy,
+                        lastResult: .failure("a", .timeout, phase: .connect, latency: .seconds(2))
+                    )
+                ]
+            )
+        )
         let document = StatusDocument(event: event, likelyConnected: false)
         let decoded = try APIJSON.decode(StatusDocument.self, from: APIJSON.encode(document))
         #expect(decoded == document)
@@ -145,7 +205,15 @@ struct StatusDocumentTests {
         let harness = MonitorHarness(targets: [.http("backup"), .http("server")])
         harness.monitor.update(links: .of(.usable()))
         harness.record(.ok("backup"))
-        harness.record(.failure("server", .httpStatus(503), phase: .head, detail: "HTTP 503 Service Unavailable", latency: .milliseconds(12)))
+        harness.record(
+            .failure(
+                "server",
+                .httpStatus(503),
+                phase: .head,
+                detail: "HTTP 503 Service Unavailable",
+                latency: .milliseconds(12)
+            )
+        )
         let document = StatusDocument(event: harness.monitor.current, likelyConnected: false)
         #expect(document.target == "server")
         #expect(document.failingTarget?.httpStatus == 503)
@@ -162,15 +230,35 @@ struct StatusDocumentTests {
     }
 
     @Test func aDocumentReadsBackAsTheVerdictItDescribes() throws {
-        let failure = ProbeResult.failure("a", .httpStatus(502), phase: .head, detail: "HTTP 502 Bad Gateway", latency: .seconds(1))
+        let failure = ProbeResult.failure(
+            "a",
+            .httpStatus(502),
+            phase: .head,
+            detail: "HTTP 502 Bad Gateway",
+            latency: .seconds(1)
+        )
         let verdict = Verdict(
-            state: .disconnected, reason: .targetFailed(target: "a", reason: .httpStatus(502)), since: WallTime(sinceEpoch: .milliseconds(1_500)),
+            state: .disconnected,
+            reason: .targetFailed(target: "a", reason: .httpStatus(502)),
+            since: WallTime(sinceEpoch: .milliseconds(1_500)),
             usableInterfaces: ["eth0"],
             targets: [
-                TargetStatus(name: "a", kind: "http", health: .unhealthy, lastResult: failure, lastFailure: failure.failure),
+                TargetStatus(
+                    name: "a",
+                    kind: "http",
+                    health: .unhealthy,
+                    lastResult: failure,
+                    lastFailure: failure.failure
+                ),
                 TargetStatus(name: "b", kind: "tcp", health: .healthy, lastResult: .ok("b")),
-            ])
-        let document = try APIJSON.decode(StatusDocument.self, from: APIJSON.encode(StatusDocument(event: ConnectivityEvent(sequence: 4, verdict: verdict), likelyConnected: false)))
+            ]
+        )
+        let document = try APIJSON.decode(
+            StatusDocument.self,
+            from: APIJSON.encode(
+                StatusDocument(event: ConnectivityEvent(sequence: 4, verdict: verdict), likelyConnected: false)
+            )
+        )
         let read = document.verdict
         #expect(read.state == verdict.state)
         #expect(read.reason == verdict.reason)
@@ -184,8 +272,14 @@ struct StatusDocumentTests {
 
     @Test func aReasonFromANewerReachdReadsAsTheTargetsProtocolError() throws {
         var document = StatusDocument(
-            state: "disconnected", reason: "captive_portal_of_the_future", reasonDetail: "", target: "server", since: "1970-01-01T00:00:00.000Z",
-            likelyConnected: false, sequence: 1)
+            state: "disconnected",
+            reason: "captive_portal_of_the_future",
+            reasonDetail: "",
+            target: "server",
+            since: "1970-01-01T00:00:00.000Z",
+            likelyConnected: false,
+            sequence: 1
+        )
         #expect(document.verdictReason == .targetFailed(target: "server", reason: .protocolError))
         document.reason = "no_route"
         #expect(document.verdictReason == .noRoute)

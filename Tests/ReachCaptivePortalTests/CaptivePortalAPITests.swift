@@ -12,10 +12,26 @@ import Testing
         try "ADMIN_STATE=configured\nOPER_STATE=routable\nCAPTIVE_PORTAL=https://portal.example/api\nDNS=192.0.2.53\n"
             .write(toFile: directory.path + "/2", atomically: true, encoding: .utf8)
         try "OPER_STATE=routable\n".write(toFile: directory.path + "/3", atomically: true, encoding: .utf8)
-        try "CAPTIVE_PORTAL=urn:ietf:params:capport:unrestricted\n".write(toFile: directory.path + "/5", atomically: true, encoding: .utf8)
-        try "CAPTIVE_PORTAL=http://plain.example/api\n".write(toFile: directory.path + "/4", atomically: true, encoding: .utf8)
-        try "CAPTIVE_PORTAL=https://not-an-index.example/\n".write(toFile: directory.path + "/lo", atomically: true, encoding: .utf8)
-        #expect(NetworkdLinkState.captivePortalAPIs(in: directory.path) == [2: "https://portal.example/api", 5: NetworkdLinkState.unrestricted])
+        try "CAPTIVE_PORTAL=urn:ietf:params:capport:unrestricted\n".write(
+            toFile: directory.path + "/5",
+            atomically: true,
+            encoding: .utf8
+        )
+        try "CAPTIVE_PORTAL=http://plain.example/api\n".write(
+            toFile: directory.path + "/4",
+            atomically: true,
+            encoding: .utf8
+        )
+        try "CAPTIVE_PORTAL=https://not-an-index.example/\n".write(
+            toFile: directory.path + "/lo",
+            atomically: true,
+            encoding: .utf8
+        )
+        #expect(
+            NetworkdLinkState.captivePortalAPIs(in: directory.path) == [
+                2: "https://portal.example/api", 5: NetworkdLinkState.unrestricted,
+            ]
+        )
         #expect(NetworkdLinkState.captivePortalAPIs(in: directory.path + "/missing").isEmpty)
     }
 
@@ -24,16 +40,27 @@ import Testing
         let ca = try await PrivateCA.make(in: directory.path)
         let server = try await CaptivePortalAPIServer(
             certificate: try await ca.issue(name: "portal.test"),
-            answer: #"{"captive": true, "user-portal-url": "https://portal.test/login", "venue-info-url": "https://portal.test/venue", "seconds-remaining": 42, "can-extend-session": true}"#)
+            answer:
+                #"{"captive": true, "user-portal-url": "https://portal.test/login", "venue-info-url": "https://portal.test/venue", "seconds-remaining": 42, "can-extend-session": true}"#
+        )
         let client = CaptivePortalAPIClient(caFile: ca.certificate)
         let answer = try await client.answer(at: server.url, interface: "lo", timeout: .seconds(5))
-        #expect(answer == CaptivePortalAPIAnswer(
-            isCaptive: true, userPortalURL: "https://portal.test/login", venueInfoURL: "https://portal.test/venue", secondsRemaining: 42))
+        #expect(
+            answer
+                == CaptivePortalAPIAnswer(
+                    isCaptive: true,
+                    userPortalURL: "https://portal.test/login",
+                    venueInfoURL: "https://portal.test/venue",
+                    secondsRemaining: 42
+                )
+        )
         // The server's log line reaches the test through a pipe, possibly after the answer.
         try await waitUntil("the API logs the request") { server.requests.count == 1 }
         #expect(server.requests == ["application/captive+json"])
 
-        try await server.answer(#"{"captive": false, "bytes-remaining": 1000000, "user-portal-url": "javascript:alert(1)"}"#)
+        try await server.answer(
+            #"{"captive": false, "bytes-remaining": 1000000, "user-portal-url": "javascript:alert(1)"}"#
+        )
         let open = try await client.answer(at: server.url, interface: nil, timeout: .seconds(5))
         #expect(open == CaptivePortalAPIAnswer(isCaptive: false, bytesRemaining: 1_000_000))
         await server.stop()
@@ -42,7 +69,10 @@ import Testing
     @Test func aBrokenAPIIsAFailureInWordsNeverAWrongAnswer() async throws {
         let directory = try TemporaryDirectory("captive-api-broken")
         let ca = try await PrivateCA.make(in: directory.path)
-        let server = try await CaptivePortalAPIServer(certificate: try await ca.issue(name: "portal.test"), answer: "<html>login</html>")
+        let server = try await CaptivePortalAPIServer(
+            certificate: try await ca.issue(name: "portal.test"),
+            answer: "<html>login</html>"
+        )
         let trusting = CaptivePortalAPIClient(caFile: ca.certificate)
         await #expect(throws: CaptivePortalAPIClient.Failure.self) {
             try await trusting.answer(at: server.url, interface: nil, timeout: .seconds(5))
@@ -60,10 +90,18 @@ import Testing
             try await trusting.answer(at: server.url, interface: "nosuch0", timeout: .seconds(5))
         }
         await #expect(throws: CaptivePortalAPIClient.Failure.self) {
-            try await trusting.answer(at: "http://127.0.0.1:\(server.port)/captive", interface: nil, timeout: .seconds(5))
+            try await trusting.answer(
+                at: "http://127.0.0.1:\(server.port)/captive",
+                interface: nil,
+                timeout: .seconds(5)
+            )
         }
         await #expect(throws: CaptivePortalAPIClient.Failure.self, "credentials in the URL would show in logs") {
-            try await trusting.answer(at: "https://user@127.0.0.1:\(server.port)/captive", interface: nil, timeout: .seconds(5))
+            try await trusting.answer(
+                at: "https://user@127.0.0.1:\(server.port)/captive",
+                interface: nil,
+                timeout: .seconds(5)
+            )
         }
         await server.stop()
     }

@@ -28,7 +28,9 @@ struct CaptivePortalConfigurationTests {
               warn_before: 10m
             tls: { warn_before: 30d }
             \(oneTarget)
-            """, source: "t.yaml")
+            """,
+            source: "t.yaml"
+        )
         let check = try #require(configuration.captivePortal.check)
         #expect(check.url == "http://check.example/generate_204")
         #expect(check.target.name == PortalCheck.probeName)
@@ -44,26 +46,70 @@ struct CaptivePortalConfigurationTests {
     }
 
     @Test func aCheckURLNeedsAnExpectedAnswerAndPlainHTTP() {
-        expectProblem("captive_portal: { check_url: \"http://c.example/\" }\n" + oneTarget, at: "captive_portal.check_url", line: 1, saying: "set expect_status")
         expectProblem(
-            "captive_portal: { check_url: \"https://c.example/\", expect_status: 204 }\n" + oneTarget, at: "captive_portal.check_url", line: 1,
-            saying: "use an http:// check URL")
-        expectProblem("captive_portal: { expect_status: 204 }\n" + oneTarget, at: "captive_portal.expect_status", line: 1, saying: "check_url, which is not set")
-        expectProblem("captive_portal: { check_url: \"http://c.example/\", expect_status: 99 }\n" + oneTarget, at: "captive_portal.expect_status", line: 1, saying: "from 100 to 599")
+            "captive_portal: { check_url: \"http://c.example/\" }\n" + oneTarget,
+            at: "captive_portal.check_url",
+            line: 1,
+            saying: "set expect_status"
+        )
+        expectProblem(
+            "captive_portal: { check_url: \"https://c.example/\", expect_status: 204 }\n" + oneTarget,
+            at: "captive_portal.check_url",
+            line: 1,
+            saying: "use an http:// check URL"
+        )
+        expectProblem(
+            "captive_portal: { expect_status: 204 }\n" + oneTarget,
+            at: "captive_portal.expect_status",
+            line: 1,
+            saying: "check_url, which is not set"
+        )
+        expectProblem(
+            "captive_portal: { check_url: \"http://c.example/\", expect_status: 99 }\n" + oneTarget,
+            at: "captive_portal.expect_status",
+            line: 1,
+            saying: "from 100 to 599"
+        )
     }
 
     @Test func theAPIIsHTTPSAndTheDirectoryAbsolute() {
-        expectProblem("captive_portal: { api_url: \"http://p.example/\" }\n" + oneTarget, at: "captive_portal.api_url", line: 1, saying: "over HTTPS")
-        expectProblem("captive_portal: { networkd_state_dir: links }\n" + oneTarget, at: "captive_portal.networkd_state_dir", line: 1, saying: "absolute")
-        expectProblem("captive_portal: { check: yes }\n" + oneTarget, at: "captive_portal.check", line: 1, saying: "unknown key")
-        expectProblem("tls: { warn_before: soon }\n" + oneTarget, at: "tls.warn_before", line: 1, saying: "not a duration")
+        expectProblem(
+            "captive_portal: { api_url: \"http://p.example/\" }\n" + oneTarget,
+            at: "captive_portal.api_url",
+            line: 1,
+            saying: "over HTTPS"
+        )
+        expectProblem(
+            "captive_portal: { networkd_state_dir: links }\n" + oneTarget,
+            at: "captive_portal.networkd_state_dir",
+            line: 1,
+            saying: "absolute"
+        )
+        expectProblem(
+            "captive_portal: { check: yes }\n" + oneTarget,
+            at: "captive_portal.check",
+            line: 1,
+            saying: "unknown key"
+        )
+        expectProblem(
+            "tls: { warn_before: soon }\n" + oneTarget,
+            at: "tls.warn_before",
+            line: 1,
+            saying: "not a duration"
+        )
     }
 
     @Test func aChangedCheckURLIsAppliedByReloadAndTheRestNeedsARestart() throws {
         let old = try Configuration.parse(oneTarget, source: "t.yaml")
-        let new = try Configuration.parse("captive_portal: { check_url: \"http://c.example/\", expect_body: Success }\n" + oneTarget, source: "t.yaml")
+        let new = try Configuration.parse(
+            "captive_portal: { check_url: \"http://c.example/\", expect_body: Success }\n" + oneTarget,
+            source: "t.yaml"
+        )
         #expect(ConfigurationChange(from: old, to: new).targetsChanged)
-        let api = try Configuration.parse("captive_portal: { api_url: \"https://p.example/\" }\n" + oneTarget, source: "t.yaml")
+        let api = try Configuration.parse(
+            "captive_portal: { api_url: \"https://p.example/\" }\n" + oneTarget,
+            source: "t.yaml"
+        )
         #expect(ConfigurationChange(from: old, to: api).needsRestart == ["captive_portal"])
     }
 }

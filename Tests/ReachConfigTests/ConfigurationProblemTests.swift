@@ -16,7 +16,13 @@ func problems(_ yaml: String, source: String = "bad.yaml") -> [ConfigurationProb
 }
 
 /// Asserts exactly one problem, at `keyPath` and `line`, whose message contains `fragment`.
-func expectProblem(_ yaml: String, at keyPath: String, line: Int?, saying fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectProblem(
+    _ yaml: String,
+    at keyPath: String,
+    line: Int?,
+    saying fragment: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     let found = problems(yaml)
     #expect(found.count == 1, "expected one problem, found: \(found)", sourceLocation: sourceLocation)
     guard let problem = found.first else { return }
@@ -30,15 +36,38 @@ let oneTarget = "targets:\n  - name: a\n    url: http://h/\n"
 @Suite("Configuration: every class of problem")
 struct ConfigurationProblemTests {
     @Test func aReversedBracketRangeInAnInterfaceGlobIsNamed() throws {
-        expectProblem("interfaces: { exclude: [\"eth[9-0]\"] }\n" + oneTarget, at: "interfaces.exclude", line: 1, saying: "reversed range 9-0")
-        expectProblem("interfaces: { include: [\"wl[!z-a]*\"] }\n" + oneTarget, at: "interfaces.include", line: 1, saying: "reversed range z-a")
-        let fine = try Configuration.parse("interfaces: { include: [\"br-*\", \"wl[a-z]n*\", \"x[-]\", \"[\"] }\n" + oneTarget, source: "t.yaml")
+        expectProblem(
+            "interfaces: { exclude: [\"eth[9-0]\"] }\n" + oneTarget,
+            at: "interfaces.exclude",
+            line: 1,
+            saying: "reversed range 9-0"
+        )
+        expectProblem(
+            "interfaces: { include: [\"wl[!z-a]*\"] }\n" + oneTarget,
+            at: "interfaces.include",
+            line: 1,
+            saying: "reversed range z-a"
+        )
+        let fine = try Configuration.parse(
+            "interfaces: { include: [\"br-*\", \"wl[a-z]n*\", \"x[-]\", \"[\"] }\n" + oneTarget,
+            source: "t.yaml"
+        )
         #expect(fine.interfaces.include == ["br-*", "wl[a-z]n*", "x[-]", "["])
     }
 
     @Test func aBaseURLWithAFragmentAndAnEmptyStatusListAreNamed() {
-        expectProblem("server: { base_url: \"https://app.example.com/#/\" }\n", at: "server.base_url", line: 1, saying: "cannot have a fragment")
-        expectProblem(oneTarget + "    expect: { status: [] }\n", at: "targets[0].expect.status", line: 4, saying: "at least one status")
+        expectProblem(
+            "server: { base_url: \"https://app.example.com/#/\" }\n",
+            at: "server.base_url",
+            line: 1,
+            saying: "cannot have a fragment"
+        )
+        expectProblem(
+            oneTarget + "    expect: { status: [] }\n",
+            at: "targets[0].expect.status",
+            line: 4,
+            saying: "at least one status"
+        )
     }
 
     @Test func yamlSyntaxErrorsNameTheLine() {
@@ -46,7 +75,12 @@ struct ConfigurationProblemTests {
     }
 
     @Test func duplicateKeysAreErrors() {
-        expectProblem("server:\n  base_url: http://a/\n  base_url: http://b/\n", at: "", line: 2, saying: "duplicate key \"base_url\"")
+        expectProblem(
+            "server:\n  base_url: http://a/\n  base_url: http://b/\n",
+            at: "",
+            line: 2,
+            saying: "duplicate key \"base_url\""
+        )
     }
 
     @Test func theDocumentMustBeAMapping() {
@@ -59,9 +93,19 @@ struct ConfigurationProblemTests {
     }
 
     @Test func unknownKeysSuggestTheClosestKnownKey() {
-        expectProblem(oneTarget + "    timout: 3s\n", at: "targets[0].timout", line: 4, saying: "did you mean \"timeout\"?")
+        expectProblem(
+            oneTarget + "    timout: 3s\n",
+            at: "targets[0].timout",
+            line: 4,
+            saying: "did you mean \"timeout\"?"
+        )
         expectProblem("sever:\n  base_url: http://h/\n", at: "sever", line: 1, saying: "did you mean \"server\"?")
-        expectProblem(oneTarget + "probe:\n  intervall: 1s\n", at: "probe.intervall", line: 5, saying: "did you mean \"interval\"?")
+        expectProblem(
+            oneTarget + "probe:\n  intervall: 1s\n",
+            at: "probe.intervall",
+            line: 5,
+            saying: "did you mean \"interval\"?"
+        )
     }
 
     @Test func unknownKeysWithoutAnyCloseMatchListTheKnownKeys() {
@@ -71,15 +115,40 @@ struct ConfigurationProblemTests {
     @Test func wrongTypesSayWhatWasExpectedAndFound() {
         expectProblem(oneTarget + "probe:\n  interval: [1s]\n", at: "probe.interval", line: 5, saying: "found a list")
         expectProblem("targets:\n  name: a\n", at: "targets", line: 2, saying: "expected a list, found a mapping")
-        expectProblem(oneTarget + "    failures_before_down: three\n", at: "targets[0].failures_before_down", line: 4, saying: "whole number from 1 to 100")
-        expectProblem(oneTarget + "    failures_before_down: 0\n", at: "targets[0].failures_before_down", line: 4, saying: "whole number from 1 to 100")
+        expectProblem(
+            oneTarget + "    failures_before_down: three\n",
+            at: "targets[0].failures_before_down",
+            line: 4,
+            saying: "whole number from 1 to 100"
+        )
+        expectProblem(
+            oneTarget + "    failures_before_down: 0\n",
+            at: "targets[0].failures_before_down",
+            line: 4,
+            saying: "whole number from 1 to 100"
+        )
         expectProblem(oneTarget + "    timeout:\n", at: "targets[0].timeout", line: 4, saying: "found no value")
     }
 
     @Test func durationsNeedAUnitAndARange() {
-        expectProblem(oneTarget + "    interval: 1\n", at: "targets[0].interval", line: 4, saying: "add a unit: 1s or 1ms")
-        expectProblem(oneTarget + "    interval: soon\n", at: "targets[0].interval", line: 4, saying: "is not a duration")
-        expectProblem(oneTarget + "    interval: 10ms\n", at: "targets[0].interval", line: 4, saying: "out of range: expected from 100ms to 1h")
+        expectProblem(
+            oneTarget + "    interval: 1\n",
+            at: "targets[0].interval",
+            line: 4,
+            saying: "add a unit: 1s or 1ms"
+        )
+        expectProblem(
+            oneTarget + "    interval: soon\n",
+            at: "targets[0].interval",
+            line: 4,
+            saying: "is not a duration"
+        )
+        expectProblem(
+            oneTarget + "    interval: 10ms\n",
+            at: "targets[0].interval",
+            line: 4,
+            saying: "out of range: expected from 100ms to 1h"
+        )
         expectProblem(oneTarget + "    timeout: 10m\n", at: "targets[0].timeout", line: 4, saying: "out of range")
     }
 
@@ -92,40 +161,135 @@ struct ConfigurationProblemTests {
     }
 
     @Test func choicesSuggestTheIntendedWord() {
-        expectProblem("targets:\n  - name: a\n    kind: htp\n    url: http://h/\n", at: "targets[0].kind", line: 3, saying: "did you mean \"http\"?")
+        expectProblem(
+            "targets:\n  - name: a\n    kind: htp\n    url: http://h/\n",
+            at: "targets[0].kind",
+            line: 3,
+            saying: "did you mean \"http\"?"
+        )
         expectProblem(oneTarget + "policy: anny\n", at: "policy", line: 4, saying: "did you mean \"any\"?")
-        expectProblem(oneTarget + "log:\n  level: warn\n", at: "log.level", line: 5, saying: "is not one of trace, debug, info")
+        expectProblem(
+            oneTarget + "log:\n  level: warn\n",
+            at: "log.level",
+            line: 5,
+            saying: "is not one of trace, debug, info"
+        )
         expectProblem(oneTarget + "log:\n  target: syslog\n", at: "log.target", line: 5, saying: "is not one of stderr")
     }
 
     @Test func urlsMustBeProbeableHTTP() {
-        expectProblem("targets:\n  - name: a\n    url: ftp://h/\n", at: "targets[0].url", line: 3, saying: "use http or https")
-        expectProblem("targets:\n  - name: a\n    url: http:///x\n", at: "targets[0].url", line: 3, saying: "has no host")
-        expectProblem("targets:\n  - name: a\n    url: https://user:secret@h/\n", at: "targets[0].url", line: 3, saying: "credentials do not belong in the URL")
-        expectProblem("targets:\n  - name: a\n    url: http://h:70000/\n", at: "targets[0].url", line: 3, saying: "out of range")
-        expectProblem("targets:\n  - name: a\n    url: not a url\n", at: "targets[0].url", line: 3, saying: "is not a URL")
-        expectProblem("server:\n  base_url: http://h/?x=1\n", at: "server.base_url", line: 2, saying: "cannot have a query")
-        expectProblem("server:\n  base_url: http://h\n  health_path: health\n", at: "server.health_path", line: 3, saying: "must start with \"/\"")
+        expectProblem(
+            "targets:\n  - name: a\n    url: ftp://h/\n",
+            at: "targets[0].url",
+            line: 3,
+            saying: "use http or https"
+        )
+        expectProblem(
+            "targets:\n  - name: a\n    url: http:///x\n",
+            at: "targets[0].url",
+            line: 3,
+            saying: "has no host"
+        )
+        expectProblem(
+            "targets:\n  - name: a\n    url: https://user:secret@h/\n",
+            at: "targets[0].url",
+            line: 3,
+            saying: "credentials do not belong in the URL"
+        )
+        expectProblem(
+            "targets:\n  - name: a\n    url: http://h:70000/\n",
+            at: "targets[0].url",
+            line: 3,
+            saying: "out of range"
+        )
+        expectProblem(
+            "targets:\n  - name: a\n    url: not a url\n",
+            at: "targets[0].url",
+            line: 3,
+            saying: "is not a URL"
+        )
+        expectProblem(
+            "server:\n  base_url: http://h/?x=1\n",
+            at: "server.base_url",
+            line: 2,
+            saying: "cannot have a query"
+        )
+        expectProblem(
+            "server:\n  base_url: http://h\n  health_path: health\n",
+            at: "server.health_path",
+            line: 3,
+            saying: "must start with \"/\""
+        )
     }
 
     @Test func addressesNeedHostAndPort() {
-        expectProblem("targets:\n  - name: a\n    kind: tcp\n    address: db.internal\n", at: "targets[0].address", line: 4, saying: "host:port")
-        expectProblem("targets:\n  - name: a\n    kind: tcp\n    address: 2001:db8::1:80\n", at: "targets[0].address", line: 4, saying: "in brackets")
-        expectProblem("targets:\n  - name: a\n    kind: tcp\n    address: h:0\n", at: "targets[0].address", line: 4, saying: "port from 1 to 65535")
+        expectProblem(
+            "targets:\n  - name: a\n    kind: tcp\n    address: db.internal\n",
+            at: "targets[0].address",
+            line: 4,
+            saying: "host:port"
+        )
+        expectProblem(
+            "targets:\n  - name: a\n    kind: tcp\n    address: 2001:db8::1:80\n",
+            at: "targets[0].address",
+            line: 4,
+            saying: "in brackets"
+        )
+        expectProblem(
+            "targets:\n  - name: a\n    kind: tcp\n    address: h:0\n",
+            at: "targets[0].address",
+            line: 4,
+            saying: "port from 1 to 65535"
+        )
         expectProblem(oneTarget + "listen: 0.0.0.0\n", at: "listen", line: 4, saying: "host:port")
-        expectProblem(oneTarget + "listen: example.com:80\n", at: "listen", line: 4, saying: "must be an IP address or localhost")
+        expectProblem(
+            oneTarget + "listen: example.com:80\n",
+            at: "listen",
+            line: 4,
+            saying: "must be an IP address or localhost"
+        )
     }
 
     @Test func keysMustSuitTheKind() {
-        expectProblem(oneTarget + "    address: h:1\n", at: "targets[0].address", line: 4, saying: "applies to tcp and grpc targets")
-        expectProblem("targets:\n  - name: a\n    kind: tcp\n    address: h:1\n    expect: { status: 200 }\n", at: "targets[0].expect", line: 5, saying: "http targets only")
-        expectProblem("targets:\n  - name: a\n    kind: tcp\n    address: h:1\n    service: x\n", at: "targets[0].service", line: 5, saying: "grpc targets only")
+        expectProblem(
+            oneTarget + "    address: h:1\n",
+            at: "targets[0].address",
+            line: 4,
+            saying: "applies to tcp and grpc targets"
+        )
+        expectProblem(
+            "targets:\n  - name: a\n    kind: tcp\n    address: h:1\n    expect: { status: 200 }\n",
+            at: "targets[0].expect",
+            line: 5,
+            saying: "http targets only"
+        )
+        expectProblem(
+            "targets:\n  - name: a\n    kind: tcp\n    address: h:1\n    service: x\n",
+            at: "targets[0].service",
+            line: 5,
+            saying: "grpc targets only"
+        )
     }
 
     @Test func targetNamesAreUniqueAndPlain() {
-        expectProblem(oneTarget + "  - name: a\n    url: http://i/\n", at: "targets", line: nil, saying: "duplicate target name \"a\"")
-        expectProblem("server: { base_url: http://h/ }\ntargets:\n  - name: server\n    url: http://i/\n", at: "targets", line: nil, saying: "the server shorthand already defines")
-        expectProblem("targets:\n  - name: my api\n    url: http://h/\n", at: "targets[0].name", line: 2, saying: "not a valid name")
+        expectProblem(
+            oneTarget + "  - name: a\n    url: http://i/\n",
+            at: "targets",
+            line: nil,
+            saying: "duplicate target name \"a\""
+        )
+        expectProblem(
+            "server: { base_url: http://h/ }\ntargets:\n  - name: server\n    url: http://i/\n",
+            at: "targets",
+            line: nil,
+            saying: "the server shorthand already defines"
+        )
+        expectProblem(
+            "targets:\n  - name: my api\n    url: http://h/\n",
+            at: "targets[0].name",
+            line: 2,
+            saying: "not a valid name"
+        )
     }
 
     @Test func quorumsMustBeReachable() {
@@ -136,17 +300,53 @@ struct ConfigurationProblemTests {
 
     @Test func expectationsAreChecked() {
         let expect = "targets:\n  - name: a\n    url: http://h/\n    expect:\n"
-        expectProblem(expect + "      status: 700\n", at: "targets[0].expect.status", line: 5, saying: "from 100 to 599")
-        expectProblem(expect + "      status: [200, ok]\n", at: "targets[0].expect.status[1]", line: 5, saying: "is not an HTTP status")
-        expectProblem(expect + "      status: \"299-200\"\n", at: "targets[0].expect.status", line: 5, saying: "is not an HTTP status")
-        expectProblem(expect + "      json: { pointer: status, equals: ok }\n", at: "targets[0].expect.json.pointer", line: 5, saying: "starts with \"/\"")
-        expectProblem(expect + "      json: { pointer: /status }\n", at: "targets[0].expect.json", line: 5, saying: "missing equals")
-        expectProblem(expect + "      json: { pointer: /s, equals: [1] }\n", at: "targets[0].expect.json.equals", line: 5, saying: "found a list")
-        expectProblem(expect + "      body_contains: ok\n      json: { pointer: /s, equals: ok }\n", at: "targets[0].expect", line: 5, saying: "not both")
+        expectProblem(
+            expect + "      status: 700\n",
+            at: "targets[0].expect.status",
+            line: 5,
+            saying: "from 100 to 599"
+        )
+        expectProblem(
+            expect + "      status: [200, ok]\n",
+            at: "targets[0].expect.status[1]",
+            line: 5,
+            saying: "is not an HTTP status"
+        )
+        expectProblem(
+            expect + "      status: \"299-200\"\n",
+            at: "targets[0].expect.status",
+            line: 5,
+            saying: "is not an HTTP status"
+        )
+        expectProblem(
+            expect + "      json: { pointer: status, equals: ok }\n",
+            at: "targets[0].expect.json.pointer",
+            line: 5,
+            saying: "starts with \"/\""
+        )
+        expectProblem(
+            expect + "      json: { pointer: /status }\n",
+            at: "targets[0].expect.json",
+            line: 5,
+            saying: "missing equals"
+        )
+        expectProblem(
+            expect + "      json: { pointer: /s, equals: [1] }\n",
+            at: "targets[0].expect.json.equals",
+            line: 5,
+            saying: "found a list"
+        )
+        expectProblem(
+            expect + "      body_contains: ok\n      json: { pointer: /s, equals: ok }\n",
+            at: "targets[0].expect",
+            line: 5,
+            saying: "not both"
+        )
     }
 
     @Test func everyProblemIsReportedInOneRun() {
-        let found = problems("""
+        let found = problems(
+            """
             sever: {}
             targets:
               - name: a
@@ -154,14 +354,27 @@ struct ConfigurationProblemTests {
                 timeout: 5
               - kind: udp
             policy: most
-            """)
-        #expect(found.map(\.keyPath) == ["sever", "targets[0].url", "targets[0].timeout", "targets[1]", "targets[1].kind", "policy"])
+            """
+        )
+        #expect(
+            found.map(\.keyPath) == [
+                "sever", "targets[0].url", "targets[0].timeout", "targets[1]", "targets[1].kind", "policy",
+            ]
+        )
         #expect(found.allSatisfy { $0.line != nil })
     }
 
     @Test func problemsReadLikeCompilerDiagnostics() {
-        let problem = ConfigurationProblem(source: "/etc/reachd.yaml", keyPath: "targets[0].timout", line: 4, column: 5, message: "unknown key; did you mean \"timeout\"?")
-        #expect(problem.description == "/etc/reachd.yaml:4:5: targets[0].timout: unknown key; did you mean \"timeout\"?")
+        let problem = ConfigurationProblem(
+            source: "/etc/reachd.yaml",
+            keyPath: "targets[0].timout",
+            line: 4,
+            column: 5,
+            message: "unknown key; did you mean \"timeout\"?"
+        )
+        #expect(
+            problem.description == "/etc/reachd.yaml:4:5: targets[0].timout: unknown key; did you mean \"timeout\"?"
+        )
     }
 
     @Test func anUnreadableFileSaysWhy() throws {
@@ -201,17 +414,25 @@ struct BoundedFileTests {
             _ = try Configuration.load(from: .file(path))
             Issue.record("a 1 MiB + 1 byte configuration was read")
         } catch {
-            #expect("\(error)" == "\(path): cannot read the file: it is larger than 1 MiB, the most reachd reads from such a file")
+            #expect(
+                "\(error)"
+                    == "\(path): cannot read the file: it is larger than 1 MiB, the most reachd reads from such a file"
+            )
         }
     }
 
     @Test func aTokenFileOver64KiBIsAProblemAtItsKey() throws {
         let path = try file("token", bytes: (64 << 10) + 1)
         expectProblem(
-            "server:\n  base_url: http://h\n  bearer_token_file: \(path)\n", at: "server.bearer_token_file", line: 3,
-            saying: "cannot read the token from \(path): it is larger than 64 KiB")
+            "server:\n  base_url: http://h\n  bearer_token_file: \(path)\n",
+            at: "server.bearer_token_file",
+            line: 3,
+            saying: "cannot read the token from \(path): it is larger than 64 KiB"
+        )
         let fits = try file("fits", bytes: 64 << 10)
-        #expect(throws: Never.self) { try Configuration.parse("server:\n  base_url: http://h\n  bearer_token_file: \(fits)\n", source: "t.yaml") }
+        #expect(throws: Never.self) {
+            try Configuration.parse("server:\n  base_url: http://h\n  bearer_token_file: \(fits)\n", source: "t.yaml")
+        }
     }
 
     @Test func aTargetsFileOverOneMebibyteIsRefusedNamingTheFile() throws {

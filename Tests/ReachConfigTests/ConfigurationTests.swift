@@ -1,21 +1,33 @@
 import Foundation
 import Logging
-@testable import ReachConfig
 import ReachCore
 import ReachSupport
 import Testing
 
+@testable import ReachConfig
+
 /// The repository root, found from this file's path.
-let repositoryRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
 @Suite("Configuration: valid files")
 struct ConfigurationTests {
     @Test func theShippedFileWatchesALocalHealthEndpoint() throws {
-        let configuration = try Configuration.load(from: .file(repositoryRoot.appending(path: "config/reachd.yaml").path))
+        let configuration = try Configuration.load(
+            from: .file(repositoryRoot.appending(path: "config/reachd.yaml").path)
+        )
         #expect(configuration.targets.count == 1)
         let server = try #require(configuration.targets.first)
         #expect(server.name == "server")
-        #expect(server.check == .http(HTTPCheck(url: "http://127.0.0.1:8080/api/v1/health", endpoint: HostPort(host: "127.0.0.1", port: 8080))))
+        #expect(
+            server.check
+                == .http(
+                    HTTPCheck(
+                        url: "http://127.0.0.1:8080/api/v1/health",
+                        endpoint: HostPort(host: "127.0.0.1", port: 8080)
+                    )
+                )
+        )
         #expect(server.interval == .seconds(1))
         #expect(server.timeout == .seconds(2))
         #expect(server.hysteresis == Hysteresis(failuresBeforeDown: 1, successesBeforeUp: 1))
@@ -29,16 +41,32 @@ struct ConfigurationTests {
 
     @Test func theEmbeddedDefaultIsTheShippedFile() throws {
         let shipped = try String(contentsOf: repositoryRoot.appending(path: "config/reachd.yaml"), encoding: .utf8)
-        #expect(DefaultConfiguration.yaml + "\n" == shipped, "regenerate Sources/ReachConfig/DefaultConfiguration.swift from config/reachd.yaml")
-        #expect(try Configuration.load(from: .embeddedDefault) == Configuration.load(from: .file(repositoryRoot.appending(path: "config/reachd.yaml").path)))
+        #expect(
+            DefaultConfiguration.yaml + "\n" == shipped,
+            "regenerate Sources/ReachConfig/DefaultConfiguration.swift from config/reachd.yaml"
+        )
+        #expect(
+            try Configuration.load(from: .embeddedDefault)
+                == Configuration.load(from: .file(repositoryRoot.appending(path: "config/reachd.yaml").path))
+        )
     }
 
     @Test func coalescingIsOneSettingForAllTargets() throws {
-        let yaml = "probe: { coalesce: 0s }\ntargets:\n  - { name: a, url: http://h/ }\n  - { name: b, kind: tcp, address: \"h:1\" }\n"
+        let yaml =
+            "probe: { coalesce: 0s }\ntargets:\n  - { name: a, url: http://h/ }\n  - { name: b, kind: tcp, address: \"h:1\" }\n"
         #expect(try Configuration.parse(yaml, source: "t.yaml").targets.map(\.coalescing) == [.zero, .zero])
         expectProblem(
-            "targets:\n  - { name: a, url: http://h/, coalesce: 0s }\n", at: "targets[0].coalesce", line: 2, saying: "unknown key")
-        expectProblem("probe: { coalesce: 2m }\nserver: { base_url: http://h }\n", at: "probe.coalesce", line: 1, saying: "out of range")
+            "targets:\n  - { name: a, url: http://h/, coalesce: 0s }\n",
+            at: "targets[0].coalesce",
+            line: 2,
+            saying: "unknown key"
+        )
+        expectProblem(
+            "probe: { coalesce: 2m }\nserver: { base_url: http://h }\n",
+            at: "probe.coalesce",
+            line: 1,
+            saying: "out of range"
+        )
     }
 
     @Test func perInterfaceProbingIsOneSettingForAllTargetsAndOffByDefault() throws {
@@ -46,13 +74,26 @@ struct ConfigurationTests {
         #expect(try Configuration.parse(yaml, source: "t.yaml").variants.perInterface)
         #expect(try Configuration.parse(yaml, source: "t.yaml").monitor.variants.perInterface)
         #expect(try !Configuration.load(from: .embeddedDefault).variants.perInterface)
-        expectProblem("targets:\n  - { name: a, url: http://h/, per_interface: true }\n", at: "targets[0].per_interface", line: 2, saying: "unknown key")
+        expectProblem(
+            "targets:\n  - { name: a, url: http://h/, per_interface: true }\n",
+            at: "targets[0].per_interface",
+            line: 2,
+            saying: "unknown key"
+        )
     }
 
     @Test func theServerShorthandDefaultsItsHealthPath() throws {
         let configuration = try Configuration.parse("server:\n  base_url: https://api.example.com/\n", source: "t.yaml")
         #expect(configuration.targets.map(\.name) == ["server"])
-        #expect(configuration.targets[0].check == .http(HTTPCheck(url: "https://api.example.com/api/v1/health", endpoint: HostPort(host: "api.example.com", port: 443))))
+        #expect(
+            configuration.targets[0].check
+                == .http(
+                    HTTPCheck(
+                        url: "https://api.example.com/api/v1/health",
+                        endpoint: HostPort(host: "api.example.com", port: 443)
+                    )
+                )
+        )
     }
 
     @Test func everyKindOfTargetAndOption() throws {
@@ -97,21 +138,45 @@ struct ConfigurationTests {
         let configuration = try Configuration.parse(yaml, source: "full.yaml")
         #expect(configuration.targets.map(\.name) == ["server", "api", "quoted-true", "database", "backend"])
         let server = configuration.targets[0]
-        #expect(server.check == .http(HTTPCheck(url: "http://[::1]:8080/app/healthz", endpoint: HostPort(host: "::1", port: 8080))))
+        #expect(
+            server.check
+                == .http(HTTPCheck(url: "http://[::1]:8080/app/healthz", endpoint: HostPort(host: "::1", port: 8080)))
+        )
         #expect(server.interval == .milliseconds(500))
         #expect(server.timeout == .milliseconds(1500))
         #expect(server.hysteresis == Hysteresis(failuresBeforeDown: 2, successesBeforeUp: 1))
         let api = configuration.targets[1]
         #expect(api.interval == .seconds(90))
         #expect(api.hysteresis == Hysteresis(failuresBeforeDown: 2, successesBeforeUp: 3))
-        #expect(api.check == .http(HTTPCheck(
-            url: "https://api.example.com:8443/health", endpoint: HostPort(host: "api.example.com", port: 8443),
-            expectation: HTTPExpectation(statuses: [200...200, 200...299, 300...302], json: JSONExpectation(pointer: "/status", equals: .string("ok"))))))
-        guard case .http(let quoted) = configuration.targets[2].check else { Issue.record("not http"); return }
+        #expect(
+            api.check
+                == .http(
+                    HTTPCheck(
+                        url: "https://api.example.com:8443/health",
+                        endpoint: HostPort(host: "api.example.com", port: 8443),
+                        expectation: HTTPExpectation(
+                            statuses: [200...200, 200...299, 300...302],
+                            json: JSONExpectation(pointer: "/status", equals: .string("ok"))
+                        )
+                    )
+                )
+        )
+        guard case .http(let quoted) = configuration.targets[2].check else {
+            Issue.record("not http")
+            return
+        }
         #expect(quoted.expectation == HTTPExpectation(statuses: [204...204], bodyContains: "healthy"))
         #expect(configuration.targets[3].check == .tcp(HostPort(host: "db.internal", port: 5432)))
         #expect(configuration.targets[3].timeout == .milliseconds(250))
-        #expect(configuration.targets[4].check == .grpc(GRPCHealthCheck(endpoint: HostPort(host: "2001:db8::5", port: 50051), service: "grpc.health.v1.Health")))
+        #expect(
+            configuration.targets[4].check
+                == .grpc(
+                    GRPCHealthCheck(
+                        endpoint: HostPort(host: "2001:db8::5", port: 50051),
+                        service: "grpc.health.v1.Health"
+                    )
+                )
+        )
         #expect(configuration.policy == .quorum(3))
         #expect(configuration.interfaces == InterfaceFilter(include: ["eth*", "wlan*"], exclude: []))
         #expect(configuration.linkSettleWindow == .zero)
@@ -121,25 +186,40 @@ struct ConfigurationTests {
 
     @Test(arguments: [
         ("true", JSONScalar.bool(true)), ("\"true\"", .string("true")), ("42", .number(42)), ("1.5", .number(1.5)),
-        ("null", .null), ("~", .null), ("ok", .string("ok")), ("'3'", .string("3")), ("0o17", .number(15)), ("0x1F", .number(31)),
+        ("null", .null), ("~", .null), ("ok", .string("ok")), ("'3'", .string("3")), ("0o17", .number(15)),
+        ("0x1F", .number(31)),
     ])
     func jsonExpectationsKeepTheirYAMLType(yaml: String, expected: JSONScalar) throws {
         let configuration = try Configuration.parse(
-            "targets:\n  - name: a\n    url: http://h/\n    expect:\n      json: { pointer: /x, equals: \(yaml) }\n", source: "t")
-        guard case .http(let check) = configuration.targets[0].check else { Issue.record("not http"); return }
+            "targets:\n  - name: a\n    url: http://h/\n    expect:\n      json: { pointer: /x, equals: \(yaml) }\n",
+            source: "t"
+        )
+        guard case .http(let check) = configuration.targets[0].check else {
+            Issue.record("not http")
+            return
+        }
         #expect(check.expectation.json?.equals == expected)
     }
 
     @Test func aThousandTargetsLoadInOrder() throws {
-        let yaml = "targets:\n" + (0..<1000).map { "  - name: t\($0)\n    kind: tcp\n    address: 10.0.\($0 / 256).\($0 % 256):80\n" }.joined()
+        let yaml =
+            "targets:\n"
+            + (0..<1000).map { "  - name: t\($0)\n    kind: tcp\n    address: 10.0.\($0 / 256).\($0 % 256):80\n" }
+            .joined()
         let configuration = try Configuration.parse(yaml, source: "many.yaml")
         #expect(configuration.targets.count == 1000)
         #expect(configuration.targets.map(\.name) == (0..<1000).map { "t\($0)" })
     }
 
     @Test func theSourceIsTheCommandLineThenTheEnvironmentThenTheDefault() {
-        #expect(Configuration.Source.resolve(commandLine: "/a.yaml", environment: ["REACHD_CONFIG": "/b.yaml"]) == .file("/a.yaml"))
-        #expect(Configuration.Source.resolve(commandLine: nil, environment: ["REACHD_CONFIG": "/b.yaml"]) == .file("/b.yaml"))
+        #expect(
+            Configuration.Source.resolve(commandLine: "/a.yaml", environment: ["REACHD_CONFIG": "/b.yaml"])
+                == .file("/a.yaml")
+        )
+        #expect(
+            Configuration.Source.resolve(commandLine: nil, environment: ["REACHD_CONFIG": "/b.yaml"])
+                == .file("/b.yaml")
+        )
         #expect(Configuration.Source.resolve(commandLine: nil, environment: ["REACHD_CONFIG": ""]) == .embeddedDefault)
         #expect(Configuration.Source.resolve(commandLine: nil, environment: [:]) == .embeddedDefault)
     }

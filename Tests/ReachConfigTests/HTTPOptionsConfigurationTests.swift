@@ -26,15 +26,21 @@ struct HTTPOptionsConfigurationTests {
     }
 
     @Test func headersTokenAndTLSReachTheCheck() throws {
-        let check = try httpCheck("""
+        let check = try httpCheck(
+            """
             targets:
               - name: api
                 url: https://10.0.0.1/healthz
                 headers: { X-Probe: reachd, X-Tenant: "42" }
                 bearer_token_file: \(directory)/token
                 tls: { ca_file: \(directory)/ca.pem, server_name: api.internal }
-            """)
-        #expect(check.headers == [HTTPHeaderField(name: "X-Probe", value: "reachd"), HTTPHeaderField(name: "X-Tenant", value: "42")])
+            """
+        )
+        #expect(
+            check.headers == [
+                HTTPHeaderField(name: "X-Probe", value: "reachd"), HTTPHeaderField(name: "X-Tenant", value: "42"),
+            ]
+        )
         #expect(check.bearerToken?.revealed == "s3cret-token", "read from the file, trailing newline trimmed")
         #expect(check.tls == TLSSettings(caFile: "\(directory)/ca.pem", serverName: "api.internal"))
     }
@@ -47,7 +53,12 @@ struct HTTPOptionsConfigurationTests {
     }
 
     @Test func tokenProblemsAreReportedAtStartNeverWithTheToken() throws {
-        expectProblem("server:\n  base_url: http://h\n  bearer_token_file: /nonexistent/token\n", at: "server.bearer_token_file", line: 3, saying: "cannot read the token")
+        expectProblem(
+            "server:\n  base_url: http://h\n  bearer_token_file: /nonexistent/token\n",
+            at: "server.bearer_token_file",
+            line: 3,
+            saying: "cannot read the token"
+        )
         let found = problems("server:\n  base_url: http://h\n  headers: { Authorization: Bearer s3cret }\n")
         #expect(found.count == 1)
         #expect(found.first?.message.contains("bearer_token_file") == true)
@@ -55,10 +66,30 @@ struct HTTPOptionsConfigurationTests {
     }
 
     @Test func tlsOptionsAreChecked() {
-        expectProblem("server:\n  base_url: https://h\n  tls: { ca_file: /nonexistent.pem }\n", at: "server.tls.ca_file", line: 3, saying: "cannot read the CA bundle")
-        expectProblem("server:\n  base_url: https://h\n  tls: { ca_file: /tmp }\n", at: "server.tls.ca_file", line: 3, saying: "is a directory")
-        expectProblem("server:\n  base_url: http://h\n  tls: { server_name: x }\n", at: "server.tls", line: 3, saying: "https URLs only")
-        expectProblem("server:\n  base_url: https://h\n  tls: { verify: false }\n", at: "server.tls.verify", line: 3, saying: "unknown key")
+        expectProblem(
+            "server:\n  base_url: https://h\n  tls: { ca_file: /nonexistent.pem }\n",
+            at: "server.tls.ca_file",
+            line: 3,
+            saying: "cannot read the CA bundle"
+        )
+        expectProblem(
+            "server:\n  base_url: https://h\n  tls: { ca_file: /tmp }\n",
+            at: "server.tls.ca_file",
+            line: 3,
+            saying: "is a directory"
+        )
+        expectProblem(
+            "server:\n  base_url: http://h\n  tls: { server_name: x }\n",
+            at: "server.tls",
+            line: 3,
+            saying: "https URLs only"
+        )
+        expectProblem(
+            "server:\n  base_url: https://h\n  tls: { verify: false }\n",
+            at: "server.tls.verify",
+            line: 3,
+            saying: "unknown key"
+        )
     }
 
     @Test func theAddressFamilyDefaultsToAutoAndCanBeSetPerTargetOrForAll() throws {
@@ -71,7 +102,12 @@ struct HTTPOptionsConfigurationTests {
         let configuration = try Configuration.parse(yaml, source: "t.yaml")
         #expect(configuration.targets.map(\.addressFamily) == [.ipv4, .ipv6])
         #expect(try Configuration.parse(oneTarget, source: "t.yaml").targets.first?.addressFamily == .auto)
-        expectProblem("probe: { address_family: ip4 }\n" + oneTarget, at: "probe.address_family", line: 1, saying: "did you mean \"ipv4\"?")
+        expectProblem(
+            "probe: { address_family: ip4 }\n" + oneTarget,
+            at: "probe.address_family",
+            line: 1,
+            saying: "did you mean \"ipv4\"?"
+        )
     }
 
     @Test func grpcTargetsMaySpeakTLS() throws {
@@ -81,33 +117,70 @@ struct HTTPOptionsConfigurationTests {
               - { name: plain, kind: grpc, address: "10.0.0.1:50051" }
               - { name: system, kind: grpc, address: "10.0.0.1:50052", tls: {} }
               - { name: private, kind: grpc, address: "10.0.0.1:50053", tls: { ca_file: \(directory)/ca.pem, server_name: grpc.internal } }
-            """, source: "t.yaml")
+            """,
+            source: "t.yaml"
+        )
         var settings: [TLSSettings?] = []
         for target in configuration.targets {
             if case .grpc(let check) = target.check { settings.append(check.tls) }
         }
-        let expected: [TLSSettings?] = [nil, TLSSettings(), TLSSettings(caFile: "\(directory)/ca.pem", serverName: "grpc.internal")]
+        let expected: [TLSSettings?] = [
+            nil, TLSSettings(), TLSSettings(caFile: "\(directory)/ca.pem", serverName: "grpc.internal"),
+        ]
         #expect(settings == expected)
         #expect(configuration.targets.map(\.usesTLS) == [false, true, true])
-        expectProblem("targets:\n  - { name: g, kind: grpc, address: \"h:1\", tls: { verify: false } }\n", at: "targets[0].tls.verify", line: 2, saying: "unknown key")
-        expectProblem("targets:\n  - { name: t, kind: tcp, address: \"h:1\", tls: {} }\n", at: "targets[0].tls", line: 2, saying: "https and grpc targets only")
+        expectProblem(
+            "targets:\n  - { name: g, kind: grpc, address: \"h:1\", tls: { verify: false } }\n",
+            at: "targets[0].tls.verify",
+            line: 2,
+            saying: "unknown key"
+        )
+        expectProblem(
+            "targets:\n  - { name: t, kind: tcp, address: \"h:1\", tls: {} }\n",
+            at: "targets[0].tls",
+            line: 2,
+            saying: "https and grpc targets only"
+        )
         #expect(problems("targets:\n  - { name: t, kind: tcp, address: \"h:1\", tls: {} }\n").count == 1)
     }
 
     @Test func grpcTargetsMayWatch() throws {
-        let configuration = try Configuration.parse("targets:\n  - { name: g, kind: grpc, address: \"10.0.0.1:50051\", watch: true }\n", source: "t.yaml")
+        let configuration = try Configuration.parse(
+            "targets:\n  - { name: g, kind: grpc, address: \"10.0.0.1:50051\", watch: true }\n",
+            source: "t.yaml"
+        )
         guard case .grpc(let check) = configuration.targets.first?.check else {
             Issue.record("not a grpc target")
             return
         }
         #expect(check.watch)
-        expectProblem("targets:\n  - { name: g, kind: grpc, address: \"h:1\", watch: sometimes }\n", at: "targets[0].watch", line: 2, saying: "expected true or false")
-        expectProblem("targets:\n  - { name: t, kind: tcp, address: \"h:1\", watch: true }\n", at: "targets[0].watch", line: 2, saying: "grpc targets only")
-        expectProblem("targets:\n  - { name: t, kind: tcp, address: \"h:1\", headers: { A: b } }\n", at: "targets[0].headers", line: 2, saying: "http targets only")
+        expectProblem(
+            "targets:\n  - { name: g, kind: grpc, address: \"h:1\", watch: sometimes }\n",
+            at: "targets[0].watch",
+            line: 2,
+            saying: "expected true or false"
+        )
+        expectProblem(
+            "targets:\n  - { name: t, kind: tcp, address: \"h:1\", watch: true }\n",
+            at: "targets[0].watch",
+            line: 2,
+            saying: "grpc targets only"
+        )
+        expectProblem(
+            "targets:\n  - { name: t, kind: tcp, address: \"h:1\", headers: { A: b } }\n",
+            at: "targets[0].headers",
+            line: 2,
+            saying: "http targets only"
+        )
     }
 
     @Test func controlCharactersInSecretsAreProblemsThatDoNotQuoteThem() throws {
-        expectProblem("server:\n  base_url: http://h\n  headers: { X-Api-Key: \"k3y\\u0001\" }\n", at: "server.headers.X-Api-Key", line: 3, saying: "control character")
+        expectProblem(
+            "server:\n  base_url: http://h\n  headers: { X-Api-Key: \"k3y\\u0001\" }\n",
+            at: "server.headers.X-Api-Key",
+            line: 3,
+            saying: "control character"
+        )
         let file = "\(directory)/control-token"
         try "s3cret\u{01}token\n".write(toFile: file, atomically: true, encoding: .utf8)
         let found = problems("server:\n  base_url: http://h\n  bearer_token_file: \(file)\n")
@@ -115,8 +188,18 @@ struct HTTPOptionsConfigurationTests {
     }
 
     @Test func headerNamesAndValuesMustBeSendable() {
-        expectProblem("server:\n  base_url: http://h\n  headers: { \"Bad Name\": x }\n", at: "server.headers.Bad Name", line: 3, saying: "not a header name")
-        expectProblem("server:\n  base_url: http://h\n  headers: [a]\n", at: "server.headers", line: 3, saying: "expected a mapping of header names")
+        expectProblem(
+            "server:\n  base_url: http://h\n  headers: { \"Bad Name\": x }\n",
+            at: "server.headers.Bad Name",
+            line: 3,
+            saying: "not a header name"
+        )
+        expectProblem(
+            "server:\n  base_url: http://h\n  headers: [a]\n",
+            at: "server.headers",
+            line: 3,
+            saying: "expected a mapping of header names"
+        )
     }
 }
 
@@ -127,14 +210,30 @@ struct ListenConfigurationTests {
         let directory = try TemporaryDirectory("api-token")
         let file = "\(directory)/token"
         try "t0ken\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let configuration = try Configuration.parse("listen: 0.0.0.0:9780\napi: { bearer_token_file: \(file) }\n" + oneTarget, source: "t.yaml")
+        let configuration = try Configuration.parse(
+            "listen: 0.0.0.0:9780\napi: { bearer_token_file: \(file) }\n" + oneTarget,
+            source: "t.yaml"
+        )
         #expect(configuration.apiToken?.revealed == "t0ken")
-        #expect(try Configuration.parse("listen: \"[::1]:9780\"\n" + oneTarget, source: "t.yaml").apiToken == nil, "loopback needs none")
+        #expect(
+            try Configuration.parse("listen: \"[::1]:9780\"\n" + oneTarget, source: "t.yaml").apiToken == nil,
+            "loopback needs none"
+        )
     }
 
     @Test func anAPISectionWithoutATokenDoesNotOpenANonLoopbackListenAddress() {
-        expectProblem("listen: 0.0.0.0:9780\napi: {}\n" + oneTarget, at: "listen", line: 1, saying: "set api.bearer_token_file")
-        expectProblem("listen: 0.0.0.0:9780\napi: { idle_timeout: 5s }\n" + oneTarget, at: "listen", line: 1, saying: "set api.bearer_token_file")
+        expectProblem(
+            "listen: 0.0.0.0:9780\napi: {}\n" + oneTarget,
+            at: "listen",
+            line: 1,
+            saying: "set api.bearer_token_file"
+        )
+        expectProblem(
+            "listen: 0.0.0.0:9780\napi: { idle_timeout: 5s }\n" + oneTarget,
+            at: "listen",
+            line: 1,
+            saying: "set api.bearer_token_file"
+        )
         // A token that was given but cannot be read is reported once, where it was given.
         let unreadable = problems("listen: 0.0.0.0:9780\napi: { bearer_token_file: /nonexistent/token }\n" + oneTarget)
         #expect(unreadable.map(\.keyPath) == ["api.bearer_token_file"], "\(unreadable)")
@@ -163,8 +262,16 @@ struct ListenConfigurationTests {
 
     @Test func theIdleTimeoutIsOneMinuteUnlessSet() throws {
         #expect(try Configuration.parse(oneTarget, source: "t.yaml").apiIdleTimeout == .seconds(60))
-        #expect(try Configuration.parse("api: { idle_timeout: 5s }\n" + oneTarget, source: "t.yaml").apiIdleTimeout == .seconds(5))
-        expectProblem("api: { idle_timeout: 100ms }\n" + oneTarget, at: "api.idle_timeout", line: 1, saying: "out of range")
+        #expect(
+            try Configuration.parse("api: { idle_timeout: 5s }\n" + oneTarget, source: "t.yaml").apiIdleTimeout
+                == .seconds(5)
+        )
+        expectProblem(
+            "api: { idle_timeout: 100ms }\n" + oneTarget,
+            at: "api.idle_timeout",
+            line: 1,
+            saying: "out of range"
+        )
         expectProblem("api: { idle_timeout: 5 }\n" + oneTarget, at: "api.idle_timeout", line: 1, saying: "add a unit")
     }
 }
@@ -173,19 +280,34 @@ struct ListenConfigurationTests {
 struct GRPCHealthConfigurationTests {
     @Test func itIsOffUnlessAnAddressIsGiven() throws {
         #expect(try Configuration.parse(oneTarget, source: "t.yaml").grpcHealthListen == nil)
-        let configuration = try Configuration.parse("grpc_health: { listen: \"127.0.0.1:9781\" }\n" + oneTarget, source: "t.yaml")
+        let configuration = try Configuration.parse(
+            "grpc_health: { listen: \"127.0.0.1:9781\" }\n" + oneTarget,
+            source: "t.yaml"
+        )
         #expect(configuration.grpcHealthListen == HostPort(host: "127.0.0.1", port: 9781))
-        expectProblem("grpc_health: { listen: \"localhost:9781\" }\n" + oneTarget, at: "grpc_health.listen", line: 1, saying: "listens on an IP address")
+        expectProblem(
+            "grpc_health: { listen: \"localhost:9781\" }\n" + oneTarget,
+            at: "grpc_health.listen",
+            line: 1,
+            saying: "listens on an IP address"
+        )
         expectProblem("grpc_health: {}\n" + oneTarget, at: "grpc_health", line: 1, saying: "missing listen")
     }
 
     @Test func aNonLoopbackAddressNeedsTheAPIToken() throws {
-        expectProblem("grpc_health: { listen: \"0.0.0.0:9781\" }\n" + oneTarget, at: "grpc_health.listen", line: 1, saying: "set api.bearer_token_file")
+        expectProblem(
+            "grpc_health: { listen: \"0.0.0.0:9781\" }\n" + oneTarget,
+            at: "grpc_health.listen",
+            line: 1,
+            saying: "set api.bearer_token_file"
+        )
         let directory = try TemporaryDirectory("api-token")
         let file = "\(directory)/token"
         try "t0ken\n".write(toFile: file, atomically: true, encoding: .utf8)
         let configuration = try Configuration.parse(
-            "grpc_health: { listen: \"0.0.0.0:9781\" }\napi: { bearer_token_file: \(file) }\n" + oneTarget, source: "t.yaml")
+            "grpc_health: { listen: \"0.0.0.0:9781\" }\napi: { bearer_token_file: \(file) }\n" + oneTarget,
+            source: "t.yaml"
+        )
         #expect(configuration.grpcHealthListen == HostPort(host: "0.0.0.0", port: 9781))
     }
 }
@@ -206,7 +328,9 @@ struct TargetsFileTests {
 
     @Test func eachURLBecomesATargetInFileOrderTakenLiterally() throws {
         var configuration = try Configuration.parse(oneTarget, source: "t.yaml")
-        try configuration.replaceTargets(withURLsIn: try file("# two health URLs\n\nhttp://10.0.0.1/health\n  http://[::1]:8080/a%2Fb  \n"))
+        try configuration.replaceTargets(
+            withURLsIn: try file("# two health URLs\n\nhttp://10.0.0.1/health\n  http://[::1]:8080/a%2Fb  \n")
+        )
         #expect(configuration.targets.map(\.name) == ["target-1", "target-2"])
         let urls = configuration.targets.map { target -> String? in
             if case .http(let check) = target.check { check.url } else { nil }
@@ -231,7 +355,9 @@ struct TargetsFileTests {
         } catch {
             #expect(error.problems.map(\.line) == [1, 4], "every bad URL, each at its own line: \(error.problems)")
         }
-        #expect(throws: ConfigurationError.self) { try configuration.replaceTargets(withURLsIn: try file("# nothing\n\n")) }
+        #expect(throws: ConfigurationError.self) {
+            try configuration.replaceTargets(withURLsIn: try file("# nothing\n\n"))
+        }
         #expect(configuration.targets.map(\.name) == ["a"], "a failed replacement keeps the configured targets")
     }
 }

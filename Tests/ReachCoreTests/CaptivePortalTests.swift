@@ -11,8 +11,16 @@ import Testing
 
     static let portalCheck = PortalCheck(
         target: ProbeTarget(
-            name: "ignored", check: .http(HTTPCheck(
-                url: checkURL, endpoint: HostPort(host: "check.example", port: 80), expectation: HTTPExpectation(statuses: [204...204])))))
+            name: "ignored",
+            check: .http(
+                HTTPCheck(
+                    url: checkURL,
+                    endpoint: HostPort(host: "check.example", port: 80),
+                    expectation: HTTPExpectation(statuses: [204...204])
+                )
+            )
+        )
+    )
 
     static func harness(targets: [ProbeTarget] = [.http("server")]) -> MonitorHarness {
         MonitorHarness(targets: targets) {
@@ -22,15 +30,23 @@ import Testing
     }
 
     static func check(_ status: Int?, location: String? = nil) -> ProbeResult {
-        guard let status else { return .failure(PortalCheck.probeName, .timeout, phase: .connect, latency: .seconds(2)) }
+        guard let status else {
+            return .failure(PortalCheck.probeName, .timeout, phase: .connect, latency: .seconds(2))
+        }
         if status == 204 { return .ok(PortalCheck.probeName) }
         return ProbeResult(
-            target: PortalCheck.probeName, failure: ProbeFailure(.httpStatus(status), phase: .head, location: location),
-            timings: ProbeTimings(total: .milliseconds(3)))
+            target: PortalCheck.probeName,
+            failure: ProbeFailure(.httpStatus(status), phase: .head, location: location),
+            timings: ProbeTimings(total: .milliseconds(3))
+        )
     }
 
     static func redirected(_ target: String, to location: String) -> ProbeResult {
-        ProbeResult(target: target, failure: ProbeFailure(.httpStatus(302), phase: .head, location: location), timings: ProbeTimings(total: .milliseconds(2)))
+        ProbeResult(
+            target: target,
+            failure: ProbeFailure(.httpStatus(302), phase: .head, location: location),
+            timings: ProbeTimings(total: .milliseconds(2))
+        )
     }
 
     @Test func aLoginPageThatAnswersTheTargetIsStillAPortalWhenTheCheckURLIsIntercepted() async {
@@ -42,7 +58,9 @@ import Testing
         harness.record(.ok("server"))
         #expect(harness.state == .disconnected)
         #expect(harness.reason == .captivePortal)
-        #expect(harness.monitor.current.verdict.portal == CaptivePortal(evidence: .checkURL, userPortalURL: Self.checkURL))
+        #expect(
+            harness.monitor.current.verdict.portal == CaptivePortal(evidence: .checkURL, userPortalURL: Self.checkURL)
+        )
         // Signed in: the next check answers 204.
         harness.record(Self.check(204))
         #expect(harness.state == .connected)
@@ -87,7 +105,9 @@ import Testing
         harness.connect()
         harness.record(Self.redirected("server", to: Self.signIn))
         #expect(harness.reason == .captivePortal)
-        #expect(harness.monitor.current.verdict.portal == CaptivePortal(evidence: .redirect, userPortalURL: Self.signIn))
+        #expect(
+            harness.monitor.current.verdict.portal == CaptivePortal(evidence: .redirect, userPortalURL: Self.signIn)
+        )
         harness.record(.ok("server"))
         #expect(harness.state == .connected)
         await harness.stop()
@@ -108,12 +128,20 @@ import Testing
     }
 
     @Test func anHTTPSTargetFailingItsCertificateBehindAnInterceptedCheckURLIsInterception() async {
-        let https = ProbeTarget(name: "api", check: .http(HTTPCheck(url: "https://203.0.113.10/health", endpoint: HostPort(host: "203.0.113.10", port: 443))))
+        let https = ProbeTarget(
+            name: "api",
+            check: .http(
+                HTTPCheck(url: "https://203.0.113.10/health", endpoint: HostPort(host: "203.0.113.10", port: 443))
+            )
+        )
         let harness = Self.harness(targets: [https])
         harness.monitor.update(links: .of(.usable()))
         harness.record(.failure("api", .tlsFailure, phase: .tls, latency: .milliseconds(3)))
         #expect(harness.reason == .targetFailed(target: "api", reason: .tlsFailure))
-        #expect(harness.monitor.current.verdict.fault == nil, "the server's or a portal's: not known until the check URL is asked")
+        #expect(
+            harness.monitor.current.verdict.fault == nil,
+            "the server's or a portal's: not known until the check URL is asked"
+        )
         harness.record(Self.check(200))
         #expect(harness.reason == .captivePortal)
         #expect(harness.monitor.current.verdict.fault == .portal)
@@ -135,7 +163,10 @@ import Testing
     @Test func theNetworksAPIDecidesFirstAndIsNotSecondGuessed() async {
         let harness = Self.harness()
         harness.connect()
-        harness.monitor.update(portalAPI: CaptivePortalAPIAnswer(isCaptive: true, userPortalURL: Self.signIn), interface: "eth0")
+        harness.monitor.update(
+            portalAPI: CaptivePortalAPIAnswer(isCaptive: true, userPortalURL: Self.signIn),
+            interface: "eth0"
+        )
         #expect(harness.reason == .captivePortal)
         #expect(harness.monitor.current.verdict.portal?.evidence == .rfc8908)
         #expect(harness.monitor.current.verdict.portal?.interface == "eth0")
@@ -154,7 +185,10 @@ import Testing
         let harness = MonitorHarness()
         harness.connect()
         let now = harness.monitor.current.verdict.since
-        harness.monitor.update(portalAPI: CaptivePortalAPIAnswer(isCaptive: false, userPortalURL: Self.signIn, secondsRemaining: 3600), interface: "eth0")
+        harness.monitor.update(
+            portalAPI: CaptivePortalAPIAnswer(isCaptive: false, userPortalURL: Self.signIn, secondsRemaining: 3600),
+            interface: "eth0"
+        )
         let portal = harness.monitor.current.verdict.portal
         #expect(harness.state == .connected)
         #expect(portal?.isCaptive == false)
@@ -166,26 +200,40 @@ import Testing
     @Test func theSessionCountingDownIsNotNewsButAnExtensionIs() async {
         let harness = MonitorHarness()
         harness.connect()
-        harness.monitor.update(portalAPI: CaptivePortalAPIAnswer(isCaptive: false, secondsRemaining: 600), interface: "eth0")
+        harness.monitor.update(
+            portalAPI: CaptivePortalAPIAnswer(isCaptive: false, secondsRemaining: 600),
+            interface: "eth0"
+        )
         let published = harness.sequence
         harness.clock.advance(by: .seconds(1))
-        harness.monitor.update(portalAPI: CaptivePortalAPIAnswer(isCaptive: false, secondsRemaining: 599), interface: "eth0")
+        harness.monitor.update(
+            portalAPI: CaptivePortalAPIAnswer(isCaptive: false, secondsRemaining: 599),
+            interface: "eth0"
+        )
         #expect(harness.sequence == published)
         #expect(harness.monitor.current.verdict.portal?.secondsRemaining == 599)
-        harness.monitor.update(portalAPI: CaptivePortalAPIAnswer(isCaptive: false, secondsRemaining: 3600), interface: "eth0")
+        harness.monitor.update(
+            portalAPI: CaptivePortalAPIAnswer(isCaptive: false, secondsRemaining: 3600),
+            interface: "eth0"
+        )
         #expect(harness.sequence == published + 1)
         await harness.stop()
     }
 
     @Test(arguments: [
-        ("http://portal.example:8080/login", "http://portal.example:8080/login"), ("https://user@portal.example/x", "https://user@portal.example/x"),
-        ("http://[2001:db8::1]:80/", "http://[2001:db8::1]:80/"), ("//portal.example/login", "http://portal.example/login"),
+        ("http://portal.example:8080/login", "http://portal.example:8080/login"),
+        ("https://user@portal.example/x", "https://user@portal.example/x"),
+        ("http://[2001:db8::1]:80/", "http://[2001:db8::1]:80/"),
+        ("//portal.example/login", "http://portal.example/login"),
     ])
     func redirectsToAnotherHostAreTold(location: String, signIn: String) async {
         let harness = MonitorHarness()
         harness.connect()
         harness.record(Self.redirected("server", to: location))
-        #expect(harness.monitor.current.verdict.portal?.userPortalURL == signIn, "a relative Location is resolved against the probe's URL")
+        #expect(
+            harness.monitor.current.verdict.portal?.userPortalURL == signIn,
+            "a relative Location is resolved against the probe's URL"
+        )
         await harness.stop()
     }
 
@@ -195,7 +243,10 @@ import Testing
         harness.record(Self.check(302, location: "/login?from=check"))
         #expect(harness.monitor.current.verdict.portal?.userPortalURL == "http://check.example/login?from=check")
         harness.record(Self.check(302, location: "javascript:alert(1)"))
-        #expect(harness.monitor.current.verdict.portal?.userPortalURL == Self.checkURL, "never a place that is not a web page")
+        #expect(
+            harness.monitor.current.verdict.portal?.userPortalURL == Self.checkURL,
+            "never a place that is not a web page"
+        )
         await harness.stop()
     }
 }
@@ -237,8 +288,17 @@ import Testing
         let end = start.advanced(by: .seconds(600))
         #expect(!warnings.isDue(interface: "", sessionEndsAt: end, now: start))
         #expect(warnings.isDue(interface: "", sessionEndsAt: end, now: start.advanced(by: .seconds(300))))
-        #expect(warnings.isDue(interface: "", sessionEndsAt: end, now: start.advanced(by: .seconds(301))), "still due: nothing was noted")
+        #expect(
+            warnings.isDue(interface: "", sessionEndsAt: end, now: start.advanced(by: .seconds(301))),
+            "still due: nothing was noted"
+        )
         warnings.warned(interface: "", sessionEndsAt: end)
-        #expect(!warnings.isDue(interface: "", sessionEndsAt: end.advanced(by: .seconds(1)), now: start.advanced(by: .seconds(400))))
+        #expect(
+            !warnings.isDue(
+                interface: "",
+                sessionEndsAt: end.advanced(by: .seconds(1)),
+                now: start.advanced(by: .seconds(400))
+            )
+        )
     }
 }

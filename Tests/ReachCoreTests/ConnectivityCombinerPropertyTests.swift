@@ -1,7 +1,8 @@
 import PropertyBased
-@testable import ReachCore
 import ReachTesting
 import Testing
+
+@testable import ReachCore
 
 /// Random sequences of link changes, probe results (fresh and stale), sleeps and probe requests,
 /// against random policies and damping, checked against the combiner's stated rules after every step.
@@ -30,7 +31,12 @@ struct CombinerPropertyTests {
                 switch (code - 5) / 3 {
                 case 0: self = .result(target: target, .ok(target), stale: false)
                 case 1: self = .result(target: target, .refused(target), stale: false)
-                case 2: self = .result(target: target, .failure(target, .timeout, phase: .head, latency: .seconds(2)), stale: false)
+                case 2:
+                    self = .result(
+                        target: target,
+                        .failure(target, .timeout, phase: .head, latency: .seconds(2)),
+                        stale: false
+                    )
                 default: self = .result(target: target, .ok(target), stale: true)
                 }
             case 17: self = .sleep(true)
@@ -42,7 +48,8 @@ struct CombinerPropertyTests {
         var description: String {
             switch self {
             case .links(let index): "links(\(index))"
-            case .result(let target, let result, let stale): "\(stale ? "stale " : "")\(target):\(result.failure?.reason.code ?? "ok")"
+            case .result(let target, let result, let stale):
+                "\(stale ? "stale " : "")\(target):\(result.failure?.reason.code ?? "ok")"
             case .sleep(let sleeping): sleeping ? "sleep" : "wake"
             case .probeNow: "probeNow"
             }
@@ -60,10 +67,15 @@ struct CombinerPropertyTests {
     private static func checkTheRules() async {
         await propertyCheck(
             count: 400,
-            input: Gen.int(in: 0...4), Gen.int(in: 0...8).array(of: 3), Gen.int(in: 0...19).array(of: 1...80)
+            input: Gen.int(in: 0...4),
+            Gen.int(in: 0...8).array(of: 3),
+            Gen.int(in: 0...19).array(of: 1...80)
         ) { policyCode, dampingCodes, actionCodes in
             let targets = zip(Self.names, dampingCodes).map { name, code in
-                ProbeTarget.http(name, hysteresis: Hysteresis(failuresBeforeDown: code % 3 + 1, successesBeforeUp: code / 3 + 1))
+                ProbeTarget.http(
+                    name,
+                    hysteresis: Hysteresis(failuresBeforeDown: code % 3 + 1, successesBeforeUp: code / 3 + 1)
+                )
             }
             let policy = Self.policy(policyCode)
             var driver = CombinerDriver(targets, policy: policy)
@@ -77,7 +89,8 @@ struct CombinerPropertyTests {
                 case .links(let index):
                     driver.links(Self.snapshots[index])
                 case .result(_, let result, let stale):
-                    let stamp = stale ? ProbeEpoch(rawValue: driver.combiner.epoch.rawValue &- 1) : driver.combiner.epoch
+                    let stamp =
+                        stale ? ProbeEpoch(rawValue: driver.combiner.epoch.rawValue &- 1) : driver.combiner.epoch
                     driver.result(result, epoch: stamp)
                     if stale { #expect(!driver.lastChange.accepted, "a stale result was used: \(action)") }
                 case .sleep(let sleeping):
@@ -90,11 +103,12 @@ struct CombinerPropertyTests {
 
                 // Connected exactly when the link is usable and the policy holds.
                 let healthy = verdict.targets.count { $0.health == .healthy }
-                let required = switch policy {
-                case .all: targets.count
-                case .any: 1
-                case .quorum(let k): k
-                }
+                let required =
+                    switch policy {
+                    case .all: targets.count
+                    case .any: 1
+                    case .quorum(let k): k
+                    }
                 if verdict.state == .connected {
                     #expect(combiner.isLinkUsable && healthy >= required, "connected without grounds after \(action)")
                 }
@@ -109,7 +123,8 @@ struct CombinerPropertyTests {
                 // Transitions: reported exactly when the state crosses between connected and disconnected.
                 if verdict.state != .unknown {
                     let expected: TransitionDirection? =
-                        lastDecided != nil && lastDecided != verdict.state ? (verdict.state == .connected ? .restored : .lost) : nil
+                        lastDecided != nil && lastDecided != verdict.state
+                        ? (verdict.state == .connected ? .restored : .lost) : nil
                     #expect(driver.lastChange.transition == expected, "after \(action)")
                     lastDecided = verdict.state
                 } else {
@@ -117,11 +132,14 @@ struct CombinerPropertyTests {
                 }
 
                 // News whenever the state or reason moves; `since` moves only with the state.
-                if before.state != verdict.state || before.reason != verdict.reason { #expect(driver.lastChange.isNews) }
+                if before.state != verdict.state || before.reason != verdict.reason {
+                    #expect(driver.lastChange.isNews)
+                }
                 if before.state == verdict.state { #expect(before.since == verdict.since) }
 
                 // Damping: a health change away from a decided health needs enough consecutive results.
-                for (index, (old, new)) in zip(before.targets, verdict.targets).enumerated() where old.health != new.health {
+                for (index, (old, new)) in zip(before.targets, verdict.targets).enumerated()
+                where old.health != new.health {
                     if old.health == .healthy, new.health == .unhealthy {
                         #expect(new.consecutiveFailures >= targets[index].hysteresis.failuresBeforeDown)
                     }

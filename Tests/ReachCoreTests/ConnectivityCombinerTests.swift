@@ -1,7 +1,8 @@
-@testable import ReachCore
 import ReachSupport
 import ReachTesting
 import Testing
+
+@testable import ReachCore
 
 /// Drives a combiner through inputs at a fixed wall time, keeping the last change.
 struct CombinerDriver {
@@ -181,13 +182,29 @@ struct CombinerTransitionTests {
         driver.result(.ok("server"))
         let epoch = driver.combiner.epoch
         let requests = driver.combiner.probeControl.immediateProbeRequests
-        driver.links(.of(InterfaceFacts.usable().with { $0.addresses.append(InterfaceAddress(prefix: IPPrefix("192.168.1.11/24")!, scope: .global)) }))
+        driver.links(
+            .of(
+                InterfaceFacts.usable().with {
+                    $0.addresses.append(InterfaceAddress(prefix: IPPrefix("192.168.1.11/24")!, scope: .global))
+                }
+            )
+        )
         #expect(driver.combiner.probeControl.immediateProbeRequests == requests + 1)
         #expect(driver.combiner.epoch == epoch)
         #expect(driver.state == .connected)
         #expect(!driver.lastChange.isNews)
-        driver.links(.of(InterfaceFacts.usable().with { $0.addresses.append(InterfaceAddress(prefix: IPPrefix("192.168.1.11/24")!, scope: .global)) }, InterfaceFacts.usable("docker0", index: 9)))
-        #expect(driver.combiner.probeControl.immediateProbeRequests == requests + 1, "excluded interfaces are not churn")
+        driver.links(
+            .of(
+                InterfaceFacts.usable().with {
+                    $0.addresses.append(InterfaceAddress(prefix: IPPrefix("192.168.1.11/24")!, scope: .global))
+                },
+                InterfaceFacts.usable("docker0", index: 9)
+            )
+        )
+        #expect(
+            driver.combiner.probeControl.immediateProbeRequests == requests + 1,
+            "excluded interfaces are not churn"
+        )
     }
 
     @Test func latencyAloneIsNotNews() {
@@ -284,21 +301,27 @@ struct CombinerHysteresisTests {
 
     @Test func successesBeforeUpHoldsAnUnhealthyTargetDownAndKeepsItsReason() {
         var driver = CombinerDriver([.http("server", hysteresis: Hysteresis(successesBeforeUp: 3))])
-        driver.result(.failure("server", .tlsFailure, phase: .tls, detail: "certificate expired", latency: .milliseconds(4)))
+        driver.result(
+            .failure("server", .tlsFailure, phase: .tls, detail: "certificate expired", latency: .milliseconds(4))
+        )
         driver.results(.ok("server"), .ok("server"))
         #expect(driver.state == .disconnected)
         #expect(driver.reason == .targetFailed(target: "server", reason: .tlsFailure))
         #expect(driver.verdict.targets[0].lastFailure?.detail == "certificate expired")
         driver.result(.ok("server"))
         #expect(driver.state == .connected)
-        #expect(driver.lastChange.transition == .restored, "unknown → disconnected was no transition; disconnected → connected is")
+        #expect(
+            driver.lastChange.transition == .restored,
+            "unknown → disconnected was no transition; disconnected → connected is"
+        )
     }
 
     @Test func fromUnknownTheFirstResultDecidesWhateverTheDamping() {
         var up = CombinerDriver([.http("server", hysteresis: Hysteresis(failuresBeforeDown: 5, successesBeforeUp: 5))])
         up.result(.ok("server"))
         #expect(up.state == .connected)
-        var down = CombinerDriver([.http("server", hysteresis: Hysteresis(failuresBeforeDown: 5, successesBeforeUp: 5))])
+        var down = CombinerDriver([.http("server", hysteresis: Hysteresis(failuresBeforeDown: 5, successesBeforeUp: 5))]
+        )
         down.result(.refused("server"))
         #expect(down.state == .disconnected)
     }
@@ -331,37 +354,53 @@ struct CombinerPolicyTests {
 
     @Test func allNeedsEveryTarget() {
         #expect(Self.verdict(.all, [true, true, true]).0 == .connected)
-        #expect(Self.verdict(.all, [true, false, true]) == (.disconnected, .targetFailed(target: "b", reason: .connectionRefused)))
+        #expect(
+            Self.verdict(.all, [true, false, true]) == (
+                .disconnected, .targetFailed(target: "b", reason: .connectionRefused)
+            )
+        )
         #expect(Self.verdict(.all, [true, nil, true]) == (.unknown, .awaitingProbe))
-        #expect(Self.verdict(.all, [nil, false, nil]).0 == .disconnected, "one failure fails `all` without waiting for the rest")
+        #expect(
+            Self.verdict(.all, [nil, false, nil]).0 == .disconnected,
+            "one failure fails `all` without waiting for the rest"
+        )
     }
 
     @Test func anyNeedsOneTarget() {
         #expect(Self.verdict(.any, [false, false, true]).0 == .connected)
         #expect(Self.verdict(.any, [true, nil, nil]).0 == .connected)
-        #expect(Self.verdict(.any, [false, false, false]) == (.disconnected, .targetFailed(target: "a", reason: .connectionRefused)))
+        #expect(
+            Self.verdict(.any, [false, false, false]) == (
+                .disconnected, .targetFailed(target: "a", reason: .connectionRefused)
+            )
+        )
         #expect(Self.verdict(.any, [false, nil, false]).0 == .unknown)
     }
 
-    @Test(arguments: [
-        // k, outcomes, expected state
-        (2, [true, true, false, false, false], ConnectivityState.connected),
-        (2, [true, false, false, false, false], .disconnected),
-        (3, [true, true, nil, false, false], .unknown),
-        (3, [true, true, false, false, false], .disconnected),
-        (5, [true, true, true, true, true], .connected),
-        (5, [true, true, true, true, false], .disconnected),
-        (1, [false, false, false, false, true], .connected),
-        (1, [false, false, false, false, false], .disconnected),
-        (4, [true, true, true, nil, nil], .unknown),
-        (4, [true, true, true, nil, false], .unknown),
-        (4, [true, true, nil, false, false], .disconnected),
-    ] as [(Int, [Bool?], ConnectivityState)])
+    @Test(
+        arguments: [
+            // k, outcomes, expected state
+            (2, [true, true, false, false, false], ConnectivityState.connected),
+            (2, [true, false, false, false, false], .disconnected),
+            (3, [true, true, nil, false, false], .unknown),
+            (3, [true, true, false, false, false], .disconnected),
+            (5, [true, true, true, true, true], .connected),
+            (5, [true, true, true, true, false], .disconnected),
+            (1, [false, false, false, false, true], .connected),
+            (1, [false, false, false, false, false], .disconnected),
+            (4, [true, true, true, nil, nil], .unknown),
+            (4, [true, true, true, nil, false], .unknown),
+            (4, [true, true, nil, false, false], .disconnected),
+        ] as [(Int, [Bool?], ConnectivityState)]
+    )
     func quorumEdges(k: Int, outcomes: [Bool?], expected: ConnectivityState) {
         #expect(Self.verdict(.quorum(k), outcomes).0 == expected)
     }
 
     @Test func theReasonNamesTheFirstFailingTargetInConfigurationOrder() {
-        #expect(Self.verdict(.quorum(3), [true, false, true, false, false]).1 == .targetFailed(target: "b", reason: .connectionRefused))
+        #expect(
+            Self.verdict(.quorum(3), [true, false, true, false, false]).1
+                == .targetFailed(target: "b", reason: .connectionRefused)
+        )
     }
 }

@@ -15,7 +15,9 @@ final class CallbackLog: Sendable {
 
     var count: Int { entries.withLock { $0.count } }
     func sequences(of name: String) -> [UInt64] { entries.withLock { $0.filter { $0.name == name }.map(\.sequence) } }
-    func directions(of name: String) -> Set<TransitionDirection> { entries.withLock { Set($0.filter { $0.name == name }.map(\.direction)) } }
+    func directions(of name: String) -> Set<TransitionDirection> {
+        entries.withLock { Set($0.filter { $0.name == name }.map(\.direction)) }
+    }
 }
 
 @Suite("Monitor: verdicts over time")
@@ -72,7 +74,11 @@ struct MonitorTimingTests {
         harness.record(.refused("b"))  // still connected through a
         let verdictLines = logs.all.filter { $0.metadata["state"] != nil }
         #expect(verdictLines.map(\.level) == [.info, .notice, .debug, .debug])
-        #expect(verdictLines.map(\.message) == ["unknown: awaiting_probe", "connected: healthy", "connected: healthy", "connected: healthy"])
+        #expect(
+            verdictLines.map(\.message) == [
+                "unknown: awaiting_probe", "connected: healthy", "connected: healthy", "connected: healthy",
+            ]
+        )
         await harness.stop()
     }
 
@@ -104,8 +110,14 @@ struct MonitorTimingTests {
         harness.monitor.update(links: .of(.usable(), .usable("wlan0", index: 3)))
         harness.clock.advance(by: .milliseconds(1))
         try await waitUntil("the gain applied") { harness.reason == .awaitingProbe }
-        #expect(harness.monitor.current.verdict.usableInterfaces == ["eth0", "wlan0"], "the latest snapshot of the window wins")
-        #expect(await control.next() == ProbeControl(suspension: nil, immediateProbeRequests: 1), "one probe request for the whole burst")
+        #expect(
+            harness.monitor.current.verdict.usableInterfaces == ["eth0", "wlan0"],
+            "the latest snapshot of the window wins"
+        )
+        #expect(
+            await control.next() == ProbeControl(suspension: nil, immediateProbeRequests: 1),
+            "one probe request for the whole burst"
+        )
         await harness.stop()
     }
 
@@ -199,8 +211,11 @@ struct MonitorCallbackTests {
         }
         // Every report is logged, and a log handler, unlike a lagging subscriber, misses none.
         func accounted(_ name: String) -> Int {
-            logs.all.filter { $0.metadata["callback"] == "\(name)" && $0.metadata["outcome"] != nil }.reduce(0) { total, line in
-                total + (line.metadata["outcome"] == "skipped" ? 0 : 1) + (Int("\(line.metadata["coalesced"] ?? "0")") ?? 0)
+            logs.all.filter { $0.metadata["callback"] == "\(name)" && $0.metadata["outcome"] != nil }.reduce(0) {
+                total,
+                line in
+                total + (line.metadata["outcome"] == "skipped" ? 0 : 1)
+                    + (Int("\(line.metadata["coalesced"] ?? "0")") ?? 0)
             }
         }
         harness.record(.ok("server"))
@@ -216,7 +231,10 @@ struct MonitorCallbackTests {
         }
         for (name, overlap) in zip(names, overlaps) {
             let sequences = log.sequences(of: name)
-            #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count, "\(name) ran in order, once per run")
+            #expect(
+                sequences == sequences.sorted() && Set(sequences).count == sequences.count,
+                "\(name) ran in order, once per run"
+            )
             #expect(overlap.maximum == 1, "\(name) ran twice at once")
         }
         #expect(log.sequences(of: "restored-1").last == harness.sequence, "the last restoration always runs")

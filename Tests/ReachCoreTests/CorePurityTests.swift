@@ -5,11 +5,14 @@ import Testing
 struct CorePurityTests {
     /// Concurrency, logging API, collections and the shared helpers: nothing that touches files,
     /// sockets or processes.
-    static let allowedImports: Set<String> = ["Synchronization", "Logging", "DequeModule", "HeapModule", "ReachSupport"]
+    static let allowedImports: Set<String> = [
+        "Synchronization", "Logging", "DequeModule", "HeapModule", "ReachSupport",
+    ]
 
     @Test(arguments: ["ReachCore", "ReachSupport"])
     func importsNoIO(module: String) throws {
-        let sources = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appending(path: "Sources/\(module)")
         let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }

@@ -1,7 +1,8 @@
-@testable import ReachCore
 import ReachSupport
 import ReachTesting
 import Testing
+
+@testable import ReachCore
 
 @Suite("Hub")
 struct EventHubTests {
@@ -57,7 +58,10 @@ struct EventHubTests {
         let held = await Array(idle)
         #expect(held.count == bufferLimit + 1, "the buffer holds its limit plus the initial backlog, no more")
         #expect(held.last?.sequence == 100_001)
-        #expect(held.map(\.sequence) == Array(UInt64(100_001 - held.count + 1)...100_001), "the oldest are dropped, never the newest")
+        #expect(
+            held.map(\.sequence) == Array(UInt64(100_001 - held.count + 1)...100_001),
+            "the oldest are dropped, never the newest"
+        )
     }
 
     @Test func cancellingTheConsumerUnsubscribes() async throws {

@@ -8,14 +8,34 @@ import Testing
 struct FaultTests {
     static let gatewayAddress = IPAddress("192.168.1.1")!
     static let silentEcho = GatewayFinding(interface: "eth0", address: gatewayAddress, answers: false, evidence: .echo)
-    static let answeringEcho = GatewayFinding(interface: "eth0", address: gatewayAddress, answers: true, evidence: .echo)
-    static let failedNeighbour = GatewayFinding(interface: "eth0", address: gatewayAddress, answers: false, evidence: .neighbour)
-    static let reachableNeighbour = GatewayFinding(interface: "eth0", address: gatewayAddress, answers: true, evidence: .neighbour)
+    static let answeringEcho = GatewayFinding(
+        interface: "eth0",
+        address: gatewayAddress,
+        answers: true,
+        evidence: .echo
+    )
+    static let failedNeighbour = GatewayFinding(
+        interface: "eth0",
+        address: gatewayAddress,
+        answers: false,
+        evidence: .neighbour
+    )
+    static let reachableNeighbour = GatewayFinding(
+        interface: "eth0",
+        address: gatewayAddress,
+        answers: true,
+        evidence: .neighbour
+    )
     static let gateways: [GatewayFinding?] = [nil, answeringEcho, silentEcho, reachableNeighbour, failedNeighbour]
     static let upstreams: [UpstreamFinding?] = [nil, .answers, .unreachable]
-    static let rounds: [PathEvidenceRound] = gateways.flatMap { gateway in upstreams.map { PathEvidenceRound(gateway: gateway, upstream: $0) } }
+    static let rounds: [PathEvidenceRound] = gateways.flatMap { gateway in
+        upstreams.map { PathEvidenceRound(gateway: gateway, upstream: $0) }
+    }
     static let silences: [FailureReason] = [.dnsFailure, .timeout, .networkUnreachable]
-    static let answers: [FailureReason] = [.connectionRefused, .tlsFailure, .httpStatus(503), .unexpectedBody, .connectionReset, .protocolError, .notServing]
+    static let answers: [FailureReason] = [
+        .connectionRefused, .tlsFailure, .httpStatus(503), .unexpectedBody, .connectionReset, .protocolError,
+        .notServing,
+    ]
 
     /// The whole table, computed independently: answers are the server's; silences go to the
     /// nearest failing evidence, gateway first, then upstream; else dns for a name, server otherwise.
@@ -23,11 +43,11 @@ struct FaultTests {
     func aTargetFailureIsPlacedByTheNearestFailingEvidence(_ failure: FailureReason) {
         for round in Self.rounds {
             let expected: Fault =
-                if Self.answers.contains(failure) { .server }
-                else if round.gateway?.answers == false { .gateway }
-                else if round.upstream == .unreachable { .upstream }
-                else if failure == .dnsFailure { .dns }
-                else { .server }
+                if Self.answers.contains(failure) { .server } else if round.gateway?.answers == false {
+                    .gateway
+                } else if round.upstream == .unreachable { .upstream } else if failure == .dnsFailure { .dns } else {
+                    .server
+                }
             let fault = Fault(.targetFailed(target: "server", reason: failure), evidence: round)
             #expect(fault == expected, "\(failure), \(round)")
         }
@@ -128,7 +148,10 @@ struct FaultTests {
         harness.monitor.update(links: .of(.usable()))
         #expect(harness.reason == .awaitingProbe)
         harness.record(.failure("server", .timeout, phase: .connect, latency: .seconds(2)))
-        #expect(harness.monitor.current.verdict.fault == nil, "the gateway of the old link is no evidence on the new one")
+        #expect(
+            harness.monitor.current.verdict.fault == nil,
+            "the gateway of the old link is no evidence on the new one"
+        )
         await harness.stop()
     }
 
@@ -136,21 +159,38 @@ struct FaultTests {
 
     @Test func theResolverReferenceIsTheFirstResolverBeyondTheDirectlyConnectedNetworks() {
         let links = LinkSnapshot.of(.usable(address: "192.168.1.10/24"))
-        let conf = "# generated\nsearch lan\nnameserver 127.0.0.53\nnameserver 192.168.1.1\nnameserver 10.0.0.53\noptions edns0\n"
-        #expect(UpstreamCheck.resolverReference(resolvConf: conf, resolvedUpstream: nil, links: links) == HostPort(host: "10.0.0.53", port: 53))
+        let conf =
+            "# generated\nsearch lan\nnameserver 127.0.0.53\nnameserver 192.168.1.1\nnameserver 10.0.0.53\noptions edns0\n"
+        #expect(
+            UpstreamCheck.resolverReference(resolvConf: conf, resolvedUpstream: nil, links: links)
+                == HostPort(host: "10.0.0.53", port: 53)
+        )
         // Behind systemd-resolved's stub: its upstream servers; the router's own resolver is no reference.
         let stub = "nameserver 127.0.0.53\noptions edns0 trust-ad\n"
-        #expect(UpstreamCheck.resolverReference(resolvConf: stub, resolvedUpstream: "nameserver 192.168.1.1\n", links: links) == nil)
         #expect(
-            UpstreamCheck.resolverReference(resolvConf: stub, resolvedUpstream: "nameserver 192.168.1.1\nnameserver 2001:db8::53\n", links: links)
-                == HostPort(host: "2001:db8::53", port: 53))
+            UpstreamCheck.resolverReference(
+                resolvConf: stub,
+                resolvedUpstream: "nameserver 192.168.1.1\n",
+                links: links
+            ) == nil
+        )
+        #expect(
+            UpstreamCheck.resolverReference(
+                resolvConf: stub,
+                resolvedUpstream: "nameserver 192.168.1.1\nnameserver 2001:db8::53\n",
+                links: links
+            )
+                == HostPort(host: "2001:db8::53", port: 53)
+        )
         #expect(UpstreamCheck.resolverReference(resolvConf: "", resolvedUpstream: nil, links: nil) == nil)
         #expect(UpstreamCheck.tcp(HostPort(host: "2001:db8::53", port: 53)).description == "tcp://[2001:db8::53]:53")
     }
 
     @Test func theGatewayOnThePathIsTheDefaultRouteOfTheInterfaceHoldingTheSourceAddress() throws {
-        let links = LinkSnapshot.of(.usable("eth0", index: 2, address: "192.168.1.10/24", gateway: "192.168.1.1"),
-                                    .usable("wwan0", index: 3, address: "10.64.2.2/24", gateway: "10.64.2.1"))
+        let links = LinkSnapshot.of(
+            .usable("eth0", index: 2, address: "192.168.1.10/24", gateway: "192.168.1.1"),
+            .usable("wwan0", index: 3, address: "10.64.2.2/24", gateway: "10.64.2.1")
+        )
         let found = try #require(links.defaultGateway(from: IPAddress("10.64.2.2")!))
         #expect(found.interface.name == "wwan0")
         #expect(found.gateway == IPAddress("10.64.2.1"))

@@ -1,7 +1,8 @@
-@testable import ReachCore
 import ReachSupport
 import ReachTesting
 import Testing
+
+@testable import ReachCore
 
 /// A probe round's first findings are one event: at start (and after a reload, a regained link or
 /// a wake) every target leaves `unknown` within milliseconds, and one event per target would be more
@@ -21,7 +22,10 @@ struct FirstRoundTests {
         }
         driver.result(.refused("t99"))
         #expect(driver.lastChange.isNews, "the last first finding completes the round")
-        #expect(driver.verdict.targets.allSatisfy { $0.health == .unhealthy }, "the round's event carries every finding")
+        #expect(
+            driver.verdict.targets.allSatisfy { $0.health == .unhealthy },
+            "the round's event carries every finding"
+        )
         driver.result(.ok("t5"))
         #expect(driver.lastChange.isNews, "after the round, each change is news of its own")
     }
@@ -47,8 +51,16 @@ struct FirstRoundTests {
         while received.count < 4, let event = await events.next() { received.append(event) }
         let sequences = received.map(\.sequence)
         #expect(sequences == Array(first.sequence...(first.sequence + 3)), "no gap: \(sequences)")
-        #expect(received.map(\.verdict.reason) == [.starting, .awaitingProbe, .targetFailed(target: "t0", reason: .connectionRefused), .targetFailed(target: "t0", reason: .connectionRefused)])
-        #expect(received.last?.verdict.targets.allSatisfy { $0.health != .unknown } == true, "the round's event carries every first finding")
+        #expect(
+            received.map(\.verdict.reason) == [
+                .starting, .awaitingProbe, .targetFailed(target: "t0", reason: .connectionRefused),
+                .targetFailed(target: "t0", reason: .connectionRefused),
+            ]
+        )
+        #expect(
+            received.last?.verdict.targets.allSatisfy { $0.health != .unknown } == true,
+            "the round's event carries every first finding"
+        )
         #expect(harness.monitor.current.sequence == sequences.last, "and nothing more was published")
         await harness.stop()
     }

@@ -46,7 +46,10 @@ struct InterfaceFilterTests {
 
     @Test func defaultExcludesContainerAndVMPlumbing() {
         let filter = InterfaceFilter()
-        for name in ["docker0", "br-5f1c2d", "veth1a2b3c", "virbr0", "vnet3", "lxcbr0", "cni0", "flannel.1", "cali123", "podman0"] {
+        for name in [
+            "docker0", "br-5f1c2d", "veth1a2b3c", "virbr0", "vnet3", "lxcbr0", "cni0", "flannel.1", "cali123",
+            "podman0",
+        ] {
             #expect(!filter.admits(name), "\(name) should be excluded by default")
         }
         for name in ["eth0", "enp3s0", "wlan0", "wlp2s0", "wwan0", "wg0", "tun0", "bond0", "br0"] {

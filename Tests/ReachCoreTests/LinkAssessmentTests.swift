@@ -69,7 +69,8 @@ struct LinkAssessmentTests {
     @Test func theFurthestProgressNamesTheBlocker() {
         let snapshot = LinkSnapshot.of(
             InterfaceFacts.usable("eth0").withoutCarrier,
-            InterfaceFacts.usable("wlan0", index: 3).withoutDefaultRoute)
+            InterfaceFacts.usable("wlan0", index: 3).withoutDefaultRoute
+        )
         #expect(LinkAssessment(snapshot, filter: filter).blocker == .noRoute)
     }
 

@@ -6,7 +6,10 @@ import Testing
 
 @Suite("Monitor: a reloaded configuration")
 struct MonitorReconfigureTests {
-    private func configuration(_ targets: [ProbeTarget], policy: TargetPolicy = .all) -> ConnectivityMonitor.Configuration {
+    private func configuration(
+        _ targets: [ProbeTarget],
+        policy: TargetPolicy = .all
+    ) -> ConnectivityMonitor.Configuration {
         var configuration = ConnectivityMonitor.Configuration(targets: targets)
         configuration.policy = policy
         return configuration
@@ -41,7 +44,10 @@ struct MonitorReconfigureTests {
         harness.monitor.reconfigure(configuration([.http("server", host: "203.0.113.99")]))
         harness.monitor.record(.ok("server"), epoch: oldEpoch)
         #expect(harness.state == .unknown, "the old URL's answer is dropped")
-        #expect(harness.monitor.currentProbeControl.immediateProbeRequests == requests + 1, "the new definition is probed at once")
+        #expect(
+            harness.monitor.currentProbeControl.immediateProbeRequests == requests + 1,
+            "the new definition is probed at once"
+        )
         harness.record(.ok("server"))
         #expect(harness.state == .connected)
         await harness.stop()

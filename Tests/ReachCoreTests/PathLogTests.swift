@@ -10,11 +10,17 @@ import Testing
 @Suite("Monitor: the paths in the log")
 struct PathLogTests {
     private static func harness(_ logs: CapturedLogs) -> MonitorHarness {
-        MonitorHarness(targets: [.http("api", host: "api.example")], logger: logs.logger) { $0.variants = ProbeVariantSettings(perInterface: true) }
+        MonitorHarness(targets: [.http("api", host: "api.example")], logger: logs.logger) {
+            $0.variants = ProbeVariantSettings(perInterface: true)
+        }
     }
 
     private static func family(_ harness: MonitorHarness, _ result: ProbeResult, _ family: IPFamily) {
-        harness.monitor.record(result, variant: ProbeVariant(target: "api", kind: .family(family)), epoch: harness.monitor.probeEpoch)
+        harness.monitor.record(
+            result,
+            variant: ProbeVariant(target: "api", kind: .family(family)),
+            epoch: harness.monitor.probeEpoch
+        )
     }
 
     private static func lines(_ logs: CapturedLogs, about key: String) -> [CapturedLogs.Entry] {
@@ -33,7 +39,11 @@ struct PathLogTests {
         Self.family(harness, timeout, .ipv6)
         Self.family(harness, .ok("api%ipv6"), .ipv6)
         let lines = Self.lines(logs, about: "family")
-        #expect(lines.map(\.message) == ["target api does not answer over ipv6, only over ipv4", "target api answers over ipv6 again"])
+        #expect(
+            lines.map(\.message) == [
+                "target api does not answer over ipv6, only over ipv4", "target api answers over ipv6 again",
+            ]
+        )
         #expect(lines.map(\.level) == [.warning, .notice])
         #expect(lines.map { $0.metadata["family"] } == ["ipv6", "ipv6"])
         #expect(harness.state == .connected, "a degraded family is no transition")
@@ -53,9 +63,18 @@ struct PathLogTests {
     @Test func anUplinkThatStopsReachingTheTargetsIsToldOnceAndSoIsItsReturn() async {
         let logs = CapturedLogs()
         let harness = Self.harness(logs)
-        harness.monitor.update(links: .of(.usable("eth0", index: 2), .usable("wwan0", index: 3, address: "10.64.0.2/24", gateway: "10.64.0.1")))
+        harness.monitor.update(
+            links: .of(
+                .usable("eth0", index: 2),
+                .usable("wwan0", index: 3, address: "10.64.0.2/24", gateway: "10.64.0.1")
+            )
+        )
         func uplink(_ result: ProbeResult, _ name: String) {
-            harness.monitor.record(result, variant: ProbeVariant(target: "api", kind: .interface(name)), epoch: harness.monitor.probeEpoch)
+            harness.monitor.record(
+                result,
+                variant: ProbeVariant(target: "api", kind: .interface(name)),
+                epoch: harness.monitor.probeEpoch
+            )
         }
         uplink(.ok("api@eth0"), "eth0")
         uplink(.ok("api@wwan0"), "wwan0")
@@ -63,10 +82,12 @@ struct PathLogTests {
         uplink(.refused("api@wwan0"), "wwan0")
         uplink(.ok("api@wwan0"), "wwan0")
         let lines = Self.lines(logs, about: "interface")
-        #expect(lines.map(\.message) == [
-            "uplink eth0 reaches the targets", "uplink wwan0 reaches the targets",
-            "uplink wwan0 does not reach the targets: connection_refused", "uplink wwan0 reaches the targets",
-        ])
+        #expect(
+            lines.map(\.message) == [
+                "uplink eth0 reaches the targets", "uplink wwan0 reaches the targets",
+                "uplink wwan0 does not reach the targets: connection_refused", "uplink wwan0 reaches the targets",
+            ]
+        )
         #expect(lines.map { $0.metadata["fault"] } == [nil, nil, "server", nil])
         await harness.stop()
     }

@@ -1,7 +1,8 @@
-@testable import ReachCore
 import ReachSupport
 import ReachTesting
 import Testing
+
+@testable import ReachCore
 
 /// The per-uplink and per-family rules: which variants of the targets are probed, and what their
 /// results say, without ever changing the verdict's state.
@@ -13,10 +14,19 @@ struct PathRulesTests {
         .http(name, host: host)
     }
 
-    private static func driver(_ targets: [ProbeTarget], perInterface: Bool = true, policy: TargetPolicy = .all) -> CombinerDriver {
+    private static func driver(
+        _ targets: [ProbeTarget],
+        perInterface: Bool = true,
+        policy: TargetPolicy = .all
+    ) -> CombinerDriver {
         var driver = CombinerDriver(targets, policy: policy)
         driver.combiner = ConnectivityCombiner(
-            targets: targets, policy: policy, filter: InterfaceFilter(), variants: ProbeVariantSettings(perInterface: perInterface), now: driver.now)
+            targets: targets,
+            policy: policy,
+            filter: InterfaceFilter(),
+            variants: ProbeVariantSettings(perInterface: perInterface),
+            now: driver.now
+        )
         return driver
     }
 
@@ -24,9 +34,19 @@ struct PathRulesTests {
         .of(.usable("eth0", index: 2), .usable("wwan0", index: 3, address: "10.64.0.2/24", gateway: "10.64.0.1"))
     }
 
-    private static func path(_ driver: inout CombinerDriver, _ result: ProbeResult, _ kind: ProbeVariant.Kind, of target: String = "server") {
+    private static func path(
+        _ driver: inout CombinerDriver,
+        _ result: ProbeResult,
+        _ kind: ProbeVariant.Kind,
+        of target: String = "server"
+    ) {
         driver.now = driver.now.advanced(by: .seconds(1))
-        driver.lastChange = driver.combiner.record(result, variant: ProbeVariant(target: target, kind: kind), epoch: driver.combiner.epoch, at: driver.now)
+        driver.lastChange = driver.combiner.record(
+            result,
+            variant: ProbeVariant(target: target, kind: kind),
+            epoch: driver.combiner.epoch,
+            at: driver.now
+        )
     }
 
     @Test func withTwoUplinksEachTargetIsProbedOutOfEach() {
@@ -35,7 +55,10 @@ struct PathRulesTests {
         let probes = driver.combiner.variantProbes
         #expect(probes.map(\.name) == ["server@eth0", "server@wwan0", "api@eth0", "api@wwan0"])
         #expect(probes.map(\.interface) == ["eth0", "wwan0", "eth0", "wwan0"])
-        #expect(probes.allSatisfy { $0.interval == .seconds(1) && $0.timeout == .seconds(2) }, "the target's own cadence and deadline")
+        #expect(
+            probes.allSatisfy { $0.interval == .seconds(1) && $0.timeout == .seconds(2) },
+            "the target's own cadence and deadline"
+        )
         #expect(driver.verdict.interfaces.map(\.name) == ["eth0", "wwan0"])
         #expect(driver.verdict.interfaces.allSatisfy { $0.reachable == nil })
     }
@@ -58,9 +81,16 @@ struct PathRulesTests {
         #expect(driver.state == .connected)
         Self.path(&driver, .ok("server@eth0", ms: 7), .interface("eth0"))
         Self.path(&driver, .ok("backup@eth0"), .interface("eth0"), of: "backup")
-        #expect(driver.verdict.interfaces[0] == InterfaceReachability(name: "eth0", reachable: true, latency: .milliseconds(7)))
+        #expect(
+            driver.verdict.interfaces[0]
+                == InterfaceReachability(name: "eth0", reachable: true, latency: .milliseconds(7))
+        )
         #expect(driver.lastChange.isNews, "an uplink that becomes reachable is news")
-        Self.path(&driver, .failure("server@wwan0", .timeout, phase: .connect, latency: .seconds(2)), .interface("wwan0"))
+        Self.path(
+            &driver,
+            .failure("server@wwan0", .timeout, phase: .connect, latency: .seconds(2)),
+            .interface("wwan0")
+        )
         #expect(driver.verdict.interfaces[1].reachable == false, "one failing target is enough under `all`")
         #expect(driver.verdict.interfaces[1].reason == .timeout)
         #expect(driver.verdict.interfaces[1].fault == .server)
@@ -75,7 +105,11 @@ struct PathRulesTests {
     @Test func anUplinksDNSFailureIsItsDNSFault() {
         var driver = Self.driver([.http("server")])
         driver.links(Self.twoUplinks())
-        Self.path(&driver, .failure("server@eth0", .dnsFailure, phase: .dns, latency: .milliseconds(3)), .interface("eth0"))
+        Self.path(
+            &driver,
+            .failure("server@eth0", .dnsFailure, phase: .dns, latency: .milliseconds(3)),
+            .interface("eth0")
+        )
         #expect(driver.verdict.interfaces[0].fault == .dns)
     }
 
@@ -93,7 +127,15 @@ struct PathRulesTests {
     @Test func aRefusedBindingLeavesTheUplinkUnknown() {
         var driver = Self.driver([.http("server")])
         driver.links(Self.twoUplinks())
-        Self.path(&driver, ProbeResult(target: "server@eth0", failure: ProbeFailure(.cancelled, detail: ProbeFailure.bindingRefused), timings: ProbeTimings(total: .zero)), .interface("eth0"))
+        Self.path(
+            &driver,
+            ProbeResult(
+                target: "server@eth0",
+                failure: ProbeFailure(.cancelled, detail: ProbeFailure.bindingRefused),
+                timings: ProbeTimings(total: .zero)
+            ),
+            .interface("eth0")
+        )
         #expect(!driver.lastChange.accepted)
         #expect(driver.verdict.interfaces[0].reachable == nil)
     }
@@ -115,14 +157,23 @@ struct PathRulesTests {
         Self.path(&driver, .ok("server@eth0"), .interface("eth0"))
         driver.links(.offline)
         driver.links(Self.twoUplinks())
-        #expect(driver.verdict.interfaces.map(\.reachable) == [nil, nil], "what an uplink said before the link loss is no evidence now")
+        #expect(
+            driver.verdict.interfaces.map(\.reachable) == [nil, nil],
+            "what an uplink said before the link loss is no evidence now"
+        )
     }
 
     @Test func aDualStackNameIsCheckedOverEachFamilyEveryTenthInterval() {
-        var driver = Self.driver([Self.named("api"), .http("literal"), .http("local", host: "127.0.0.1")], perInterface: false)
+        var driver = Self.driver(
+            [Self.named("api"), .http("literal"), .http("local", host: "127.0.0.1")],
+            perInterface: false
+        )
         driver.links(.of(Self.dualStack))
         let probes = driver.combiner.variantProbes
-        #expect(probes.map(\.name) == ["api%ipv4", "api%ipv6"], "a literal address has one family; loopback has no path")
+        #expect(
+            probes.map(\.name) == ["api%ipv4", "api%ipv6"],
+            "a literal address has one family; loopback has no path"
+        )
         #expect(probes.map(\.addressFamily) == [.ipv4, .ipv6])
         #expect(probes.allSatisfy { $0.interval == .seconds(10) && $0.timeout == .seconds(2) })
     }
@@ -138,7 +189,12 @@ struct PathRulesTests {
         driver.links(.of(Self.dualStack))
         driver.result(.ok("api"))
         Self.path(&driver, .ok("api%ipv4"), .family(.ipv4), of: "api")
-        Self.path(&driver, .failure("api%ipv6", .timeout, phase: .connect, latency: .seconds(2)), .family(.ipv6), of: "api")
+        Self.path(
+            &driver,
+            .failure("api%ipv6", .timeout, phase: .connect, latency: .seconds(2)),
+            .family(.ipv6),
+            of: "api"
+        )
         let status = driver.verdict.targets[0]
         #expect(status.families == [.ipv4, .ipv6])
         #expect(status.answeredFamilies == [.ipv4])
@@ -164,8 +220,10 @@ struct PathRulesTests {
         driver.links(.of(Self.dualStack))
         Self.path(&driver, .ok("api%ipv4"), .family(.ipv4), of: "api")
         let noAAAA = ProbeResult(
-            target: "api%ipv6", failure: ProbeFailure(.networkUnreachable, phase: .connect, detail: ProbeFailure.noAddressOfFamily),
-            timings: ProbeTimings(total: .milliseconds(1)))
+            target: "api%ipv6",
+            failure: ProbeFailure(.networkUnreachable, phase: .connect, detail: ProbeFailure.noAddressOfFamily),
+            timings: ProbeTimings(total: .milliseconds(1))
+        )
         Self.path(&driver, noAAAA, .family(.ipv6), of: "api")
         #expect(driver.verdict.targets[0].families == [.ipv4])
         #expect(driver.verdict.degradedFamilies.isEmpty)

@@ -4,7 +4,11 @@ import Testing
 @Suite("Probe failures")
 struct ProbeFailureTests {
     @Test func aDetailQuotingAHugeAnswerIsCut() {
-        var failure = ProbeFailure(.unexpectedBody, phase: .body, detail: "/status is " + String(repeating: "x", count: 1 << 20))
+        var failure = ProbeFailure(
+            .unexpectedBody,
+            phase: .body,
+            detail: "/status is " + String(repeating: "x", count: 1 << 20)
+        )
         #expect(failure.detail?.count == ProbeFailure.detailLimit)
         #expect(failure.detail?.hasSuffix("…") == true)
         failure.detail = String(repeating: "y", count: 10_000)

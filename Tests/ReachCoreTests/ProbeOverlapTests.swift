@@ -18,8 +18,10 @@ struct ProbeOverlapTests {
         harness.prober.hold()
         _ = try await harness.advanceToDeadlines(until: .milliseconds(4_500))
         #expect(harness.monitor.current.verdict.reason == .targetFailed(target: "server", reason: .timeout))
-        #expect(harness.prober.calls(of: "server") == [.zero, .seconds(1), .seconds(2), .seconds(3), .seconds(4)],
-                "a tick starts its probe while earlier ones hang")
+        #expect(
+            harness.prober.calls(of: "server") == [.zero, .seconds(1), .seconds(2), .seconds(3), .seconds(4)],
+            "a tick starts its probe while earlier ones hang"
+        )
         #expect(harness.prober.held("server") == [.seconds(3), .seconds(4)])
 
         // The server answers again at 4.5 s; the probes started at 3 s and 4 s still hang.
@@ -45,7 +47,10 @@ struct ProbeOverlapTests {
         // A prober that ignores its deadline: the probes of 0, 1 and 2 s never end by themselves.
         let harness = SchedulerHarness(targets: [.http("server")], holding: true)
         try await harness.advance(by: .milliseconds(4_500))
-        #expect(harness.prober.calls(of: "server") == [.zero, .seconds(1), .seconds(2)], "three in flight at 1 s / 2 s, no more")
+        #expect(
+            harness.prober.calls(of: "server") == [.zero, .seconds(1), .seconds(2)],
+            "three in flight at 1 s / 2 s, no more"
+        )
         #expect(harness.scheduler.skippedTicks["server"] == 2, "the ticks of 3 s and 4 s found the bound reached")
         #expect(harness.observer.skipped == 2)
         harness.prober.finish("server", startedAt: .zero, with: Self.timedOut)
@@ -71,7 +76,9 @@ struct ProbeOverlapTests {
         (interval: 100, timeout: 2_000, overlap: 3), (interval: 60_000, timeout: 10, overlap: 2),
     ])
     func theBoundCoversTheTimeoutInIntervalsPlusOneAtMostThree(interval: Int, timeout: Int, overlap: Int) {
-        #expect(ProbeScheduler.maximumOverlap(interval: .milliseconds(interval), timeout: .milliseconds(timeout)) == overlap)
+        #expect(
+            ProbeScheduler.maximumOverlap(interval: .milliseconds(interval), timeout: .milliseconds(timeout)) == overlap
+        )
     }
 
     @Test func anOlderSuccessArrivingAfterANewerFailureIsDropped() async throws {
@@ -109,9 +116,15 @@ struct ProbeOverlapTests {
         harness.prober.finish("server", startedAt: .zero, with: Self.timedOut)
         try await harness.advance(by: .milliseconds(1_600))
         #expect(harness.prober.held("server") == [.seconds(1), .seconds(2), .seconds(3)])
-        #expect(harness.scheduler.isMakingProgress(grace: .milliseconds(100)), "the probe of 1 s has run 2.1 s: within grace")
+        #expect(
+            harness.scheduler.isMakingProgress(grace: .milliseconds(100)),
+            "the probe of 1 s has run 2.1 s: within grace"
+        )
         try await harness.advance(by: .milliseconds(100))
-        #expect(!harness.scheduler.isMakingProgress(grace: .milliseconds(100)), "the probe of 1 s outlived its deadline")
+        #expect(
+            !harness.scheduler.isMakingProgress(grace: .milliseconds(100)),
+            "the probe of 1 s outlived its deadline"
+        )
         await harness.stop()
     }
 
@@ -127,12 +140,20 @@ struct ProbeOverlapTests {
         }
         try await waitUntil("every probe in flight was cancelled") { harness.prober.cancelRequests == 3 }
         for started in [Duration.zero, .seconds(1)] {
-            harness.prober.finish("server", startedAt: started, with: .failure("server", .cancelled, phase: .head, latency: .zero))
+            harness.prober.finish(
+                "server",
+                startedAt: started,
+                with: .failure("server", .cancelled, phase: .head, latency: .zero)
+            )
             // The scheduler has taken the result, and with it decided whether run() may return.
             try await waitUntil("the scheduler took the cancelled result") { harness.prober.unsettled == 0 }
             #expect(!ended.isSet, "run() waits for every probe in flight, not only the first ones")
         }
-        harness.prober.finish("server", startedAt: .seconds(2), with: .failure("server", .cancelled, phase: .head, latency: .zero))
+        harness.prober.finish(
+            "server",
+            startedAt: .seconds(2),
+            with: .failure("server", .cancelled, phase: .head, latency: .zero)
+        )
         await stopping.value
         #expect(ended.isSet)
         #expect(harness.monitor.current.verdict.reason == .awaitingProbe, "cancelled probes are no evidence")

@@ -1,6 +1,7 @@
-@testable import ReachCore
 import ReachTesting
 import Testing
+
+@testable import ReachCore
 
 /// A long interval (a family check ticks every tenth interval: 10 s) keeps its promise: two probes
 /// of a target are never more than the interval and half a second apart, however immediate
@@ -20,7 +21,10 @@ struct ProbeSchedulerLongIntervalTests {
         // A route change asks for an immediate probe 4 s before the tick at 10 s.
         harness.monitor.requestImmediateProbe()
         try await harness.advance(by: .seconds(15), step: .milliseconds(100))
-        #expect(harness.prober.callTimes == [.zero, .seconds(6), .seconds(10), .seconds(20)], "the tick at 10 s is no repeat of the probe at 6 s")
+        #expect(
+            harness.prober.callTimes == [.zero, .seconds(6), .seconds(10), .seconds(20)],
+            "the tick at 10 s is no repeat of the probe at 6 s"
+        )
         await harness.stop()
     }
 

@@ -21,10 +21,16 @@ struct ProbeSchedulerTests {
         try await harness.advance(by: .milliseconds(10), step: .milliseconds(1))
         try await harness.advance(by: .milliseconds(1_990))
         // The start burst is staggered a millisecond apart...
-        #expect(harness.prober.calls.prefix(4).map(\.at) == [.zero, .milliseconds(1), .milliseconds(2), .milliseconds(3)])
+        #expect(
+            harness.prober.calls.prefix(4).map(\.at) == [.zero, .milliseconds(1), .milliseconds(2), .milliseconds(3)]
+        )
         // ...and the cadence over the whole interval, each target on its own phase.
         let secondSecond = harness.prober.calls.filter { $0.at >= .seconds(1) && $0.at < .seconds(2) }
-        #expect(secondSecond.map(\.at) == [.milliseconds(1_000), .milliseconds(1_250), .milliseconds(1_500), .milliseconds(1_750)])
+        #expect(
+            secondSecond.map(\.at) == [
+                .milliseconds(1_000), .milliseconds(1_250), .milliseconds(1_500), .milliseconds(1_750),
+            ]
+        )
         #expect(secondSecond.map(\.target) == ["t0", "t1", "t2", "t3"])
         await harness.stop()
     }
@@ -32,7 +38,8 @@ struct ProbeSchedulerTests {
     /// 100 targets tick in 20 instants 50 ms apart, five per wake-up; 1,000 in 100 instants 10 ms
     /// apart, since no more than 10 share one.
     @Test(arguments: [(100, 20), (1_000, 100)])
-    func ticksOfTargetsCloseInPhaseShareAWakeUpAndEachKeepsItsCadence(targetCount: Int, instantCount: Int) async throws {
+    func ticksOfTargetsCloseInPhaseShareAWakeUpAndEachKeepsItsCadence(targetCount: Int, instantCount: Int) async throws
+    {
         let targets = (0..<targetCount).map { ProbeTarget.http("t\($0)") }
         let harness = SchedulerHarness(targets: targets)
         try await harness.advance(by: .milliseconds(3_000), step: .milliseconds(10))
@@ -43,8 +50,10 @@ struct ProbeSchedulerTests {
         #expect(instants == (0..<instantCount).map { .seconds(1) + .seconds(1) / instantCount * $0 })
         // Every target a second after its last probe, the next second too.
         let thirdSecond = harness.prober.calls.filter { $0.at >= .seconds(2) && $0.at < .seconds(3) }
-        #expect(Dictionary(uniqueKeysWithValues: thirdSecond.map { ($0.target, $0.at - .seconds(1)) })
-            == Dictionary(uniqueKeysWithValues: secondSecond.map { ($0.target, $0.at) }))
+        #expect(
+            Dictionary(uniqueKeysWithValues: thirdSecond.map { ($0.target, $0.at - .seconds(1)) })
+                == Dictionary(uniqueKeysWithValues: secondSecond.map { ($0.target, $0.at) })
+        )
         await harness.stop()
     }
 
@@ -92,18 +101,28 @@ struct ProbeSchedulerTests {
         try await harness.advance(by: .milliseconds(300))
         harness.monitor.requestImmediateProbe()
         try await harness.waitForCalls(2)
-        #expect(harness.prober.callTimes == [.zero, .milliseconds(300)], "the hanging probe does not hold the asked-for one back")
+        #expect(
+            harness.prober.callTimes == [.zero, .milliseconds(300)],
+            "the hanging probe does not hold the asked-for one back"
+        )
         await harness.stop()
     }
 
     @Test func anImmediateRequestAtTheOverlapBoundRunsAsSoonAsAProbeEnds() async throws {
         let harness = SchedulerHarness(targets: [.http("server")], holding: true)
         try await harness.advance(by: .milliseconds(2_300))
-        #expect(harness.prober.held("server") == [.zero, .seconds(1), .seconds(2)], "three in flight: the bound at 1 s / 2 s")
+        #expect(
+            harness.prober.held("server") == [.zero, .seconds(1), .seconds(2)],
+            "three in flight: the bound at 1 s / 2 s"
+        )
         harness.monitor.requestImmediateProbe()
         try await harness.advance(by: .milliseconds(100))
         #expect(harness.prober.calls.count == 3, "no room: the immediate probe waits")
-        harness.prober.finish("server", startedAt: .zero, with: .failure("server", .timeout, phase: .head, latency: .seconds(2)))
+        harness.prober.finish(
+            "server",
+            startedAt: .zero,
+            with: .failure("server", .timeout, phase: .head, latency: .seconds(2))
+        )
         try await harness.waitForCalls(4)
         #expect(harness.prober.callTimes.last == .milliseconds(2_400))
         await harness.stop()
@@ -158,7 +177,10 @@ struct ProbeSchedulerTests {
         harness.monitor.update(links: .offline)
         harness.monitor.update(links: .of(.usable()))
         harness.prober.push(.ok("server"), stream: 0)
-        #expect(harness.monitor.current.verdict.reason == .awaitingProbe, "a status from the stream opened before the loss is dropped")
+        #expect(
+            harness.monitor.current.verdict.reason == .awaitingProbe,
+            "a status from the stream opened before the loss is dropped"
+        )
         harness.prober.release("server")
         await harness.stop()
     }

@@ -11,7 +11,11 @@ import Testing
 struct ReactionRuleTests {
     /// `count` flips, each a loss then a restoration; the sequences of the restorations and losses.
     @discardableResult
-    private func flip(_ harness: MonitorHarness, _ count: Int, endingConnected: Bool = true) -> (restored: [UInt64], lost: [UInt64]) {
+    private func flip(
+        _ harness: MonitorHarness,
+        _ count: Int,
+        endingConnected: Bool = true
+    ) -> (restored: [UInt64], lost: [UInt64]) {
         var restored: [UInt64] = []
         var lost: [UInt64] = []
         for index in 0..<count {
@@ -50,7 +54,10 @@ struct ReactionRuleTests {
         let followUp = try #require(await reports.next())
         #expect(followUp.outcome == .succeeded)
         #expect(followUp.sequence == storm.restored.last, "the follow-up ran with the latest transition")
-        #expect(followUp.coalesced == storm.restored.count - 1, "the other restorations are counted as coalesced into it")
+        #expect(
+            followUp.coalesced == storm.restored.count - 1,
+            "the other restorations are counted as coalesced into it"
+        )
         #expect(log.sequences(of: "slow") == [first, harness.sequence], "two runs for 101 restorations: no pile-up")
         #expect(overlap.maximum == 1, "never two runs at once")
         await harness.stop()
@@ -81,7 +88,9 @@ struct ReactionRuleTests {
         #expect(skipped.sequence == storm.restored.last)
         #expect(log.count == 1, "nothing ran for restorations that connectivity undid")
         try await waitUntil("the skip is logged") {
-            logs.warnings.contains { $0.metadata["outcome"] == "skipped" && $0.metadata["coalesced"] == "\(storm.restored.count)" }
+            logs.warnings.contains {
+                $0.metadata["outcome"] == "skipped" && $0.metadata["coalesced"] == "\(storm.restored.count)"
+            }
         }
         await harness.stop()
     }
@@ -110,7 +119,10 @@ struct ReactionRuleTests {
         try await waitUntil("one warning that transitions wait") {
             logs.warnings.filter { $0.message.contains("still running past its timeout") }.count == 1
         }
-        #expect(logs.warnings.filter { $0.message.contains("still running past its timeout") }.count == 1, "one warning per run, not per transition")
+        #expect(
+            logs.warnings.filter { $0.message.contains("still running past its timeout") }.count == 1,
+            "one warning per run, not per transition"
+        )
 
         gate.open()
         let followUp = try #require(await reports.next())

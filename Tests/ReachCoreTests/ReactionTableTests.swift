@@ -1,7 +1,8 @@
-@testable import ReachCore
 import ReachSupport
 import ReachTesting
 import Testing
+
+@testable import ReachCore
 
 /// The reaction rule's bookkeeping, driven through every interleaving of transitions and run ends
 /// up to a length, against the rule stated in words: once per transition of its directions, never
@@ -64,15 +65,23 @@ struct ReactionTableTests {
     /// Odd sequence numbers restore, even ones lose: transitions alternate, as the monitor's do.
     private func transition(_ sequence: UInt64) -> ConnectivityTransition {
         ConnectivityTransition(
-            direction: sequence % 2 == 1 ? .restored : .lost, sequence: sequence,
-            verdict: Verdict(state: sequence % 2 == 1 ? .connected : .disconnected, reason: .healthy, since: WallTime(sinceEpoch: .zero)))
+            direction: sequence % 2 == 1 ? .restored : .lost,
+            sequence: sequence,
+            verdict: Verdict(
+                state: sequence % 2 == 1 ? .connected : .disconnected,
+                reason: .healthy,
+                since: WallTime(sinceEpoch: .zero)
+            )
+        )
     }
 
     private func replay(_ steps: [Step]) {
         var table = ReactionTable()
         let firstID = table.add(name: "restored-only", directions: [.restored], timeout: nil) { _ in }
         let secondID = table.add(name: "both", directions: [.restored, .lost], timeout: nil) { _ in }
-        var models = [Model(id: firstID, directions: [.restored]), Model(id: secondID, directions: [.restored, .lost])]
+        var models = [
+            Model(id: firstID, directions: [.restored]), Model(id: secondID, directions: [.restored, .lost]),
+        ]
         var removed = false
         var sequence: UInt64 = 0
         var trace: String { "\(steps)" }
@@ -93,8 +102,14 @@ struct ReactionTableTests {
                 models[index].accounted += 1 + next.coalesced
             } else {
                 let latestIsOwn = latest.map { models[index].directions.contains($0.direction) } ?? false
-                #expect(!latestIsOwn || stopping || (index == 0 && removed), "the latest was its own, yet nothing ran: \(trace)")
-                #expect((finish.skipped?.coalesced ?? 0) == ownSince.count, "every waiting transition is reported: \(trace)")
+                #expect(
+                    !latestIsOwn || stopping || (index == 0 && removed),
+                    "the latest was its own, yet nothing ran: \(trace)"
+                )
+                #expect(
+                    (finish.skipped?.coalesced ?? 0) == ownSince.count,
+                    "every waiting transition is reported: \(trace)"
+                )
                 #expect(finish.skipped == nil || finish.skipped?.outcome == .skipped)
                 models[index].running = nil
                 models[index].accounted += finish.skipped?.coalesced ?? 0
@@ -138,7 +153,10 @@ struct ReactionTableTests {
         // Stop: whatever waits is reported, nothing starts.
         for index in models.indices { end(index, stopping: true) }
         for model in models {
-            #expect(model.accounted == model.arrivedOwn, "every transition of its directions is run, coalesced or skipped: \(trace)")
+            #expect(
+                model.accounted == model.arrivedOwn,
+                "every transition of its directions is run, coalesced or skipped: \(trace)"
+            )
         }
     }
 }

@@ -138,7 +138,9 @@ final class ScriptedProber: WatchingProber, StartingProber {
     }
 
     func watch(
-        _ target: ProbeTarget, epoch: @escaping @Sendable () -> ProbeEpoch, report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
+        _ target: ProbeTarget,
+        epoch: @escaping @Sendable () -> ProbeEpoch,
+        report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
     ) async {
         let index = state.withLock { state in
             state.streams.append(WatchStream(target: target.name, epoch: epoch(), report: report))
@@ -165,13 +167,23 @@ final class ScriptedProber: WatchingProber, StartingProber {
 
 /// Counts what the scheduler tells its observer.
 final class CountingObserver: ProbeObserver {
-    private let counts = Mutex<(started: Int, skipped: Int, finished: Int, superseded: [ProbeResult], lateness: [Duration])>(
-        (0, 0, 0, [], []))
+    private let counts = Mutex<
+        (started: Int, skipped: Int, finished: Int, superseded: [ProbeResult], lateness: [Duration])
+    >(
+        (0, 0, 0, [], [])
+    )
 
-    func probeStarted(_ target: ProbeTarget, lateness: Duration) { counts.withLock { $0.started += 1; $0.lateness.append(lateness) } }
+    func probeStarted(_ target: ProbeTarget, lateness: Duration) {
+        counts.withLock {
+            $0.started += 1
+            $0.lateness.append(lateness)
+        }
+    }
     func probeSkipped(_ target: ProbeTarget) { counts.withLock { $0.skipped += 1 } }
     func probeFinished(_ target: ProbeTarget, result: ProbeResult) { counts.withLock { $0.finished += 1 } }
-    func probeSuperseded(_ target: ProbeTarget, result: ProbeResult) { counts.withLock { $0.superseded.append(result) } }
+    func probeSuperseded(_ target: ProbeTarget, result: ProbeResult) {
+        counts.withLock { $0.superseded.append(result) }
+    }
 
     var superseded: [ProbeResult] { counts.withLock { $0.superseded } }
 
@@ -191,7 +203,11 @@ final class TrackedProbeTimer: ProbeTimer {
 
     private let state = Mutex(State())
 
-    func schedule(at uptime: Duration, of clock: MonitorClock, _ body: @escaping @Sendable () -> Void) -> ProbeCancellation {
+    func schedule(
+        at uptime: Duration,
+        of clock: MonitorClock,
+        _ body: @escaping @Sendable () -> Void
+    ) -> ProbeCancellation {
         let id = state.withLock { state in
             state.nextID += 1
             state.armed[state.nextID] = uptime
@@ -223,14 +239,20 @@ final class SchedulerHarness: Sendable {
     let scheduler: ProbeScheduler
     private let runner: Task<Void, Never>
 
-    init(targets: [ProbeTarget], watched: Set<String> = [], links: LinkSnapshot = .of(.usable()), holding: Bool = false) {
+    init(targets: [ProbeTarget], watched: Set<String> = [], links: LinkSnapshot = .of(.usable()), holding: Bool = false)
+    {
         monitorHarness = MonitorHarness(targets: targets) { $0.linkSettleWindow = .zero }
         monitorHarness.monitor.update(links: links)
         prober = ScriptedProber(clock: monitorHarness.clock.monitorClock, watched: watched)
         if holding { prober.hold() }
         scheduler = ProbeScheduler(
-            targets: targets, prober: prober, monitor: monitorHarness.monitor, clock: monitorHarness.clock.monitorClock,
-            observer: observer, timer: timer)
+            targets: targets,
+            prober: prober,
+            monitor: monitorHarness.monitor,
+            clock: monitorHarness.clock.monitorClock,
+            observer: observer,
+            timer: timer
+        )
         let scheduler = self.scheduler
         runner = Task { await scheduler.run() }
     }

@@ -1,10 +1,11 @@
 import Foundation
-@testable import ReachAPI
 import ReachCore
 import ReachLogging
 import ReachSupport
 import ReachTesting
 import Testing
+
+@testable import ReachAPI
 
 /// A real reachd (beside a journald of the test's own) watching HTTPS servers on loopback whose
 /// certificates the test made with openssl: one that expires in three days, one that expired
@@ -19,20 +20,27 @@ struct CertificateExpiryTests {
         let old = try await ca.issue(name: "old.test", days: -1)
         let soonServer = try await LoopbackHTTPSServer(certificate: soon)
         let oldServer = try await LoopbackHTTPSServer(certificate: old)
-        let soonNotAfter = WallTime(sinceEpoch: .seconds(Int64(try await PrivateCA.notAfter(of: soon.certificate).timeIntervalSince1970)))
-        let oldNotAfter = WallTime(sinceEpoch: .seconds(Int64(try await PrivateCA.notAfter(of: old.certificate).timeIntervalSince1970)))
+        let soonNotAfter = WallTime(
+            sinceEpoch: .seconds(Int64(try await PrivateCA.notAfter(of: soon.certificate).timeIntervalSince1970))
+        )
+        let oldNotAfter = WallTime(
+            sinceEpoch: .seconds(Int64(try await PrivateCA.notAfter(of: old.certificate).timeIntervalSince1970))
+        )
 
         let port = try freeLoopbackPort()
         let config = directory.url.appending(path: "reachd.yaml")
         try """
-            listen: 127.0.0.1:\(port)
-            probe: { interval: 200ms, timeout: 2s }
-            policy: any
-            targets:
-              - { name: soon, url: "\(soonServer.url)", tls: { ca_file: \(ca.certificate) } }
-              - { name: old, url: "\(oldServer.url)", tls: { ca_file: \(ca.certificate) } }
-            """.write(to: config, atomically: true, encoding: .utf8)
-        let reachd = try await PrivateJournal(BuiltProducts.reachd, ["--config", config.path, "--log-target", "journald"])
+        listen: 127.0.0.1:\(port)
+        probe: { interval: 200ms, timeout: 2s }
+        policy: any
+        targets:
+          - { name: soon, url: "\(soonServer.url)", tls: { ca_file: \(ca.certificate) } }
+          - { name: old, url: "\(oldServer.url)", tls: { ca_file: \(ca.certificate) } }
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let reachd = try await PrivateJournal(
+            BuiltProducts.reachd,
+            ["--config", config.path, "--log-target", "journald"]
+        )
         defer { kill(reachd.pid, SIGKILL) }
 
         // The journal: one warning per target, with the catalog's fields.
@@ -44,21 +52,42 @@ struct CertificateExpiryTests {
         #expect(soonWarning["REACHD_CERT_NOT_AFTER"] == RFC3339.string(from: soonNotAfter))
         #expect(soonWarning["REACHD_CERT_SUBJECT"] == "CN=api.test")
         #expect(soonWarning["REACHD_CERT_ISSUER"] == "CN=reachd test CA")
-        #expect(soonWarning["MESSAGE"]?.hasPrefix("the TLS certificate of target soon expires in 3 days, at \(RFC3339.string(from: soonNotAfter))") == true, "\(soonWarning)")
+        #expect(
+            soonWarning["MESSAGE"]?.hasPrefix(
+                "the TLS certificate of target soon expires in 3 days, at \(RFC3339.string(from: soonNotAfter))"
+            ) == true,
+            "\(soonWarning)"
+        )
         let oldWarning = try #require(warnings.first { $0["REACHD_TARGET"] == "old" })
-        #expect(oldWarning["MESSAGE"]?.hasPrefix("the TLS certificate of target old expired 1 day ago") == true, "\(oldWarning)")
+        #expect(
+            oldWarning["MESSAGE"]?.hasPrefix("the TLS certificate of target old expired 1 day ago") == true,
+            "\(oldWarning)"
+        )
 
         // The metric, for each target that presented a certificate, expired or not.
         let metrics = try await loopbackGet(port: port, path: StatusAPI.metrics.path)
-        #expect(sample(metrics.body, #"reachd_target_certificate_expiry_timestamp_seconds{target="soon"}"#) == soonNotAfter.secondsSinceEpoch)
-        #expect(sample(metrics.body, #"reachd_target_certificate_expiry_timestamp_seconds{target="old"}"#) == oldNotAfter.secondsSinceEpoch)
+        #expect(
+            sample(metrics.body, #"reachd_target_certificate_expiry_timestamp_seconds{target="soon"}"#)
+                == soonNotAfter.secondsSinceEpoch
+        )
+        #expect(
+            sample(metrics.body, #"reachd_target_certificate_expiry_timestamp_seconds{target="old"}"#)
+                == oldNotAfter.secondsSinceEpoch
+        )
 
         // The status document: the certificate object, and the expired one a tls_failure with its date.
         let status = try await loopbackGet(port: port, path: StatusAPI.status.path)
         let document = try APIJSON.decode(StatusDocument.self, from: Data(status.body.utf8))
         let soonStatus = try #require(document.targets.first { $0.name == "soon" })
         #expect(soonStatus.health == "healthy")
-        #expect(soonStatus.certificate == StatusDocument.Certificate(notAfter: RFC3339.string(from: soonNotAfter), subject: "CN=api.test", issuer: "CN=reachd test CA"))
+        #expect(
+            soonStatus.certificate
+                == StatusDocument.Certificate(
+                    notAfter: RFC3339.string(from: soonNotAfter),
+                    subject: "CN=api.test",
+                    issuer: "CN=reachd test CA"
+                )
+        )
         let oldStatus = try #require(document.targets.first { $0.name == "old" })
         #expect(oldStatus.reason == "tls_failure")
         #expect(oldStatus.detail == "certificate has expired")
@@ -68,8 +97,17 @@ struct CertificateExpiryTests {
         let listing = try await reachctl(["--endpoint", "http://127.0.0.1:\(port)", "status"])
         let lines = listing.output.split(separator: "\n")
         let soonDay = RFC3339.string(from: soonNotAfter).prefix(10)
-        #expect(lines.contains { $0.contains("soon") && $0.hasSuffix("ms, cert expires \(soonDay) (in 3 days)") }, "\(listing.output)")
-        #expect(lines.contains { $0.contains("old") && $0.hasSuffix("cert expired \(RFC3339.string(from: oldNotAfter).prefix(10)) (1 day ago)") }, "\(listing.output)")
+        #expect(
+            lines.contains { $0.contains("soon") && $0.hasSuffix("ms, cert expires \(soonDay) (in 3 days)") },
+            "\(listing.output)"
+        )
+        #expect(
+            lines.contains {
+                $0.contains("old")
+                    && $0.hasSuffix("cert expired \(RFC3339.string(from: oldNotAfter).prefix(10)) (1 day ago)")
+            },
+            "\(listing.output)"
+        )
 
         // Many probes later, still one warning each: the next is due in a day.
         let probes = #"reachd_probes_total{target="soon",result="success"}"#

@@ -8,7 +8,10 @@ import Testing
 struct DaemonHookTests {
     @Test func aTargetThatGoesAwayAndComesBackRunsTheLostAndRestoredHooks() async throws {
         let directory = try TemporaryDirectory("daemon-hooks")
-        for (folder, line) in [("lost.d", "lost: $REACHD_REASON was $REACHD_PREVIOUS_STATE"), ("restored.d", "restored: #$REACHD_SEQUENCE")] {
+        for (folder, line) in [
+            ("lost.d", "lost: $REACHD_REASON was $REACHD_PREVIOUS_STATE"),
+            ("restored.d", "restored: #$REACHD_SEQUENCE"),
+        ] {
             try FileManager.default.createDirectory(atPath: "\(directory)/\(folder)", withIntermediateDirectories: true)
             let hook = "\(directory)/\(folder)/10-note"
             try await writeExecutable("#!/bin/sh\necho \"\(line)\"\n", to: hook)
@@ -16,17 +19,19 @@ struct DaemonHookTests {
         let listener = try LoopbackListener()
         let config = "\(directory)/reachd.yaml"
         try """
-            targets:
-              - { name: local, kind: tcp, address: "127.0.0.1:\(listener.port)", interval: 200ms, timeout: 1s }
-            hooks: { restored_dir: \(directory)/restored.d, lost_dir: \(directory)/lost.d, timeout: 5s }
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        targets:
+          - { name: local, kind: tcp, address: "127.0.0.1:\(listener.port)", interval: 200ms, timeout: 1s }
+        hooks: { restored_dir: \(directory)/restored.d, lost_dir: \(directory)/lost.d, timeout: 5s }
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config])
         defer { if reachd.isRunning { reachd.signal(SIGKILL) } }
         let port = try await reachd.waitForPort()
         _ = try await reachd.waitForLog(containing: "msg=\"connected: healthy\"")
         // The hook service registers its series as it starts, beside the first verdict, not before it.
         try await waitUntil("the hooks' series exist before any run", timeout: .seconds(5), every: .milliseconds(20)) {
-            (try? await loopbackGet(port: port, path: "/metrics"))?.body.contains(#"reachd_hook_runs_total{hook="10-note",result="ok"} 0"#) == true
+            (try? await loopbackGet(port: port, path: "/metrics"))?.body.contains(
+                #"reachd_hook_runs_total{hook="10-note",result="ok"} 0"#
+            ) == true
         }
 
         listener.stop()
@@ -64,10 +69,10 @@ struct DaemonHookTests {
         let config = "\(directory)/reachd.yaml"
         func write(lostDir: String) throws {
             try """
-                targets:
-                  - { name: local, kind: tcp, address: "127.0.0.1:\(listener.port)", interval: 200ms, timeout: 1s }
-                hooks: { lost_dir: \(directory)/\(lostDir) }
-                """.write(toFile: config, atomically: true, encoding: .utf8)
+            targets:
+              - { name: local, kind: tcp, address: "127.0.0.1:\(listener.port)", interval: 200ms, timeout: 1s }
+            hooks: { lost_dir: \(directory)/\(lostDir) }
+            """.write(toFile: config, atomically: true, encoding: .utf8)
         }
         try write(lostDir: "old.d")
         let reachd = try ReachdProcess(["--config", config])
@@ -83,7 +88,6 @@ struct DaemonHookTests {
         #expect(await reachd.finish().status == 0)
     }
 }
-
 
 /// `promtool check metrics` on `exposition`: 0 when clean (3 for lint problems, 1 for parse errors).
 private func promtoolCheck(_ exposition: String) async throws -> (status: Int32, output: String) {

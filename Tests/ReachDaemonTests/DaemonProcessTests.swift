@@ -34,7 +34,11 @@ struct DaemonProcessTests {
     @Test func checkConfigListsEveryProblemAndExits78() async throws {
         let directory = try TemporaryDirectory("bad-config")
         let file = directory.url.appending(path: "reachd.yaml")
-        try "targets:\n  - name: a\n    url: http://h/\n    timout: 3s\npolicy: most\n".write(to: file, atomically: true, encoding: .utf8)
+        try "targets:\n  - name: a\n    url: http://h/\n    timout: 3s\npolicy: most\n".write(
+            to: file,
+            atomically: true,
+            encoding: .utf8
+        )
         let result = try await ReachdProcess(["--check-config", file.path]).finish()
         #expect(result.status == 78)
         #expect(result.output.contains("\(file.path):4:5: targets[0].timout: unknown key; did you mean \"timeout\"?"))

@@ -26,10 +26,18 @@ struct DaemonTests {
 
     @Test func theLinkSourceFeedsTheMonitorUntilTheDaemonStops() async throws {
         let links = InMemoryLinkSource(initial: .of(.usable()))
-        let daemon = Daemon(configuration: try Self.configuration(), source: .embeddedDefault, linkSource: links, logger: Self.logger)
+        let daemon = Daemon(
+            configuration: try Self.configuration(),
+            source: .embeddedDefault,
+            linkSource: links,
+            logger: Self.logger
+        )
         let running = Task { try await daemon.run() }
         try await waitUntil("the initial snapshot") { daemon.monitor.current.verdict.usableInterfaces == ["eth0"] }
-        #expect(daemon.monitor.current.sequence > 1_700_000_000_000_000, "this run's ids start at the wall clock in microseconds")
+        #expect(
+            daemon.monitor.current.sequence > 1_700_000_000_000_000,
+            "this run's ids start at the wall clock in microseconds"
+        )
         links.send(.offline)
         #expect(daemon.monitor.current.verdict.reason == .noLink)
         running.cancel()
@@ -41,9 +49,19 @@ struct DaemonTests {
         var configuration = try Self.configuration()
         // Port 9 (discard) on loopback: nothing listens here, so the real probe is refused.
         configuration.targets = [
-            ProbeTarget(name: "server", check: .http(HTTPCheck(url: "http://127.0.0.1:9/health", endpoint: HostPort(host: "127.0.0.1", port: 9))))
+            ProbeTarget(
+                name: "server",
+                check: .http(
+                    HTTPCheck(url: "http://127.0.0.1:9/health", endpoint: HostPort(host: "127.0.0.1", port: 9))
+                )
+            )
         ]
-        let daemon = Daemon(configuration: configuration, source: .embeddedDefault, linkSource: FailingLinkSource(), logger: Self.logger)
+        let daemon = Daemon(
+            configuration: configuration,
+            source: .embeddedDefault,
+            linkSource: FailingLinkSource(),
+            logger: Self.logger
+        )
         let running = Task { try await daemon.run() }
         try await waitUntil("the probe's verdict", timeout: .seconds(10)) {
             daemon.monitor.current.verdict.reason == .targetFailed(target: "server", reason: .connectionRefused)
@@ -66,13 +84,22 @@ struct DaemonTests {
     @Test func aLinkSourceThatDiesLeavesTheVerdictToProbes() async throws {
         var configuration = try Self.configuration()
         // Off this machine (TEST-NET-1), so that the verdict needs a link.
-        configuration.targets = [ProbeTarget(name: "server", check: .tcp(HostPort(host: "192.0.2.1", port: 9)), timeout: .milliseconds(300))]
+        configuration.targets = [
+            ProbeTarget(name: "server", check: .tcp(HostPort(host: "192.0.2.1", port: 9)), timeout: .milliseconds(300))
+        ]
         let source = OfflineThenFailingLinkSource()
-        let daemon = Daemon(configuration: configuration, source: .embeddedDefault, linkSource: source, logger: Self.logger)
+        let daemon = Daemon(
+            configuration: configuration,
+            source: .embeddedDefault,
+            linkSource: source,
+            logger: Self.logger
+        )
         let running = Task { try await daemon.run() }
         try await waitUntil("no link") { daemon.monitor.current.verdict.reason == .noLink }
         source.failing.open()
-        try await waitUntil("probes decide", timeout: .seconds(10)) { daemon.monitor.current.verdict.reason.target == "server" }
+        try await waitUntil("probes decide", timeout: .seconds(10)) {
+            daemon.monitor.current.verdict.reason.target == "server"
+        }
         running.cancel()
         try await running.value
     }
@@ -80,7 +107,12 @@ struct DaemonTests {
     @Test func aConfigurationBuiltInCodeCannotServeBeyondLoopbackWithoutAToken() async throws {
         var configuration = try Self.configuration()
         configuration.listen = HostPort(host: "0.0.0.0", port: 0)
-        let daemon = Daemon(configuration: configuration, source: .embeddedDefault, linkSource: InMemoryLinkSource(initial: .offline), logger: Self.logger)
+        let daemon = Daemon(
+            configuration: configuration,
+            source: .embeddedDefault,
+            linkSource: InMemoryLinkSource(initial: .offline),
+            logger: Self.logger
+        )
         await #expect(throws: UnprotectedStatusEndpoint.self) { try await daemon.run() }
     }
 }

@@ -16,7 +16,9 @@ struct HistoryProcessTests {
     /// committed), less the `unknown` of each run's start (history opens before the first verdict).
     private func committedStates(port: Int) async throws -> [String] {
         let document = try await history(port: port, "since=1h")
-        return (document["transitions"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }.filter { $0 != "unknown" }
+        return (document["transitions"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }.filter {
+            $0 != "unknown"
+        }
     }
 
     /// How long ago an RFC 3339 time of reachd's was.
@@ -29,25 +31,29 @@ struct HistoryProcessTests {
     /// The value of the unlabelled metric `name`.
     private func metric(_ name: String, port: Int) async throws -> Double? {
         let metrics = try await loopbackGet(port: port, path: "/metrics").body
-        return metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        return metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
+            Double($0.split(separator: " ").last ?? "")
+        }
     }
 
     /// Writes a configuration in `directory` probing `server` every 100 ms with history at `path`,
     /// and starts reachd on it; returns once it records and is connected.
     private func startRecording(
-        _ server: HealthServer, historyAt path: String, in directory: TemporaryDirectory
+        _ server: HealthServer,
+        historyAt path: String,
+        in directory: TemporaryDirectory
     ) async throws -> (reachd: ReachdProcess, port: Int, config: URL) {
         let config = directory.url.appending(path: "reachd.yaml")
         try """
-            targets:
-              - name: api
-                kind: http
-                url: \(server.url)
-                interval: 100ms
-                timeout: 500ms
-            history:
-              path: \(path)
-            """.write(to: config, atomically: true, encoding: .utf8)
+        targets:
+          - name: api
+            kind: http
+            url: \(server.url)
+            interval: 100ms
+            timeout: 500ms
+        history:
+          path: \(path)
+        """.write(to: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config.path])
         let port = try await reachd.waitForPort()
         _ = try await reachd.waitForLog(containing: "history: recording to \(path)")
@@ -58,14 +64,19 @@ struct HistoryProcessTests {
     @Test func anOutageIsRecordedAnsweredAndSurvivesARestart() async throws {
         let directory = try TemporaryDirectory("history-daemon")
         let server = try await HealthServer()
-        var (reachd, port, config) = try await startRecording(server, historyAt: "\(directory.path)/state/history.sqlite", in: directory)
+        var (reachd, port, config) = try await startRecording(
+            server,
+            historyAt: "\(directory.path)/state/history.sqlite",
+            in: directory
+        )
 
         await server.stop()
         try await reachd.waitForState("disconnected", port: port)
         // Down for at least half a second, as reachd itself tells (its status's `since`).
         try await waitUntil("an outage half a second old", every: .milliseconds(10)) {
             let body = await ReachdProcess.status(port: port) ?? ""
-            let since = (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["since"] as? String
+            let since =
+                (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["since"] as? String
             return since.flatMap(secondsSince).map { $0 >= 0.5 } ?? false
         }
         let restarted = try await HealthServer(port: server.port)
@@ -87,7 +98,9 @@ struct HistoryProcessTests {
         #expect(outage["end"] is String, "the outage is over")
         #expect((outage["duration_seconds"] as? Double ?? 0) >= 0.4)
         // One outage: a reason that changed within it (reset, then refused) is a transition of the same state.
-        let states = try await committedStates(port: port).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        let states = try await committedStates(port: port).reduce(into: [String]()) {
+            if $0.last != $1 { $0.append($1) }
+        }
         #expect(states == ["connected", "disconnected", "connected"])
         let forTarget = try await history(port: port, "since=1h&target=api")
         #expect((forTarget["outages"] as? [[String: Any]])?.first?["reason"] as? String == "connection_refused")
@@ -97,7 +110,13 @@ struct HistoryProcessTests {
         #expect(listing.status == 0, "\(listing.errors)")
         let lines = listing.output.split(separator: "\n")
         #expect(lines.first?.hasPrefix("START") == true, "\(listing.output)")
-        #expect(lines.contains { $0.contains(outage["start"] as? String ?? "?") && $0.contains("connection_refused") && $0.contains("server") && $0.contains("api") }, "\(listing.output)")
+        #expect(
+            lines.contains {
+                $0.contains(outage["start"] as? String ?? "?") && $0.contains("connection_refused")
+                    && $0.contains("server") && $0.contains("api")
+            },
+            "\(listing.output)"
+        )
         #expect(lines.last?.hasPrefix("uptime: ") == true)
 
         // Killed outright, then started again: the outage is still there, and the time between runs is unknown.
@@ -110,7 +129,8 @@ struct HistoryProcessTests {
         #expect((after["outages"] as? [[String: Any]])?.first?["start"] as? String == outage["start"] as? String)
         #expect((after["gaps"] as? [[String: Any]] ?? []).count >= 2, "before the first run, and between the two")
         // The uptime ratios are computed a few seconds into a run, then once a minute.
-        let metrics = try await waitFor("the uptime ratios", timeout: .seconds(15), every: .milliseconds(50)) { () -> String? in
+        let metrics = try await waitFor("the uptime ratios", timeout: .seconds(15), every: .milliseconds(50)) {
+            () -> String? in
             let metrics = try await loopbackGet(port: port, path: "/metrics").body
             return metrics.contains("reachd_uptime_ratio{window=\"24h\"}") ? metrics : nil
         }
@@ -128,8 +148,14 @@ struct HistoryProcessTests {
         let directory = try TemporaryDirectory("history-full")
         let disk = try await TinyFileSystem(size: "1m")
         let server = try await HealthServer()
-        let (reachd, port, _) = try await startRecording(server, historyAt: "\(disk.path)/history.sqlite", in: directory)
-        try await waitUntil("the first verdict committed", every: .milliseconds(20)) { try await self.committedStates(port: port) == ["connected"] }
+        let (reachd, port, _) = try await startRecording(
+            server,
+            historyAt: "\(disk.path)/history.sqlite",
+            in: directory
+        )
+        try await waitUntil("the first verdict committed", every: .milliseconds(20)) {
+            try await self.committedStates(port: port) == ["connected"]
+        }
 
         try disk.fill()
         await server.stop()
@@ -138,14 +164,17 @@ struct HistoryProcessTests {
         let line = log.split(separator: "\n").first { $0.contains("history: cannot write") } ?? ""
         #expect(line.contains("level=error") && line.contains("is full"), "\(line)")
         // What waits grows with each failed commit: the outage's two transitions (verdict and target) at least.
-        let waitingBefore = try await waitFor("the outage waiting in memory", every: .milliseconds(20)) { () -> Double? in
+        let waitingBefore = try await waitFor("the outage waiting in memory", every: .milliseconds(20)) {
+            () -> Double? in
             let rows = try await self.metric("reachd_history_pending_rows", port: port) ?? 0
             return rows >= 2 ? rows : nil
         }
         let restarted = try await HealthServer(port: server.port)
         try await reachd.waitForState("connected", port: port)
         // A commit tried after the restoration failed too: its two transitions wait beside the outage's.
-        try await waitUntil("the restoration waiting in memory", every: .milliseconds(20)) { (try await self.metric("reachd_history_pending_rows", port: port) ?? 0) >= waitingBefore + 2 }
+        try await waitUntil("the restoration waiting in memory", every: .milliseconds(20)) {
+            (try await self.metric("reachd_history_pending_rows", port: port) ?? 0) >= waitingBefore + 2
+        }
         #expect(reachd.isRunning)
         #expect(try await loopbackGet(port: port, path: "/v1/status").status == 200)
         #expect(try await committedStates(port: port) == ["connected"], "nothing written while the disk is full")
@@ -153,7 +182,9 @@ struct HistoryProcessTests {
         try disk.free()
         _ = try await reachd.waitForLog(containing: "history: writing works again", timeout: .seconds(5))
         let document = try await history(port: port, "since=1h")
-        let states = try await committedStates(port: port).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        let states = try await committedStates(port: port).reduce(into: [String]()) {
+            if $0.last != $1 { $0.append($1) }
+        }
         #expect(states == ["connected", "disconnected", "connected"], "\(document)")
         #expect(try await metric("reachd_history_pending_rows", port: port) == 0)
         let outages = document["outages"] as? [[String: Any]] ?? []
@@ -174,7 +205,11 @@ struct HistoryProcessTests {
         let reachd = try ReachdProcess(["--config", config.path])
         let port = try await reachd.waitForPort()
         #expect(try await loopbackGet(port: port, path: "/v1/history").status == 503)
-        try (base + "history:\n  path: \(directory.path)/history.sqlite\n").write(to: config, atomically: true, encoding: .utf8)
+        try (base + "history:\n  path: \(directory.path)/history.sqlite\n").write(
+            to: config,
+            atomically: true,
+            encoding: .utf8
+        )
         reachd.signal(SIGHUP)
         _ = try await reachd.waitForLog(containing: "history: recording to \(directory.path)/history.sqlite")
         let answer = try await loopbackGet(port: port, path: "/v1/history?since=1h")
@@ -189,7 +224,8 @@ struct HistoryProcessTests {
         let blocker = directory.path + "/file"
         try "not a directory".write(toFile: blocker, atomically: true, encoding: .utf8)
         let config = directory.url.appending(path: "reachd.yaml")
-        try "targets:\n  - name: api\n    kind: tcp\n    address: 127.0.0.1:1\nhistory:\n  path: \(blocker)/history.sqlite\n"
+        try
+            "targets:\n  - name: api\n    kind: tcp\n    address: 127.0.0.1:1\nhistory:\n  path: \(blocker)/history.sqlite\n"
             .write(to: config, atomically: true, encoding: .utf8)
         let reachd = try ReachdProcess(["--config", config.path])
         let port = try await reachd.waitForPort()

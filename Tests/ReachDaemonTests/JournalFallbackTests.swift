@@ -9,8 +9,13 @@ import Testing
 @Suite("Journal fallback")
 struct JournalFallbackTests {
     /// Line numbers found in the journal and on standard error.
-    private func delivered(_ journal: PrivateJournal, identifier: String) async throws -> (journal: [Int], standardError: [Int]) {
-        let inJournal = try await journal.entries(["SYSLOG_IDENTIFIER=\(identifier)"]).compactMap { $0["REACHD_LINE"].flatMap(Int.init) }
+    private func delivered(
+        _ journal: PrivateJournal,
+        identifier: String
+    ) async throws -> (journal: [Int], standardError: [Int]) {
+        let inJournal = try await journal.entries(["SYSLOG_IDENTIFIER=\(identifier)"]).compactMap {
+            $0["REACHD_LINE"].flatMap(Int.init)
+        }
         let onStandardError = journal.standardError.split(separator: "\n").compactMap { line -> Int? in
             guard let range = line.range(of: " line=") else { return nil }
             return Int(line[range.upperBound...].prefix { $0.isNumber })
@@ -70,12 +75,19 @@ struct JournalFallbackTests {
         journal.closeInput()
         #expect(await journal.finish(timeout: .seconds(30)) == 0)
         // journald, thawed, stores what waited in its socket as it reads it.
-        try? await waitUntil("every line in the journal or on standard error", timeout: .seconds(30), every: .milliseconds(100)) {
+        try? await waitUntil(
+            "every line in the journal or on standard error",
+            timeout: .seconds(30),
+            every: .milliseconds(100)
+        ) {
             let (inJournal, onStandardError) = try await self.delivered(journal, identifier: id)
             return Set(inJournal + onStandardError) == Set(0...count)
         }
         let (inJournal, onStandardError) = try await delivered(journal, identifier: id)
-        #expect(Set(inJournal + onStandardError) == Set(0...count), "none lost: \(inJournal.count) in the journal, \(onStandardError.count) on standard error")
+        #expect(
+            Set(inJournal + onStandardError) == Set(0...count),
+            "none lost: \(inJournal.count) in the journal, \(onStandardError.count) on standard error"
+        )
         #expect(!onStandardError.isEmpty && inJournal.count > 1)
     }
 }

@@ -8,16 +8,30 @@ import Testing
 /// `journalctl`.
 @Suite("Logging to the journal")
 struct JournalLoggingTests {
-    private func helper(_ identifier: String, target: String = "journald", journald: Bool = true, markJournalStream: Bool = false) async throws -> PrivateJournal {
-        try await PrivateJournal(journalLogHelper, [identifier, target], journald: journald, markJournalStream: markJournalStream)
+    private func helper(
+        _ identifier: String,
+        target: String = "journald",
+        journald: Bool = true,
+        markJournalStream: Bool = false
+    ) async throws -> PrivateJournal {
+        try await PrivateJournal(
+            journalLogHelper,
+            [identifier, target],
+            journald: journald,
+            markJournalStream: markJournalStream
+        )
     }
 
     @Test func fieldsPriorityAndLocationReachTheJournal() async throws {
         let id = "reachd-test-fields-\(UUID().uuidString.prefix(8))"
         let journal = try await helper(id)
-        let levels = ["trace": "7", "debug": "7", "info": "6", "notice": "5", "warning": "4", "error": "3", "critical": "2"]
+        let levels = [
+            "trace": "7", "debug": "7", "info": "6", "notice": "5", "warning": "4", "error": "3", "critical": "2",
+        ]
         for level in levels.keys.sorted() {
-            journal.send("\(level)\tline at \(level)\tstate=disconnected\tprevious_state=connected\treason=timeout\ttarget=server\tinterfaces=eth0,wlan0\tlatency_ms=12.5\tsequence=42\treceiveBuffer=8")
+            journal.send(
+                "\(level)\tline at \(level)\tstate=disconnected\tprevious_state=connected\treason=timeout\ttarget=server\tinterfaces=eth0,wlan0\tlatency_ms=12.5\tsequence=42\treceiveBuffer=8"
+            )
         }
         journal.send("info\tfirst line\\nsecond line")
         journal.closeInput()
@@ -40,8 +54,14 @@ struct JournalLoggingTests {
             #expect(entry["CODE_FUNC"]?.isEmpty == false)
             #expect(entry["MESSAGE_ID"] == nil)
         }
-        #expect(entries.contains { $0["MESSAGE"] == "first line\nsecond line" }, "a message with a newline stays one entry")
-        #expect(!journal.standardError.contains("msg="), "nothing fell back to standard error:\n\(journal.standardError)")
+        #expect(
+            entries.contains { $0["MESSAGE"] == "first line\nsecond line" },
+            "a message with a newline stays one entry"
+        )
+        #expect(
+            !journal.standardError.contains("msg="),
+            "nothing fell back to standard error:\n\(journal.standardError)"
+        )
     }
 
     @Test func eachEventKindCarriesItsMessageID() async throws {
@@ -53,7 +73,10 @@ struct JournalLoggingTests {
         journal.send("info\tnot a known event\t\(ReachLogEvent.metadataKey)=something_else")
         journal.closeInput()
         #expect(await journal.finish() == 0)
-        let entries = try await journal.waitForEntries(["SYSLOG_IDENTIFIER=\(id)"], count: ReachLogEvent.allCases.count + 1)
+        let entries = try await journal.waitForEntries(
+            ["SYSLOG_IDENTIFIER=\(id)"],
+            count: ReachLogEvent.allCases.count + 1
+        )
         for event in ReachLogEvent.allCases {
             let entry = entries.first { $0["MESSAGE"] == "event \(event.rawValue)" }
             #expect(entry?["MESSAGE_ID"] == event.journalMessageID, "\(event)")
@@ -75,7 +98,9 @@ struct JournalLoggingTests {
             "mount -t tmpfs tmpfs /usr/lib/systemd/catalog && cp '\(catalog)' /usr/lib/systemd/catalog/ && journalctl --update-catalog && echo installed",
         ])
         #expect(install.output.contains("installed"), "\(install)")
-        journal.send("warning\tdisconnected: timeout (target server)\tevent=connectivity_lost\treason=timeout\ttarget=server")
+        journal.send(
+            "warning\tdisconnected: timeout (target server)\tevent=connectivity_lost\treason=timeout\ttarget=server"
+        )
         journal.send("notice\ttarget server down\tevent=target_down\treason=connection_refused\ttarget=server")
         journal.closeInput()
         #expect(await journal.finish() == 0)
@@ -97,7 +122,11 @@ struct JournalLoggingTests {
     }
 
     @Test func autoPicksStandardErrorWithoutAJournal() async throws {
-        let journal = try await helper("reachd-test-auto-\(UUID().uuidString.prefix(8))", target: "auto", journald: false)
+        let journal = try await helper(
+            "reachd-test-auto-\(UUID().uuidString.prefix(8))",
+            target: "auto",
+            journald: false
+        )
         #expect(try await journal.waitForOutput("target ").contains("target stderr"))
         journal.send("info\tto standard error\tstate=connected")
         journal.closeInput()
@@ -107,22 +136,39 @@ struct JournalLoggingTests {
 
     @Test func autoPicksTheJournalWhenStandardErrorIsTheJournalStream() async throws {
         // No journald answers, but $JOURNAL_STREAM names standard error: as under a service.
-        let journal = try await helper("reachd-test-auto-\(UUID().uuidString.prefix(8))", target: "auto", journald: false, markJournalStream: true)
+        let journal = try await helper(
+            "reachd-test-auto-\(UUID().uuidString.prefix(8))",
+            target: "auto",
+            journald: false,
+            markJournalStream: true
+        )
         #expect(try await journal.waitForOutput("target ").contains("target journald"))
         journal.closeInput()
         #expect(await journal.finish() == 0)
     }
 
     @Test func reachdLogsItsStartAndStopToTheJournal() async throws {
-        let reachd = try await PrivateJournal(BuiltProducts.reachd, ["--config", BuiltProducts.shippedConfiguration, "--listen", "127.0.0.1:0", "--log-target", "journald"])
-        let started = try await reachd.waitForEntries(["SYSLOG_IDENTIFIER=reachd", "_PID=\(reachd.pid)", "MESSAGE_ID=\(ReachLogEvent.started.journalMessageID)"], count: 1)
+        let reachd = try await PrivateJournal(
+            BuiltProducts.reachd,
+            ["--config", BuiltProducts.shippedConfiguration, "--listen", "127.0.0.1:0", "--log-target", "journald"]
+        )
+        let started = try await reachd.waitForEntries(
+            ["SYSLOG_IDENTIFIER=reachd", "_PID=\(reachd.pid)", "MESSAGE_ID=\(ReachLogEvent.started.journalMessageID)"],
+            count: 1
+        )
         #expect(started.first?["MESSAGE"]?.hasPrefix("reachd \(ReachVersion.current) starting") == true, "\(started)")
         #expect(started.first?["REACHD_TARGETS"] == "1")
         #expect(started.first?["PRIORITY"] == "6")
-        _ = try await reachd.waitForEntries(["SYSLOG_IDENTIFIER=reachd", "_PID=\(reachd.pid)", "MESSAGE=reachd running"], count: 1)
+        _ = try await reachd.waitForEntries(
+            ["SYSLOG_IDENTIFIER=reachd", "_PID=\(reachd.pid)", "MESSAGE=reachd running"],
+            count: 1
+        )
         kill(reachd.pid, SIGTERM)
         #expect(await reachd.finish() == 0)
-        let stopping = try await reachd.waitForEntries(["SYSLOG_IDENTIFIER=reachd", "MESSAGE_ID=\(ReachLogEvent.stopping.journalMessageID)"], count: 1)
+        let stopping = try await reachd.waitForEntries(
+            ["SYSLOG_IDENTIFIER=reachd", "MESSAGE_ID=\(ReachLogEvent.stopping.journalMessageID)"],
+            count: 1
+        )
         #expect(stopping.first?["MESSAGE"] == "reachd stopping")
         _ = try await reachd.waitForEntries(["SYSLOG_IDENTIFIER=reachd", "MESSAGE=reachd stopped"], count: 1)
         #expect(!reachd.standardError.contains("msg="), "every line went to the journal:\n\(reachd.standardError)")

@@ -29,22 +29,32 @@ final class PrivateJournal: Sendable {
         """#
 
     /// Closes every descriptor but the standard three, then becomes `$@`.
-    private static let closeAndRun = #"for fd in $(ls /proc/$BASHPID/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null; exec "$@""#
+    private static let closeAndRun =
+        #"for fd in $(ls /proc/$BASHPID/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null; exec "$@""#
 
     /// The command's pid, which is also a way into its mount namespace (`nsenter -t`).
     var pid: pid_t { child.processIdentifier }
     var journaldPID: pid_t { journald.withLock { $0 } }
 
-    init(_ command: String, _ arguments: [String], journald: Bool = true, markJournalStream: Bool = false, environment: [String: String] = [:]) async throws {
+    init(
+        _ command: String,
+        _ arguments: [String],
+        journald: Bool = true,
+        markJournalStream: Bool = false,
+        environment: [String: String] = [:]
+    ) async throws {
         var base = ProcessInfo.processInfo.environment
         base["JOURNAL_STREAM"] = nil
         base["CLOSE_AND_RUN"] = Self.closeAndRun
         base["START_JOURNALD"] = journald ? "1" : "0"
         base["MARK_JOURNAL_STREAM"] = markJournalStream ? "1" : "0"
         child = try ChildProcess(
-            (command as NSString).lastPathComponent, executable: "/usr/bin/unshare",
-            arguments: ["--mount", "--propagation", "private", "/bin/bash", "-c", Self.script, "bash", command] + arguments,
-            environment: base.merging(environment) { _, new in new })
+            (command as NSString).lastPathComponent,
+            executable: "/usr/bin/unshare",
+            arguments: ["--mount", "--propagation", "private", "/bin/bash", "-c", Self.script, "bash", command]
+                + arguments,
+            environment: base.merging(environment) { _, new in new }
+        )
         let child = child
         let pid = try await waitFor("the script to say journald's pid") { () -> pid_t? in
             let errors = child.errors
@@ -59,7 +69,10 @@ final class PrivateJournal: Sendable {
     deinit {
         child.signal(SIGKILL)
         let journaldPID = journald.withLock { $0 }
-        if journaldPID > 0 { kill(journaldPID, SIGCONT); kill(journaldPID, SIGKILL) }
+        if journaldPID > 0 {
+            kill(journaldPID, SIGCONT)
+            kill(journaldPID, SIGKILL)
+        }
     }
 
     var standardOutput: String { child.outputText }
@@ -76,7 +89,9 @@ final class PrivateJournal: Sendable {
     @discardableResult
     func waitForOutput(_ text: String, timeout: Duration = .seconds(20)) async throws -> String {
         let child = child
-        return try await waitFor("the command to print \(text)", timeout: timeout) { child.outputText.contains(text) ? child.outputText : nil }
+        return try await waitFor("the command to print \(text)", timeout: timeout) {
+            child.outputText.contains(text) ? child.outputText : nil
+        }
     }
 
     @discardableResult
@@ -102,13 +117,19 @@ final class PrivateJournal: Sendable {
     func entries(_ matches: [String]) async throws -> [[String: String]] {
         let (_, text) = try await inside(["/usr/bin/journalctl", "--no-pager", "-o", "json"] + matches)
         return text.split(separator: "\n").compactMap { line in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                return nil
+            }
             return object.compactMapValues(Self.fieldText)
         }
     }
 
     /// Waits until `count` entries match.
-    func waitForEntries(_ matches: [String], count: Int, timeout: Duration = .seconds(20)) async throws -> [[String: String]] {
+    func waitForEntries(
+        _ matches: [String],
+        count: Int,
+        timeout: Duration = .seconds(20)
+    ) async throws -> [[String: String]] {
         var found: [[String: String]] = []
         do {
             try await waitUntil("\(count) journal entries for \(matches)", timeout: timeout) {
@@ -136,14 +157,20 @@ final class PrivateJournal: Sendable {
     func restartJournald() async throws {
         // Detached (setsid -f): a long-lived child of the test process would confuse Foundation's
         // reaping of the command. It prints its pid, then becomes journald.
-        let (_, announced) = try await inside([
-            "/usr/bin/setsid", "-f", "/bin/bash", "-c", "echo $$; exec </dev/null >/dev/null 2>&1; " + Self.closeAndRun,
-            "bash", "/lib/systemd/systemd-journald",
-        ], through: pid)
+        let (_, announced) = try await inside(
+            [
+                "/usr/bin/setsid", "-f", "/bin/bash", "-c",
+                "echo $$; exec </dev/null >/dev/null 2>&1; " + Self.closeAndRun,
+                "bash", "/lib/systemd/systemd-journald",
+            ],
+            through: pid
+        )
         journald.withLock { $0 = pid_t(announced.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 }
         // The stopped journald left its socket file: wait until one answers on it.
         let socket = "/proc/\(pid)/root\(JournalAvailability.socketPath)"
-        try await waitUntil("the new journald to answer on its socket") { JournalAvailability.socketAnswers(path: socket) }
+        try await waitUntil("the new journald to answer on its socket") {
+            JournalAvailability.socketAnswers(path: socket)
+        }
     }
 
     private static func fieldText(_ value: Any) -> String? {

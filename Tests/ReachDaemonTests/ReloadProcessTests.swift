@@ -11,7 +11,12 @@ struct ReloadProcessTests {
         "policy: \(policy)\ntargets:\n" + targets.map { "  - name: \($0.name)\n    url: \($0.url)\n" }.joined()
     }
 
-    @Test(.enabled(if: PythonModules.importable("httpx_sse", installing: ["httpx", "httpx-sse"]), "needs httpx-sse (scripts/test installs it)"))
+    @Test(
+        .enabled(
+            if: PythonModules.importable("httpx_sse", installing: ["httpx", "httpx-sse"]),
+            "needs httpx-sse (scripts/test installs it)"
+        )
+    )
     func targetsAreAddedRemovedAndChangedUnderALiveSubscriber() async throws {
         let server = try await HealthServer()
         let refused = "http://127.0.0.1:1/api/v1/health"
@@ -23,7 +28,11 @@ struct ReloadProcessTests {
         let port = try await reachd.waitForPort()
         _ = try await reachd.waitForLog(containing: "disconnected: connection_refused (target b)")
 
-        let subscriber = try ChildProcess("sse client", executable: "/usr/bin/env", arguments: ["python3", sseClient, "http://127.0.0.1:\(port)/v1/events", "5"])
+        let subscriber = try ChildProcess(
+            "sse client",
+            executable: "/usr/bin/env",
+            arguments: ["python3", sseClient, "http://127.0.0.1:\(port)/v1/events", "5"]
+        )
         try await subscriber.waitForLine { $0.contains("disconnected connection_refused") }
 
         // b removed, c added, a untouched: awaiting c's first answer, then connected; a kept its status throughout.
@@ -44,11 +53,14 @@ struct ReloadProcessTests {
         let output = finished.output
         #expect(finished.status == 0, "\(finished.errors)")
         let lines = output.split(separator: "\n").dropFirst()
-        #expect(lines.map { $0.split(separator: " ").dropFirst(2).prefix(2).joined(separator: " ") }
-            == [
-                "disconnected connection_refused", "disconnected awaiting_probe", "connected healthy",
-                "disconnected awaiting_probe", "disconnected connection_refused",
-            ], "\(output)")
+        #expect(
+            lines.map { $0.split(separator: " ").dropFirst(2).prefix(2).joined(separator: " ") }
+                == [
+                    "disconnected connection_refused", "disconnected awaiting_probe", "connected healthy",
+                    "disconnected awaiting_probe", "disconnected connection_refused",
+                ],
+            "\(output)"
+        )
         #expect(lines.allSatisfy { $0.hasSuffix("False") }, "one stream, never reset: \(output)")
     }
 
@@ -61,14 +73,21 @@ struct ReloadProcessTests {
         let port = try await reachd.waitForPort()
         _ = try await reachd.waitForLog(containing: "(target a)")
 
-        try "targets:\n  - name: a\n    url: http://127.0.0.1:1/health\n    timout: 3s\npolicy: most\n".write(to: file, atomically: true, encoding: .utf8)
+        try "targets:\n  - name: a\n    url: http://127.0.0.1:1/health\n    timout: 3s\npolicy: most\n".write(
+            to: file,
+            atomically: true,
+            encoding: .utf8
+        )
         let checkOutput = try await ReachdProcess(["--check-config", file.path]).finish().output
         reachd.signal(SIGHUP)
         let log = try await reachd.waitForLog(containing: "configuration reload rejected")
         let rejected = log.split(separator: "\n").first { $0.contains("configuration reload rejected") } ?? ""
         #expect(rejected.contains("event=reload_rejected"), "\(rejected)")
         for problem in checkOutput.split(separator: "\n") {
-            #expect(rejected.contains(String(problem).replacingOccurrences(of: "\"", with: "\\\"")), "\(problem) in \(rejected)")
+            #expect(
+                rejected.contains(String(problem).replacingOccurrences(of: "\"", with: "\\\"")),
+                "\(problem) in \(rejected)"
+            )
         }
         #expect(reachd.isRunning)
         let status = try await loopbackGet(port: port, path: "/v1/status")

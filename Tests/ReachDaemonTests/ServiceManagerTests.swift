@@ -33,7 +33,8 @@ struct ServiceManagerTests {
         let started = ContinuousClock.now
         let reachd = try ReachdProcess(
             ["--targets-file", targets.path],
-            environment: ["REACHD_CONFIG": "", "NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"])
+            environment: ["REACHD_CONFIG": "", "NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"]
+        )
 
         // READY=1 comes with the first verdict, not before.
         let (ready, beforeReady) = await socket.waitFor { $0.contains("READY=1") }
@@ -51,7 +52,10 @@ struct ServiceManagerTests {
         // STATUS= follows the verdict.
         await server.stop()
         let (down, _) = await socket.waitFor { $0.value(of: "STATUS")?.hasPrefix("waiting for connectivity") == true }
-        #expect(down?.value(of: "STATUS") == "waiting for connectivity: target-1 refused", "\(String(describing: down))")
+        #expect(
+            down?.value(of: "STATUS") == "waiting for connectivity: target-1 refused",
+            "\(String(describing: down))"
+        )
 
         // SIGHUP: RELOADING=1 with the monotonic clock, then READY=1.
         try "http://127.0.0.1:1/other\n".write(to: targets, atomically: true, encoding: .utf8)
@@ -94,7 +98,10 @@ struct ServiceManagerTests {
         _ = try await reachd.waitForLog(containing: "configuration reloaded")
         let (ready, beforeReady) = await socket.waitFor { $0.contains("READY=1") }
         #expect(beforeReady.isEmpty, "nothing before the first verdict's READY=1, no RELOADING=1: \(beforeReady)")
-        #expect(ready?.value(of: "STATUS")?.hasPrefix("connected") == true, "the reloaded target's verdict: \(String(describing: ready))")
+        #expect(
+            ready?.value(of: "STATUS")?.hasPrefix("connected") == true,
+            "the reloaded target's verdict: \(String(describing: ready))"
+        )
         // A reload once ready is announced; nothing said READY=1 again in between.
         reachd.signal(SIGHUP)
         let (reloading, between) = await socket.waitFor { $0.contains("RELOADING=1") }
@@ -114,15 +121,22 @@ struct ServiceManagerTests {
         configuration.listen.port = 0
         configuration.targets = [
             ProbeTarget(
-                name: "server", check: .tcp(HostPort(host: "127.0.0.1", port: 9)), interval: .milliseconds(200),
-                timeout: .milliseconds(100))
+                name: "server",
+                check: .tcp(HostPort(host: "127.0.0.1", port: 9)),
+                interval: .milliseconds(200),
+                timeout: .milliseconds(100)
+            )
         ]
         let logs = CapturedLogs()
         let prober = WedgedProber()
         let daemon = Daemon(
-            configuration: configuration, source: .embeddedDefault, linkSource: InMemoryLinkSource(initial: .of(.usable())),
-            prober: prober, notifier: SystemdNotifier(socket: socket.path, watchdogInterval: .milliseconds(400)),
-            logger: logs.logger)
+            configuration: configuration,
+            source: .embeddedDefault,
+            linkSource: InMemoryLinkSource(initial: .of(.usable())),
+            prober: prober,
+            notifier: SystemdNotifier(socket: socket.path, watchdogInterval: .milliseconds(400)),
+            logger: logs.logger
+        )
         let running = Task { try await daemon.run() }
         defer { prober.unwedge() }
 

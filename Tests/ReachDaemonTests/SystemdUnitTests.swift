@@ -9,9 +9,16 @@ struct SystemdUnitTests {
     /// The highest exposure `systemd-analyze security` may give a system unit.
     static let exposureLimit = 1.3
 
-    private static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+    private static func run(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String] = [:]
+    ) async throws -> (status: Int32, output: String) {
         let result = try await runProgram(
-            executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new })
+            executable,
+            arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        )
         return (result.status, result.output + result.errors)
     }
 
@@ -19,8 +26,10 @@ struct SystemdUnitTests {
     private static func stagedInstall() async throws -> TemporaryDirectory {
         let stage = try TemporaryDirectory("install")
         let install = try await run(
-            "/bin/bash", [BuiltProducts.packageRoot.appending(path: "scripts/install").path, "/usr"],
-            environment: ["DESTDIR": stage.path, "REACHD_BINARIES": BuiltProducts.directory.path])
+            "/bin/bash",
+            [BuiltProducts.packageRoot.appending(path: "scripts/install").path, "/usr"],
+            environment: ["DESTDIR": stage.path, "REACHD_BINARIES": BuiltProducts.directory.path]
+        )
         #expect(install.status == 0, "\(install.output)")
         return stage
     }
@@ -52,11 +61,21 @@ struct SystemdUnitTests {
         for path in ["usr/bin/reachd", "usr/bin/reachctl"] {
             #expect(FileManager.default.isExecutableFile(atPath: stage.appending(path: path).path), "\(path)")
         }
-        #expect(FileManager.default.fileExists(atPath: stage.appending(path: "usr/lib/systemd/catalog/reachd.catalog").path))
+        #expect(
+            FileManager.default.fileExists(atPath: stage.appending(path: "usr/lib/systemd/catalog/reachd.catalog").path)
+        )
         #expect(FileManager.default.fileExists(atPath: stage.appending(path: "etc/reachd/reachd.yaml").path))
-        #expect(FileManager.default.fileExists(atPath: stage.appending(path: "usr/lib/systemd/system/reachd.service").path))
-        let unit = try String(contentsOf: stage.appending(path: "usr/lib/systemd/system/reachd.service"), encoding: .utf8)
-        #expect(unit.contains("ExecStart=/usr/bin/reachd --config /etc/reachd/reachd.yaml"), "the prefix is written into the unit")
+        #expect(
+            FileManager.default.fileExists(atPath: stage.appending(path: "usr/lib/systemd/system/reachd.service").path)
+        )
+        let unit = try String(
+            contentsOf: stage.appending(path: "usr/lib/systemd/system/reachd.service"),
+            encoding: .utf8
+        )
+        #expect(
+            unit.contains("ExecStart=/usr/bin/reachd --config /etc/reachd/reachd.yaml"),
+            "the prefix is written into the unit"
+        )
     }
 
     @Test func everyUnitVerifies() async throws {
@@ -77,10 +96,16 @@ struct SystemdUnitTests {
             // builds); the pages the units name are checked below.
             // A user manager needs a runtime directory, even one that verify only looks at.
             let runtime = stage.appending(path: "runtime")
-            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: runtime,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
             let verify = try await Self.run(
-                "/usr/bin/systemd-analyze", (copy.user ? ["--user"] : []) + ["verify", "--man=no", copy.url.path],
-                environment: copy.user ? ["XDG_RUNTIME_DIR": runtime.path] : [:])
+                "/usr/bin/systemd-analyze",
+                (copy.user ? ["--user"] : []) + ["verify", "--man=no", copy.url.path],
+                environment: copy.user ? ["XDG_RUNTIME_DIR": runtime.path] : [:]
+            )
             #expect(verify.status == 0 && verify.output.isEmpty, "\(unit):\n\(verify.output)")
         }
     }
@@ -88,11 +113,19 @@ struct SystemdUnitTests {
     /// Every `man:PAGE(N)` a unit's `Documentation=` or the catalog's `Support:` names is a page
     /// scripts/install installs (it names each file, `PAGE.N`).
     @Test func unitsAndCatalogNameOnlyTheManPagesInstallMakes() throws {
-        let script = try String(contentsOf: BuiltProducts.packageRoot.appending(path: "scripts/install"), encoding: .utf8)
+        let script = try String(
+            contentsOf: BuiltProducts.packageRoot.appending(path: "scripts/install"),
+            encoding: .utf8
+        )
         let page = /man:([A-Za-z0-9_.-]+)\(([1-9])\)/
         for file in Self.shippedUnits + ["reachd.catalog"] {
-            let text = try String(contentsOf: BuiltProducts.packageRoot.appending(path: "systemd/\(file)"), encoding: .utf8)
-            let lines = text.split(separator: "\n").filter { $0.hasPrefix("Documentation=") || $0.hasPrefix("Support:") }
+            let text = try String(
+                contentsOf: BuiltProducts.packageRoot.appending(path: "systemd/\(file)"),
+                encoding: .utf8
+            )
+            let lines = text.split(separator: "\n").filter {
+                $0.hasPrefix("Documentation=") || $0.hasPrefix("Support:")
+            }
             for match in lines.flatMap({ $0.matches(of: page) }) {
                 let name = "\(match.output.1).\(match.output.2)"
                 #expect(script.contains(name), "\(file) names \(name), which scripts/install does not install")
@@ -105,7 +138,10 @@ struct SystemdUnitTests {
         let stage = staged.url
         for unit in Self.shippedUnits {
             guard let copy = try Self.stagedCopy(of: unit, in: stage), !copy.user else { continue }
-            let security = try await Self.run("/usr/bin/systemd-analyze", ["security", "--offline=yes", "--no-pager", copy.url.path])
+            let security = try await Self.run(
+                "/usr/bin/systemd-analyze",
+                ["security", "--offline=yes", "--no-pager", copy.url.path]
+            )
             let line = security.output.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
             let score = line.split(separator: " ").compactMap { Double($0) }.first
             print("\(unit): \(line)")

@@ -10,7 +10,8 @@ import Testing
 /// empty fails, so a target can never lose its seeds unnoticed.
 @Suite("Fuzz inputs replay without a crash")
 struct FuzzInputReplayTests {
-    static let fuzzTesting = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fuzzTesting = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appending(path: "FuzzTesting")
 
     /// The names of the targets, as `FuzzInput.targets` lists them.
@@ -19,7 +20,8 @@ struct FuzzInputReplayTests {
     /// The files of `folder` (not hidden ones such as `.gitkeep`), sorted; fails when there are none.
     static func inputs(_ folder: String, of target: String) throws -> [URL] {
         let directory = fuzzTesting.appending(path: folder).appending(path: target)
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }
+            .sorted()
         return names.map { directory.appending(path: $0) }
     }
 
@@ -48,8 +50,13 @@ struct FuzzInputReplayTests {
     @Test("Every target has a corpus, a crash folder, an executable and nothing else is there")
     func layout() throws {
         for folder in ["Corpora", "Crashes"] {
-            let present = try FileManager.default.contentsOfDirectory(atPath: Self.fuzzTesting.appending(path: folder).path).filter { !$0.hasPrefix(".") }
-            #expect(Set(present) == Set(Self.targetNames), "FuzzTesting/\(folder) holds \(present.sorted()), not \(Self.targetNames.sorted())")
+            let present = try FileManager.default.contentsOfDirectory(
+                atPath: Self.fuzzTesting.appending(path: folder).path
+            ).filter { !$0.hasPrefix(".") }
+            #expect(
+                Set(present) == Set(Self.targetNames),
+                "FuzzTesting/\(folder) holds \(present.sorted()), not \(Self.targetNames.sorted())"
+            )
         }
     }
 }

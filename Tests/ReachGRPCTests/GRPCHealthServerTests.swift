@@ -20,8 +20,19 @@ struct GRPCHealthServerTests {
         static func start(token: Secret? = nil, maxConnections: Int = 256) async throws -> Running {
             let harness = MonitorHarness()
             let server = GRPCHealthServer(
-                monitor: harness.monitor, host: "127.0.0.1", port: 0, bearerToken: token, maxConnections: maxConnections, logger: .quiet)
-            let group = ServiceGroup(services: [server], gracefulShutdownSignals: [], cancellationSignals: [], logger: .quiet)
+                monitor: harness.monitor,
+                host: "127.0.0.1",
+                port: 0,
+                bearerToken: token,
+                maxConnections: maxConnections,
+                logger: .quiet
+            )
+            let group = ServiceGroup(
+                services: [server],
+                gracefulShutdownSignals: [],
+                cancellationSignals: [],
+                logger: .quiet
+            )
             let runner = Task { try await group.run() }
             let port = try await server.listeningPort
             #expect(port > 0)
@@ -60,9 +71,15 @@ struct GRPCHealthServerTests {
         let port = running.port
         try await running.harness.connectAndWait()
         #expect(try await HealthClientProcess.run(port: port, token: "s3cret", "check", "") == ["SERVING"])
-        #expect(try await HealthClientProcess.run(port: port, token: "s3cret", "list") == [#""" SERVING"#, #""server" SERVING"#])
+        #expect(
+            try await HealthClientProcess.run(port: port, token: "s3cret", "list") == [
+                #""" SERVING"#, #""server" SERVING"#,
+            ]
+        )
         #expect(try await HealthClientProcess.run(port: port, "check", "") == ["error: UNAUTHENTICATED"])
-        #expect(try await HealthClientProcess.run(port: port, token: "guess", "check", "") == ["error: UNAUTHENTICATED"])
+        #expect(
+            try await HealthClientProcess.run(port: port, token: "guess", "check", "") == ["error: UNAUTHENTICATED"]
+        )
         #expect(try await HealthClientProcess.run(port: port, token: "guess", "list") == ["error: UNAUTHENTICATED"])
         #expect(try await HealthClientProcess.run(port: port, "watch", "") == ["ready", "end: UNAUTHENTICATED"])
         await running.stop()
@@ -86,7 +103,9 @@ struct GRPCHealthServerTests {
         try await running.harness.disconnect()
         #expect(try await HealthClientProcess.run(port: port, "check", "") == ["NOT_SERVING"])
         #expect(try await HealthClientProcess.run(port: port, "check", "server") == ["NOT_SERVING"])
-        #expect(try await HealthClientProcess.run(port: port, "list") == [#""" NOT_SERVING"#, #""server" NOT_SERVING"#])
+        #expect(
+            try await HealthClientProcess.run(port: port, "list") == [#""" NOT_SERVING"#, #""server" NOT_SERVING"#]
+        )
         #expect(try await HealthClientProcess.run(port: port, "check", "no-such-target") == ["error: NOT_FOUND"])
 
         try await running.harness.reconnect()
@@ -109,7 +128,10 @@ struct GRPCHealthServerTests {
         // The current status at once.
         #expect(try await overall.lines(atLeast: 2) == ["ready", "SERVING"])
         #expect(try await target.lines(atLeast: 2) == ["ready", "SERVING"])
-        #expect(try await unknown.lines(atLeast: 2) == ["ready", "SERVICE_UNKNOWN"], "SERVICE_UNKNOWN, and the call stays open")
+        #expect(
+            try await unknown.lines(atLeast: 2) == ["ready", "SERVICE_UNKNOWN"],
+            "SERVICE_UNKNOWN, and the call stays open"
+        )
 
         try await running.harness.disconnect()
         #expect(try await overall.lines(atLeast: 3).last == "NOT_SERVING")
@@ -129,8 +151,12 @@ struct GRPCHealthServerTests {
 
         // Graceful shutdown ends every watch with OK; the clients see the end and exit.
         await running.group.triggerGracefulShutdown()
-        #expect(try await overall.allLines() == ["ready", "SERVING", "NOT_SERVING", "SERVING", "NOT_SERVING", "end: OK"])
-        #expect(try await target.allLines() == ["ready", "SERVING", "NOT_SERVING", "SERVING", "NOT_SERVING", "end: OK"])
+        #expect(
+            try await overall.allLines() == ["ready", "SERVING", "NOT_SERVING", "SERVING", "NOT_SERVING", "end: OK"]
+        )
+        #expect(
+            try await target.allLines() == ["ready", "SERVING", "NOT_SERVING", "SERVING", "NOT_SERVING", "end: OK"]
+        )
         #expect(try await unknown.allLines() == ["ready", "SERVICE_UNKNOWN", "end: OK"])
         try await overall.waitForExit()
         try await unknown.waitForExit()

@@ -16,7 +16,12 @@ struct HistoryDiskFullTests {
     private func verdict(_ state: ConnectivityState, at time: WallTime) -> Verdict {
         state == .connected
             ? Verdict(state: .connected, reason: .healthy, since: time)
-            : Verdict(state: .disconnected, reason: .targetFailed(target: "api", reason: .timeout), since: time, fault: .upstream)
+            : Verdict(
+                state: .disconnected,
+                reason: .targetFailed(target: "api", reason: .timeout),
+                since: time,
+                fault: .upstream
+            )
     }
 
     @Test func writesFailWhileFullKeepABoundedBacklogAndResumeWhenSpaceIsFreed() async throws {
@@ -26,8 +31,12 @@ struct HistoryDiskFullTests {
         let logs = CapturedLogs()
         let bound = 120
         let recorder = try await HistoryRecorder(
-            store: try HistoryStore.open(path: path, createDirectory: false).store, settings: HistorySettings(), clock: clock.read,
-            logger: logs.logger, maximumPending: bound)
+            store: try HistoryStore.open(path: path, createDirectory: false).store,
+            settings: HistorySettings(),
+            clock: clock.read,
+            logger: logs.logger,
+            maximumPending: bound
+        )
         recorder.record(verdict(.connected, at: clock.now))
         try await recorder.flush()
         #expect(try rowCount("transition", in: path) == 1)
@@ -52,7 +61,10 @@ struct HistoryDiskFullTests {
         #expect(failures.allSatisfy { $0.isDiskFull }, "\(failures)")
         #expect(failures.first?.description.contains("the file system holding \(path) is full") == true, "\(failures)")
         #expect(recorder.pendingRows == bound, "the backlog is held at its bound")
-        #expect(logs.warnings.filter { $0.message.contains("rows wait for the file to be writable") }.count == 1, "said once: \(logs.all)")
+        #expect(
+            logs.warnings.filter { $0.message.contains("rows wait for the file to be writable") }.count == 1,
+            "said once: \(logs.all)"
+        )
         #expect(try rowCount("transition", in: path) == 1, "the committed transition is still there")
 
         try disk.free()
@@ -61,7 +73,9 @@ struct HistoryDiskFullTests {
         #expect(try rowCount("transition", in: path) == 21, "every transition, the ones made while full too")
         #expect(try rowCount("minute", in: path) == bound - 20, "the newest minutes, up to the bound")
         #expect(logs.contains("rows were dropped while the file could not be written"))
-        let document = try await recorder.document(HistoryQuery(window: WallTime(sinceEpoch: .seconds(start))..<clock.now))
+        let document = try await recorder.document(
+            HistoryQuery(window: WallTime(sinceEpoch: .seconds(start))..<clock.now)
+        )
         #expect(document.outages.count == 10)
         recorder.store.close()
         await disk.unmount()

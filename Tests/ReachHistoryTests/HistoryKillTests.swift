@@ -4,7 +4,9 @@ import ReachTesting
 import Testing
 
 /// The helper that writes history as fast as it can, built next to the test bundle.
-private let writerHelper = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "history-writer-helper")
+private let writerHelper = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent().appending(
+    path: "history-writer-helper"
+)
 
 @Suite("History store: SIGKILL mid-write", .serialized)
 struct HistoryKillTests {
@@ -21,22 +23,30 @@ struct HistoryKillTests {
         for _ in 1...10 where !landedInsideAWrite {
             let directory = try TemporaryDirectory("history-kill")
             let path = directory.path + "/history.sqlite"
-            let helper = try ChildProcess("history-writer", executable: writerHelper.path, arguments: [path, "\(batchSize)"])
+            let helper = try ChildProcess(
+                "history-writer",
+                executable: writerHelper.path,
+                arguments: [path, "\(batchSize)"]
+            )
             try await helper.waitForLine(timeout: .seconds(60)) { $0 == "begin \(2 + round)" }
             helper.signal(SIGKILL)
             await helper.waitForExit()
             let output = helper.output
             landedInsideAWrite = output.last?.hasPrefix("begin ") == true
-            let committed = output.compactMap { line -> Int? in
-                let words = line.split(separator: " ")
-                return words.first == "committed" ? Int(words[2]) : nil
-            }.max() ?? 0
+            let committed =
+                output.compactMap { line -> Int? in
+                    let words = line.split(separator: " ")
+                    return words.first == "committed" ? Int(words[2]) : nil
+                }.max() ?? 0
 
             let opening = try HistoryStore.open(path: path, createDirectory: false)
             #expect(opening.movedAside == nil, "the file opens cleanly after the kill")
             opening.store.close()
             let rows = try rowCount("transition", in: path)
-            #expect(rows == committed || rows == committed + batchSize, "\(rows) rows, \(committed) reported committed: the batch in flight is whole or absent")
+            #expect(
+                rows == committed || rows == committed + batchSize,
+                "\(rows) rows, \(committed) reported committed: the batch in flight is whole or absent"
+            )
         }
         #expect(landedInsideAWrite, "no kill in ten landed between a batch's begin and its commit")
     }

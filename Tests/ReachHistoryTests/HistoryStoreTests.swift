@@ -39,7 +39,12 @@ struct HistoryStoreTests {
     private let start: Int64 = 1_800_000_000
 
     private func disconnected(at time: WallTime) -> Verdict {
-        Verdict(state: .disconnected, reason: .targetFailed(target: "api", reason: .connectionRefused), since: time, fault: .server)
+        Verdict(
+            state: .disconnected,
+            reason: .targetFailed(target: "api", reason: .connectionRefused),
+            since: time,
+            fault: .server
+        )
     }
 
     private func connected(at time: WallTime) -> Verdict {
@@ -51,7 +56,11 @@ struct HistoryStoreTests {
         let path = directory.path + "/history.sqlite"
         let clock = ManualWallClock(start)
         let first = try await HistoryRecorder(
-            store: try HistoryStore.open(path: path, createDirectory: false).store, settings: HistorySettings(), clock: clock.read, logger: logger)
+            store: try HistoryStore.open(path: path, createDirectory: false).store,
+            settings: HistorySettings(),
+            clock: clock.read,
+            logger: logger
+        )
         first.record(connected(at: clock.now))
         clock.advance(by: .seconds(100))
         first.record(disconnected(at: clock.now))
@@ -63,7 +72,11 @@ struct HistoryStoreTests {
         // reachd is away for 100 s, then runs again for 100 s.
         clock.advance(by: .seconds(100))
         let second = try await HistoryRecorder(
-            store: try HistoryStore.open(path: path, createDirectory: false).store, settings: HistorySettings(), clock: clock.read, logger: logger)
+            store: try HistoryStore.open(path: path, createDirectory: false).store,
+            settings: HistorySettings(),
+            clock: clock.read,
+            logger: logger
+        )
         second.record(connected(at: clock.now))
         clock.advance(by: .seconds(100))
         try await second.flush()
@@ -75,7 +88,14 @@ struct HistoryStoreTests {
         #expect(outage.start == RFC3339.string(from: WallTime(sinceEpoch: .seconds(start + 100))))
         #expect(outage.durationSeconds == 20)
         #expect((outage.reason, outage.fault, outage.target) == ("connection_refused", "server", "api"))
-        #expect(document.gaps == [HistoryDocument.Gap(start: RFC3339.string(from: WallTime(sinceEpoch: .seconds(start + 200))), end: RFC3339.string(from: WallTime(sinceEpoch: .seconds(start + 300))))])
+        #expect(
+            document.gaps == [
+                HistoryDocument.Gap(
+                    start: RFC3339.string(from: WallTime(sinceEpoch: .seconds(start + 200))),
+                    end: RFC3339.string(from: WallTime(sinceEpoch: .seconds(start + 300)))
+                )
+            ]
+        )
         #expect(document.uptime.disconnectedSeconds == 20)
         #expect(document.uptime.unknownSeconds == 100)
         #expect(document.uptime.connectedSeconds == 280)
@@ -90,9 +110,18 @@ struct HistoryStoreTests {
         let path = directory.path + "/history.sqlite"
         let clock = ManualWallClock(start)
         let recorder = try await HistoryRecorder(
-            store: try HistoryStore.open(path: path, createDirectory: false).store, settings: HistorySettings(), clock: clock.read, logger: logger)
+            store: try HistoryStore.open(path: path, createDirectory: false).store,
+            settings: HistorySettings(),
+            clock: clock.read,
+            logger: logger
+        )
         func failing(_ reason: FailureReason, fault: Fault = .server) -> Verdict {
-            Verdict(state: .disconnected, reason: .targetFailed(target: "api", reason: reason), since: WallTime(sinceEpoch: .seconds(start + 10)), fault: fault)
+            Verdict(
+                state: .disconnected,
+                reason: .targetFailed(target: "api", reason: reason),
+                since: WallTime(sinceEpoch: .seconds(start + 10)),
+                fault: fault
+            )
         }
         recorder.record(connected(at: clock.now))
         clock.advance(by: .seconds(10))
@@ -113,11 +142,20 @@ struct HistoryStoreTests {
         recorder.record(connected(at: clock.now))
         clock.advance(by: .seconds(1))
         try await recorder.flush()
-        let document = try await recorder.document(HistoryQuery(window: WallTime(sinceEpoch: .seconds(start))..<clock.now))
+        let document = try await recorder.document(
+            HistoryQuery(window: WallTime(sinceEpoch: .seconds(start))..<clock.now)
+        )
         #expect(document.outages.count == 1)
         let outage = try #require(document.outages.first)
-        #expect((outage.reason, outage.fault, outage.target) == ("timeout", "gateway", "api"), "31 s of timeout against 30 s refused")
-        #expect(document.transitions.compactMap(\.reason) == ["healthy", "connection_reset", "connection_refused", "timeout", "healthy"])
+        #expect(
+            (outage.reason, outage.fault, outage.target) == ("timeout", "gateway", "api"),
+            "31 s of timeout against 30 s refused"
+        )
+        #expect(
+            document.transitions.compactMap(\.reason) == [
+                "healthy", "connection_reset", "connection_refused", "timeout", "healthy",
+            ]
+        )
     }
 
     @Test func aCorruptFileIsMovedAsideAndAFreshOneWorks() async throws {
@@ -130,11 +168,18 @@ struct HistoryStoreTests {
         #expect(aside.path.hasPrefix(path + ".corrupt-"))
         #expect(try Data(contentsOf: URL(filePath: aside.path)) == garbage, "the corrupt file is kept as it was")
         let clock = ManualWallClock(start)
-        let recorder = try await HistoryRecorder(store: opening.store, settings: HistorySettings(), clock: clock.read, logger: logger)
+        let recorder = try await HistoryRecorder(
+            store: opening.store,
+            settings: HistorySettings(),
+            clock: clock.read,
+            logger: logger
+        )
         recorder.record(disconnected(at: clock.now))
         clock.advance(by: .seconds(5))
         try await recorder.flush()
-        let document = try await recorder.document(HistoryQuery(window: WallTime(sinceEpoch: .seconds(start))..<clock.now))
+        let document = try await recorder.document(
+            HistoryQuery(window: WallTime(sinceEpoch: .seconds(start))..<clock.now)
+        )
         #expect(document.outages.count == 1)
     }
 
@@ -144,7 +189,11 @@ struct HistoryStoreTests {
         let clock = ManualWallClock(start)
         let settings = HistorySettings(retention: .seconds(90 * 86_400))
         let recorder = try await HistoryRecorder(
-            store: try HistoryStore.open(path: path, createDirectory: false).store, settings: settings, clock: clock.read, logger: logger)
+            store: try HistoryStore.open(path: path, createDirectory: false).store,
+            settings: settings,
+            clock: clock.read,
+            logger: logger
+        )
         recorder.record(disconnected(at: clock.now))
         recorder.record(ProbeResult.failure("api", .timeout, latency: .milliseconds(500)))
         clock.advance(by: .seconds(60))
@@ -171,12 +220,17 @@ struct HistoryStoreTests {
         let clock = ManualWallClock(start)
         let cap = 512 * 1024
         let recorder = try await HistoryRecorder(
-            store: try HistoryStore.open(path: path, createDirectory: false).store, settings: HistorySettings(maximumSize: cap), clock: clock.read,
-            logger: logger)
+            store: try HistoryStore.open(path: path, createDirectory: false).store,
+            settings: HistorySettings(maximumSize: cap),
+            clock: clock.read,
+            logger: logger
+        )
         recorder.record(disconnected(at: clock.now))
         // 200 targets for 60 minutes: 12,000 minute rows, well over 512 KiB.
         for _ in 0..<60 {
-            for target in 0..<200 { recorder.record(ProbeResult.success("target-\(target)", latency: .milliseconds(3))) }
+            for target in 0..<200 {
+                recorder.record(ProbeResult.success("target-\(target)", latency: .milliseconds(3)))
+            }
             clock.advance(by: .seconds(60))
             try await recorder.flush()
         }
@@ -186,7 +240,9 @@ struct HistoryStoreTests {
         let minutes = try rowCount("minute", in: path)
         #expect(minutes > 0 && minutes < 12_000)
         #expect(try rowCount("transition", in: path) == 1, "transitions go only once the minutes are gone")
-        let newest = try await recorder.document(HistoryQuery(window: clock.now.advanced(by: .seconds(-120))..<clock.now, target: "target-0"))
+        let newest = try await recorder.document(
+            HistoryQuery(window: clock.now.advanced(by: .seconds(-120))..<clock.now, target: "target-0")
+        )
         #expect(newest.minutes.count == 2, "the newest minutes stay")
     }
 }

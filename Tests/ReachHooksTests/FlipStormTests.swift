@@ -13,17 +13,24 @@ import Testing
 struct FlipStormTests {
     @Test func aHundredTransitionsInASecondNeverOverlapAndEndAtTheLatestState() async throws {
         let folder = try HookFolder()
-        try await folder.script("50-slow", """
+        try await folder.script(
+            "50-slow",
+            """
             mkdir \(folder.path)/lock 2>/dev/null || echo overlap >> \(folder.path)/overlaps
             echo $REACHD_SEQUENCE >> \(folder.path)/runs
             sleep 0.3
             rmdir \(folder.path)/lock
-            """)
+            """
+        )
         let logs = CapturedLogs()
         let harness = MonitorHarness(logger: logs.logger)
         let reactions = Reactions(
-            monitor: harness.monitor, hooks: HookSettings(restoredDirectory: folder.path, lostDirectory: folder.path + "/none"), webhooks: [],
-            observer: nil, logger: logs.logger)
+            monitor: harness.monitor,
+            hooks: HookSettings(restoredDirectory: folder.path, lostDirectory: folder.path + "/none"),
+            webhooks: [],
+            observer: nil,
+            logger: logs.logger
+        )
         let service = Task { try await reactions.run() }
         try await waitUntil("the reactions are registered") { logs.contains("re-read on each transition") }
 
@@ -48,17 +55,28 @@ struct FlipStormTests {
         let stormLasted = clock.now - started
         let reaction = "hooks \(folder.path)"
         func accounted() -> Int {
-            logs.all.filter { $0.metadata["callback"] == "\(reaction)" && $0.metadata["outcome"] != nil }.reduce(0) { total, line in
-                total + (line.metadata["outcome"] == "skipped" ? 0 : 1) + (Int("\(line.metadata["coalesced"] ?? "0")") ?? 0)
+            logs.all.filter { $0.metadata["callback"] == "\(reaction)" && $0.metadata["outcome"] != nil }.reduce(0) {
+                total,
+                line in
+                total + (line.metadata["outcome"] == "skipped" ? 0 : 1)
+                    + (Int("\(line.metadata["coalesced"] ?? "0")") ?? 0)
             }
         }
-        try await waitUntil("every restoration run, coalesced or skipped", timeout: .seconds(30)) { accounted() == restorations.count }
+        try await waitUntil("every restoration run, coalesced or skipped", timeout: .seconds(30)) {
+            accounted() == restorations.count
+        }
         let runs = folder.lines("runs").compactMap(UInt64.init)
         #expect(folder.contents("overlaps") == nil, "two runs of the hook overlapped")
         #expect(runs.last == restorations.last, "the last run saw the latest restoration")
         #expect(runs == runs.sorted())
-        #expect(runs.count < restorations.count / 2, "\(runs.count) runs for \(restorations.count) restorations in \(stormLasted): coalesced")
-        #expect(logs.all.contains { $0.message.contains("standing for") && $0.metadata["callback"] == "\(reaction)" }, "coalescing is logged")
+        #expect(
+            runs.count < restorations.count / 2,
+            "\(runs.count) runs for \(restorations.count) restorations in \(stormLasted): coalesced"
+        )
+        #expect(
+            logs.all.contains { $0.message.contains("standing for") && $0.metadata["callback"] == "\(reaction)" },
+            "coalescing is logged"
+        )
         service.cancel()
         try await service.value
         await harness.stop()
@@ -68,11 +86,21 @@ struct FlipStormTests {
         defer { receiver.stop() }
         let logs = CapturedLogs()
         let harness = MonitorHarness(logger: logs.logger)
-        let settings = WebhookSettings(name: "ops", url: receiver.url, timeout: .seconds(2), giveUpAfter: .seconds(30), firstRetryDelay: .milliseconds(150))
+        let settings = WebhookSettings(
+            name: "ops",
+            url: receiver.url,
+            timeout: .seconds(2),
+            giveUpAfter: .seconds(30),
+            firstRetryDelay: .milliseconds(150)
+        )
         let empty = try HookFolder()
         let reactions = Reactions(
-            monitor: harness.monitor, hooks: HookSettings(restoredDirectory: empty.path, lostDirectory: empty.path), webhooks: [settings],
-            observer: nil, logger: logs.logger)
+            monitor: harness.monitor,
+            hooks: HookSettings(restoredDirectory: empty.path, lostDirectory: empty.path),
+            webhooks: [settings],
+            observer: nil,
+            logger: logs.logger
+        )
         let service = Task { try await reactions.run() }
         try await waitUntil("the reactions are registered") { logs.contains("re-read on each transition") }
 
@@ -81,7 +109,9 @@ struct FlipStormTests {
         // Twenty flips in four bursts; each burst after the first waits for one more failed attempt,
         // so the storm runs through the webhook's retries (the receiver fails the first three).
         for burst in 0..<4 {
-            try await waitUntil("\(burst) attempt(s) at the webhook", timeout: .seconds(30)) { receiver.requests.count >= min(burst, 3) }
+            try await waitUntil("\(burst) attempt(s) at the webhook", timeout: .seconds(30)) {
+                receiver.requests.count >= min(burst, 3)
+            }
             for _ in 0..<5 {
                 harness.record(.refused("server"))
                 harness.record(.ok("server"))
@@ -94,17 +124,21 @@ struct FlipStormTests {
         try await waitUntil("the latest state delivered", timeout: .seconds(30)) {
             receiver.requests.contains { $0["status"] as? Int == 204 && $0["sequence"] as? String == "\(last)" }
         }
-        let delivered = receiver.requests.filter { $0["status"] as? Int == 204 }.compactMap { ($0["sequence"] as? String).flatMap(UInt64.init) }
+        let delivered = receiver.requests.filter { $0["status"] as? Int == 204 }.compactMap {
+            ($0["sequence"] as? String).flatMap(UInt64.init)
+        }
         #expect(delivered == delivered.sorted(), "in order: \(delivered)")
         #expect(delivered.last == last)
-        #expect(delivered.count < transitions / 2, "\(delivered.count) deliveries for \(transitions) transitions: coalesced while retrying")
+        #expect(
+            delivered.count < transitions / 2,
+            "\(delivered.count) deliveries for \(transitions) transitions: coalesced while retrying"
+        )
         #expect(receiver.requests.last?["event"] as? String == "lost")
         service.cancel()
         try await service.value
         await harness.stop()
     }
 }
-
 
 @Suite("Reactions: reconfiguration")
 struct ReactionsReconfigurationTests {
@@ -116,7 +150,12 @@ struct ReactionsReconfigurationTests {
         let logs = CapturedLogs()
         let harness = MonitorHarness(logger: logs.logger)
         let reactions = Reactions(
-            monitor: harness.monitor, hooks: HookSettings(restoredDirectory: before.path), webhooks: [], observer: nil, logger: logs.logger)
+            monitor: harness.monitor,
+            hooks: HookSettings(restoredDirectory: before.path),
+            webhooks: [],
+            observer: nil,
+            logger: logs.logger
+        )
         let service = Task { try await reactions.run() }
         try await waitUntil("the reactions are registered") { logs.contains("re-read on each transition") }
         harness.record(.refused("server"))
@@ -133,9 +172,14 @@ struct ReactionsReconfigurationTests {
         harness.record(.refused("server"))
         harness.record(.ok("server"))
         let third = harness.sequence
-        try await waitUntil("the unchanged registration ran again") { after.lines("runs") == ["\(second)", "\(third)"] }
+        try await waitUntil("the unchanged registration ran again") {
+            after.lines("runs") == ["\(second)", "\(third)"]
+        }
         #expect(before.lines("runs") == ["\(first)"], "the old directory is no longer registered")
-        #expect(logs.all.filter { $0.message.contains("re-read on each transition") }.count == 2, "an unchanged configuration registers nothing anew")
+        #expect(
+            logs.all.filter { $0.message.contains("re-read on each transition") }.count == 2,
+            "an unchanged configuration registers nothing anew"
+        )
         service.cancel()
         try await service.value
         await harness.stop()

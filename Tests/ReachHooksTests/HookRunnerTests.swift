@@ -1,9 +1,10 @@
 import Foundation
 import Logging
-@testable import ReachHooks
 import ReachCore
 import ReachTesting
 import Testing
+
+@testable import ReachHooks
 
 /// Hook scripts run as real processes: order, environment, output, exit status, timeouts that
 /// kill the whole process group, floods, forks, and the dispatcher's refusal rules.
@@ -19,26 +20,35 @@ struct HookRunnerTests {
 
     func runner(timeout: Duration = .seconds(10), killGrace: Duration = .seconds(1)) -> HookRunner {
         HookRunner(
-            direction: .restored, settings: HookSettings(restoredDirectory: folder.path, timeout: timeout, killGrace: killGrace),
-            observer: observer, names: HookNames(), logger: logs.logger)
+            direction: .restored,
+            settings: HookSettings(restoredDirectory: folder.path, timeout: timeout, killGrace: killGrace),
+            observer: observer,
+            names: HookNames(),
+            logger: logs.logger
+        )
     }
 
     /// `30-hangs`: writes its pid and its child's, then sleeps. Both ignore SIGTERM (an ignored
     /// signal stays ignored across fork and exec): only a SIGKILL to the whole group ends them.
     func writeHangingHook() async throws {
-        try await folder.script("30-hangs", """
+        try await folder.script(
+            "30-hangs",
+            """
             trap '' TERM
             sleep 300 &
             echo $! > \(folder.path)/grandchild.pid
             echo $$ > \(folder.path)/hook.pid
             sleep 300
-            """)
+            """
+        )
     }
 
     func waitUntilTheHangingHookIsGone() async throws {
         let hook = try #require(Int32(folder.lines("hook.pid").first ?? ""))
         let grandchild = try #require(Int32(folder.lines("grandchild.pid").first ?? ""))
-        try await waitUntil("the hook and its forked child are gone", timeout: .seconds(5)) { processIsGone(hook) && processIsGone(grandchild) }
+        try await waitUntil("the hook and its forked child are gone", timeout: .seconds(5)) {
+            processIsGone(hook) && processIsGone(grandchild)
+        }
     }
 
     func hookLines(_ hook: String) -> [CapturedLogs.Entry] {
@@ -47,16 +57,23 @@ struct HookRunnerTests {
 
     @Test func hooksRunOneAfterAnotherInLexicalOrderWithACleanEnvironment() async throws {
         for name in ["20-second", "9-last", "10-first"] {
-            try await folder.script(name, "echo \(name) >> \(folder.path)/order\ntr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env-\(name)")
+            try await folder.script(
+                name,
+                "echo \(name) >> \(folder.path)/order\ntr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env-\(name)"
+            )
         }
         try await runner().run(for: transition(.restored, sequence: 77))
         #expect(folder.lines("order") == ["10-first", "20-second", "9-last"], "byte order, like ls under LC_ALL=C")
         let environment = Set(folder.lines("env-10-first"))
         #expect(
             environment == [
-                "PATH=\(HookRunner.path)", "REACHD_STATE=connected", "REACHD_PREVIOUS_STATE=disconnected", "REACHD_REASON=healthy",
-                "REACHD_FAULT=", "REACHD_INTERFACE=eth0", "REACHD_REACHABLE_INTERFACES=", "REACHD_SEQUENCE=77", "REACHD_SINCE=2027-01-15T08:00:00.000Z",
-            ], "PATH and the REACHD_ variables, nothing of the daemon's own environment")
+                "PATH=\(HookRunner.path)", "REACHD_STATE=connected", "REACHD_PREVIOUS_STATE=disconnected",
+                "REACHD_REASON=healthy",
+                "REACHD_FAULT=", "REACHD_INTERFACE=eth0", "REACHD_REACHABLE_INTERFACES=", "REACHD_SEQUENCE=77",
+                "REACHD_SINCE=2027-01-15T08:00:00.000Z",
+            ],
+            "PATH and the REACHD_ variables, nothing of the daemon's own environment"
+        )
         #expect(observer.hooks.map(\.outcome) == [.ok, .ok, .ok])
         #expect(Set(folder.lines("env-20-second")) == environment)
     }
@@ -65,7 +82,10 @@ struct HookRunnerTests {
         try await folder.script("10-portal", "tr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env")
         var lost = transition(.lost)
         lost.verdict.reason = .captivePortal
-        lost.verdict.portal = CaptivePortal(evidence: .redirect, userPortalURL: "http://portal.example/login?from=reachd")
+        lost.verdict.portal = CaptivePortal(
+            evidence: .redirect,
+            userPortalURL: "http://portal.example/login?from=reachd"
+        )
         lost.verdict.fault = .portal
         try await runner().run(for: lost)
         let environment = Set(folder.lines("env"))
@@ -79,17 +99,25 @@ struct HookRunnerTests {
         var restored = transition(.restored)
         restored.verdict.interfaces = [
             InterfaceReachability(name: "eth0", reachable: false, reason: .timeout, fault: .server),
-            InterfaceReachability(name: "wwan0", reachable: true), InterfaceReachability(name: "wlan0", reachable: true),
+            InterfaceReachability(name: "wwan0", reachable: true),
+            InterfaceReachability(name: "wlan0", reachable: true),
         ]
         try await runner().run(for: restored)
         #expect(Set(folder.lines("env")).contains("REACHD_REACHABLE_INTERFACES=wwan0,wlan0"))
     }
 
     @Test func outputIsLoggedLineByLineUnderTheHooksNameAndAFailureIsLoggedAndCounted() async throws {
-        try await folder.script("50-fails", "echo 'syncing spool'\necho 'spool server refused' >&2\nprintf 'no newline at the end'\nexit 3")
+        try await folder.script(
+            "50-fails",
+            "echo 'syncing spool'\necho 'spool server refused' >&2\nprintf 'no newline at the end'\nexit 3"
+        )
         await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
         let lines = hookLines("50-fails")
-        #expect(lines.filter { $0.metadata["stream"] == "stdout" }.map(\.message) == ["50-fails: syncing spool", "50-fails: no newline at the end"])
+        #expect(
+            lines.filter { $0.metadata["stream"] == "stdout" }.map(\.message) == [
+                "50-fails: syncing spool", "50-fails: no newline at the end",
+            ]
+        )
         #expect(lines.filter { $0.metadata["stream"] == "stderr" }.map(\.message) == ["50-fails: spool server refused"])
         #expect(lines.filter { $0.metadata["stream"] == "stdout" }.allSatisfy { $0.level == .info })
         let failure = try #require(logs.warnings.first { $0.metadata["exit_status"] == "3" })
@@ -109,7 +137,11 @@ struct HookRunnerTests {
         #expect(elapsed < .seconds(5), "took \(elapsed)")
         try await waitUntilTheHangingHookIsGone()
         #expect(observer.hooks.map(\.outcome) == [.timedOut])
-        #expect(logs.warnings.contains { $0.message.contains("30-hangs timed out") && $0.metadata["event"] == "hook_failed" })
+        #expect(
+            logs.warnings.contains {
+                $0.message.contains("30-hangs timed out") && $0.metadata["event"] == "hook_failed"
+            }
+        )
     }
 
     @Test func aHookPastItsTimeoutGetsSIGTERMFirstAndMayCleanUp() async throws {
@@ -121,7 +153,10 @@ struct HookRunnerTests {
             try await runner(timeout: .milliseconds(500), killGrace: .seconds(3)).run(for: transition(.restored))
         }
         #expect(hookLines("35-cleans-up").map(\.message) == ["35-cleans-up: cleaning up"])
-        #expect(ContinuousClock.now - started < .seconds(3), "the whole group exited at SIGTERM: no waiting out the grace period")
+        #expect(
+            ContinuousClock.now - started < .seconds(3),
+            "the whole group exited at SIGTERM: no waiting out the grace period"
+        )
         #expect(observer.hooks.map(\.outcome) == [.timedOut])
     }
 
@@ -142,9 +177,15 @@ struct HookRunnerTests {
         try await folder.script("40-forks", "sleep 300 &\necho $! > \(folder.path)/child.pid\necho started")
         let started = ContinuousClock.now
         try await runner(timeout: .seconds(30)).run(for: transition(.restored))
-        #expect(ContinuousClock.now - started < .seconds(5), "the child still holds the output pipe, yet the run ends with the hook")
+        #expect(
+            ContinuousClock.now - started < .seconds(5),
+            "the child still holds the output pipe, yet the run ends with the hook"
+        )
         let child = try #require(Int32(folder.lines("child.pid").first ?? ""))
-        #expect(!processIsGone(child), "a hook that exits on its own keeps what it started (document: detach long-lived work)")
+        #expect(
+            !processIsGone(child),
+            "a hook that exits on its own keeps what it started (document: detach long-lived work)"
+        )
         kill(child, SIGKILL)
         #expect(hookLines("40-forks").map(\.message) == ["40-forks: started"])
         #expect(observer.hooks.map(\.outcome) == [.ok])
@@ -153,7 +194,10 @@ struct HookRunnerTests {
     @Test func aFloodOfOutputIsBoundedInLinesAndMemoryAndTheHookIsNeverBlocked() async throws {
         let floodLines = 100_000
         let bytesWithoutNewline = 64 * 1024 * 1024
-        try await folder.script("60-floods", "seq 1 \(floodLines)\nhead -c \(bytesWithoutNewline) /dev/zero | tr '\\0' x\necho\necho done >&2")
+        try await folder.script(
+            "60-floods",
+            "seq 1 \(floodLines)\nhead -c \(bytesWithoutNewline) /dev/zero | tr '\\0' x\necho\necho done >&2"
+        )
         let before = residentBytes()
         try await runner(timeout: .seconds(60)).run(for: transition(.restored))
         let grown = residentBytes() - before
@@ -172,7 +216,10 @@ struct HookRunnerTests {
         try await runner().run(for: transition(.restored))
         let lines = hookLines("70-long").map(\.message)
         #expect(lines.count == 2)
-        #expect(lines.first == "70-long: " + String(repeating: "y", count: OutputLines.maximumLength) + " […1000 more bytes not logged]")
+        #expect(
+            lines.first == "70-long: " + String(repeating: "y", count: OutputLines.maximumLength)
+                + " […1000 more bytes not logged]"
+        )
         #expect(lines.last == "70-long: after")
     }
 
@@ -183,19 +230,27 @@ struct HookRunnerTests {
         try await folder.script("30-group-writable", "exit 0", mode: 0o775)
         try await folder.script("40-not-roots", "exit 0", owner: nobody)
         try await folder.script("50-setuid", "exit 0", mode: 0o4755)
-        try FileManager.default.createDirectory(atPath: "\(folder.path)/60-a-directory", withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            atPath: "\(folder.path)/60-a-directory",
+            withIntermediateDirectories: false
+        )
         try FileManager.default.createSymbolicLink(atPath: "\(folder.path)/70-masked", withDestinationPath: "/dev/null")
         try await folder.script("80-fine", "echo ran")
         try await folder.script(".hidden", "echo should-not-run")
         try await folder.script("80-fine~", "echo should-not-run")
         await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
         let reasons = [
-            "10-not-executable": "not executable", "20-world-writable": "writable by others", "30-group-writable": "writable by its group",
-            "40-not-roots": "owned by uid 65534", "50-setuid": "setuid", "60-a-directory": "not a regular file", "70-masked": "not a regular file",
+            "10-not-executable": "not executable", "20-world-writable": "writable by others",
+            "30-group-writable": "writable by its group",
+            "40-not-roots": "owned by uid 65534", "50-setuid": "setuid", "60-a-directory": "not a regular file",
+            "70-masked": "not a regular file",
         ]
         for (name, reason) in reasons {
             let line = logs.warnings.first { $0.metadata["hook"] == "\(name)" }
-            #expect(line?.message.contains("refused: it is") == true && line?.message.contains(reason) == true, "\(name): \(String(describing: line))")
+            #expect(
+                line?.message.contains("refused: it is") == true && line?.message.contains(reason) == true,
+                "\(name): \(String(describing: line))"
+            )
             #expect(line?.metadata["event"] == "hook_failed")
         }
         #expect(hookLines("80-fine").map(\.message) == ["80-fine: ran"])
@@ -209,7 +264,11 @@ struct HookRunnerTests {
         try await folder.script("20-fine", "echo ran")
         await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
         #expect(observer.hooks.map(\.outcome) == [.notStarted, .ok])
-        #expect(logs.warnings.contains { $0.message.contains("10-bad-interpreter could not start") && $0.metadata["event"] == "hook_failed" })
+        #expect(
+            logs.warnings.contains {
+                $0.message.contains("10-bad-interpreter could not start") && $0.metadata["event"] == "hook_failed"
+            }
+        )
         #expect(hookLines("20-fine").map(\.message) == ["20-fine: ran"])
     }
 
@@ -236,7 +295,10 @@ struct HookRunnerTests {
     @Test func linesAreSplitOnNewlinesWithCarriageReturnsDroppedAndBadUTF8Replaced() {
         var lines = OutputLines()
         var seen: [String] = []
-        let chunks: [[UInt8]] = [Array("dos line\r\nsplit ".utf8), Array("across reads\n".utf8), [0x62, 0x61, 0x64, 0xFF, 0x0A], Array("tail".utf8)]
+        let chunks: [[UInt8]] = [
+            Array("dos line\r\nsplit ".utf8), Array("across reads\n".utf8), [0x62, 0x61, 0x64, 0xFF, 0x0A],
+            Array("tail".utf8),
+        ]
         for chunk in chunks {
             chunk.withUnsafeBytes { lines.feed($0) { seen.append($0) } }
         }
@@ -249,7 +311,11 @@ struct HookRunnerTests {
         chmod(folder.path, 0o777)
         await #expect(throws: HookRunner.HooksFailed.self) { try await runner().run(for: transition(.restored)) }
         #expect(hookLines("10-would-run").isEmpty)
-        #expect(logs.warnings.contains { $0.message.contains("writable by others than root") && $0.metadata["event"] == "hook_failed" })
+        #expect(
+            logs.warnings.contains {
+                $0.message.contains("writable by others than root") && $0.metadata["event"] == "hook_failed"
+            }
+        )
     }
 
     @Test func theDirectoryIsReadAgainForEachTransition() async throws {

@@ -40,13 +40,23 @@ struct HookFolder {
 
 /// What the metrics would have seen.
 final class RecordingObserver: ReactionObserver {
-    private let state = Mutex<(hooks: [(String, HookOutcome, Duration)], webhooks: [(String, WebhookOutcome)], configured: [String])>(([], [], []))
+    private let state = Mutex<
+        (hooks: [(String, HookOutcome, Duration)], webhooks: [(String, WebhookOutcome)], configured: [String])
+    >(([], [], []))
 
-    func reactionsConfigured(hooks: [String], webhooks: [String]) { state.withLock { $0.configured = hooks + webhooks } }
-    func hookFinished(_ hook: String, outcome: HookOutcome, duration: Duration) { state.withLock { $0.hooks.append((hook, outcome, duration)) } }
-    func webhookFinished(_ webhook: String, outcome: WebhookOutcome) { state.withLock { $0.webhooks.append((webhook, outcome)) } }
+    func reactionsConfigured(hooks: [String], webhooks: [String]) {
+        state.withLock { $0.configured = hooks + webhooks }
+    }
+    func hookFinished(_ hook: String, outcome: HookOutcome, duration: Duration) {
+        state.withLock { $0.hooks.append((hook, outcome, duration)) }
+    }
+    func webhookFinished(_ webhook: String, outcome: WebhookOutcome) {
+        state.withLock { $0.webhooks.append((webhook, outcome)) }
+    }
 
-    var hooks: [(name: String, outcome: HookOutcome, duration: Duration)] { state.withLock { $0.hooks.map { ($0.0, $0.1, $0.2) } } }
+    var hooks: [(name: String, outcome: HookOutcome, duration: Duration)] {
+        state.withLock { $0.hooks.map { ($0.0, $0.1, $0.2) } }
+    }
     var webhooks: [(name: String, outcome: WebhookOutcome)] { state.withLock { $0.webhooks.map { ($0.0, $0.1) } } }
     var configured: [String] { state.withLock { $0.configured } }
 }
@@ -59,11 +69,17 @@ func processIsGone(_ pid: Int32) -> Bool {
 }
 
 /// A transition as the monitor makes them.
-func transition(_ direction: TransitionDirection, sequence: UInt64 = 42, interfaces: [String] = ["eth0"]) -> ConnectivityTransition {
+func transition(
+    _ direction: TransitionDirection,
+    sequence: UInt64 = 42,
+    interfaces: [String] = ["eth0"]
+) -> ConnectivityTransition {
     let verdict = Verdict(
         state: direction == .restored ? .connected : .disconnected,
         reason: direction == .restored ? .healthy : .noLink,
-        since: WallTime(sinceEpoch: .seconds(1_800_000_000)), usableInterfaces: interfaces)
+        since: WallTime(sinceEpoch: .seconds(1_800_000_000)),
+        usableInterfaces: interfaces
+    )
     return ConnectivityTransition(direction: direction, sequence: sequence, verdict: verdict)
 }
 

@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import Prometheus
-@testable import ReachHooks
 import ReachAPI
 import ReachCore
 import ReachMetrics
@@ -10,6 +9,8 @@ import ReachSupport
 import ReachTesting
 import Synchronization
 import Testing
+
+@testable import ReachHooks
 
 /// A real HTTP receiver (Python's http.server) on loopback, verifying the signature itself.
 final class WebhookReceiver: Sendable {
@@ -21,7 +22,9 @@ final class WebhookReceiver: Sendable {
     init(_ options: [String]) async throws {
         directory = try TemporaryDirectory("webhook")
         logPath = "\(directory)/requests.jsonl"
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Servers/webhook_receiver.py").path
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Servers/webhook_receiver.py"
+        ).path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script, logPath] + options
@@ -31,7 +34,8 @@ final class WebhookReceiver: Sendable {
         self.process = process
         let reader = output.fileHandleForReading
         let line = await offPool { reader.availableData }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             process.terminate()
             throw POSIXError(.EPROTO)
         }
@@ -43,7 +47,9 @@ final class WebhookReceiver: Sendable {
     /// Every request the receiver got, in order.
     var requests: [[String: Any]] {
         guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     func stop() {
@@ -82,16 +88,29 @@ struct WebhookTests {
         let receiver = try await WebhookReceiver(["--fail-first", "2", "--secret-file", secretFile])
         defer { receiver.stop() }
         let settings = WebhookSettings(
-            name: "ops", url: receiver.url, secret: Secret("correct horse battery staple"), timeout: .seconds(5), giveUpAfter: .seconds(30),
-            firstRetryDelay: .milliseconds(200))
+            name: "ops",
+            url: receiver.url,
+            secret: Secret("correct horse battery staple"),
+            timeout: .seconds(5),
+            giveUpAfter: .seconds(30),
+            firstRetryDelay: .milliseconds(200)
+        )
         let event = transition(.restored, sequence: 1_800_000_000_000_007)
         try await withClient { client in
-            try await WebhookSender(settings: settings, client: client, observer: observer, logger: logs.logger).deliver(event, likelyConnected: true)
+            try await WebhookSender(settings: settings, client: client, observer: observer, logger: logs.logger)
+                .deliver(event, likelyConnected: true)
         }
         let requests = receiver.requests
         #expect(requests.map { $0["status"] as? Int } == [503, 503, 204])
-        #expect(requests.allSatisfy { $0["signature_ok"] as? Bool == true }, "the receiver verified every signature with the shared secret")
-        #expect(requests.allSatisfy { $0["event"] as? String == "restored" && $0["content_type"] as? String == "application/json" })
+        #expect(
+            requests.allSatisfy { $0["signature_ok"] as? Bool == true },
+            "the receiver verified every signature with the shared secret"
+        )
+        #expect(
+            requests.allSatisfy {
+                $0["event"] as? String == "restored" && $0["content_type"] as? String == "application/json"
+            }
+        )
         let body = try #require(requests.last?["body"] as? [String: Any])
         #expect(body["state"] as? String == "connected")
         #expect(body["sequence"] as? UInt64 == event.sequence)
@@ -99,17 +118,29 @@ struct WebhookTests {
         #expect(body["usable_interfaces"] as? [String] == ["eth0"])
         #expect(observer.webhooks.map(\.outcome) == [.delivered])
         #expect(logs.all.filter { $0.message.contains("retrying in") }.count == 2, "each failed attempt is logged")
-        #expect(logs.all.contains { $0.message.contains("delivered #\(event.sequence)") && $0.metadata["attempts"] == "3" })
+        #expect(
+            logs.all.contains { $0.message.contains("delivered #\(event.sequence)") && $0.metadata["attempts"] == "3" }
+        )
     }
 
     @Test func theBodyIsTheEventStreamsDataByteForByte() async throws {
         let event = transition(.lost, sequence: 9)
-        let data = APIJSON.encode(StatusDocument(event: ConnectivityEvent(sequence: event.sequence, verdict: event.verdict), likelyConnected: false))
+        let data = APIJSON.encode(
+            StatusDocument(
+                event: ConnectivityEvent(sequence: event.sequence, verdict: event.verdict),
+                likelyConnected: false
+            )
+        )
         let receiver = try await WebhookReceiver([])
         defer { receiver.stop() }
         try await withClient { client in
-            try await WebhookSender(settings: WebhookSettings(name: "x", url: receiver.url), client: client, observer: nil, logger: logs.logger)
-                .deliver(event, likelyConnected: false)
+            try await WebhookSender(
+                settings: WebhookSettings(name: "x", url: receiver.url),
+                client: client,
+                observer: nil,
+                logger: logs.logger
+            )
+            .deliver(event, likelyConnected: false)
         }
         let received = try #require(receiver.requests.first?["raw"] as? String)
         #expect(received == String(decoding: data, as: UTF8.self))
@@ -121,14 +152,20 @@ struct WebhookTests {
         defer { receiver.stop() }
         let giveUpAfter = Duration.seconds(2)
         let settings = WebhookSettings(
-            name: "flaky", url: receiver.url, timeout: .seconds(1), giveUpAfter: giveUpAfter, firstRetryDelay: .milliseconds(100),
-            maximumRetryDelay: .milliseconds(400))
+            name: "flaky",
+            url: receiver.url,
+            timeout: .seconds(1),
+            giveUpAfter: giveUpAfter,
+            firstRetryDelay: .milliseconds(100),
+            maximumRetryDelay: .milliseconds(400)
+        )
         let metrics = ReachMetrics(targets: [])
         metrics.reactionsConfigured(hooks: [], webhooks: ["flaky"])
         let started = ContinuousClock.now
         try await withClient { client in
             await #expect(throws: WebhookSender.GaveUp.self) {
-                try await WebhookSender(settings: settings, client: client, observer: metrics, logger: logs.logger).deliver(transition(.lost), likelyConnected: false)
+                try await WebhookSender(settings: settings, client: client, observer: metrics, logger: logs.logger)
+                    .deliver(transition(.lost), likelyConnected: false)
             }
         }
         let elapsed = ContinuousClock.now - started
@@ -143,10 +180,14 @@ struct WebhookTests {
         let lastCutShort = gaveUp.message.contains("no answer within")
         #expect(
             receiver.requests.count == attempts || (lastCutShort && receiver.requests.count == attempts - 1),
-            "\(attempts) attempts logged, \(receiver.requests.count) received: \(gaveUp.message)")
+            "\(attempts) attempts logged, \(receiver.requests.count) received: \(gaveUp.message)"
+        )
         let exposition = String(decoding: metrics.registry.emitToBuffer(), as: UTF8.self)
         #expect(exposition.contains(#"reachd_webhook_deliveries_total{webhook="flaky",result="gave_up"} 1"#))
-        #expect(exposition.contains(#"reachd_webhook_deliveries_total{webhook="flaky",result="delivered"} 0"#), "series exist from the start")
+        #expect(
+            exposition.contains(#"reachd_webhook_deliveries_total{webhook="flaky",result="delivered"} 0"#),
+            "series exist from the start"
+        )
     }
 
     @Test func retryDelaysDoubleFromTheFirstCeilingUpToTheMaximum() async throws {
@@ -155,15 +196,25 @@ struct WebhookTests {
         let (first, maximum) = (Duration.milliseconds(100), Duration.milliseconds(400))
         var sender = WebhookSender(
             settings: WebhookSettings(
-                name: "paced", url: receiver.url, timeout: .seconds(1), giveUpAfter: .seconds(3), firstRetryDelay: first,
-                maximumRetryDelay: maximum),
-            client: HTTPClient(eventLoopGroupProvider: .singleton), observer: nil, logger: logs.logger)
+                name: "paced",
+                url: receiver.url,
+                timeout: .seconds(1),
+                giveUpAfter: .seconds(3),
+                firstRetryDelay: first,
+                maximumRetryDelay: maximum
+            ),
+            client: HTTPClient(eventLoopGroupProvider: .singleton),
+            observer: nil,
+            logger: logs.logger
+        )
         let ceilings = Mutex<[Duration]>([])
         sender.jitter = { ceiling in
             ceilings.withLock { $0.append(ceiling) }
             return ceiling  // always the ceiling, so the receiver sees the schedule itself
         }
-        await #expect(throws: WebhookSender.GaveUp.self) { try await sender.deliver(transition(.lost), likelyConnected: false) }
+        await #expect(throws: WebhookSender.GaveUp.self) {
+            try await sender.deliver(transition(.lost), likelyConnected: false)
+        }
         try await sender.client.shutdown()
         let asked = ceilings.withLock { $0 }
         #expect(asked.count >= 4, "\(asked)")
@@ -178,13 +229,19 @@ struct WebhookTests {
 
     @Test func fullJitterPicksAnywhereBetweenZeroAndTheCeiling() {
         let sender = WebhookSender(
-            settings: WebhookSettings(name: "x", url: "http://127.0.0.1:9/"), client: HTTPClient(eventLoopGroupProvider: .singleton), observer: nil,
-            logger: logs.logger)
+            settings: WebhookSettings(name: "x", url: "http://127.0.0.1:9/"),
+            client: HTTPClient(eventLoopGroupProvider: .singleton),
+            observer: nil,
+            logger: logs.logger
+        )
         defer { try? sender.client.syncShutdown() }
         let ceiling = Duration.seconds(8)
         let picks = (0..<1000).map { _ in sender.jitter(ceiling) }
         #expect(picks.allSatisfy { $0 >= .zero && $0 <= ceiling })
-        #expect(picks.contains { $0 < ceiling / 4 } && picks.contains { $0 > ceiling * 3 / 4 }, "spread over the whole range")
+        #expect(
+            picks.contains { $0 < ceiling / 4 } && picks.contains { $0 > ceiling * 3 / 4 },
+            "spread over the whole range"
+        )
     }
 
     @Test func aReceiverThatNeverAnswersCostsOneTimeoutPerAttempt() async throws {
@@ -194,18 +251,30 @@ struct WebhookTests {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         listen(fd, 16)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         let port = Int(UInt16(bigEndian: address.sin_port))
         let settings = WebhookSettings(
-            name: "silent", url: "http://127.0.0.1:\(port)/", timeout: .milliseconds(300), giveUpAfter: .seconds(2),
-            firstRetryDelay: .milliseconds(50), maximumRetryDelay: .milliseconds(100))
+            name: "silent",
+            url: "http://127.0.0.1:\(port)/",
+            timeout: .milliseconds(300),
+            giveUpAfter: .seconds(2),
+            firstRetryDelay: .milliseconds(50),
+            maximumRetryDelay: .milliseconds(100)
+        )
         let started = ContinuousClock.now
         try await withClient { client in
             await #expect(throws: WebhookSender.GaveUp.self) {
-                try await WebhookSender(settings: settings, client: client, observer: observer, logger: logs.logger).deliver(transition(.lost), likelyConnected: false)
+                try await WebhookSender(settings: settings, client: client, observer: observer, logger: logs.logger)
+                    .deliver(transition(.lost), likelyConnected: false)
             }
         }
         let elapsed = ContinuousClock.now - started

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
 import ReachKit
-@testable import ReachKitQueue
 import ReachKitTesting
 import ReachTesting
 import Synchronization
 import Testing
+
+@testable import ReachKitQueue
 
 @Suite("A durable queue", .serialized)
 struct DurableQueueTests {
@@ -22,7 +23,10 @@ struct DurableQueueTests {
         let connectedAtDelivery = Collected<Bool>()
         let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: store, service: service, logger: .quiet
+            name: "uploads",
+            store: store,
+            service: service,
+            logger: .quiet
         ) { delivery in
             connectedAtDelivery.append(service.isConnected)
             delivered.append(delivery.item.number)
@@ -30,9 +34,16 @@ struct DurableQueueTests {
         let running = Task { await queue.run() }
         defer { running.cancel() }
         for batch in 0..<10 {
-            try await queue.enqueue(contentsOf: (0..<100).map { (key: "upload-\(batch * 100 + $0)", item: Upload(number: batch * 100 + $0)) })
+            try await queue.enqueue(
+                contentsOf: (0..<100).map {
+                    (key: "upload-\(batch * 100 + $0)", item: Upload(number: batch * 100 + $0))
+                }
+            )
         }
-        #expect(try await queue.enqueue(Upload(number: 0), key: "upload-0") == false, "a key already queued is not queued twice")
+        #expect(
+            try await queue.enqueue(Upload(number: 0), key: "upload-0") == false,
+            "a key already queued is not queued twice"
+        )
         #expect(try await queue.stats().pending == 1_000)
         #expect(delivered.count == 0, "nothing is delivered while disconnected")
 
@@ -54,7 +65,10 @@ struct DurableQueueTests {
         let delivered = Collected<Int>()
         let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: store, service: service, logger: .quiet
+            name: "uploads",
+            store: store,
+            service: service,
+            logger: .quiet
         ) { delivered.append($0.item.number) }
         try await queue.enqueue(Upload(number: 7), key: "seven")
         let running = Task { await queue.run() }
@@ -72,7 +86,10 @@ struct DurableQueueTests {
     @Test func retryableFailuresBackOffExponentiallyWithJitter() async throws {
         let clock = TestClock()
         let attempts = Collected<Duration>()
-        let policy = QueuePolicy(retry: ReconnectBackoff(first: .seconds(1), longest: .seconds(4), jitter: true), breakerThreshold: 100)
+        let policy = QueuePolicy(
+            retry: ReconnectBackoff(first: .seconds(1), longest: .seconds(4), jitter: true),
+            breakerThreshold: 100
+        )
         let (queue, finish) = try await runningQueue("backoff", clock: clock, policy: policy) { delivery in
             attempts.append(clock.now.offset)
             if delivery.attempt < 5 { throw DeliveryFailure.retryable("503 from the server") }
@@ -82,7 +99,9 @@ struct DurableQueueTests {
         // time taken) at the clock's time of the attempt. The queue's other timers (the deadline, the
         // age gauge's refresh) sleep on the clock too, so a sleeper alone says nothing.
         let step = Duration.milliseconds(50)
-        try await advance(clock, of: queue, until: "the fifth attempt", step: step, limit: 1_000) { attempts.count >= 5 }
+        try await advance(clock, of: queue, until: "the fifth attempt", step: step, limit: 1_000) {
+            attempts.count >= 5
+        }
         let times = attempts.all
         let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
         // Steps of 1, 2, 4 and 4 s (capped), each waited 50-100 %; the clock moves in 50 ms steps.
@@ -96,7 +115,10 @@ struct DurableQueueTests {
     @Test func aWallClockSetBackAnHourDoesNotHoldARetryBack() async throws {
         let clock = TestClock()
         let attempts = Collected<Duration>()
-        let policy = QueuePolicy(retry: ReconnectBackoff(first: .seconds(2), longest: .seconds(2)), breakerThreshold: 100)
+        let policy = QueuePolicy(
+            retry: ReconnectBackoff(first: .seconds(2), longest: .seconds(2)),
+            breakerThreshold: 100
+        )
         let (queue, finish) = try await runningQueue("clock-back", clock: clock, policy: policy) { delivery in
             attempts.append(clock.now.offset)
             if delivery.attempt == 1 { throw DeliveryFailure.retryable("503 from the server") }
@@ -110,27 +132,43 @@ struct DurableQueueTests {
         let step = Duration.milliseconds(100)
         try await advance(clock, of: queue, until: "the retry", step: step, limit: 600) { attempts.count >= 2 }
         let gap = attempts.all.count == 2 ? attempts.all[1] - attempts.all[0] : nil
-        #expect(gap.map { $0 <= .seconds(2) + step } == true, "retried after \(gap.map { "\($0)" } ?? "more than a minute") with the clock an hour back")
+        #expect(
+            gap.map { $0 <= .seconds(2) + step } == true,
+            "retried after \(gap.map { "\($0)" } ?? "more than a minute") with the clock an hour back"
+        )
         await finish()
     }
 
     /// A running queue on a fresh file, driven by `clock`, following a service that says connected;
     /// `finish` stops it and removes the file.
     private func runningQueue(
-        _ label: String, clock: TestClock, policy: QueuePolicy, handler: @escaping DurableQueue<Upload>.Handler
+        _ label: String,
+        clock: TestClock,
+        policy: QueuePolicy,
+        handler: @escaping DurableQueue<Upload>.Handler
     ) async throws -> (queue: DurableQueue<Upload>, finish: () async -> Void) {
         let directory = try TemporaryDirectory(label)
         let service = TestConnectivityService(.connected, clock: clock.monitorClock)
         let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: store, service: service, policy: policy, clock: clock.monitorClock, logger: .quiet, handler: handler)
+            name: "uploads",
+            store: store,
+            service: service,
+            policy: policy,
+            clock: clock.monitorClock,
+            logger: .quiet,
+            handler: handler
+        )
         let running = Task { await queue.run() }
-        return (queue, {
-            running.cancel()
-            await running.value
-            await closeStore(store)
-            withExtendedLifetime((service, directory)) {}
-        })
+        return (
+            queue,
+            {
+                running.cancel()
+                await running.value
+                await closeStore(store)
+                withExtendedLifetime((service, directory)) {}
+            }
+        )
     }
 
     @Test func theBreakerOpensAfterConsecutiveFailuresAndClosesOnRestorationOrCooldown() async throws {
@@ -142,12 +180,19 @@ struct DurableQueueTests {
         let calls = Collected<Duration>()
         let healthy = Mutex(false)
         let policy = QueuePolicy(
-            maxAttempts: 100, retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), breakerThreshold: 3,
-            breakerCooldown: .seconds(60))
+            maxAttempts: 100,
+            retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)),
+            breakerThreshold: 3,
+            breakerCooldown: .seconds(60)
+        )
         let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: store, service: service, policy: policy,
-            clock: clock.monitorClock, logger: .quiet
+            name: "uploads",
+            store: store,
+            service: service,
+            policy: policy,
+            clock: clock.monitorClock,
+            logger: .quiet
         ) { _ in
             calls.append(clock.now.offset)
             if !healthy.withLock({ $0 }) { throw DeliveryFailure.retryable("server down") }
@@ -191,11 +236,19 @@ struct DurableQueueTests {
         let clock = TestClock()
         let service = TestConnectivityService(.connected, clock: clock.monitorClock)
         let delivered = Collected<String>()
-        let policy = QueuePolicy(maxAttempts: 3, retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), breakerThreshold: 100)
+        let policy = QueuePolicy(
+            maxAttempts: 3,
+            retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)),
+            breakerThreshold: 100
+        )
         let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: store, service: service, policy: policy,
-            clock: clock.monitorClock, logger: .quiet
+            name: "uploads",
+            store: store,
+            service: service,
+            policy: policy,
+            clock: clock.monitorClock,
+            logger: .quiet
         ) { delivery in
             switch delivery.key {
             case "rejected": throw DeliveryFailure.permanent("400: malformed")
@@ -205,13 +258,20 @@ struct DurableQueueTests {
         }
         let running = Task { await queue.run() }
         defer { running.cancel() }
-        try await queue.enqueue(contentsOf: [("rejected", Upload(number: 1)), ("flaky", Upload(number: 2)), ("fine", Upload(number: 3))])
+        try await queue.enqueue(contentsOf: [
+            ("rejected", Upload(number: 1)), ("flaky", Upload(number: 2)), ("fine", Upload(number: 3)),
+        ])
         try await advance(clock, of: queue, until: "the good item delivered") { delivered.count == 1 }
         // The handler has run; the queue records the delivery after it returns.
-        try await waitUntil("the delivery recorded") { (try? await queue.stats()).map { $0.pending + $0.inFlight } == 0 }
+        try await waitUntil("the delivery recorded") {
+            (try? await queue.stats()).map { $0.pending + $0.inFlight } == 0
+        }
         let dead = try await queue.deadLetters()
         #expect(dead.map(\.key) == ["rejected", "flaky"])
-        #expect(dead.map(\.attempts) == [1, 3], "a permanent failure dies at once, a retryable one after its maximum attempts")
+        #expect(
+            dead.map(\.attempts) == [1, 3],
+            "a permanent failure dies at once, a retryable one after its maximum attempts"
+        )
         #expect(dead.map(\.reason) == [.rejected, .exhausted])
         #expect(dead.first?.lastError == "400: malformed")
         #expect(dead.last?.item == Upload(number: 2))
@@ -246,8 +306,11 @@ struct DurableQueueTests {
         let clock = TestClock()
         let store = try await openStore("\(directory)/queue.sqlite")
         let queue = DurableQueue<Upload>(
-            name: "uploads", store: store, service: TestConnectivityService(clock: clock.monitorClock),
-            clock: clock.monitorClock, logger: .quiet
+            name: "uploads",
+            store: store,
+            service: TestConnectivityService(clock: clock.monitorClock),
+            clock: clock.monitorClock,
+            logger: .quiet
         ) { _ in }
         #expect(try await queue.stats().oldestPendingAge == nil)
         try await queue.enqueue(Upload(number: 1), key: "a")
@@ -263,7 +326,11 @@ struct DurableQueueTests {
 /// Advances `clock` in `step`s, letting `queue` act on each (until it has no delivery under way and
 /// sleeps on the clock again), until `condition` holds.
 func advance<Item: Codable & Sendable>(
-    _ clock: TestClock, of queue: DurableQueue<Item>, until condition: String, step: Duration = .milliseconds(10), limit: Int = 2_000,
+    _ clock: TestClock,
+    of queue: DurableQueue<Item>,
+    until condition: String,
+    step: Duration = .milliseconds(10),
+    limit: Int = 2_000,
     _ check: () async -> Bool
 ) async throws {
     for _ in 0..<limit {
@@ -291,7 +358,10 @@ struct QueueStoreTests {
         // 2 is FULL: each commit syncs the WAL before it returns.
         #expect(try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
         try await store.acknowledge { _ in }
-        #expect(try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2, "acknowledgements set it back")
+        #expect(
+            try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2,
+            "acknowledgements set it back"
+        )
         #expect(try await store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
         await closeStore(store)
     }
@@ -303,11 +373,17 @@ struct QueueStoreTests {
         let path = "\(directory)/queue.sqlite"
         let store = try await openStore(path)
         let queue = DurableQueue<DurableQueueTests.Upload>(
-            name: "uploads", store: store, service: TestConnectivityService(.disconnected), logger: .quiet) { _ in }
+            name: "uploads",
+            store: store,
+            service: TestConnectivityService(.disconnected),
+            logger: .quiet
+        ) { _ in }
         // 400 callers, two per key: exactly one of each pair is new, whichever commits first.
         let added = try await withThrowingTaskGroup(of: Bool.self) { group in
             for caller in 0..<400 {
-                group.addTask { try await queue.enqueue(DurableQueueTests.Upload(number: caller % 200), key: "key-\(caller % 200)") }
+                group.addTask {
+                    try await queue.enqueue(DurableQueueTests.Upload(number: caller % 200), key: "key-\(caller % 200)")
+                }
             }
             return try await group.reduce(into: [Bool]()) { $0.append($1) }
         }
@@ -320,7 +396,9 @@ struct QueueStoreTests {
 
         let reopened = try await openStore(path)
         let rows = try await reopened.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT key, payload FROM item WHERE queue = 'uploads' ORDER BY id").map { row -> (String, Data) in (row["key"], row["payload"]) }
+            try Row.fetchAll(db, sql: "SELECT key, payload FROM item WHERE queue = 'uploads' ORDER BY id").map {
+                row -> (String, Data) in (row["key"], row["payload"])
+            }
         }
         #expect(Set(rows.map(\.0)) == Set((0..<200).map { "key-\($0)" }))
         let numbers = try rows.map { try JSONDecoder().decode(DurableQueueTests.Upload.self, from: $0.1).number }

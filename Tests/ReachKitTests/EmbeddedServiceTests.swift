@@ -12,7 +12,9 @@ extension ReachKitProcessTests {
         @Test func checkNowProbesAtOnceInsteadOfAtTheNextInterval() async throws {
             let server = try await HealthServer()
             let configuration = try Configuration.parse(
-                "server:\n  base_url: http://127.0.0.1:\(server.port)\n  health_path: /api/v1/health\nprobe:\n  interval: 60s\n  timeout: 2s\n", source: "test")
+                "server:\n  base_url: http://127.0.0.1:\(server.port)\n  health_path: /api/v1/health\nprobe:\n  interval: 60s\n  timeout: 2s\n",
+                source: "test"
+            )
             let service = try EmbeddedService(configuration: configuration, logger: .quiet)
             let running = Task { try await service.run() }
             defer { running.cancel() }
@@ -31,7 +33,11 @@ extension ReachKitProcessTests {
     /// The embedded service (in `reachkit-example embedded`, run inside a network namespace) and reachd
     /// (in the same namespace, read through its unix socket) watch the same server over the same link:
     /// for each fault they give the same verdict.
-    @Suite("The embedded service", .serialized, .enabled(if: Namespace.isAvailable, "needs root to make a network namespace"))
+    @Suite(
+        "The embedded service",
+        .serialized,
+        .enabled(if: Namespace.isAvailable, "needs root to make a network namespace")
+    )
     struct EmbeddedServiceTests {
         private static let products = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
 
@@ -50,21 +56,32 @@ extension ReachKitProcessTests {
             let socket = "\(directory)/reachd.sock"
             let config = "\(directory)/reachd.yaml"
             try """
-                server:
-                  base_url: http://198.51.100.1:8080
-                probe:
-                  interval: 200ms
-                  timeout: 1s
-                socket: \(socket)
-                """.write(toFile: config, atomically: true, encoding: .utf8)
+            server:
+              base_url: http://198.51.100.1:8080
+            probe:
+              interval: 200ms
+              timeout: 1s
+            socket: \(socket)
+            """.write(toFile: config, atomically: true, encoding: .utf8)
             var server = try await startServer(in: namespace)
-            let reachd = try ReachdProcess(["--config", config], listen: nil, namespace: namespace.name, log: "\(directory)/reachd.log")
+            let reachd = try ReachdProcess(
+                ["--config", config],
+                listen: nil,
+                namespace: namespace.name,
+                log: "\(directory)/reachd.log"
+            )
             defer { reachd.signal(SIGKILL) }
             let embedded = try ChildProcess(
-                "reachkit-example", executable: Namespace.ip,
+                "reachkit-example",
+                executable: Namespace.ip,
                 // Line-buffered: the example prints with `print`, which a pipe would hold in its buffer.
-                arguments: ["netns", "exec", namespace.name, "stdbuf", "-oL", Self.products.appending(path: "reachkit-example").path, "embedded", config],
-                errorLog: "\(directory)/example.log", environment: ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": directory.path]) { $1 })
+                arguments: [
+                    "netns", "exec", namespace.name, "stdbuf", "-oL",
+                    Self.products.appending(path: "reachkit-example").path, "embedded", config,
+                ],
+                errorLog: "\(directory)/example.log",
+                environment: ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": directory.path]) { $1 }
+            )
             defer { embedded.signal(SIGKILL) }
             let daemon = ReachdService(endpoint: ReachdEndpoint(base: socket), logger: .quiet)
             let following = Task { try await daemon.run() }
@@ -115,7 +132,11 @@ extension ReachKitProcessTests {
                 print('ready', flush=True)
                 s.serve_forever()
                 """
-            let child = try ChildProcess("server", executable: Namespace.ip, arguments: ["netns", "exec", namespace.name, "python3", "-c", script])
+            let child = try ChildProcess(
+                "server",
+                executable: Namespace.ip,
+                arguments: ["netns", "exec", namespace.name, "python3", "-c", script]
+            )
             try await child.waitForLine { $0 == "ready" }
             return ServerProcess(child: child)
         }

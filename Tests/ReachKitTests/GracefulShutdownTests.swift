@@ -21,7 +21,12 @@ struct GracefulShutdownTests {
         let store = try await openStore("\(directory)/queue.sqlite")
         let held = Gate()
         let started = Collected<Int>()
-        let queue = DurableQueue<Upload>(name: "uploads", store: store, service: TestConnectivityService(.connected), logger: .quiet) { delivery in
+        let queue = DurableQueue<Upload>(
+            name: "uploads",
+            store: store,
+            service: TestConnectivityService(.connected),
+            logger: .quiet
+        ) { delivery in
             started.append(delivery.item.number)
             await held.wait()
         }
@@ -44,13 +49,19 @@ struct GracefulShutdownTests {
         }
         #expect(started.all == [0], "nothing more started after the shutdown began")
         let stats = try await queue.stats()
-        #expect(stats.pending == 2 && stats.inFlight == 0 && stats.dead == 0, "the delivery was recorded; the rest waits in the file: \(stats)")
+        #expect(
+            stats.pending == 2 && stats.inFlight == 0 && stats.dead == 0,
+            "the delivery was recorded; the rest waits in the file: \(stats)"
+        )
         await closeStore(store)
     }
 
     @Test func theReachdBackedServiceStopsAndEndsItsStreams() async throws {
         // Nothing listens there: the service keeps trying to reach reachd until it is stopped.
-        let service = ReachdService(endpoint: ReachdEndpoint(base: "http://127.0.0.1:\(try freeLoopbackPort())"), logger: .quiet)
+        let service = ReachdService(
+            endpoint: ReachdEndpoint(base: "http://127.0.0.1:\(try freeLoopbackPort())"),
+            logger: .quiet
+        )
         try await expectGracefulStop(of: service)
     }
 

@@ -3,7 +3,9 @@ import ReachTesting
 import Testing
 
 /// The built `queue-drain-helper`, next to the test bundle.
-let queueDrainHelper = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "queue-drain-helper").path
+let queueDrainHelper = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent().appending(
+    path: "queue-drain-helper"
+).path
 
 /// The tests that start reachd, servers and helper processes, one at a time: together they would
 /// load a 2-core machine enough to push other suites' timing bounds.
@@ -21,7 +23,11 @@ extension ReachKitProcessTests {
             #expect(enqueue.status == 0, "\(enqueue.errors)")
 
             // From item 100 on, deliveries hang: the kill finds four in flight (the helper's concurrency).
-            let first = try ChildProcess("queue-drain-helper", executable: queueDrainHelper, arguments: ["drain", path, "100"])
+            let first = try ChildProcess(
+                "queue-drain-helper",
+                executable: queueDrainHelper,
+                arguments: ["drain", path, "100"]
+            )
             try await first.waitForLine(timeout: .seconds(60)) { $0 == "start item-103" }
             first.signal(SIGKILL)
             await first.waitForExit()
@@ -29,7 +35,11 @@ extension ReachKitProcessTests {
             let done = Set(first.output.filter { $0.hasPrefix("done ") }.map { $0.dropFirst(5) })
             #expect(done.count == 100, "killed mid-drain, with items 100 to 103 in flight: \(done.count) done")
 
-            let second = try ChildProcess("queue-drain-helper", executable: queueDrainHelper, arguments: ["drain", path])
+            let second = try ChildProcess(
+                "queue-drain-helper",
+                executable: queueDrainHelper,
+                arguments: ["drain", path]
+            )
             try await second.waitForLine(timeout: .seconds(60)) { $0 == "drained" }
             await second.waitForExit()
             let redone = second.output.filter { $0.hasPrefix("done ") }.map { $0.dropFirst(5) }

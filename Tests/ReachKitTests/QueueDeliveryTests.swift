@@ -12,7 +12,10 @@ struct QueueDeliveryTests {
     @Test func aHungHandlerIsCancelledAtItsDeadlineCountedAsARetryableFailureAndRetried() async throws {
         let attempts = Collected<Int>()
         let cancelled = Collected<Int>()
-        let policy = QueuePolicy(retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), deliveryTimeout: .milliseconds(200))
+        let policy = QueuePolicy(
+            retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)),
+            deliveryTimeout: .milliseconds(200)
+        )
         let rig = try await RunningQueue<Int>("deadline", policy: policy) { delivery in
             attempts.append(delivery.attempt)
             guard delivery.attempt == 1 else { return }
@@ -35,7 +38,10 @@ struct QueueDeliveryTests {
         let gate = Gate()
         let delivered = Collected<String>()
         let starts = Collected<String>()
-        let policy = QueuePolicy(retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), deliveryTimeout: .milliseconds(200))
+        let policy = QueuePolicy(
+            retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)),
+            deliveryTimeout: .milliseconds(200)
+        )
         let rig = try await RunningQueue<Int>("stuck", policy: policy) { delivery in
             starts.append(delivery.key)
             if delivery.key == "stuck", delivery.attempt == 1 { await gate.wait() }  // deaf to cancellation
@@ -61,7 +67,11 @@ struct QueueDeliveryTests {
         let delivered = Collected<Int>()
         let failures = Collected<Int>()
         // Its backoff never passes unless the test moves the clock.
-        let policy = QueuePolicy(concurrency: 4, retry: ReconnectBackoff(first: .seconds(10), longest: .seconds(10)), breakerThreshold: 100)
+        let policy = QueuePolicy(
+            concurrency: 4,
+            retry: ReconnectBackoff(first: .seconds(10), longest: .seconds(10)),
+            breakerThreshold: 100
+        )
         let rig = try await RunningQueue<Int>("head-of-line", clock: clock, policy: policy) { delivery in
             if delivery.item == 0, delivery.attempt == 1 {
                 failures.append(delivery.item)
@@ -73,7 +83,9 @@ struct QueueDeliveryTests {
         try await waitUntil("every other item delivered") { delivered.count == 19 }
         #expect(Set(delivered.all) == Set(1..<20) && failures.all == [0], "item 0 failed, and held back nothing")
         #expect(try await rig.queue.stats().pending == 1)
-        try await advance(clock, of: rig.queue, until: "item 0 delivered on its retry", step: .seconds(1)) { delivered.count == 20 }
+        try await advance(clock, of: rig.queue, until: "item 0 delivered on its retry", step: .seconds(1)) {
+            delivered.count == 20
+        }
         #expect(delivered.all.last == 0)
         await rig.stop()
     }
@@ -81,7 +93,10 @@ struct QueueDeliveryTests {
     @Test func atConcurrencyOneAFailingItemHoldsBackThoseBehindIt() async throws {
         let clock = TestClock()
         let delivered = Collected<Int>()
-        let policy = QueuePolicy(retry: ReconnectBackoff(first: .seconds(10), longest: .seconds(10)), breakerThreshold: 100)
+        let policy = QueuePolicy(
+            retry: ReconnectBackoff(first: .seconds(10), longest: .seconds(10)),
+            breakerThreshold: 100
+        )
         let rig = try await RunningQueue<Int>("in-order", clock: clock, policy: policy) { delivery in
             if delivery.item == 0, delivery.attempt == 1 { throw DeliveryFailure.retryable("503 from the server") }
             delivered.append(delivery.item)

@@ -51,17 +51,30 @@ struct QueueManagementTests {
 
     @Test func anItemPastItsExpiryBecomesADeadLetterEvenOffline() async throws {
         let clock = TestClock()
-        let rig = try await RunningQueue<Int>("expiry", .disconnected, clock: clock, policy: QueuePolicy(expiry: .seconds(60))) { _ in }
+        let rig = try await RunningQueue<Int>(
+            "expiry",
+            .disconnected,
+            clock: clock,
+            policy: QueuePolicy(expiry: .seconds(60))
+        ) { _ in }
         try await rig.queue.enqueue(1, key: "soon", expiresAfter: .seconds(10))
         try await rig.queue.enqueue(2, key: "later")
         try await rig.queue.enqueue(3, key: "much-later", expiresAfter: .seconds(3_600))
-        try await advance(clock, of: rig.queue, until: "the first expired", step: .seconds(1)) { (try? await rig.queue.stats().dead) == 1 }
-        try await advance(clock, of: rig.queue, until: "the queue's own expiry", step: .seconds(1)) { (try? await rig.queue.stats().dead) == 2 }
+        try await advance(clock, of: rig.queue, until: "the first expired", step: .seconds(1)) {
+            (try? await rig.queue.stats().dead) == 1
+        }
+        try await advance(clock, of: rig.queue, until: "the queue's own expiry", step: .seconds(1)) {
+            (try? await rig.queue.stats().dead) == 2
+        }
         let dead = try await rig.queue.deadLetters()
         #expect(dead.map(\.key) == ["soon", "later"])
         #expect(dead.map(\.reason) == [.expired, .expired])
         #expect(dead.map(\.attempts) == [0, 0], "expired untried: the service was never connected")
-        #expect(dead.map(\.diedAt) == [clock.wallTimeAtStart.advanced(by: .seconds(10)), clock.wallTimeAtStart.advanced(by: .seconds(60))])
+        #expect(
+            dead.map(\.diedAt) == [
+                clock.wallTimeAtStart.advanced(by: .seconds(10)), clock.wallTimeAtStart.advanced(by: .seconds(60)),
+            ]
+        )
         #expect(try await rig.queue.stats().pending == 1, "the item with an hour to live still waits")
         await rig.stop()
     }

@@ -30,7 +30,10 @@ struct QueueMetricsTests {
         #expect(try metrics.expectGauge("reachkit_queue_in_flight", dimensions).lastValue == 0)
         #expect(try metrics.expectGauge("reachkit_queue_dead", dimensions).lastValue == 0)
         #expect(try metrics.expectGauge("reachkit_queue_oldest_pending_age_seconds", dimensions).lastValue != nil)
-        #expect(metrics.recorders.allSatisfy { $0.dimensions.contains { $0 == ("queue", "measured") } }, "the queue made without a backend reported nothing")
+        #expect(
+            metrics.recorders.allSatisfy { $0.dimensions.contains { $0 == ("queue", "measured") } },
+            "the queue made without a backend reported nothing"
+        )
         await closeStore(store)
     }
 
@@ -40,7 +43,11 @@ struct QueueMetricsTests {
     @Test func theMetricsTellAScriptedOutage() async throws {
         let clock = TestClock()
         let metrics = TestMetrics()
-        let policy = QueuePolicy(retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), breakerThreshold: 1, breakerCooldown: .seconds(1))
+        let policy = QueuePolicy(
+            retry: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)),
+            breakerThreshold: 1,
+            breakerCooldown: .seconds(1)
+        )
         let rig = try await withMetricsFactory(metrics) {
             try await RunningQueue<String>("outage", clock: clock, policy: policy) { delivery in
                 switch (delivery.item, delivery.attempt) {
@@ -52,18 +59,29 @@ struct QueueMetricsTests {
         }
         let dimensions = [("queue", "uploads")]
         func counter(_ label: String, _ more: [(String, String)] = []) -> Int64 {
-            metrics.counters(label: "reachkit_queue_\(label)_total", dimensions: dimensions + more).map(\.totalValue).reduce(0, +)
+            metrics.counters(label: "reachkit_queue_\(label)_total", dimensions: dimensions + more).map(\.totalValue)
+                .reduce(0, +)
         }
-        func gauge(_ label: String) -> Double? { try? metrics.expectGauge("reachkit_queue_\(label)", dimensions).lastValue }
+        func gauge(_ label: String) -> Double? {
+            try? metrics.expectGauge("reachkit_queue_\(label)", dimensions).lastValue
+        }
 
         try await rig.queue.enqueue(contentsOf: [("a", "fine"), ("b", "flaky"), ("c", "refused")])
-        try await advance(clock, of: rig.queue, until: "all three handled") { counter("delivered") == 2 && counter("dead") == 1 }
+        try await advance(clock, of: rig.queue, until: "all three handled") {
+            counter("delivered") == 2 && counter("dead") == 1
+        }
         #expect(counter("failed", [("kind", "retryable")]) == 1 && counter("failed", [("kind", "permanent")]) == 1)
         #expect(counter("retried") == 1)
         #expect(counter("dead", [("reason", "rejected")]) == 1)
-        #expect(try metrics.expectTimer("reachkit_queue_delivery_duration_seconds", dimensions).values.count == 4, "a, b twice, c")
+        #expect(
+            try metrics.expectTimer("reachkit_queue_delivery_duration_seconds", dimensions).values.count == 4,
+            "a, b twice, c"
+        )
         let breaker = try metrics.expectGauge("reachkit_queue_breaker_state", dimensions).values
-        #expect(breaker.contains(2) && breaker.last == 0, "open after b's failure (threshold 1), closed again by its success: \(breaker)")
+        #expect(
+            breaker.contains(2) && breaker.last == 0,
+            "open after b's failure (threshold 1), closed again by its success: \(breaker)"
+        )
 
         // The outage: one item waits, one expires; nothing else happens but time.
         await rig.service.disconnect()
@@ -71,8 +89,12 @@ struct QueueMetricsTests {
         try await rig.queue.enqueue("expires", key: "e", expiresAfter: .seconds(12))
         #expect(gauge("pending") == 2)
         // Only the queue's timer records the age now: no delivery, no enqueue, no restoration.
-        try await advance(clock, of: rig.queue, until: "an age of 10 s", step: .seconds(1)) { (gauge("oldest_pending_age_seconds") ?? 0) >= 10 }
-        try await advance(clock, of: rig.queue, until: "an age of 20 s", step: .seconds(1)) { (gauge("oldest_pending_age_seconds") ?? 0) >= 20 }
+        try await advance(clock, of: rig.queue, until: "an age of 10 s", step: .seconds(1)) {
+            (gauge("oldest_pending_age_seconds") ?? 0) >= 10
+        }
+        try await advance(clock, of: rig.queue, until: "an age of 20 s", step: .seconds(1)) {
+            (gauge("oldest_pending_age_seconds") ?? 0) >= 20
+        }
         #expect(counter("expired") == 1 && counter("dead", [("reason", "expired")]) == 1, "e expired at 12 s")
         #expect(gauge("pending") == 1 && gauge("dead") == 2)
         await rig.stop()

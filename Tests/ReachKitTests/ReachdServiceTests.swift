@@ -1,25 +1,36 @@
 import Foundation
 import Logging
 import ReachCore
-@testable import ReachKit
 import ReachSupport
 import ReachTesting
 import Testing
+
+@testable import ReachKit
 
 extension ReachKitProcessTests {
     /// The reachd-backed service against a real reachd started by the test, watching a real server.
     @Suite("The reachd-backed service", .serialized)
     struct ReachdServiceTests {
-        static let quickReconnect = ReachdService.Settings(reconnect: ReconnectBackoff(first: .milliseconds(100), longest: .milliseconds(500), jitter: true))
+        static let quickReconnect = ReachdService.Settings(
+            reconnect: ReconnectBackoff(first: .milliseconds(100), longest: .milliseconds(500), jitter: true)
+        )
 
         @Test func aServerGoingDownAndUpGivesExactlyOneLostAndOneRestoredCallback() async throws {
             let directory = try TemporaryDirectory("updown")
             let healthPort = try freeLoopbackPort()
             var server = try await HealthServer(port: healthPort)
-            let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
+            let reachd = try await LocalReachd(
+                watchingPort: healthPort,
+                port: try freeLoopbackPort(),
+                directory: directory
+            )
             var settings = Self.quickReconnect
             settings.likelyConnectedWindow = .seconds(1)
-            let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: settings, logger: .quiet)
+            let service = ReachdService(
+                endpoint: ReachdEndpoint(base: reachd.endpoint),
+                settings: settings,
+                logger: .quiet
+            )
             let lost = Collected<ServiceTransition>()
             let restored = Collected<ServiceTransition>()
             service.onConnectivityLost(named: "pause-uploads") { lost.append($0) }
@@ -43,8 +54,13 @@ extension ReachKitProcessTests {
             try await waitUntil("the restored callback ran") { restored.count >= 1 }
             // Steadily connected since: two refreshes later, still one callback each.
             let refreshes = service.evidenceRefreshes
-            try await waitUntil("two more refreshes", timeout: .seconds(10)) { service.evidenceRefreshes >= refreshes + 2 }
-            #expect(lost.count == 1 && restored.count == 1, "one callback per transition: \(lost.all.count) lost, \(restored.all.count) restored")
+            try await waitUntil("two more refreshes", timeout: .seconds(10)) {
+                service.evidenceRefreshes >= refreshes + 2
+            }
+            #expect(
+                lost.count == 1 && restored.count == 1,
+                "one callback per transition: \(lost.all.count) lost, \(restored.all.count) restored"
+            )
             #expect(lost.all.first?.verdict.reason.code == "connection_refused")
             #expect((lost.all.first?.sequence ?? .max) < (restored.all.first?.sequence ?? 0))
             await reachd.kill()
@@ -58,7 +74,11 @@ extension ReachKitProcessTests {
             let port = try freeLoopbackPort()
             var reachd = try await LocalReachd(watchingPort: healthPort, port: port, directory: directory)
             let logs = CapturedLogs()
-            let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: Self.quickReconnect, logger: logs.logger)
+            let service = ReachdService(
+                endpoint: ReachdEndpoint(base: reachd.endpoint),
+                settings: Self.quickReconnect,
+                logger: logs.logger
+            )
             let transitions = Collected<ServiceTransition>()
             service.onConnectivityLost { transitions.append($0) }
             service.onConnectivityRestored { transitions.append($0) }
@@ -72,7 +92,9 @@ extension ReachKitProcessTests {
             let beforeKill = seen.count
 
             await reachd.kill()
-            try await waitUntil("reachd reported unreachable", timeout: .seconds(10)) { service.current.reason.code == "reachd_unreachable" }
+            try await waitUntil("reachd reported unreachable", timeout: .seconds(10)) {
+                service.current.reason.code == "reachd_unreachable"
+            }
             #expect(!service.isConnected && !service.isLikelyConnected)
             #expect(service.current.state == .unknown)
             // Three tries to reconnect, each refused: still never a stale connected.
@@ -80,13 +102,22 @@ extension ReachKitProcessTests {
                 logs.all.count { $0.message.hasPrefix("reachd unreachable: trying again") } >= 3
             }
             let whileDown = seen.all.dropFirst(beforeKill)
-            #expect(!whileDown.isEmpty && !whileDown.contains { $0.isConnected }, "never a stale connected while reachd is down: \(seen.all.map { "\($0.state.rawValue) \($0.reason)" })")
+            #expect(
+                !whileDown.isEmpty && !whileDown.contains { $0.isConnected },
+                "never a stale connected while reachd is down: \(seen.all.map { "\($0.state.rawValue) \($0.reason)" })"
+            )
 
             reachd = try await LocalReachd(watchingPort: healthPort, port: port, directory: directory)
             try await waitUntil("connected through the new reachd", timeout: .seconds(30)) { service.isConnected }
-            #expect(logs.all.contains { $0.message.contains("reset") }, "the old event id is unknown to the new reachd: it sends a reset")
+            #expect(
+                logs.all.contains { $0.message.contains("reset") },
+                "the old event id is unknown to the new reachd: it sends a reset"
+            )
             // The verdict that came through the new reachd was decided no transition (nothing for a callback to run on).
-            #expect(!logs.all.contains { $0.message.hasPrefix("transition ") }, "connected before and after: a restart of reachd is no transition")
+            #expect(
+                !logs.all.contains { $0.message.hasPrefix("transition ") },
+                "connected before and after: a restart of reachd is no transition"
+            )
             #expect(transitions.count == 0)
             await reachd.kill()
             await server.stop()
@@ -96,8 +127,16 @@ extension ReachKitProcessTests {
             let directory = try TemporaryDirectory("check")
             let healthPort = try freeLoopbackPort()
             let server = try await HealthServer(port: healthPort)
-            let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
-            let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: Self.quickReconnect, logger: .quiet)
+            let reachd = try await LocalReachd(
+                watchingPort: healthPort,
+                port: try freeLoopbackPort(),
+                directory: directory
+            )
+            let service = ReachdService(
+                endpoint: ReachdEndpoint(base: reachd.endpoint),
+                settings: Self.quickReconnect,
+                logger: .quiet
+            )
             let running = Task { try await service.run() }
             defer { running.cancel() }
             try await waitUntil("connected", timeout: .seconds(30)) { service.isConnected }
@@ -115,10 +154,18 @@ extension ReachKitProcessTests {
             let directory = try TemporaryDirectory("stale")
             let healthPort = try freeLoopbackPort()
             let server = try await HealthServer(port: healthPort)
-            let reachd = try await LocalReachd(watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory)
+            let reachd = try await LocalReachd(
+                watchingPort: healthPort,
+                port: try freeLoopbackPort(),
+                directory: directory
+            )
             var settings = Self.quickReconnect
             settings.likelyConnectedWindow = .seconds(1)
-            let service = ReachdService(endpoint: ReachdEndpoint(base: reachd.endpoint), settings: settings, logger: .quiet)
+            let service = ReachdService(
+                endpoint: ReachdEndpoint(base: reachd.endpoint),
+                settings: settings,
+                logger: .quiet
+            )
             let running = Task { try await service.run() }
             defer { running.cancel() }
             try await waitUntil("likely connected", timeout: .seconds(30)) { service.isLikelyConnected }
@@ -141,8 +188,11 @@ extension ReachKitProcessTests {
             try "s3cret-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
             let socket = "\(directory)/reachd.sock"
             let reachd = try await LocalReachd(
-                watchingPort: healthPort, port: try freeLoopbackPort(), directory: directory,
-                extra: "socket: \(socket)\napi:\n  bearer_token_file: \(tokenFile)\n")
+                watchingPort: healthPort,
+                port: try freeLoopbackPort(),
+                directory: directory,
+                extra: "socket: \(socket)\napi:\n  bearer_token_file: \(tokenFile)\n"
+            )
 
             let endpoint = try ReachdEndpoint.resolve(configured: socket, tokenFile: tokenFile, environment: [:])
             #expect(endpoint.isUnixSocket && endpoint.token == "s3cret-token")
@@ -151,7 +201,11 @@ extension ReachKitProcessTests {
             defer { running.cancel() }
             try await waitUntil("connected over the socket", timeout: .seconds(30)) { service.isConnected }
 
-            let tokenless = ReachdService(endpoint: ReachdEndpoint(base: socket), settings: Self.quickReconnect, logger: .quiet)
+            let tokenless = ReachdService(
+                endpoint: ReachdEndpoint(base: socket),
+                settings: Self.quickReconnect,
+                logger: .quiet
+            )
             let refused = Task { try await tokenless.run() }
             defer { refused.cancel() }
             try await waitUntil("refused without the token") { tokenless.current.reason.description.contains("401") }
@@ -161,20 +215,46 @@ extension ReachKitProcessTests {
         }
 
         @Test func theEndpointIsTheConfiguredOneElseTheEnvironmentsElseTheDefault() throws {
-            #expect(try ReachdEndpoint.resolve(configured: "/run/reachd/reachd.sock", environment: ["REACHD_ENDPOINT": "http://h:1"]).base == "/run/reachd/reachd.sock")
-            #expect(try ReachdEndpoint.resolve(environment: ["REACHD_ENDPOINT": "http://127.0.0.1:9999/"]).base == "http://127.0.0.1:9999")
+            #expect(
+                try ReachdEndpoint.resolve(
+                    configured: "/run/reachd/reachd.sock",
+                    environment: ["REACHD_ENDPOINT": "http://h:1"]
+                ).base == "/run/reachd/reachd.sock"
+            )
+            #expect(
+                try ReachdEndpoint.resolve(environment: ["REACHD_ENDPOINT": "http://127.0.0.1:9999/"]).base
+                    == "http://127.0.0.1:9999"
+            )
             #expect(try ReachdEndpoint.resolve(environment: [:]).base == "http://127.0.0.1:9780")
-            #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(tokenFile: "/nonexistent/token", environment: [:]) }
-            // An https endpoint is taken (a reachd with a web configuration file); other schemes are not.
-            #expect(try ReachdEndpoint.resolve(configured: "https://127.0.0.1:9780", environment: [:]).base == "https://127.0.0.1:9780")
-            #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(configured: "ftp://127.0.0.1:9780", environment: [:]) }
-            // One way to prove who asks, and both halves of it; a CA file that cannot be read fails at once.
-            #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(user: "prometheus", environment: [:]) }
             #expect(throws: ReachdEndpointError.self) {
-                try ReachdEndpoint.resolve(configured: "https://127.0.0.1:9780", caFile: "/nonexistent/ca.pem", environment: [:])
+                try ReachdEndpoint.resolve(tokenFile: "/nonexistent/token", environment: [:])
             }
-            #expect(throws: ReachdEndpointError.self) { try ReachdEndpoint.resolve(environment: ["REACHD_ENDPOINT": "http://127.0.0.1:9780/api"]) }
-            #expect(try ReachdEndpoint.resolve(configured: "http://[::1]:9780", environment: [:]).base == "http://[::1]:9780")
+            // An https endpoint is taken (a reachd with a web configuration file); other schemes are not.
+            #expect(
+                try ReachdEndpoint.resolve(configured: "https://127.0.0.1:9780", environment: [:]).base
+                    == "https://127.0.0.1:9780"
+            )
+            #expect(throws: ReachdEndpointError.self) {
+                try ReachdEndpoint.resolve(configured: "ftp://127.0.0.1:9780", environment: [:])
+            }
+            // One way to prove who asks, and both halves of it; a CA file that cannot be read fails at once.
+            #expect(throws: ReachdEndpointError.self) {
+                try ReachdEndpoint.resolve(user: "prometheus", environment: [:])
+            }
+            #expect(throws: ReachdEndpointError.self) {
+                try ReachdEndpoint.resolve(
+                    configured: "https://127.0.0.1:9780",
+                    caFile: "/nonexistent/ca.pem",
+                    environment: [:]
+                )
+            }
+            #expect(throws: ReachdEndpointError.self) {
+                try ReachdEndpoint.resolve(environment: ["REACHD_ENDPOINT": "http://127.0.0.1:9780/api"])
+            }
+            #expect(
+                try ReachdEndpoint.resolve(configured: "http://[::1]:9780", environment: [:]).base
+                    == "http://[::1]:9780"
+            )
         }
     }
 }

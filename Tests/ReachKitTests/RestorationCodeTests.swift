@@ -41,7 +41,11 @@ struct RestorationCodeTests {
 
         await service.connect()
         // reachd going away and coming back at the same state is no transition: nothing runs.
-        let unreachable = ServiceVerdict(state: .unknown, reason: .reachdUnreachable("connection refused"), since: service.current.since)
+        let unreachable = ServiceVerdict(
+            state: .unknown,
+            reason: .reachdUnreachable("connection refused"),
+            since: service.current.since
+        )
         #expect(await service.publish(unreachable).isEmpty)
         #expect(!service.isConnected && !service.isLikelyConnected)
         #expect(await service.connect().isEmpty)

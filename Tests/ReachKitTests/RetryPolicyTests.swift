@@ -15,32 +15,52 @@ import Testing
 struct RetryPolicyTests {
     @Test func anHTTPCallAnswered503WithRetryAfterWaitsAsAskedThenGets200() async throws {
         // The server a real client talks to: 503 with `Retry-After: 7` once, then 200.
-        let server = try ChildProcess("retry-after-server", executable: "/usr/bin/python3", arguments: ["-c", """
-            import http.server
-            class H(http.server.BaseHTTPRequestHandler):
-                calls = 0
-                def do_GET(self):
-                    H.calls += 1
-                    self.send_response(503 if H.calls == 1 else 200)
-                    if H.calls == 1: self.send_header('Retry-After', '7')
-                    self.send_header('Content-Length', '0')
-                    self.end_headers()
-                def log_message(self, *args): pass
-            s = http.server.HTTPServer(('127.0.0.1', 0), H)
-            print('port', s.server_address[1], flush=True)
-            s.serve_forever()
-            """])
+        let server = try ChildProcess(
+            "retry-after-server",
+            executable: "/usr/bin/python3",
+            arguments: [
+                "-c",
+                """
+                import http.server
+                class H(http.server.BaseHTTPRequestHandler):
+                    calls = 0
+                    def do_GET(self):
+                        H.calls += 1
+                        self.send_response(503 if H.calls == 1 else 200)
+                        if H.calls == 1: self.send_header('Retry-After', '7')
+                        self.send_header('Content-Length', '0')
+                        self.end_headers()
+                    def log_message(self, *args): pass
+                s = http.server.HTTPServer(('127.0.0.1', 0), H)
+                print('port', s.server_address[1], flush=True)
+                s.serve_forever()
+                """,
+            ]
+        )
         let port = try await server.waitForLine { $0.hasPrefix("port ") }.dropFirst("port ".count)
         let clock = TestClock()
         let attempts = Collected<Duration>()
-        let policy = RetryPolicy(maxAttempts: 3, backoff: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)), deadline: nil)
+        let policy = RetryPolicy(
+            maxAttempts: 3,
+            backoff: ReconnectBackoff(first: .milliseconds(10), longest: .milliseconds(10)),
+            deadline: nil
+        )
         let call = Task {
-            try await policy.run(clock: clock.monitorClock, classify: { (result: Result<HTTPClientResponse, any Error>) in
-                guard case .success(let response) = result else { return .default(result) }
-                return .http(status: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after"))
-            }) { _ -> HTTPClientResponse in
+            try await policy.run(
+                clock: clock.monitorClock,
+                classify: { (result: Result<HTTPClientResponse, any Error>) in
+                    guard case .success(let response) = result else { return .default(result) }
+                    return .http(
+                        status: Int(response.status.code),
+                        retryAfter: response.headers.first(name: "retry-after")
+                    )
+                }
+            ) { _ -> HTTPClientResponse in
                 attempts.append(clock.now.offset)
-                return try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"), timeout: .seconds(10))
+                return try await HTTPClient.shared.execute(
+                    HTTPClientRequest(url: "http://127.0.0.1:\(port)/"),
+                    timeout: .seconds(10)
+                )
             }
         }
         try await clock.waitForSleepers()
@@ -56,7 +76,11 @@ struct RetryPolicyTests {
     }
 
     @Test func retryableAnswersAreRetriedUntilTheAttemptsAreSpentAndPermanentOnesAreNot() async throws {
-        let policy = RetryPolicy(maxAttempts: 4, backoff: ReconnectBackoff(first: .milliseconds(1), longest: .milliseconds(1)), deadline: nil)
+        let policy = RetryPolicy(
+            maxAttempts: 4,
+            backoff: ReconnectBackoff(first: .milliseconds(1), longest: .milliseconds(1)),
+            deadline: nil
+        )
         let calls = Collected<Int>()
         let last = try await policy.run(classify: { .http(status: (try? $0.get()) ?? 0) }) { attempt in
             calls.append(attempt)
@@ -90,7 +114,10 @@ struct RetryPolicyTests {
             Issue.record("expected the deadline, got \(String(describing: interrupted))")
             return
         }
-        #expect(left <= .milliseconds(100) && attempts.all == [1], "the first attempt had all the deadline, and there was no time for another")
+        #expect(
+            left <= .milliseconds(100) && attempts.all == [1],
+            "the first attempt had all the deadline, and there was no time for another"
+        )
     }
 
     @Test func aLossCancelsTheCallWhenAsked() async throws {
@@ -116,7 +143,9 @@ struct RetryPolicyTests {
         let clock = TestClock()
         let breaker = CircuitBreaker(threshold: 2, cooldown: .seconds(60), clock: clock.monitorClock)
         let once = RetryPolicy(maxAttempts: 1, deadline: nil)
-        for _ in 0..<2 { _ = try await once.run(breaker: breaker, classify: { .http(status: (try? $0.get()) ?? 0) }) { _ in 503 } }
+        for _ in 0..<2 {
+            _ = try await once.run(breaker: breaker, classify: { .http(status: (try? $0.get()) ?? 0) }) { _ in 503 }
+        }
         #expect(breaker.state == .open)
         await #expect(throws: CallInterrupted.breakerOpen) { try await once.run(breaker: breaker) { _ in 200 } }
         clock.advance(by: .seconds(60))
@@ -132,20 +161,39 @@ struct RetryPolicyTests {
         let codes = (0...16).compactMap(Status.Code.init(rawValue:))
         #expect(codes.count == 17, "every gRPC status code")
         for code in codes {
-            let expected: CallOutcome = code == .ok ? .success : retryable.contains(code) ? .retryable(after: nil) : .permanent
+            let expected: CallOutcome =
+                code == .ok ? .success : retryable.contains(code) ? .retryable(after: nil) : .permanent
             #expect(CallOutcome.grpc(code: code.rawValue) == expected, "\(code)")
-            if let error = RPCError.Code(code) { #expect(CallOutcome.grpc(code: error.rawValue) == expected, "RPCError \(code)") }
+            if let error = RPCError.Code(code) {
+                #expect(CallOutcome.grpc(code: error.rawValue) == expected, "RPCError \(code)")
+            }
         }
     }
 
     @Test func httpStatusesAndRetryAfterClassifyAsTheIssueSays() {
         let now = WallTime(sinceEpoch: .seconds(784_111_777))  // Sun, 06 Nov 1994 08:49:37 GMT
         #expect(CallOutcome.http(status: 200) == .success && CallOutcome.http(status: 304) == .success)
-        #expect(CallOutcome.http(status: 500) == .retryable(after: nil) && CallOutcome.http(status: 504) == .retryable(after: nil))
+        #expect(
+            CallOutcome.http(status: 500) == .retryable(after: nil)
+                && CallOutcome.http(status: 504) == .retryable(after: nil)
+        )
         #expect(CallOutcome.http(status: 503, retryAfter: "120") == .retryable(after: .seconds(120)))
-        #expect(CallOutcome.http(status: 429, retryAfter: "Sun, 06 Nov 1994 08:50:07 GMT", now: now) == .retryable(after: .seconds(30)))
-        #expect(CallOutcome.http(status: 503, retryAfter: "Sun, 06 Nov 1994 08:49:00 GMT", now: now) == .retryable(after: .zero), "a date past")
-        #expect(CallOutcome.http(status: 503, retryAfter: "soon") == .retryable(after: nil), "unreadable: the backoff decides")
-        #expect(CallOutcome.http(status: 400) == .permanent && CallOutcome.http(status: 404) == .permanent && CallOutcome.http(status: 408) == .permanent)
+        #expect(
+            CallOutcome.http(status: 429, retryAfter: "Sun, 06 Nov 1994 08:50:07 GMT", now: now)
+                == .retryable(after: .seconds(30))
+        )
+        #expect(
+            CallOutcome.http(status: 503, retryAfter: "Sun, 06 Nov 1994 08:49:00 GMT", now: now)
+                == .retryable(after: .zero),
+            "a date past"
+        )
+        #expect(
+            CallOutcome.http(status: 503, retryAfter: "soon") == .retryable(after: nil),
+            "unreadable: the backoff decides"
+        )
+        #expect(
+            CallOutcome.http(status: 400) == .permanent && CallOutcome.http(status: 404) == .permanent
+                && CallOutcome.http(status: 408) == .permanent
+        )
     }
 }

@@ -20,17 +20,47 @@ struct ServiceVerdictTests {
         let at = ServiceVerdictTests.at
         let refused = ProbeResult.refused("server")
         let server = TargetStatus(
-            name: "server", kind: "http", health: .unhealthy, lastResult: refused, lastFailure: refused.failure, lastCheckedAt: at,
+            name: "server",
+            kind: "http",
+            health: .unhealthy,
+            lastResult: refused,
+            lastFailure: refused.failure,
+            lastCheckedAt: at,
             consecutiveFailures: 3,
-            certificate: ServerCertificate(notAfter: at.advanced(by: .seconds(86_400 * 30)), subject: "CN=api.example.com", issuer: "CN=Example CA"))
-        var mirror = TargetStatus(name: "mirror", kind: "tcp", health: .healthy, lastResult: .ok("mirror"), lastCheckedAt: at, consecutiveSuccesses: 5)
+            certificate: ServerCertificate(
+                notAfter: at.advanced(by: .seconds(86_400 * 30)),
+                subject: "CN=api.example.com",
+                issuer: "CN=Example CA"
+            )
+        )
+        var mirror = TargetStatus(
+            name: "mirror",
+            kind: "tcp",
+            health: .healthy,
+            lastResult: .ok("mirror"),
+            lastCheckedAt: at,
+            consecutiveSuccesses: 5
+        )
         (mirror.families, mirror.answeredFamilies, mirror.degradedFamilies) = ([.ipv4, .ipv6], [.ipv4], [.ipv6])
         let portal = CaptivePortal(
-            evidence: .rfc8908, isCaptive: false, userPortalURL: "https://portal.example/login", venueInfoURL: "https://venue.example/",
-            secondsRemaining: 1800, bytesRemaining: 10_000_000, sessionEndsAt: at.advanced(by: .seconds(1800)), interface: "eth0")
+            evidence: .rfc8908,
+            isCaptive: false,
+            userPortalURL: "https://portal.example/login",
+            venueInfoURL: "https://venue.example/",
+            secondsRemaining: 1800,
+            bytesRemaining: 10_000_000,
+            sessionEndsAt: at.advanced(by: .seconds(1800)),
+            interface: "eth0"
+        )
         var verdict = Verdict(
-            state: .disconnected, reason: .targetFailed(target: "server", reason: .connectionRefused), since: at, usableInterfaces: ["eth0", "wwan0"],
-            targets: [server, mirror], portal: portal, fault: .server)
+            state: .disconnected,
+            reason: .targetFailed(target: "server", reason: .connectionRefused),
+            since: at,
+            usableInterfaces: ["eth0", "wwan0"],
+            targets: [server, mirror],
+            portal: portal,
+            fault: .server
+        )
         verdict.interfaces = [
             InterfaceReachability(name: "eth0", reachable: false, reason: .connectionRefused, fault: .server),
             InterfaceReachability(name: "wwan0", reachable: true, latency: .microseconds(41_234)),
@@ -42,7 +72,10 @@ struct ServiceVerdictTests {
         let embedded = ServiceVerdict(Self.verdict)
         // What reachd sends for the verdict on /v1/events, read as ReachdService reads it.
         var parser = EventStreamParser()
-        let frame = StatusDocument(event: ConnectivityEvent(sequence: 42, verdict: Self.verdict), likelyConnected: false).eventFrame
+        let frame = StatusDocument(
+            event: ConnectivityEvent(sequence: 42, verdict: Self.verdict),
+            likelyConnected: false
+        ).eventFrame
         let event = try #require(try parser.feed(frame).first)
         let followed = ServiceVerdict(try StatusDocument(event: event))
         #expect(followed == embedded)
@@ -69,6 +102,9 @@ struct ServiceVerdictTests {
         let seen = ServiceVerdict(Verdict(state: .disconnected, reason: .noLink, since: Self.at, fault: .link))
         #expect(seen.failingTarget == nil)
         #expect(seen.fault == .link)
-        #expect(ServiceVerdict(state: .unknown, reason: .reachdUnreachable("connection refused"), since: Self.at).failingTarget == nil)
+        #expect(
+            ServiceVerdict(state: .unknown, reason: .reachdUnreachable("connection refused"), since: Self.at)
+                .failingTarget == nil
+        )
     }
 }

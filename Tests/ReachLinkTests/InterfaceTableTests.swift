@@ -1,7 +1,8 @@
+import ReachCore
 import ReachSupport
 import Testing
+
 @testable import ReachLink
-import ReachCore
 
 /// The table built from real captured dumps and events.
 @Suite struct InterfaceTableTests {
@@ -16,17 +17,27 @@ import ReachCore
         let rd0 = try #require(snapshot[name: "rd0"])
         #expect(rd0.kind == .virtual && rd0.linkKind == "veth")
         #expect(rd0.isAdminUp && rd0.isLowerUp && rd0.operState == .up && rd0.hasCarrier)
-        #expect(rd0.addresses.map(\.prefix.description) == ["198.51.100.2/24", "2001:db8::2/64", "fe80::404e:f0ff:fe64:b97b/64"])
+        #expect(
+            rd0.addresses.map(\.prefix.description) == [
+                "198.51.100.2/24", "2001:db8::2/64", "fe80::404e:f0ff:fe64:b97b/64",
+            ]
+        )
         #expect(rd0.addresses.map(\.scope) == [.global, .global, .link])
-        #expect(Set(rd0.routes.map { "\($0.destination) \($0.gateway.map(String.init(describing:)) ?? "-")" }) == [
-            "0.0.0.0/0 198.51.100.1", "198.51.100.0/24 -", "203.0.113.0/24 198.51.100.1",
-            "2001:db8::/64 -", "fe80::/64 -", "::/0 2001:db8::1",
-        ])
+        #expect(
+            Set(rd0.routes.map { "\($0.destination) \($0.gateway.map(String.init(describing:)) ?? "-")" }) == [
+                "0.0.0.0/0 198.51.100.1", "198.51.100.0/24 -", "203.0.113.0/24 198.51.100.1",
+                "2001:db8::/64 -", "fe80::/64 -", "::/0 2001:db8::1",
+            ]
+        )
         #expect(rd0.defaultRouteFamilies == [.ipv4, .ipv6])
         let rd1 = try #require(snapshot[name: "rd1"])
         #expect(rd1.addresses.first { $0.prefix.description == "2001:db8:1::2/64" }?.isTentative == true)
         // The multipath route's second hop leaves through rd1; local-table routes are not listed.
-        #expect(rd1.routes.contains { $0.destination.description == "203.0.113.0/24" && $0.gateway?.description == "198.51.100.4" })
+        #expect(
+            rd1.routes.contains {
+                $0.destination.description == "203.0.113.0/24" && $0.gateway?.description == "198.51.100.4"
+            }
+        )
         #expect(!rd1.routes.contains { $0.destination.length == 32 })
         #expect(snapshot[name: "rdbr0"]?.linkKind == "bridge")
         #expect(snapshot[name: "rdtun0"]?.kind == .virtual)
@@ -108,8 +119,11 @@ import ReachCore
         var table = CapturedState.loadedTable()
         let before = table.snapshot()
         // AF_BRIDGE (7) RTM_DELLINK: rd0 left a bridge; the device still exists.
-        let portLeft = NetlinkBytes.message(type: 17, body: NetlinkBytes.linkHeader(family: 7, index: 3, flags: 0)
-            + NetlinkBytes.attribute(3, NetlinkBytes.cString("rd0")))
+        let portLeft = NetlinkBytes.message(
+            type: 17,
+            body: NetlinkBytes.linkHeader(family: 7, index: 3, flags: 0)
+                + NetlinkBytes.attribute(3, NetlinkBytes.cString("rd0"))
+        )
         CapturedState.apply([NetlinkBytes.hex(portLeft)], to: &table)
         #expect(table.snapshot() == before)
     }
@@ -117,17 +131,43 @@ import ReachCore
     @Test func partialLinkNotificationsUpdateFlagsOnly() throws {
         var table = CapturedState.loadedTable()
         // A wireless-extension event: ifinfomsg plus IFLA_WIRELESS, no name, no operstate.
-        let wireless = NetlinkMessage(header: NetlinkHeader(length: 0, type: 16, flags: 0, sequence: 0, portID: 0), body: .newLink(
-            LinkMessage(family: 0, index: 3, deviceType: 1, flags: 0x11043, name: nil, operState: nil, linkKind: nil, hasWirelessAttribute: true)
-        ))
+        let wireless = NetlinkMessage(
+            header: NetlinkHeader(length: 0, type: 16, flags: 0, sequence: 0, portID: 0),
+            body: .newLink(
+                LinkMessage(
+                    family: 0,
+                    index: 3,
+                    deviceType: 1,
+                    flags: 0x11043,
+                    name: nil,
+                    operState: nil,
+                    linkKind: nil,
+                    hasWirelessAttribute: true
+                )
+            )
+        )
         table.apply(wireless)
         let rd0 = try #require(table.snapshot()[name: "rd0"])
         #expect(rd0.name == "rd0" && rd0.operState == .up && rd0.linkKind == "veth")
         #expect(rd0.kind == .wifi)
         // The same for an unknown index: nothing to build an entry from.
-        table.apply(NetlinkMessage(header: wireless.header, body: .newLink(
-            LinkMessage(family: 0, index: 42, deviceType: 1, flags: 0x1, name: nil, operState: nil, linkKind: nil, hasWirelessAttribute: true)
-        )))
+        table.apply(
+            NetlinkMessage(
+                header: wireless.header,
+                body: .newLink(
+                    LinkMessage(
+                        family: 0,
+                        index: 42,
+                        deviceType: 1,
+                        flags: 0x1,
+                        name: nil,
+                        operState: nil,
+                        linkKind: nil,
+                        hasWirelessAttribute: true
+                    )
+                )
+            )
+        )
         #expect(!table.snapshot().interfaces.contains { $0.index == 42 })
     }
 
@@ -154,7 +194,7 @@ import ReachCore
     @Test func eventsDuringADumpCountAsMentioned() {
         var table = CapturedState.loadedTable()
         table.beginDump(.routes)
-        CapturedState.apply(CapturedNetlink.defaultRouteAdded, to: &table) // a NEWROUTE event mid-dump
+        CapturedState.apply(CapturedNetlink.defaultRouteAdded, to: &table)  // a NEWROUTE event mid-dump
         _ = table.endDump(.routes, consistent: true)
         #expect(table.snapshot()[name: "rd0"]?.routes.map(\.destination.description) == ["0.0.0.0/0"])
     }
@@ -162,24 +202,37 @@ import ReachCore
     @Test func routeReplacementDropsTheOldNextHop() throws {
         var table = CapturedState.loadedTable()
         let replacement = NetlinkBytes.message(
-            type: 24, flags: 0x100, // NLM_F_REPLACE
+            type: 24,
+            flags: 0x100,  // NLM_F_REPLACE
             body: NetlinkBytes.routeHeader(family: 2, destinationLength: 0)
-                + NetlinkBytes.attribute(5, [198, 51, 100, 9]) + NetlinkBytes.attribute(4, NetlinkBytes.integer(UInt32(3)))
+                + NetlinkBytes.attribute(5, [198, 51, 100, 9])
+                + NetlinkBytes.attribute(4, NetlinkBytes.integer(UInt32(3)))
         )
         for message in NetlinkMessageParser.parse(replacement).messages { table.apply(message) }
-        let defaults = try #require(table.snapshot()[name: "rd0"]).routes.filter { $0.destination.isDefault && $0.destination.family == .ipv4 }
+        let defaults = try #require(table.snapshot()[name: "rd0"]).routes.filter {
+            $0.destination.isDefault && $0.destination.family == .ipv4
+        }
         #expect(defaults.map { $0.gateway?.description } == ["198.51.100.9"])
     }
 
     @Test func impossibleAddressesAndRoutesAreRejectedNotTrusted() {
         var table = CapturedState.loadedTable()
         let before = table.snapshot()
-        let badAddress = NetlinkBytes.message(type: 20, body: NetlinkBytes.addressHeader(family: 2, prefixLength: 40, index: 3)
-            + NetlinkBytes.attribute(2, [10, 0, 0, 1]))
-        let wrongLength = NetlinkBytes.message(type: 20, body: NetlinkBytes.addressHeader(family: 2, prefixLength: 8, index: 3)
-            + NetlinkBytes.attribute(2, [10, 0, 0]))
-        let badRoute = NetlinkBytes.message(type: 24, body: NetlinkBytes.routeHeader(family: 2, destinationLength: 33)
-            + NetlinkBytes.attribute(4, NetlinkBytes.integer(UInt32(3))))
+        let badAddress = NetlinkBytes.message(
+            type: 20,
+            body: NetlinkBytes.addressHeader(family: 2, prefixLength: 40, index: 3)
+                + NetlinkBytes.attribute(2, [10, 0, 0, 1])
+        )
+        let wrongLength = NetlinkBytes.message(
+            type: 20,
+            body: NetlinkBytes.addressHeader(family: 2, prefixLength: 8, index: 3)
+                + NetlinkBytes.attribute(2, [10, 0, 0])
+        )
+        let badRoute = NetlinkBytes.message(
+            type: 24,
+            body: NetlinkBytes.routeHeader(family: 2, destinationLength: 33)
+                + NetlinkBytes.attribute(4, NetlinkBytes.integer(UInt32(3)))
+        )
         for message in NetlinkMessageParser.parse(badAddress + wrongLength + badRoute).messages { table.apply(message) }
         #expect(table.snapshot() == before)
         #expect(table.rejectedCount == 3)

@@ -14,7 +14,10 @@ import Testing
 /// Two veths, `n0` (10.78.0.1, fd78::1) and `n2` (10.78.2.1, fd78:2::1), whose peers have no
 /// address. On `n0` the kernel's timers are stretched so that every state stays put while the test
 /// reads it; on `n2` they are short, so that a state the kernel makes moves on quickly.
-@Suite("Neighbour table in a network namespace", .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason)))
+@Suite(
+    "Neighbour table in a network namespace",
+    .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason))
+)
 struct NeighbourTableTests {
     /// The states `ip neigh add` can set, and how the reader names them.
     static let states: [(nud: String, name: String, unreachable: Bool)] = [
@@ -33,15 +36,25 @@ struct NeighbourTableTests {
             for link in [0, 2] {
                 try await namespace.ip("link", "add", "n\(link)", "type", "veth", "peer", "name", "n\(link + 1)")
                 try await namespace.ip("addr", "add", "\(address(.ipv4, link: link, host: 1))/24", "dev", "n\(link)")
-                try await namespace.ip("-6", "addr", "add", "\(address(.ipv6, link: link, host: 1))/64", "dev", "n\(link)", "nodad")
+                try await namespace.ip(
+                    "-6",
+                    "addr",
+                    "add",
+                    "\(address(.ipv6, link: link, host: 1))/64",
+                    "dev",
+                    "n\(link)",
+                    "nodad"
+                )
                 try await namespace.ip("link", "set", "n\(link + 1)", "up")
                 try await namespace.ip("link", "set", "n\(link)", "up")
             }
             let (slow, quick) = ("60000", "100")
             for family in ["ipv4", "ipv6"] {
                 try await namespace.sysctl(
-                    "net.\(family).neigh.n0.retrans_time_ms=\(slow)", "net.\(family).neigh.n0.base_reachable_time_ms=600000",
-                    "net.\(family).neigh.n2.retrans_time_ms=\(quick)")
+                    "net.\(family).neigh.n0.retrans_time_ms=\(slow)",
+                    "net.\(family).neigh.n0.base_reachable_time_ms=600000",
+                    "net.\(family).neigh.n2.retrans_time_ms=\(quick)"
+                )
             }
         } catch {
             await namespace.delete()
@@ -64,7 +77,8 @@ struct NeighbourTableTests {
         var commands: [String] = []
         for (offset, state) in Self.states.enumerated() {
             let neighbour = address(family, link: 0, host: 11 + offset)
-            let linkLayer = state.nud == "failed" || state.nud == "incomplete" ? "" : "lladdr 02:00:00:00:00:\(11 + offset)"
+            let linkLayer =
+                state.nud == "failed" || state.nud == "incomplete" ? "" : "lladdr 02:00:00:00:00:\(11 + offset)"
             commands.append("neigh add \(neighbour) \(linkLayer) dev n0 nud \(state.nud)")
             added[neighbour] = state.name
         }
@@ -86,12 +100,17 @@ struct NeighbourTableTests {
         await namespace.delete()
 
         #expect(entries.allSatisfy { $0.address.family == family }, "\(entries)")
-        let read = Dictionary(entries.filter { $0.index == n0 }.map { ("\($0.address)", $0.state.description) }, uniquingKeysWith: { $1 })
+        let read = Dictionary(
+            entries.filter { $0.index == n0 }.map { ("\($0.address)", $0.state.description) },
+            uniquingKeysWith: { $1 }
+        )
         for (neighbour, name) in added {
             #expect(read[neighbour] == name, "\(neighbour) on n0: \(read[neighbour] ?? "missing") in \(entries)")
         }
         for (offset, state) in Self.states.enumerated() {
-            let entry = entries.first { $0.index == n0 && "\($0.address)" == address(family, link: 0, host: 11 + offset) }
+            let entry = entries.first {
+                $0.index == n0 && "\($0.address)" == address(family, link: 0, host: 11 + offset)
+            }
             #expect(entry?.state.isUnreachable == state.unreachable, "\(state.name)")
         }
         #expect(onN0?.description == "REACHABLE")
@@ -106,7 +125,11 @@ struct NeighbourTableTests {
         let silent = try #require(IPAddress(address(family, link: 2, host: 99)))
         // A datagram to an address on n2's link that nobody holds: the kernel asks for it and gives up.
         let states = try await namespace.enter {
-            let descriptor = socket(family == .ipv4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let descriptor = socket(
+                family == .ipv4 ? AF_INET : AF_INET6,
+                Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                0
+            )
             defer { close(descriptor) }
             _ = silent.withSocketAddress(port: 9) { sendto(descriptor, "x", 1, 0, $0, $1) }
             var seen: [String] = []
@@ -125,7 +148,10 @@ struct NeighbourTableTests {
         let namespace = try await TestNamespace.make("neigh-empty")
         try await namespace.ip("link", "set", "lo", "up")
         let (ipv4, ipv6, state) = try await namespace.enter {
-            (try NeighbourTable.dump(family: .ipv4), try NeighbourTable.dump(family: .ipv6), await NeighbourTable.state(of: IPAddress("127.0.0.1")!, interfaceIndex: 1))
+            (
+                try NeighbourTable.dump(family: .ipv4), try NeighbourTable.dump(family: .ipv6),
+                await NeighbourTable.state(of: IPAddress("127.0.0.1")!, interfaceIndex: 1)
+            )
         }
         await namespace.delete()
         #expect(ipv4.isEmpty, "\(ipv4)")
@@ -137,13 +163,36 @@ struct NeighbourTableTests {
     func anInterfaceThatWentAwayTakesItsEntriesAlong(family: IPFamily) async throws {
         let namespace = try await wired()
         let neighbour = address(family, link: 0, host: 12)
-        try await namespace.ip("neigh", "add", neighbour, "lladdr", "02:00:00:00:00:12", "dev", "n0", "nud", "permanent")
-        try await namespace.ip("neigh", "add", neighbour, "lladdr", "02:00:00:00:00:12", "dev", "n2", "nud", "permanent")
+        try await namespace.ip(
+            "neigh",
+            "add",
+            neighbour,
+            "lladdr",
+            "02:00:00:00:00:12",
+            "dev",
+            "n0",
+            "nud",
+            "permanent"
+        )
+        try await namespace.ip(
+            "neigh",
+            "add",
+            neighbour,
+            "lladdr",
+            "02:00:00:00:00:12",
+            "dev",
+            "n2",
+            "nud",
+            "permanent"
+        )
         let (n0, n2) = (try await index(of: "n0", in: namespace), try await index(of: "n2", in: namespace))
         try await namespace.ip("link", "del", "n2")
         let target = try #require(IPAddress(neighbour))
         let (entries, onN0, onN2) = try await namespace.enter {
-            (try NeighbourTable.dump(family: family), await NeighbourTable.state(of: target, interfaceIndex: n0), await NeighbourTable.state(of: target, interfaceIndex: n2))
+            (
+                try NeighbourTable.dump(family: family), await NeighbourTable.state(of: target, interfaceIndex: n0),
+                await NeighbourTable.state(of: target, interfaceIndex: n2)
+            )
         }
         await namespace.delete()
         #expect(!entries.contains { $0.index == n2 }, "\(entries)")

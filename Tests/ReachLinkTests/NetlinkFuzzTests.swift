@@ -1,6 +1,7 @@
 import Logging
 import ReachTesting
 import Testing
+
 @testable import ReachLink
 
 /// Random bytes and damaged real captures through parser, table and session: no trap, no hang.
@@ -19,25 +20,32 @@ import Testing
     private static func mutate(_ input: [UInt8], using generator: inout SeededGenerator) -> [UInt8] {
         var bytes = input
         switch Int.random(in: 0..<5, using: &generator) {
-        case 0: // truncate
+        case 0:  // truncate
             bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator)))
-        case 1: // flip bits
+        case 1:  // flip bits
             for _ in 0..<Int.random(in: 1...8, using: &generator) where !bytes.isEmpty {
-                bytes[Int.random(in: 0..<bytes.count, using: &generator)] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &generator)
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] ^=
+                    UInt8(1) << UInt8.random(in: 0..<8, using: &generator)
             }
-        case 2: // overwrite a length field with something extreme
+        case 2:  // overwrite a length field with something extreme
             if bytes.count >= 2 {
                 let offset = Int.random(in: 0..<(bytes.count - 1), using: &generator)
-                let value = [UInt16(0), 1, 3, 4, 0xFFFF, UInt16.random(in: 0...0xFFFF, using: &generator)].randomElement(using: &generator) ?? 0
+                let value =
+                    [UInt16(0), 1, 3, 4, 0xFFFF, UInt16.random(in: 0...0xFFFF, using: &generator)].randomElement(
+                        using: &generator
+                    ) ?? 0
                 bytes[offset] = UInt8(truncatingIfNeeded: value)
                 bytes[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
             }
-        case 3: // splice two captures at random points
+        case 3:  // splice two captures at random points
             let other = captures.randomElement(using: &generator) ?? []
-            bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator)))
+            bytes =
+                Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator)))
                 + other.suffix(Int.random(in: 0...other.count, using: &generator))
-        default: // random garbage
-            bytes = (0..<Int.random(in: 0...512, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        default:  // random garbage
+            bytes = (0..<Int.random(in: 0...512, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
         }
         return bytes
     }
@@ -89,11 +97,17 @@ import Testing
         var generator = SeededGenerator(seed: 0x5EED_0002)
         var table = InterfaceTable(kindProbe: CapturedState.fakeProbe)
         for _ in 0..<20_000 {
-            var bytes = (0..<Int.random(in: 0...256, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var bytes = (0..<Int.random(in: 0...256, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
             // Plausible headers make the random bodies reach the decoders.
             if bytes.count >= 16 {
                 NetlinkBytes.store(UInt32(bytes.count - Int.random(in: 0...3, using: &generator)), &bytes, 0)
-                NetlinkBytes.store([UInt16(2), 3, 16, 17, 20, 21, 24, 25].randomElement(using: &generator) ?? 16, &bytes, 4)
+                NetlinkBytes.store(
+                    [UInt16(2), 3, 16, 17, 20, 21, 24, 25].randomElement(using: &generator) ?? 16,
+                    &bytes,
+                    4
+                )
             }
             for message in NetlinkMessageParser.parse(bytes).messages { table.apply(message) }
         }

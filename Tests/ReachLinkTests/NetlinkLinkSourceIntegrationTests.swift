@@ -161,21 +161,27 @@ struct NetlinkLinkSourceIntegrationTests {
     }
 
     @Test func aMissingNamespaceIsAnError() async throws {
-        let source = NetlinkLinkSource(logger: .init(label: "test"), networkNamespacePath: "/run/netns/rdt-does-not-exist")
+        let source = NetlinkLinkSource(
+            logger: .init(label: "test"),
+            networkNamespacePath: "/run/netns/rdt-does-not-exist"
+        )
         await #expect(throws: (any Error).self) {
             try await source.run { _ in }
         }
     }
 
-    private static func firstReport(in reports: [LinkSnapshot], where condition: (LinkSnapshot) -> Bool) -> LinkSnapshot? {
+    private static func firstReport(
+        in reports: [LinkSnapshot],
+        where condition: (LinkSnapshot) -> Bool
+    ) -> LinkSnapshot? {
         reports.first(where: condition)
     }
 
     /// VmRSS of this test process, in MiB.
     fileprivate static func residentMegabytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
         else { return 0 }
         return kilobytes / 1024
     }
@@ -200,7 +206,10 @@ extension NetlinkLinkSourceIntegrationTests {
             await namespace.delete()
             #expect(initial != nil)
             print("an idle netlink reader stopped \(shutdown) after cancellation")
-            #expect(shutdown < .seconds(1), "an idle reader blocked in poll() must wake on cancellation, took \(shutdown)")
+            #expect(
+                shutdown < .seconds(1),
+                "an idle reader blocked in poll() must wake on cancellation, took \(shutdown)"
+            )
         }
 
         @Test func thousandFlapStormEndsInTheKernelsState() async throws {
@@ -208,7 +217,9 @@ extension NetlinkLinkSourceIntegrationTests {
                 let residentBefore = NetlinkLinkSourceIntegrationTests.residentMegabytes()
                 let flaps = (0..<1_000).flatMap { _ in ["link set rd0 down", "link set rd0 up"] }
                 try await namespace.ipBatch(flaps + ["route replace default via 198.51.100.1 dev rd0"])
-                let settled = try await source.waitFor(timeout: .seconds(10)) { LinkAssessment($0, filter: NetlinkLinkSourceIntegrationTests().filter).isUsable }
+                let settled = try await source.waitFor(timeout: .seconds(10)) {
+                    LinkAssessment($0, filter: NetlinkLinkSourceIntegrationTests().filter).isUsable
+                }
                 #expect(settled != nil)
                 // Measured once the storm is reported, before the comparison with ip -j, whose many
                 // child processes (it polls until the kernel's state matches) are the test's own cost.

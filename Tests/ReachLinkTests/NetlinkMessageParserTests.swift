@@ -1,5 +1,6 @@
 import ReachTesting
 import Testing
+
 @testable import ReachLink
 
 /// The parser against real captures (see Fixtures/CapturedNetlink.swift) and hand-built edge cases.
@@ -26,8 +27,8 @@ import Testing
         #expect(loopback.index == 1 && loopback.deviceType == 772 && loopback.operState == 0)
         let rd0 = try #require(all.first { $0.name == "rd0" })
         #expect(rd0.index == 3 && rd0.deviceType == 1 && rd0.operState == 6)
-        #expect(rd0.flags & 0x1 != 0 && rd0.flags & 0x10000 != 0) // IFF_UP, IFF_LOWER_UP
-        #expect(all.first { $0.name == "rdtun0" }?.deviceType == 65534) // ARPHRD_NONE
+        #expect(rd0.flags & 0x1 != 0 && rd0.flags & 0x10000 != 0)  // IFF_UP, IFF_LOWER_UP
+        #expect(all.first { $0.name == "rdtun0" }?.deviceType == 65534)  // ARPHRD_NONE
     }
 
     @Test func addressDumpCarriesScopeFlagsAndBothFamilies() throws {
@@ -54,18 +55,28 @@ import Testing
         #expect(defaultV4.destination == nil && defaultV4.table == 254)
         #expect(defaultV4.nextHops == [NextHop(interfaceIndex: 3, gateway: [198, 51, 100, 1])])
         let multipath = try #require(routes.first { $0.destination == [203, 0, 113, 0] })
-        #expect(multipath.nextHops == [
-            NextHop(interfaceIndex: 3, gateway: [198, 51, 100, 1]),
-            NextHop(interfaceIndex: 2, gateway: [198, 51, 100, 4]),
-        ])
+        #expect(
+            multipath.nextHops == [
+                NextHop(interfaceIndex: 3, gateway: [198, 51, 100, 1]),
+                NextHop(interfaceIndex: 2, gateway: [198, 51, 100, 4]),
+            ]
+        )
         let defaultV6 = try #require(routes.first { $0.family == 10 && $0.destinationLength == 0 })
         #expect(defaultV6.priority == 1024 && defaultV6.nextHops.first?.gateway?.count == 16)
-        #expect(routes.contains { $0.table == 255 && $0.type == 2 }) // local table, RTN_LOCAL
+        #expect(routes.contains { $0.table == 255 && $0.type == 2 })  // local table, RTN_LOCAL
     }
 
     @Test func errorAndAcknowledgementCarryTheRequestSequence() {
-        #expect(parse(CapturedNetlink.errorNoDevice[0]).messages.map(\.body) == [.error(errorCode: -19, requestSequence: 201)])
-        #expect(parse(CapturedNetlink.acknowledgement[0]).messages.map(\.body) == [.error(errorCode: 0, requestSequence: 202)])
+        #expect(
+            parse(CapturedNetlink.errorNoDevice[0]).messages.map(\.body) == [
+                .error(errorCode: -19, requestSequence: 201)
+            ]
+        )
+        #expect(
+            parse(CapturedNetlink.acknowledgement[0]).messages.map(\.body) == [
+                .error(errorCode: 0, requestSequence: 202)
+            ]
+        )
     }
 
     @Test func eventsParseWithoutProblems() {
@@ -98,11 +109,12 @@ import Testing
     }
 
     @Test func nestedFlagOnAKnownAttributeIsMasked() {
-        let linkInfo = NetlinkBytes.attribute(1, NetlinkBytes.cString("veth")) // IFLA_INFO_KIND
-        let body = NetlinkBytes.linkHeader(index: 7, flags: 0x1)
-            + NetlinkBytes.attribute(3, NetlinkBytes.cString("lo")) // IFLA_IFNAME, 7 bytes: padded
-            + NetlinkBytes.attribute(16, [6]) // IFLA_OPERSTATE
-            + NetlinkBytes.attribute(0x8000 | 18, linkInfo) // NLA_F_NESTED | IFLA_LINKINFO
+        let linkInfo = NetlinkBytes.attribute(1, NetlinkBytes.cString("veth"))  // IFLA_INFO_KIND
+        let body =
+            NetlinkBytes.linkHeader(index: 7, flags: 0x1)
+            + NetlinkBytes.attribute(3, NetlinkBytes.cString("lo"))  // IFLA_IFNAME, 7 bytes: padded
+            + NetlinkBytes.attribute(16, [6])  // IFLA_OPERSTATE
+            + NetlinkBytes.attribute(0x8000 | 18, linkInfo)  // NLA_F_NESTED | IFLA_LINKINFO
         let batch = NetlinkMessageParser.parse(NetlinkBytes.message(type: 16, body: body))
         #expect(batch.problems.isEmpty)
         let link = links(batch).first
@@ -132,7 +144,7 @@ import Testing
     @Test func lengthsThatCannotBeTrustedStopTheDatagram() {
         let good = NetlinkBytes.fromHex(CapturedNetlink.defaultRouteAdded[0])
         var tooShort = good + good
-        NetlinkBytes.store(UInt32(8), &tooShort, good.count) // nlmsg_len below the header size
+        NetlinkBytes.store(UInt32(8), &tooShort, good.count)  // nlmsg_len below the header size
         let short = NetlinkMessageParser.parse(tooShort)
         #expect(short.messages.count == 1)
         #expect(short.problems == [.invalidLength(offset: good.count, length: 8)])
@@ -145,22 +157,25 @@ import Testing
     }
 
     @Test func shortBodiesAreSkippedButTheNextMessageIsRead() {
-        let shortLink = NetlinkBytes.message(type: 16, body: [0, 0, 1, 0, 3, 0, 0, 0]) // half an ifinfomsg
+        let shortLink = NetlinkBytes.message(type: 16, body: [0, 0, 1, 0, 3, 0, 0, 0])  // half an ifinfomsg
         let shortAddress = NetlinkBytes.message(type: 20, body: [2, 24, 0])
         let emptyError = NetlinkBytes.message(type: 2, body: [])
         let emptyDone = NetlinkBytes.message(type: 3, body: [])
         let route = NetlinkBytes.fromHex(CapturedNetlink.defaultRouteAdded[0])
         let batch = NetlinkMessageParser.parse(shortLink + shortAddress + [0] + emptyError + emptyDone + route)
         // shortAddress is 19 bytes: the padding byte after it belongs to its aligned slot.
-        #expect(batch.problems == [
-            .shortBody(offset: 0, type: 16), .shortBody(offset: 24, type: 20), .shortBody(offset: 44, type: 2),
-        ])
+        #expect(
+            batch.problems == [
+                .shortBody(offset: 0, type: 16), .shortBody(offset: 24, type: 20), .shortBody(offset: 44, type: 2),
+            ]
+        )
         #expect(batch.messages.map(\.body).first == .done(errorCode: 0))
         #expect(batch.messages.count == 2)
     }
 
     @Test func anAttributeRunningPastItsMessageIsReportedAndTheRestIgnored() {
-        var body = NetlinkBytes.linkHeader(index: 4, flags: 0x1) + NetlinkBytes.attribute(3, NetlinkBytes.cString("rd0"))
+        var body =
+            NetlinkBytes.linkHeader(index: 4, flags: 0x1) + NetlinkBytes.attribute(3, NetlinkBytes.cString("rd0"))
         body += NetlinkBytes.integer(UInt16(200)) + NetlinkBytes.integer(UInt16(16)) + [6, 0, 0, 0]
         let batch = NetlinkMessageParser.parse(NetlinkBytes.message(type: 16, body: body))
         #expect(links(batch).first?.name == "rd0")
@@ -169,7 +184,8 @@ import Testing
     }
 
     @Test func multipathEntriesWithBadLengthsStopThere() {
-        let hop = NetlinkBytes.integer(UInt16(16)) + [0, 0] + NetlinkBytes.integer(UInt32(3))
+        let hop =
+            NetlinkBytes.integer(UInt16(16)) + [0, 0] + NetlinkBytes.integer(UInt32(3))
             + NetlinkBytes.attribute(5, [10, 0, 0, 1])
         let broken = NetlinkBytes.integer(UInt16(4)) + [0, 0] + NetlinkBytes.integer(UInt32(9))
         let body = NetlinkBytes.routeHeader(family: 2, destinationLength: 0) + NetlinkBytes.attribute(9, hop + broken)
@@ -182,7 +198,7 @@ import Testing
     }
 
     @Test func otherMessageTypesAreKeptAsOther() {
-        let neighbour = NetlinkBytes.message(type: 28, body: [UInt8](repeating: 0, count: 12)) // RTM_NEWNEIGH
+        let neighbour = NetlinkBytes.message(type: 28, body: [UInt8](repeating: 0, count: 12))  // RTM_NEWNEIGH
         let noop = NetlinkBytes.message(type: 1, body: [])
         #expect(NetlinkMessageParser.parse(neighbour + noop).messages.map(\.body) == [.other, .other])
     }

@@ -1,8 +1,9 @@
 import InMemoryLogging
 import Logging
-import Testing
-@testable import ReachLink
 import ReachCore
+import Testing
+
+@testable import ReachLink
 
 /// The adapter's decisions, driven with real captures readdressed as replies to the session's own dumps.
 @Suite struct NetlinkSessionTests {
@@ -14,7 +15,11 @@ import ReachCore
     }
 
     /// Feeds a captured dump as the reply to `request`, returning every action it caused.
-    private func reply(_ capture: [String], to request: NetlinkSession.Action?, in session: inout NetlinkSession) throws -> [NetlinkSession.Action] {
+    private func reply(
+        _ capture: [String],
+        to request: NetlinkSession.Action?,
+        in session: inout NetlinkSession
+    ) throws -> [NetlinkSession.Action] {
         guard case .requestDump(_, let sequence)? = request else {
             Issue.record("expected a dump request, got \(String(describing: request))")
             return []
@@ -82,14 +87,14 @@ import ReachCore
         var (session, initial) = try startedSession()
         #expect(LinkAssessment(initial, filter: filter).isUsable)
         let datagrams = CapturedState.batches(CapturedNetlink.linkDown)
-        let first = try session.receive(datagrams[0]) // rd0's RTM_NEWLINK, down
+        let first = try session.receive(datagrams[0])  // rd0's RTM_NEWLINK, down
         #expect(first.count == 2)
         guard case .report(let loss) = first.first, case .requestDump(.routes, let sequence) = first.last else {
             Issue.record("expected the loss report, then a route dump request: \(first)")
             return
         }
         #expect(!LinkAssessment(loss, filter: filter).isUsable)
-        #expect(loss[name: "rd0"]?.routes.isEmpty == false) // still the stale IPv4 routes
+        #expect(loss[name: "rd0"]?.routes.isEmpty == false)  // still the stale IPv4 routes
         var later: [NetlinkSession.Action] = []
         for datagram in datagrams.dropFirst() { later += try session.receive(datagram) }
         #expect(dumpRequests(later).isEmpty, "one route dump at a time")
@@ -107,7 +112,7 @@ import ReachCore
     @Test func aDatagramNotSentByTheKernelIsDroppedCountedAndLoggedOnce() throws {
         let logs = InMemoryLogHandler()
         var (session, _) = try startedSession(logger: Logger(label: "test") { _ in logs })
-        let forged = CapturedState.batches(CapturedNetlink.linkDown)[0] // rd0's RTM_NEWLINK, down
+        let forged = CapturedState.batches(CapturedNetlink.linkDown)[0]  // rd0's RTM_NEWLINK, down
         for _ in 0..<3 {
             #expect(try session.receive(forged, from: 31337).isEmpty, "a process's word changes nothing")
         }
@@ -121,7 +126,7 @@ import ReachCore
         var (session, _) = try startedSession()
         let noop = NetlinkBytes.message(type: 1, body: [])
         #expect(try session.receive(NetlinkMessageParser.parse(noop)).isEmpty)
-        let route = try events(CapturedNetlink.defaultRouteAdded, in: &session) // already present
+        let route = try events(CapturedNetlink.defaultRouteAdded, in: &session)  // already present
         #expect(reports(route).isEmpty)
     }
 
@@ -173,12 +178,14 @@ import ReachCore
         guard case .requestDump(_, let sequence)? = request else { return }
         var actions: [NetlinkSession.Action] = []
         for messages in withoutRdbr1 {
-            let batch = NetlinkBatch(messages: messages.map {
-                var message = $0
-                message.header.sequence = sequence
-                message.header.portID = Self.portID
-                return message
-            })
+            let batch = NetlinkBatch(
+                messages: messages.map {
+                    var message = $0
+                    message.header.sequence = sequence
+                    message.header.portID = Self.portID
+                    return message
+                }
+            )
             actions += try session.receive(batch)
         }
         let snapshot = try #require(reports(actions).last)
@@ -208,8 +215,12 @@ import ReachCore
                 return
             }
             // EBUSY as NLMSG_ERROR on the request.
-            let error = NetlinkBytes.message(type: 2, sequence: sequence, portID: Self.portID,
-                                             body: NetlinkBytes.integer(Int32(-16)) + [UInt8](repeating: 0, count: 16))
+            let error = NetlinkBytes.message(
+                type: 2,
+                sequence: sequence,
+                portID: Self.portID,
+                body: NetlinkBytes.integer(Int32(-16)) + [UInt8](repeating: 0, count: 16)
+            )
             if attempt < NetlinkSession.maximumConsecutiveDumpFailures {
                 request = try session.receive(NetlinkMessageParser.parse(error)).first
             } else {
@@ -233,12 +244,14 @@ import ReachCore
         func completeResync(from request: NetlinkSession.Action?) throws {
             var next = request
             while case .requestDump(let kind, _)? = next {
-                let capture = switch kind {
-                case .links: CapturedNetlink.linkDump
-                case .addresses: CapturedNetlink.addressDump
-                case .routes: CapturedNetlink.routeDump
-                }
-                next = dumpRequests(try reply(capture, to: next, in: &session)).last
+                let capture =
+                    switch kind {
+                    case .links: CapturedNetlink.linkDump
+                    case .addresses: CapturedNetlink.addressDump
+                    case .routes: CapturedNetlink.routeDump
+                    }
+                next =
+                    dumpRequests(try reply(capture, to: next, in: &session)).last
                     ?? session.receiveQueueDrained().last
             }
         }

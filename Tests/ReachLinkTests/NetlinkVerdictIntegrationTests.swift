@@ -19,8 +19,13 @@ struct NetlinkVerdictIntegrationTests {
             let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
             let target = ProbeTarget(name: "server", check: .tcp(HostPort(host: "203.0.113.10", port: 443)))
             let monitor = ConnectivityMonitor(
-                configuration: .init(targets: [target], interfaceFilter: InterfaceFilter(include: ["rd0"], exclude: [])),
-                clock: MonitorClock(ContinuousClock()) { WallTime(sinceEpoch: .zero) }, logger: logger)
+                configuration: .init(
+                    targets: [target],
+                    interfaceFilter: InterfaceFilter(include: ["rd0"], exclude: [])
+                ),
+                clock: MonitorClock(ContinuousClock()) { WallTime(sinceEpoch: .zero) },
+                logger: logger
+            )
             let source = NetlinkLinkSource(logger: logger, networkNamespacePath: "/run/netns/\(namespace.name)")
             self.monitor = monitor
             running = Task {
@@ -33,7 +38,9 @@ struct NetlinkVerdictIntegrationTests {
 
         var verdict: Verdict { monitor.current.verdict }
 
-        func probeSucceeds() { monitor.record(.success("server", latency: .milliseconds(1)), epoch: monitor.probeEpoch) }
+        func probeSucceeds() {
+            monitor.record(.success("server", latency: .milliseconds(1)), epoch: monitor.probeEpoch)
+        }
 
         func waitFor(_ what: String, _ condition: @escaping (Verdict) -> Bool) async throws {
             try await waitUntil(what, timeout: .seconds(5)) { condition(self.verdict) }
@@ -110,4 +117,3 @@ struct NetlinkVerdictIntegrationTests {
         }
     }
 }
-

@@ -13,18 +13,23 @@ struct JournalCatalogTests {
     }
 
     static func entries() throws -> [Entry] {
-        let file = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let file = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appending(path: "systemd/reachd.catalog")
         var entries: [Entry] = []
         var inHeaders = false
-        for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in try String(contentsOf: file, encoding: .utf8).split(
+            separator: "\n",
+            omittingEmptySubsequences: false
+        ) {
             if line.hasPrefix("-- ") {
                 entries.append(Entry(id: String(line.dropFirst(3))))
                 inHeaders = true
             } else if line.hasPrefix("#"), entries.isEmpty || inHeaders {
                 continue
             } else if inHeaders, let colon = line.firstIndex(of: ":") {
-                entries[entries.count - 1].headers[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                entries[entries.count - 1].headers[String(line[..<colon])] = line[line.index(after: colon)...]
+                    .trimmingCharacters(in: .whitespaces)
             } else if !entries.isEmpty {
                 inHeaders = false
                 entries[entries.count - 1].body += line + "\n"
@@ -47,7 +52,10 @@ struct JournalCatalogTests {
             #expect(entry.headers["Subject"]?.isEmpty == false, "\(entry.id)")
             #expect(entry.headers["Defined-By"] == "reachd", "\(entry.id)")
             #expect(entry.headers["Support"]?.isEmpty == false, "\(entry.id)")
-            #expect(entry.body.trimmingCharacters(in: .whitespacesAndNewlines).count > 40, "\(entry.id) explains what happened")
+            #expect(
+                entry.body.trimmingCharacters(in: .whitespacesAndNewlines).count > 40,
+                "\(entry.id) explains what happened"
+            )
         }
     }
 }

@@ -6,7 +6,8 @@ import Testing
 /// journald drops a field with an invalid name without a word: every name reachd sends must be valid.
 @Suite("Journal field names")
 struct JournalFieldNameTests {
-    static let sources = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let sources = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appending(path: "Sources")
 
     /// Every metadata key written in reachd's sources: dictionary keys with a value
@@ -34,7 +35,12 @@ struct JournalFieldNameTests {
 
     @Test func everyKeyReachdLogsMapsToAValidDistinctName() throws {
         let keys = try Self.loggedKeys()
-        #expect(keys.isSuperset(of: ["state", "reason", "sequence", "interfaces", "target", "error", "event", "receiveBuffer"]), "\(keys.sorted())")
+        #expect(
+            keys.isSuperset(of: [
+                "state", "reason", "sequence", "interfaces", "target", "error", "event", "receiveBuffer",
+            ]),
+            "\(keys.sorted())"
+        )
         var owners: [String: String] = [:]
         for key in keys {
             let name = JournalFieldName.forMetadataKey(key)
@@ -48,7 +54,8 @@ struct JournalFieldNameTests {
     @Test(arguments: [
         ("state", "REACHD_STATE"), ("previous_state", "REACHD_PREVIOUS_STATE"), ("reason", "REACHD_REASON"),
         ("target", "REACHD_TARGET"), ("interface", "REACHD_INTERFACE"), ("interfaces", "REACHD_INTERFACES"),
-        ("latency_ms", "REACHD_LATENCY_MS"), ("sequence", "REACHD_SEQUENCE"), ("receiveBuffer", "REACHD_RECEIVE_BUFFER"),
+        ("latency_ms", "REACHD_LATENCY_MS"), ("sequence", "REACHD_SEQUENCE"),
+        ("receiveBuffer", "REACHD_RECEIVE_BUFFER"),
         ("http_status", "REACHD_HTTP_STATUS"), ("a.b-c", "REACHD_A_B_C"), ("__x__", "REACHD_X"), ("ünï", "REACHD_N"),
         ("", "REACHD_FIELD"), ("...", "REACHD_FIELD"), ("9lives", "REACHD_9LIVES"), ("HTTPCode", "REACHD_HTTPCODE"),
     ])
@@ -57,12 +64,18 @@ struct JournalFieldNameTests {
     }
 
     @Test func anyKeyBecomesAValidName() {
-        let awkward = ["_private", "1", String(repeating: "long_key_", count: 20), "tab\there", "emoji😀", "UPPER", "mixed Case-and.dots", "\u{0}", "a__b"]
+        let awkward = [
+            "_private", "1", String(repeating: "long_key_", count: 20), "tab\there", "emoji😀", "UPPER",
+            "mixed Case-and.dots", "\u{0}", "a__b",
+        ]
         for key in awkward {
             let name = JournalFieldName.forMetadataKey(key)
             #expect(JournalFieldName.isValid(name), "\(key) → \(name)")
         }
-        #expect(JournalFieldName.forMetadataKey(String(repeating: "x", count: 100)).utf8.count == JournalFieldName.maximumLength)
+        #expect(
+            JournalFieldName.forMetadataKey(String(repeating: "x", count: 100)).utf8.count
+                == JournalFieldName.maximumLength
+        )
     }
 
     @Test func validityFollowsJournald() {

@@ -19,17 +19,30 @@ struct LogfmtLogHandlerTests {
 
     @Test func oneLineWithTimestampLevelMessageAndSortedFields() throws {
         let (logger, lines) = logger()
-        logger.warning("disconnected: connection_refused (target server)", metadata: ["state": "disconnected", "reason": "connection_refused", "sequence": "7"])
+        logger.warning(
+            "disconnected: connection_refused (target server)",
+            metadata: ["state": "disconnected", "reason": "connection_refused", "sequence": "7"]
+        )
         let line = try #require(lines.all.first)
         #expect(line.hasSuffix("\n"))
         #expect(line.split(separator: "\n").count == 1)
         #expect(line.hasPrefix("ts=20"))
-        #expect(line.contains(" level=warning logger=reachd msg=\"disconnected: connection_refused (target server)\" reason=connection_refused sequence=7 state=disconnected\n"))
+        #expect(
+            line.contains(
+                " level=warning logger=reachd msg=\"disconnected: connection_refused (target server)\" reason=connection_refused sequence=7 state=disconnected\n"
+            )
+        )
     }
 
     @Test func valuesAreQuotedAndEscapedOnlyWhenNeeded() throws {
         let (logger, lines) = logger()
-        logger.info("x", metadata: ["plain": "eth0", "spaced": "a b", "quote": "say \"hi\"", "newline": "1\n2", "empty": "", "equals": "a=b", "list": ["eth0", "wlan0"]])
+        logger.info(
+            "x",
+            metadata: [
+                "plain": "eth0", "spaced": "a b", "quote": "say \"hi\"", "newline": "1\n2", "empty": "",
+                "equals": "a=b", "list": ["eth0", "wlan0"],
+            ]
+        )
         let line = try #require(lines.all.first)
         #expect(line.contains(" empty=\"\" "))
         #expect(line.contains(" equals=\"a=b\" "))

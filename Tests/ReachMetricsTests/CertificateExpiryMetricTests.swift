@@ -12,13 +12,21 @@ struct CertificateExpiryMetricTests {
     let notAfter = WallTime(sinceEpoch: .seconds(1_795_917_209))
 
     static func https(_ name: String) -> ProbeTarget {
-        ProbeTarget(name: name, check: .http(HTTPCheck(url: "https://203.0.113.10/healthz", endpoint: HostPort(host: "203.0.113.10", port: 443))))
+        ProbeTarget(
+            name: name,
+            check: .http(
+                HTTPCheck(url: "https://203.0.113.10/healthz", endpoint: HostPort(host: "203.0.113.10", port: 443))
+            )
+        )
     }
 
     func presenting(_ target: String, failure: ProbeFailure? = nil) -> ProbeResult {
         ProbeResult(
-            target: target, failure: failure, timings: ProbeTimings(total: .milliseconds(4)),
-            certificate: ServerCertificate(notAfter: notAfter, subject: "CN=api.test", issuer: "CN=Test CA"))
+            target: target,
+            failure: failure,
+            timings: ProbeTimings(total: .milliseconds(4)),
+            certificate: ServerCertificate(notAfter: notAfter, subject: "CN=api.test", issuer: "CN=Test CA")
+        )
     }
 
     private func scrape(_ metrics: ReachMetrics, _ harness: MonitorHarness) -> String {
@@ -34,11 +42,20 @@ struct CertificateExpiryMetricTests {
         metrics.probeFinished(Self.https("secure"), result: presenting("secure"))
         var text = scrape(metrics, harness)
         #expect(sample(text, series) == 1_795_917_209)
-        #expect(sample(text, #"reachd_target_certificate_expiry_timestamp_seconds{target="plain"}"#) == nil, "plain HTTP presents none")
+        #expect(
+            sample(text, #"reachd_target_certificate_expiry_timestamp_seconds{target="plain"}"#) == nil,
+            "plain HTTP presents none"
+        )
         #expect(text.contains("# TYPE reachd_target_certificate_expiry_timestamp_seconds gauge"))
 
         // Expired and refused at the handshake: still presented. Then the server is away: kept.
-        metrics.probeFinished(Self.https("secure"), result: presenting("secure", failure: ProbeFailure(.tlsFailure, phase: .tls, detail: "certificate has expired")))
+        metrics.probeFinished(
+            Self.https("secure"),
+            result: presenting(
+                "secure",
+                failure: ProbeFailure(.tlsFailure, phase: .tls, detail: "certificate has expired")
+            )
+        )
         metrics.probeFinished(Self.https("secure"), result: .refused("secure"))
         text = scrape(metrics, harness)
         #expect(sample(text, series) == 1_795_917_209)
@@ -63,7 +80,10 @@ struct CertificateExpiryMetricTests {
         metrics.reconfigure(targets: [Self.https("secure")], interfaces: InterfaceFilter())
         metrics.probeFinished(Self.https("other"), result: presenting("other"))
         text = scrape(metrics, harness)
-        #expect(sample(text, #"reachd_target_certificate_expiry_timestamp_seconds{target="other"}"#) == nil, "removed, and a late result makes none")
+        #expect(
+            sample(text, #"reachd_target_certificate_expiry_timestamp_seconds{target="other"}"#) == nil,
+            "removed, and a late result makes none"
+        )
         await harness.stop()
     }
 }

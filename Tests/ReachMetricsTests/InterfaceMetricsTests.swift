@@ -12,15 +12,28 @@ struct InterfaceMetricsTests {
         let follower = Task { await metrics.follow(harness.monitor) }
         try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
         let scrape = { String(decoding: metrics.exposition(monitor: harness.monitor), as: UTF8.self) }
-        let twoUplinks = LinkSnapshot.of(.usable("eth0", index: 2), .usable("wwan0", index: 3, address: "10.64.0.2/24", gateway: "10.64.0.1"))
+        let twoUplinks = LinkSnapshot.of(
+            .usable("eth0", index: 2),
+            .usable("wwan0", index: 3, address: "10.64.0.2/24", gateway: "10.64.0.1")
+        )
         harness.monitor.update(links: twoUplinks)
         try await waitUntil("two uplinks") { harness.monitor.current.verdict.interfaces.count == 2 }
         harness.record(.ok("server"))
         #expect(!scrape().contains("reachd_interface_reachable{"), "unknown: no series yet")
         let epoch = harness.monitor.probeEpoch
-        harness.monitor.record(.ok("server@eth0"), variant: ProbeVariant(target: "server", kind: .interface("eth0")), epoch: epoch)
-        harness.monitor.record(.refused("server@wwan0"), variant: ProbeVariant(target: "server", kind: .interface("wwan0")), epoch: epoch)
-        try await waitUntil("both uplinks in metrics") { sample(scrape(), #"reachd_interface_reachable{interface="wwan0"}"#) == 0 }
+        harness.monitor.record(
+            .ok("server@eth0"),
+            variant: ProbeVariant(target: "server", kind: .interface("eth0")),
+            epoch: epoch
+        )
+        harness.monitor.record(
+            .refused("server@wwan0"),
+            variant: ProbeVariant(target: "server", kind: .interface("wwan0")),
+            epoch: epoch
+        )
+        try await waitUntil("both uplinks in metrics") {
+            sample(scrape(), #"reachd_interface_reachable{interface="wwan0"}"#) == 0
+        }
         #expect(sample(scrape(), #"reachd_interface_reachable{interface="eth0"}"#) == 1)
         harness.monitor.update(links: .of(.usable("eth0", index: 2)))
         try await waitUntil("one uplink left: no series") {

@@ -19,12 +19,18 @@ struct ReachMetricsReloadTests {
         metrics.reconfigure(targets: [.http("a"), .http("c")], interfaces: InterfaceFilter())
         text = scrape(metrics, harness)
         #expect(sample(text, #"reachd_probe_success{target="b"}"#) == nil, "no alert keeps firing on a removed target")
-        #expect(sample(text, #"reachd_probe_success{target="c"}"#) == 0, "a new target's series exist before its first probe")
+        #expect(
+            sample(text, #"reachd_probe_success{target="c"}"#) == 0,
+            "a new target's series exist before its first probe"
+        )
         #expect(sample(text, #"reachd_probes_total{target="c",result="success"}"#) == 0)
 
         metrics.probeFinished(.http("b"), result: .ok("b"))
         text = scrape(metrics, harness)
-        #expect(sample(text, #"reachd_probe_success{target="b"}"#) == nil, "a late result for a removed target makes no series")
+        #expect(
+            sample(text, #"reachd_probe_success{target="b"}"#) == nil,
+            "a late result for a removed target makes no series"
+        )
         await harness.stop()
     }
 
@@ -34,7 +40,10 @@ struct ReachMetricsReloadTests {
         metrics.probeFinished(.http("a"), result: .ok("a"))
         metrics.probeFinished(.http("a"), result: .failure("a", .cancelled, latency: .milliseconds(3)))
         let text = scrape(metrics, harness)
-        #expect(sample(text, #"reachd_probe_success{target="a"}"#) == 1, "a reload or a stop cancelling a probe says nothing of the target")
+        #expect(
+            sample(text, #"reachd_probe_success{target="a"}"#) == 1,
+            "a reload or a stop cancelling a probe says nothing of the target"
+        )
         #expect(sample(text, #"reachd_probes_total{target="a",result="cancelled"}"#) == nil)
         await harness.stop()
     }

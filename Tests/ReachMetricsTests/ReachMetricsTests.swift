@@ -21,17 +21,22 @@ struct ReachMetricsTests {
             "reachd_last_transition_timestamp_seconds", #"reachd_build_info{version="\#(ReachVersion.current)"}"#,
             #"reachd_probe_success{target="server"}"#, #"reachd_probe_success{target="backup"}"#,
             #"reachd_probes_total{target="server",result="success"}"#, #"reachd_probe_skipped_total{target="backup"}"#,
-            #"reachd_probe_duration_seconds_count{target="server"}"#, #"reachd_probe_duration_seconds_bucket{target="server",le="0.0025"}"#,
+            #"reachd_probe_duration_seconds_count{target="server"}"#,
+            #"reachd_probe_duration_seconds_bucket{target="server",le="0.0025"}"#,
             #"reachd_probe_duration_seconds_bucket{target="server",le="2.5"}"#,
-            #"reachd_restoration_callbacks_total{result="ok"}"#, #"reachd_restoration_callbacks_total{result="timed_out"}"#,
+            #"reachd_restoration_callbacks_total{result="ok"}"#,
+            #"reachd_restoration_callbacks_total{result="timed_out"}"#,
         ] {
             #expect(sample(text, series) != nil, "\(series) missing from:\n\(text)")
         }
         #expect(sample(text, #"reachd_build_info{version="\#(ReachVersion.current)"}"#) == 1)
         for name in [
-            "reachd_connected", "reachd_state_changes_total", "reachd_link_usable", "reachd_link_up", "reachd_probe_success",
-            "reachd_probe_duration_seconds", "reachd_probes_total", "reachd_probe_skipped_total", "reachd_restoration_callbacks_total",
-            "reachd_subscribers", "reachd_netlink_overruns_total", "reachd_last_transition_timestamp_seconds", "reachd_build_info",
+            "reachd_connected", "reachd_state_changes_total", "reachd_link_usable", "reachd_link_up",
+            "reachd_probe_success",
+            "reachd_probe_duration_seconds", "reachd_probes_total", "reachd_probe_skipped_total",
+            "reachd_restoration_callbacks_total",
+            "reachd_subscribers", "reachd_netlink_overruns_total", "reachd_last_transition_timestamp_seconds",
+            "reachd_build_info",
         ] where name != "reachd_state_changes_total" && name != "reachd_link_up" {
             #expect(text.contains("# HELP \(name) "), "\(name) has help text")
         }
@@ -42,17 +47,28 @@ struct ReachMetricsTests {
         let harness = MonitorHarness(targets: [.http("server")])
         let metrics = ReachMetrics(targets: harness.targets)
         let text = scrape(metrics, harness)
-        for result in ["connection_refused", "timeout", "dns_failure", "http_status", "tls_failure", "not_serving", "protocol_error"] {
+        for result in [
+            "connection_refused", "timeout", "dns_failure", "http_status", "tls_failure", "not_serving",
+            "protocol_error",
+        ] {
             #expect(sample(text, #"reachd_probes_total{target="server",result="\#(result)"}"#) == 0, "\(result)")
         }
-        #expect(sample(text, #"reachd_probes_total{target="server",result="cancelled"}"#) == nil, "a cancelled probe is never counted")
+        #expect(
+            sample(text, #"reachd_probes_total{target="server",result="cancelled"}"#) == nil,
+            "a cancelled probe is never counted"
+        )
         for (to, reason, fault) in [
             ("connected", "healthy", "none"), ("disconnected", "no_link", "link"), ("disconnected", "no_route", "link"),
-            ("disconnected", "awaiting_probe", "none"), ("disconnected", "connection_refused", "server"), ("disconnected", "timeout", "server"),
-            ("disconnected", "timeout", "gateway"), ("disconnected", "timeout", "upstream"), ("disconnected", "dns_failure", "dns"),
+            ("disconnected", "awaiting_probe", "none"), ("disconnected", "connection_refused", "server"),
+            ("disconnected", "timeout", "server"),
+            ("disconnected", "timeout", "gateway"), ("disconnected", "timeout", "upstream"),
+            ("disconnected", "dns_failure", "dns"),
             ("disconnected", "captive_portal", "portal"),
         ] {
-            #expect(sample(text, #"reachd_state_changes_total{to="\#(to)",reason="\#(reason)",fault="\#(fault)"}"#) == 0, "\(to) \(reason) \(fault)")
+            #expect(
+                sample(text, #"reachd_state_changes_total{to="\#(to)",reason="\#(reason)",fault="\#(fault)"}"#) == 0,
+                "\(to) \(reason) \(fault)"
+            )
         }
         #expect(!text.contains(#"to="unknown""#), "the verdict never returns to unknown")
         let stateChangeSeries = text.split(separator: "\n").filter { $0.hasPrefix("reachd_state_changes_total{") }
@@ -75,22 +91,39 @@ struct ReachMetricsTests {
         try await waitUntil("connected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }
         text = scrape(metrics, harness)
         #expect(sample(text, "reachd_link_usable") == 1)
-        #expect(sample(text, #"reachd_link_up{interface="eth0",kind="unknown"}"#) == 1, "from the verdict until links are reported")
+        #expect(
+            sample(text, #"reachd_link_up{interface="eth0",kind="unknown"}"#) == 1,
+            "from the verdict until links are reported"
+        )
         #expect(sample(text, #"reachd_state_changes_total{to="connected",reason="healthy",fault="none"}"#) == 1)
-        #expect(sample(text, "reachd_last_transition_timestamp_seconds") == harness.clock.wallTimeAtStart.secondsSinceEpoch)
+        #expect(
+            sample(text, "reachd_last_transition_timestamp_seconds") == harness.clock.wallTimeAtStart.secondsSinceEpoch
+        )
 
         harness.clock.advance(by: .seconds(2))
         harness.record(.refused("server"))
-        try await waitUntil("disconnected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 0 }
+        try await waitUntil("disconnected in metrics") {
+            sample(self.scrape(metrics, harness), "reachd_connected") == 0
+        }
         text = scrape(metrics, harness)
-        #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused",fault="server"}"#) == 1)
-        #expect(sample(text, "reachd_last_transition_timestamp_seconds") == harness.clock.wallTimeAtStart.secondsSinceEpoch + 2)
+        #expect(
+            sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused",fault="server"}"#)
+                == 1
+        )
+        #expect(
+            sample(text, "reachd_last_transition_timestamp_seconds") == harness.clock.wallTimeAtStart.secondsSinceEpoch
+                + 2
+        )
 
         harness.monitor.update(links: .offline)
         try await waitUntil("link loss in metrics") { sample(self.scrape(metrics, harness), "reachd_link_usable") == 0 }
         text = scrape(metrics, harness)
         #expect(sample(text, #"reachd_link_up{interface="eth0",kind="unknown"}"#) == 0)
-        #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused",fault="server"}"#) == 1, "no state change, no count")
+        #expect(
+            sample(text, #"reachd_state_changes_total{to="disconnected",reason="connection_refused",fault="server"}"#)
+                == 1,
+            "no state change, no count"
+        )
 
         follower.cancel()
         await follower.value
@@ -108,10 +141,16 @@ struct ReachMetricsTests {
         func expectFault(_ expected: String, failing: String?, _ comment: Comment) {
             let text = scrape(metrics, harness)
             for fault in faults {
-                #expect(sample(text, #"reachd_fault{fault="\#(fault)"}"#) == (fault == expected ? 1 : 0), "\(fault): \(comment)")
+                #expect(
+                    sample(text, #"reachd_fault{fault="\#(fault)"}"#) == (fault == expected ? 1 : 0),
+                    "\(fault): \(comment)"
+                )
             }
             for target in ["server", "backup"] {
-                #expect(sample(text, #"reachd_failing_target{target="\#(target)"}"#) == (target == failing ? 1 : 0), "\(target): \(comment)")
+                #expect(
+                    sample(text, #"reachd_failing_target{target="\#(target)"}"#) == (target == failing ? 1 : 0),
+                    "\(target): \(comment)"
+                )
             }
         }
         expectFault("none", failing: nil, "before the first verdict")
@@ -122,11 +161,15 @@ struct ReachMetricsTests {
         expectFault("none", failing: nil, "connected")
 
         harness.record(.refused("backup"))
-        try await waitUntil("disconnected in metrics") { sample(self.scrape(metrics, harness), #"reachd_fault{fault="server"}"#) == 1 }
+        try await waitUntil("disconnected in metrics") {
+            sample(self.scrape(metrics, harness), #"reachd_fault{fault="server"}"#) == 1
+        }
         expectFault("server", failing: "backup", "refused by backup")
 
         harness.monitor.update(links: .offline)
-        try await waitUntil("link loss in metrics") { sample(self.scrape(metrics, harness), #"reachd_fault{fault="link"}"#) == 1 }
+        try await waitUntil("link loss in metrics") {
+            sample(self.scrape(metrics, harness), #"reachd_fault{fault="link"}"#) == 1
+        }
         expectFault("link", failing: nil, "no link: no target is to blame")
 
         follower.cancel()
@@ -143,10 +186,17 @@ struct ReachMetricsTests {
         try await waitUntil("connected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }
         #expect(sample(scrape(metrics, harness), #"reachd_captive_portal{interface="eth0"}"#) == 0)
 
-        harness.monitor.update(portalAPI: CaptivePortalAPIAnswer(isCaptive: true, userPortalURL: "https://portal.example/"), interface: "eth0")
-        try await waitUntil("the portal in metrics") { sample(self.scrape(metrics, harness), #"reachd_captive_portal{interface="eth0"}"#) == 1 }
+        harness.monitor.update(
+            portalAPI: CaptivePortalAPIAnswer(isCaptive: true, userPortalURL: "https://portal.example/"),
+            interface: "eth0"
+        )
+        try await waitUntil("the portal in metrics") {
+            sample(self.scrape(metrics, harness), #"reachd_captive_portal{interface="eth0"}"#) == 1
+        }
         var text = scrape(metrics, harness)
-        #expect(sample(text, #"reachd_state_changes_total{to="disconnected",reason="captive_portal",fault="portal"}"#) == 1)
+        #expect(
+            sample(text, #"reachd_state_changes_total{to="disconnected",reason="captive_portal",fault="portal"}"#) == 1
+        )
 
         harness.monitor.update(portalAPI: CaptivePortalAPIAnswer(isCaptive: false), interface: "eth0")
         try await waitUntil("signed in, in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }
@@ -154,7 +204,10 @@ struct ReachMetricsTests {
         #expect(sample(text, #"reachd_captive_portal{interface="eth0"}"#) == 0)
         harness.monitor.update(links: .offline)
         try await waitUntil("link loss in metrics") { sample(self.scrape(metrics, harness), "reachd_link_usable") == 0 }
-        #expect(!scrape(metrics, harness).contains("reachd_captive_portal{"), "an interface no longer usable has no series")
+        #expect(
+            !scrape(metrics, harness).contains("reachd_captive_portal{"),
+            "an interface no longer usable has no series"
+        )
         follower.cancel()
         await follower.value
         await harness.stop()
@@ -182,7 +235,10 @@ struct ReachMetricsTests {
         #expect(sample(text, #"reachd_probe_success{target="server"}"#) == 0)
         #expect(sample(text, #"reachd_probes_total{target="server",result="connection_refused"}"#) == 1)
         #expect(sample(text, #"reachd_probes_total{target="server",result="timeout"}"#) == 1)
-        #expect(sample(text, #"reachd_probe_duration_seconds_count{target="server"}"#) == 4, "failed probes are timed too")
+        #expect(
+            sample(text, #"reachd_probe_duration_seconds_count{target="server"}"#) == 4,
+            "failed probes are timed too"
+        )
         #expect(sample(text, #"reachd_probe_skipped_total{target="server"}"#) == 1)
         await harness.stop()
     }
@@ -196,7 +252,10 @@ struct ReachMetricsTests {
         metrics.probeSuperseded(target, result: .failure("server", .timeout, phase: .head, latency: .seconds(2)))
         let text = scrape(metrics, harness)
         #expect(sample(text, #"reachd_probe_success{target="server"}"#) == 1, "the gauge keeps the newer success")
-        #expect(sample(text, #"reachd_probes_total{target="server",result="timeout"}"#) == 1, "the probe ran: it is counted")
+        #expect(
+            sample(text, #"reachd_probes_total{target="server",result="timeout"}"#) == 1,
+            "the probe ran: it is counted"
+        )
         #expect(sample(text, #"reachd_probe_duration_seconds_count{target="server"}"#) == 2)
         await harness.stop()
     }
@@ -227,7 +286,9 @@ struct ReachMetricsTests {
     @Test func linkSnapshotsCoverEveryInterfaceAndForgetVanishedOnes() async {
         let harness = MonitorHarness()
         let metrics = ReachMetrics(targets: harness.targets)
-        metrics.update(links: .of(.usable(), InterfaceFacts.usable("wlan0", index: 3).withoutCarrier.with { $0.kind = .wifi }))
+        metrics.update(
+            links: .of(.usable(), InterfaceFacts.usable("wlan0", index: 3).withoutCarrier.with { $0.kind = .wifi })
+        )
         var text = scrape(metrics, harness)
         #expect(sample(text, #"reachd_link_up{interface="eth0",kind="ethernet"}"#) == 1)
         #expect(sample(text, #"reachd_link_up{interface="wlan0",kind="wifi"}"#) == 0)
@@ -242,10 +303,19 @@ struct ReachMetricsTests {
     @Test func excludedInterfacesGetNoSeries() async {
         let harness = MonitorHarness()
         let metrics = ReachMetrics(targets: harness.targets, interfaces: InterfaceFilter())
-        metrics.update(links: .of(.usable(), InterfaceFacts.usable("veth3f2a1b", index: 7), InterfaceFacts.usable("docker0", index: 8)))
+        metrics.update(
+            links: .of(
+                .usable(),
+                InterfaceFacts.usable("veth3f2a1b", index: 7),
+                InterfaceFacts.usable("docker0", index: 8)
+            )
+        )
         let text = scrape(metrics, harness)
         #expect(sample(text, #"reachd_link_up{interface="eth0",kind="ethernet"}"#) == 1)
-        #expect(!text.contains("veth3f2a1b") && !text.contains("docker0"), "container plumbing is excluded by default, and gets no series")
+        #expect(
+            !text.contains("veth3f2a1b") && !text.contains("docker0"),
+            "container plumbing is excluded by default, and gets no series"
+        )
         await harness.stop()
     }
 
@@ -256,7 +326,10 @@ struct ReachMetricsTests {
         metrics.setNetlinkOverruns(5)
         #expect(sample(scrape(metrics, harness), "reachd_netlink_overruns_total") == 5)
         metrics.setNetlinkOverruns(1)
-        #expect(sample(scrape(metrics, harness), "reachd_netlink_overruns_total") == 5, "a restarted source never makes the counter go down")
+        #expect(
+            sample(scrape(metrics, harness), "reachd_netlink_overruns_total") == 5,
+            "a restarted source never makes the counter go down"
+        )
         metrics.setNetlinkOverruns(3)
         #expect(sample(scrape(metrics, harness), "reachd_netlink_overruns_total") == 7)
         await harness.stop()
@@ -274,7 +347,12 @@ struct ReachMetricsTests {
         await harness.stop()
     }
 
-    @Test(.enabled(if: Promtool.path != nil, "promtool is not installed (Debian package `prometheus`); the CI script installs it"))
+    @Test(
+        .enabled(
+            if: Promtool.path != nil,
+            "promtool is not installed (Debian package `prometheus`); the CI script installs it"
+        )
+    )
     func promtoolFindsNothingToComplainAbout() async throws {
         let harness = MonitorHarness(targets: [.http("server"), .http("backup", host: "203.0.113.11")])
         let metrics = ReachMetrics(targets: harness.targets)
@@ -285,11 +363,16 @@ struct ReachMetricsTests {
         metrics.setNetlinkOverruns(1)
         harness.connect()
         harness.record(.ok("backup"))
-        for result in [ProbeResult.ok("server"), .refused("backup"), .failure("server", .httpStatus(503), latency: .milliseconds(40))] {
+        for result in [
+            ProbeResult.ok("server"), .refused("backup"),
+            .failure("server", .httpStatus(503), latency: .milliseconds(40)),
+        ] {
             metrics.probeFinished(harness.targets.first { $0.name == result.target }!, result: result)
         }
         metrics.probeSkipped(harness.targets[1])
-        try await waitUntil("a state change counted") { self.scrape(metrics, harness).contains("reachd_state_changes_total{") }
+        try await waitUntil("a state change counted") {
+            self.scrape(metrics, harness).contains("reachd_state_changes_total{")
+        }
         let exposition = scrape(metrics, harness)
         let (status, output) = try await Promtool.checkMetrics(exposition)
         #expect(status == 0, "promtool exit status")

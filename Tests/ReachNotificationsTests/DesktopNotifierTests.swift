@@ -28,8 +28,14 @@ struct DesktopNotifierTests {
     }
 
     static let waiting = DesktopNotification(
-        icon: "network-offline", summary: "Waiting", body: "for the server",
-        actions: [.init(key: "check-now", label: "Check now")], category: "network.disconnected", resident: true, expiry: .never)
+        icon: "network-offline",
+        summary: "Waiting",
+        body: "for the server",
+        actions: [.init(key: "check-now", label: "Check now")],
+        category: "network.disconnected",
+        resident: true,
+        expiry: .never
+    )
 
     @Test func postsReplacesInPlaceAndCloses() async throws {
         try await withNotifier { desktop, running in
@@ -64,7 +70,9 @@ struct DesktopNotifierTests {
             await desktop.killNotificationServer()
             try await running.waitFor(.serverStopped)
             // No server: the call fails with the bus's words, the notifier carries on.
-            await #expect(throws: DesktopNotifier.Failure.self) { try await running.notifier.notify(Self.waiting, replacing: 0) }
+            await #expect(throws: DesktopNotifier.Failure.self) {
+                try await running.notifier.notify(Self.waiting, replacing: 0)
+            }
             try await desktop.startNotificationServer()
             try await running.waitFor(.serverStarted)
             #expect(try await running.notifier.notify(Self.waiting, replacing: 0) != 0)
@@ -90,7 +98,9 @@ struct DesktopNotifierTests {
             let started = ContinuousClock.now
             await running.cancel()
             #expect(ContinuousClock.now - started < .seconds(2))
-            await #expect(throws: DesktopNotifier.Failure.self) { try await running.notifier.notify(Self.waiting, replacing: 0) }
+            await #expect(throws: DesktopNotifier.Failure.self) {
+                try await running.notifier.notify(Self.waiting, replacing: 0)
+            }
         }
     }
 }

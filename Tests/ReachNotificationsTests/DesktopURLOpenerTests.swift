@@ -14,7 +14,11 @@ struct DesktopURLOpenerTests {
         let portal = try await DesktopPortalStandIn.start(busAddress: desktop.busAddress)
         let xdgOpen = try await XDGOpenStandIn()
         let logs = CapturedLogs()
-        let route = try await DesktopURLOpener(logger: logs.logger, busAddress: desktop.busAddress, searchPath: xdgOpen.searchPath).open(Self.url)
+        let route = try await DesktopURLOpener(
+            logger: logs.logger,
+            busAddress: desktop.busAddress,
+            searchPath: xdgOpen.searchPath
+        ).open(Self.url)
         #expect(route == DesktopURLOpener.viaDesktopPortal)
         // The stand-in's output is read on a thread of its own: wait for its line.
         try await waitUntil("the stand-in's line is read") { !portal.calls.isEmpty }
@@ -29,7 +33,11 @@ struct DesktopURLOpenerTests {
         let desktop = try await PrivateDesktop.start()
         let xdgOpen = try await XDGOpenStandIn()
         let logs = CapturedLogs()
-        let route = try await DesktopURLOpener(logger: logs.logger, busAddress: desktop.busAddress, searchPath: xdgOpen.searchPath).open(Self.url)
+        let route = try await DesktopURLOpener(
+            logger: logs.logger,
+            busAddress: desktop.busAddress,
+            searchPath: xdgOpen.searchPath
+        ).open(Self.url)
         #expect(route == DesktopURLOpener.viaXDGOpen)
         #expect(xdgOpen.opened == [Self.url])
         #expect(logs.all.isEmpty, "no portal is no news: \(logs.all)")
@@ -41,7 +49,11 @@ struct DesktopURLOpenerTests {
         let portal = try await DesktopPortalStandIn.start(busAddress: desktop.busAddress, answer: .refuse)
         let xdgOpen = try await XDGOpenStandIn()
         let logs = CapturedLogs()
-        let opener = DesktopURLOpener(logger: logs.logger, busAddress: desktop.busAddress, searchPath: xdgOpen.searchPath)
+        let opener = DesktopURLOpener(
+            logger: logs.logger,
+            busAddress: desktop.busAddress,
+            searchPath: xdgOpen.searchPath
+        )
         #expect(try await opener.open(Self.url) == DesktopURLOpener.viaXDGOpen)
         try await waitUntil("the stand-in's line is read") { !portal.calls.isEmpty }
         #expect(portal.calls.map(\.uri) == [Self.url])
@@ -49,7 +61,11 @@ struct DesktopURLOpenerTests {
         await portal.stop()
         await desktop.stop()
 
-        let busless = DesktopURLOpener(logger: logs.logger, busAddress: "unix:path=/nonexistent/bus", searchPath: xdgOpen.searchPath)
+        let busless = DesktopURLOpener(
+            logger: logs.logger,
+            busAddress: "unix:path=/nonexistent/bus",
+            searchPath: xdgOpen.searchPath
+        )
         #expect(try await busless.open(Self.url) == DesktopURLOpener.viaXDGOpen)
         #expect(xdgOpen.opened == [Self.url, Self.url])
     }
@@ -59,7 +75,9 @@ struct DesktopURLOpenerTests {
         let logs = CapturedLogs()
         let dead = "unix:path=/nonexistent/bus"
         await #expect {
-            try await DesktopURLOpener(logger: logs.logger, busAddress: dead, searchPath: failing.searchPath).open(Self.url)
+            try await DesktopURLOpener(logger: logs.logger, busAddress: dead, searchPath: failing.searchPath).open(
+                Self.url
+            )
         } throws: { error in
             "\(error)" == "xdg-open exited with status 4"
         }

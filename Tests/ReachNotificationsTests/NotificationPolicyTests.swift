@@ -1,8 +1,9 @@
 import ReachAPI
 import ReachCore
-@testable import ReachNotifications
 import ReachTesting
 import Testing
+
+@testable import ReachNotifications
 
 /// The notification policy driven by a test clock: every rule, step by step and under random storms.
 @Suite struct NotificationPolicyTests {
@@ -60,7 +61,10 @@ import Testing
         rig.advance(by: rig.policy.settings.minInterval)
         #expect(rig.posts.count == 2)
         #expect(rig.posts.last?.replacing == 1, "updated in place")
-        #expect(rig.posts.last?.notification.body == "Your router is not answering. The server did not answer in time (target server).")
+        #expect(
+            rig.posts.last?.notification.body
+                == "Your router is not answering. The server did not answer in time (target server)."
+        )
     }
 
     @Test func connectedOrUnknownAloneShowNothing() {
@@ -142,11 +146,17 @@ import Testing
                     rig.disconnected(reasons[Int(generator.next() % 3)])
                     disconnectedNow = true
                     everDisconnected = true
-                    #expect(rig.screenSummary != "Connected", "round \(round): the screen says connected while reachd does not")
+                    #expect(
+                        rig.screenSummary != "Connected",
+                        "round \(round): the screen says connected while reachd does not"
+                    )
                 } else {
                     rig.connected()
                     disconnectedNow = false
-                    #expect(rig.screenSummary != "Waiting for connectivity…", "round \(round): the screen says waiting while reachd says connected")
+                    #expect(
+                        rig.screenSummary != "Waiting for connectivity…",
+                        "round \(round): the screen says waiting while reachd says connected"
+                    )
                 }
             }
             // Pop-ups are a window apart; inside a window only a restoration's "Connected" replaces the
@@ -154,9 +164,13 @@ import Testing
             var lastCounted: Duration?
             for (index, post) in rig.posts.enumerated() {
                 if let lastCounted, post.at - lastCounted < window {
-                    let inPlace = post.notification.summary == "Connected" && post.replacing != 0
+                    let inPlace =
+                        post.notification.summary == "Connected" && post.replacing != 0
                         && rig.posts[index - 1].notification.summary == "Waiting for connectivity…"
-                    #expect(inPlace, "round \(round): \(post.notification.summary) at \(post.at) inside the window of \(lastCounted)")
+                    #expect(
+                        inPlace,
+                        "round \(round): \(post.notification.summary) at \(post.at) inside the window of \(lastCounted)"
+                    )
                 } else {
                     lastCounted = post.at
                 }
@@ -263,7 +277,10 @@ import Testing
 
     @Test func aFailedPostIsRetriedWhenTheWindowEnds() {
         var rig = Rig(minInterval: .seconds(10))
-        rig.apply(rig.policy.verdict(.init(state: .disconnected, reason: "timeout", target: "server"), at: rig.now), failing: true)
+        rig.apply(
+            rig.policy.verdict(.init(state: .disconnected, reason: "timeout", target: "server"), at: rig.now),
+            failing: true
+        )
         #expect(rig.posts.count == 1)
         #expect(rig.policy.notificationID == 0)
         #expect(rig.policy.nextDeadline?.offset == .seconds(10))
@@ -292,26 +309,46 @@ import Testing
     }
 
     @Test func reasonsReadAsSentences() {
-        #expect(ConnectivityWording.waitingBody(reason: "connection_refused", target: "server") == "The server refused the connection (target server).")
-        #expect(ConnectivityWording.waitingBody(reason: "no_link", target: nil) == "No network connection is active (no cable or Wi-Fi link).")
-        #expect(ConnectivityWording.waitingBody(reason: "brand_new", target: "api") == "The server cannot be reached (brand new) (target api).")
         #expect(
-            ConnectivityWording.waitingBody(reason: "timeout", target: "server", fault: nil) == "The server did not answer in time (target server).",
-            "a fault not known yet is not guessed: the reason alone")
+            ConnectivityWording.waitingBody(reason: "connection_refused", target: "server")
+                == "The server refused the connection (target server)."
+        )
+        #expect(
+            ConnectivityWording.waitingBody(reason: "no_link", target: nil)
+                == "No network connection is active (no cable or Wi-Fi link)."
+        )
+        #expect(
+            ConnectivityWording.waitingBody(reason: "brand_new", target: "api")
+                == "The server cannot be reached (brand new) (target api)."
+        )
+        #expect(
+            ConnectivityWording.waitingBody(reason: "timeout", target: "server", fault: nil)
+                == "The server did not answer in time (target server).",
+            "a fault not known yet is not guessed: the reason alone"
+        )
         #expect(
             ConnectivityWording.waitingBody(reason: "timeout", target: "server", fault: "gateway")
-                == "Your router is not answering. The server did not answer in time (target server).")
+                == "Your router is not answering. The server did not answer in time (target server)."
+        )
         #expect(
             ConnectivityWording.waitingBody(reason: "timeout", target: "server", fault: "upstream")
-                == "The internet connection is down. The server did not answer in time (target server).")
+                == "The internet connection is down. The server did not answer in time (target server)."
+        )
         #expect(
             ConnectivityWording.waitingBody(reason: "http_status", target: "api", fault: "server")
-                == "The server is not responding — your network is fine. The server answered with an error (target api).")
-        #expect(ConnectivityWording.waitingBody(reason: "no_link", target: nil, fault: "link") == "No network connection is active (no cable or Wi-Fi link).")
+                == "The server is not responding — your network is fine. The server answered with an error (target api)."
+        )
+        #expect(
+            ConnectivityWording.waitingBody(reason: "no_link", target: nil, fault: "link")
+                == "No network connection is active (no cable or Wi-Fi link)."
+        )
         #expect(ConnectivityWording.waitingIcon(reason: "no_route") == "network-offline")
         #expect(ConnectivityWording.waitingIcon(reason: "timeout") == "network-error")
         #expect(ConnectivityWording.connectedBody(after: .milliseconds(300)) == "The server can be reached again.")
         #expect(ConnectivityWording.connectedBody(after: .seconds(45)) == "The server can be reached again after 45 s.")
-        #expect(ConnectivityWording.connectedBody(after: .seconds(3 * 3600 + 120)) == "The server can be reached again after 3 h 2 min.")
+        #expect(
+            ConnectivityWording.connectedBody(after: .seconds(3 * 3600 + 120))
+                == "The server can be reached again after 3 h 2 min."
+        )
     }
 }

@@ -1,9 +1,10 @@
-@testable import ReachAPI
 import ReachCore
-@testable import ReachNotifications
 import ReachSupport
 import ReachTesting
 import Testing
+
+@testable import ReachAPI
+@testable import ReachNotifications
 
 /// The policy behind a captive portal, driven by a test clock: "Sign in to the network", its
 /// "Open sign-in page" action, and the one warning before a session ends.
@@ -31,10 +32,13 @@ import Testing
         #expect(post.category == "network.disconnected")
         #expect(post.expiry == .never)
         #expect(post.resident)
-        #expect(post.actions == [
-            .init(key: "default", label: "Open sign-in page"), .init(key: "open-sign-in", label: "Open sign-in page"),
-            .init(key: "check-now", label: "Check now"),
-        ])
+        #expect(
+            post.actions == [
+                .init(key: "default", label: "Open sign-in page"),
+                .init(key: "open-sign-in", label: "Open sign-in page"),
+                .init(key: "check-now", label: "Check now"),
+            ]
+        )
         rig.invoke("open-sign-in")
         rig.invoke("default")
         #expect(rig.opened == [Self.signInURL, Self.signInURL])
@@ -62,7 +66,10 @@ import Testing
     }
 
     @Test func aSignInPageOfAnotherSchemeIsNeverOpened() {
-        for url in ["javascript:alert(1)", "file:///etc/passwd", "steam://run/1", "http://portal.test/a b", "http://portal.test/\u{7}"] {
+        for url in [
+            "javascript:alert(1)", "file:///etc/passwd", "steam://run/1", "http://portal.test/a b",
+            "http://portal.test/\u{7}",
+        ] {
             #expect(Policy.Portal(signInURL: url).signInURL == nil, "\(url)")
         }
         #expect(Policy.Portal(signInURL: "HTTPS://Portal.test/login").signInURL == "HTTPS://Portal.test/login")
@@ -163,11 +170,22 @@ import Testing
         let wallNow = WallTime(sinceEpoch: .seconds(1_800_000_000))
         let now = TestClock().now.advanced(by: .seconds(50))
         let document = StatusDocument(
-            state: "connected", reason: "healthy", reasonDetail: "", since: RFC3339.string(from: wallNow), likelyConnected: true, sequence: 3,
+            state: "connected",
+            reason: "healthy",
+            reasonDetail: "",
+            since: RFC3339.string(from: wallNow),
+            likelyConnected: true,
+            sequence: 3,
             portal: .init(
-                captive: false, userPortalURL: "https://portal.test/login", venueInfoURL: "https://wifi.hotel.example:8443/about",
-                secondsRemaining: 600, sessionEndsAt: RFC3339.string(from: wallNow.advanced(by: .seconds(600))), evidence: "rfc8908",
-                interface: "wlp2s0"))
+                captive: false,
+                userPortalURL: "https://portal.test/login",
+                venueInfoURL: "https://wifi.hotel.example:8443/about",
+                secondsRemaining: 600,
+                sessionEndsAt: RFC3339.string(from: wallNow.advanced(by: .seconds(600))),
+                evidence: "rfc8908",
+                interface: "wlp2s0"
+            )
+        )
         let verdict = Policy.Verdict(document: document, receivedAt: now, wallNow: wallNow)
         #expect(verdict.state == .connected)
         let portal = try #require(verdict.portal)
@@ -187,14 +205,24 @@ import Testing
     }
 
     @Test func portalWords() {
-        #expect(ConnectivityWording.venue(venueInfoURL: nil, userPortalURL: "http://user@portal.test:8080/x") == "portal.test")
-        #expect(ConnectivityWording.venue(venueInfoURL: "https://[2001:db8::1]/info", userPortalURL: nil) == "2001:db8::1")
-        #expect(ConnectivityWording.venue(venueInfoURL: "/relative", userPortalURL: "http://portal.test/") == "portal.test")
+        #expect(
+            ConnectivityWording.venue(venueInfoURL: nil, userPortalURL: "http://user@portal.test:8080/x")
+                == "portal.test"
+        )
+        #expect(
+            ConnectivityWording.venue(venueInfoURL: "https://[2001:db8::1]/info", userPortalURL: nil) == "2001:db8::1"
+        )
+        #expect(
+            ConnectivityWording.venue(venueInfoURL: "/relative", userPortalURL: "http://portal.test/") == "portal.test"
+        )
         #expect(ConnectivityWording.venue(venueInfoURL: nil, userPortalURL: nil) == nil)
         #expect(ConnectivityWording.spokenMinutes(.seconds(59)) == "less than a minute")
         #expect(ConnectivityWording.spokenMinutes(.seconds(89)) == "1 minute")
         #expect(ConnectivityWording.spokenMinutes(.seconds(299)) == "5 minutes")
         #expect(ConnectivityWording.spokenMinutes(.seconds(3900)) == "1 h 5 min")
-        #expect(ConnectivityWording.sessionEndingSummary(remaining: .seconds(30), interface: nil) == "Network session ends in less than a minute")
+        #expect(
+            ConnectivityWording.sessionEndingSummary(remaining: .seconds(30), interface: nil)
+                == "Network session ends in less than a minute"
+        )
     }
 }

@@ -15,22 +15,39 @@ struct CertificateCaptureTests {
 
     func probe(_ url: String, caFile: String?) async -> ProbeResult {
         let check = HTTPCheck(
-            url: url, endpoint: HostPort(host: "127.0.0.1", port: Int(url.split(separator: ":")[2].prefix { $0.isNumber }) ?? 443),
-            tls: TLSSettings(caFile: caFile))
+            url: url,
+            endpoint: HostPort(
+                host: "127.0.0.1",
+                port: Int(url.split(separator: ":")[2].prefix { $0.isNumber }) ?? 443
+            ),
+            tls: TLSSettings(caFile: caFile)
+        )
         let result = await prober.probe(ProbeTarget(name: "secure", check: .http(check), timeout: .seconds(10)))
-        print("\(url): \(result.failure.map { "\($0.reason) in \($0.phase?.rawValue ?? "-"): \($0.detail ?? "")" } ?? "ok"), \(String(describing: result.certificate))")
+        print(
+            "\(url): \(result.failure.map { "\($0.reason) in \($0.phase?.rawValue ?? "-"): \($0.detail ?? "")" } ?? "ok"), \(String(describing: result.certificate))"
+        )
         return result
     }
 
     /// A server presenting a certificate for `name` valid for `days` from a fresh CA (valid 30 days).
-    func server(_ name: String, days: Int, in directory: TemporaryDirectory) async throws -> (server: LoopbackHTTPSServer, ca: PrivateCA, notAfter: Date) {
+    func server(
+        _ name: String,
+        days: Int,
+        in directory: TemporaryDirectory
+    ) async throws -> (server: LoopbackHTTPSServer, ca: PrivateCA, notAfter: Date) {
         let ca = try await PrivateCA.make(in: directory.path)
         let issued = try await ca.issue(name: name, days: days)
-        return (try await LoopbackHTTPSServer(certificate: issued), ca, try await PrivateCA.notAfter(of: issued.certificate))
+        return (
+            try await LoopbackHTTPSServer(certificate: issued), ca, try await PrivateCA.notAfter(of: issued.certificate)
+        )
     }
 
-    func expectDate(_ certificate: ServerCertificate?, _ date: Date, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(certificate?.notAfter.sinceEpoch == .seconds(Int64(date.timeIntervalSince1970)), sourceLocation: sourceLocation)
+    func expectDate(_ certificate: ServerCertificate?, _ date: Date, sourceLocation: SourceLocation = #_sourceLocation)
+    {
+        #expect(
+            certificate?.notAfter.sinceEpoch == .seconds(Int64(date.timeIntervalSince1970)),
+            sourceLocation: sourceLocation
+        )
     }
 
     @Test func aVerifiedChainGivesTheLeafsExpiryAndNames() async throws {

@@ -23,12 +23,17 @@ struct GRPCHealthProberTests {
     }
 
     func target(
-        host: String = "127.0.0.1", port: Int, service: String = "", timeout: Duration = .seconds(5),
+        host: String = "127.0.0.1",
+        port: Int,
+        service: String = "",
+        timeout: Duration = .seconds(5),
         family: AddressFamily = .auto
     ) -> ProbeTarget {
         ProbeTarget(
-            name: "grpc", check: .grpc(GRPCHealthCheck(endpoint: HostPort(host: host, port: port), service: service, watch: true)),
-            timeout: timeout, addressFamily: family
+            name: "grpc",
+            check: .grpc(GRPCHealthCheck(endpoint: HostPort(host: host, port: port), service: service, watch: true)),
+            timeout: timeout,
+            addressFamily: family
         )
     }
 
@@ -97,7 +102,10 @@ struct GRPCHealthProberTests {
         defer { server.stop() }
         let result = await probe(target(port: server.port))
         #expect(result.failure?.reason == .protocolError)
-        #expect(result.failure?.detail == "unimplemented: Method not found!", "the status and message the server answered with")
+        #expect(
+            result.failure?.detail == "unimplemented: Method not found!",
+            "the status and message the server answered with"
+        )
     }
 
     @Test func aServerThatIsNotGRPCIsAProtocolError() async throws {
@@ -134,7 +142,12 @@ struct GRPCHealthProberTests {
         #expect(result.failure?.reason == .dnsFailure)
         #expect(result.failure?.phase == .dns)
         // The resolver's words: no such name, or (without a name server) no answer.
-        #expect(["name or service not known", "temporary failure in name resolution"].contains(result.failure?.detail ?? ""), "\(result)")
+        #expect(
+            ["name or service not known", "temporary failure in name resolution"].contains(
+                result.failure?.detail ?? ""
+            ),
+            "\(result)"
+        )
     }
 
     @Test func aPinnedFamilyUsesOnlyThatFamily() async throws {
@@ -175,7 +188,9 @@ struct GRPCHealthProberTests {
         let recorder = WatchRecorder()
         let prober = self.prober
         let watchTarget = target(port: server.port)
-        let watching = Task { await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) } }
+        let watching = Task {
+            await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) }
+        }
         defer { watching.cancel() }
 
         let first = await recorder.first(from: 0, within: .seconds(5)) { _ in true }
@@ -207,7 +222,9 @@ struct GRPCHealthProberTests {
         let recorder = WatchRecorder()
         let prober = self.prober
         let watchTarget = target(port: port)
-        let watching = Task { await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) } }
+        let watching = Task {
+            await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) }
+        }
         defer { watching.cancel() }
 
         let first = await recorder.first(from: 0, within: .seconds(5)) { _ in true }
@@ -219,7 +236,9 @@ struct GRPCHealthProberTests {
         let down = await recorder.first(from: mark, within: .seconds(5)) { !$0.isSuccess }
         #expect(down != nil)
         if let down {
-            print("SIGKILL reported as \(down.result.failure?.reason.code ?? "-") \(milliseconds(down.at - killed)) ms after the kill")
+            print(
+                "SIGKILL reported as \(down.result.failure?.reason.code ?? "-") \(milliseconds(down.at - killed)) ms after the kill"
+            )
             // Refused once the port is closed; reset when the Check raced the dying process's sockets.
             #expect([.connectionRefused, .connectionReset].contains(down.result.failure?.reason))
             #expect(down.at - killed < .seconds(1))
@@ -246,7 +265,9 @@ struct GRPCHealthProberTests {
         let recorder = WatchRecorder()
         let prober = self.prober
         let watchTarget = target(port: server.port)
-        let watching = Task { await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) } }
+        let watching = Task {
+            await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) }
+        }
         // Five attempts: the pauses of 100, 200, 400 and 800 ms between them make at least 1.5 s.
         try await waitUntil("five attempts", timeout: .seconds(10)) { recorder.count >= 5 }
         watching.cancel()
@@ -267,7 +288,9 @@ struct GRPCHealthProberTests {
         let recorder = WatchRecorder()
         let prober = self.prober
         let watchTarget = target(port: listener.port, timeout: .milliseconds(300))
-        let watching = Task { await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) } }
+        let watching = Task {
+            await prober.watch(watchTarget, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) }
+        }
 
         // No status within the timeout: the watch gives up on the stream and runs a Check, which times out.
         let report = await recorder.first(from: 0, within: .seconds(3)) { _ in true }

@@ -16,16 +16,24 @@ struct GRPCTLSTests {
     func probe(port: Int, tls: TLSSettings?, watch: Bool = false) async -> ProbeResult {
         let check = GRPCHealthCheck(endpoint: HostPort(host: "127.0.0.1", port: port), watch: watch, tls: tls)
         let result = await prober.probe(ProbeTarget(name: "grpc", check: .grpc(check), timeout: .seconds(15)))
-        print("grpc tls \(String(describing: tls)): \(result.failure.map { "\($0.reason) in \($0.phase?.rawValue ?? "-"): \($0.detail ?? "")" } ?? "ok"), \(String(describing: result.certificate))")
+        print(
+            "grpc tls \(String(describing: tls)): \(result.failure.map { "\($0.reason) in \($0.phase?.rawValue ?? "-"): \($0.detail ?? "")" } ?? "ok"), \(String(describing: result.certificate))"
+        )
         expectOurWords(result.failure)
         return result
     }
 
     /// grpcio serving over TLS with a certificate for `name` valid for `days`, from a fresh CA.
-    func server(_ name: String, days: Int, in directory: TemporaryDirectory) async throws -> (server: GRPCHealthServerProcess, ca: PrivateCA, notAfter: Date) {
+    func server(
+        _ name: String,
+        days: Int,
+        in directory: TemporaryDirectory
+    ) async throws -> (server: GRPCHealthServerProcess, ca: PrivateCA, notAfter: Date) {
         let ca = try await PrivateCA.make(in: directory.path)
         let issued = try await ca.issue(name: name, days: days)
-        return (try await GRPCHealthServerProcess(tls: issued), ca, try await PrivateCA.notAfter(of: issued.certificate))
+        return (
+            try await GRPCHealthServerProcess(tls: issued), ca, try await PrivateCA.notAfter(of: issued.certificate)
+        )
     }
 
     @Test func aVerifiedServerIsHealthyAndItsCertificateKept() async throws {
@@ -82,7 +90,11 @@ struct GRPCTLSTests {
         let directory = try TemporaryDirectory("grpc-tls-watch")
         let (server, ca, _) = try await server("grpc.test", days: 3, in: directory)
         defer { server.stop() }
-        let check = GRPCHealthCheck(endpoint: HostPort(host: "127.0.0.1", port: server.port), watch: true, tls: TLSSettings(caFile: ca.certificate))
+        let check = GRPCHealthCheck(
+            endpoint: HostPort(host: "127.0.0.1", port: server.port),
+            watch: true,
+            tls: TLSSettings(caFile: ca.certificate)
+        )
         let target = ProbeTarget(name: "grpc", check: .grpc(check), timeout: .seconds(15))
         let recorder = WatchRecorder()
         let watching = Task { await prober.watch(target, epoch: recorder.nextEpoch) { recorder.record($0, epoch: $1) } }

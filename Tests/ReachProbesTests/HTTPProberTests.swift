@@ -21,19 +21,31 @@ final class HTTPProberTests {
     }
 
     func target(
-        _ url: String, timeout: Duration = .seconds(2), expect: HTTPExpectation = HTTPExpectation(),
-        headers: [HTTPHeaderField] = [], token: Secret? = nil, tls: TLSSettings = TLSSettings(), family: AddressFamily = .auto
+        _ url: String,
+        timeout: Duration = .seconds(2),
+        expect: HTTPExpectation = HTTPExpectation(),
+        headers: [HTTPHeaderField] = [],
+        token: Secret? = nil,
+        tls: TLSSettings = TLSSettings(),
+        family: AddressFamily = .auto
     ) -> ProbeTarget {
         let authority = url.split(separator: "/")[1].split(separator: ":")
         let check = HTTPCheck(
-            url: url, endpoint: HostPort(host: String(authority[0]), port: Int(authority[1]) ?? 80), expectation: expect,
-            headers: headers, bearerToken: token, tls: tls)
+            url: url,
+            endpoint: HostPort(host: String(authority[0]), port: Int(authority[1]) ?? 80),
+            expectation: expect,
+            headers: headers,
+            bearerToken: token,
+            tls: tls
+        )
         return ProbeTarget(name: "server", check: .http(check), timeout: timeout, addressFamily: family)
     }
 
     func probe(_ target: ProbeTarget) async -> ProbeResult {
         let result = await prober.probe(target)
-        print("\(target.name) \(target.kind): \(result.failure.map { "\($0.reason) in \($0.phase?.rawValue ?? "-"): \($0.detail ?? "")" } ?? "ok") after \(result.latency)")
+        print(
+            "\(target.name) \(target.kind): \(result.failure.map { "\($0.reason) in \($0.phase?.rawValue ?? "-"): \($0.detail ?? "")" } ?? "ok") after \(result.latency)"
+        )
         expectOurWords(result.failure)
         return result
     }
@@ -72,7 +84,9 @@ final class HTTPProberTests {
         #expect(result.failure?.phase == .connect)
         #expect(result.failure?.detail == nil, "the reason says it all: \"connection refused\"")
         #expect(result.latency < .seconds(1), "refused at once, not at the deadline")
-        let tcp = await TCPProber().probe(ProbeTarget(name: "tcp", check: .tcp(HostPort(host: "127.0.0.1", port: try freeLoopbackPort()))))
+        let tcp = await TCPProber().probe(
+            ProbeTarget(name: "tcp", check: .tcp(HostPort(host: "127.0.0.1", port: try freeLoopbackPort())))
+        )
         #expect(tcp.failure == ProbeFailure(.connectionRefused, phase: .connect))
         await prober.shutdown()
     }
@@ -86,7 +100,9 @@ final class HTTPProberTests {
     }
 
     @Test func aHandshakeThatNeverEndsTimesOutInTLSNotInConnect() async {
-        let result = await probe(target("https://127.0.0.1:\(server.ports.blackhole)/api/v1/health", timeout: .seconds(1)))
+        let result = await probe(
+            target("https://127.0.0.1:\(server.ports.blackhole)/api/v1/health", timeout: .seconds(1))
+        )
         #expect(result.failure?.reason == .timeout)
         #expect(result.failure?.phase == .tls, "connected, then stuck in the handshake")
         #expect(result.timings.connect != nil)
@@ -107,7 +123,10 @@ final class HTTPProberTests {
         let late = await probe(target(server.url("/slow/2100")))
         #expect(late.failure?.reason == .timeout)
         #expect(late.failure?.phase == .head)
-        #expect(late.latency >= .milliseconds(1_990) && late.latency < .milliseconds(2_300), "cut at 2 s, not at the answer")
+        #expect(
+            late.latency >= .milliseconds(1_990) && late.latency < .milliseconds(2_300),
+            "cut at 2 s, not at the answer"
+        )
         await prober.shutdown()
     }
 
@@ -131,16 +150,27 @@ final class HTTPProberTests {
         #expect(untrusted.failure?.reason == .tlsFailure)
         #expect(untrusted.failure?.phase == .tls)
         #expect(untrusted.failure?.detail == "certificate verify failed", "the verifier's reason is kept")
-        let trusted = await probe(target(server.secureURL("/ok"), tls: TLSSettings(caFile: server.ports.ca, serverName: server.ports.server_name)))
+        let trusted = await probe(
+            target(
+                server.secureURL("/ok"),
+                tls: TLSSettings(caFile: server.ports.ca, serverName: server.ports.server_name)
+            )
+        )
         #expect(trusted.isSuccess)
         await prober.shutdown()
     }
 
     @Test func aCertificateForAnotherNameFailsEvenWithTheCA() async {
         let result = await probe(target(server.secureURL("/ok"), tls: TLSSettings(caFile: server.ports.ca)))
-        #expect(result.failure?.reason == .tlsFailure, "the certificate names \(server.ports.server_name), not 127.0.0.1")
+        #expect(
+            result.failure?.reason == .tlsFailure,
+            "the certificate names \(server.ports.server_name), not 127.0.0.1"
+        )
         #expect(result.failure?.detail == "the certificate does not name the server")
-        #expect(result.certificate?.subject == "CN=\(server.ports.server_name)", "verified, then refused for its name: still seen")
+        #expect(
+            result.certificate?.subject == "CN=\(server.ports.server_name)",
+            "verified, then refused for its name: still seen"
+        )
         await prober.shutdown()
     }
 
@@ -165,7 +195,12 @@ final class HTTPProberTests {
         let degraded = await probe(target(server.url("/json/degraded"), expect: HTTPExpectation(json: pointer)))
         #expect(degraded.failure?.reason == .unexpectedBody)
         #expect(degraded.failure?.detail == "/status is \"degraded\", expected \"ok\"")
-        let nested = await probe(target(server.url("/json/ok"), expect: HTTPExpectation(json: JSONExpectation(pointer: "/checks/db", equals: .bool(true)))))
+        let nested = await probe(
+            target(
+                server.url("/json/ok"),
+                expect: HTTPExpectation(json: JSONExpectation(pointer: "/checks/db", equals: .bool(true)))
+            )
+        )
         #expect(nested.isSuccess)
         await prober.shutdown()
     }
@@ -184,7 +219,13 @@ final class HTTPProberTests {
     @Test func headersAndTheBearerTokenAreSentAndTheTokenIsNeverShown() async {
         let anonymous = await probe(target(server.url("/auth")))
         #expect(anonymous.failure?.reason == .httpStatus(401))
-        let result = await probe(target(server.url("/auth"), headers: [HTTPHeaderField(name: "X-Probe", value: "yes")], token: Secret("s3cret")))
+        let result = await probe(
+            target(
+                server.url("/auth"),
+                headers: [HTTPHeaderField(name: "X-Probe", value: "yes")],
+                token: Secret("s3cret")
+            )
+        )
         #expect(result.isSuccess)
         let shown = "\(target(server.url("/auth"), token: Secret("s3cret")))"
         #expect(!shown.contains("s3cret"), "a target printed in a log line must not carry its token")
@@ -214,7 +255,9 @@ final class HTTPProberTests {
         let tcp = TCPProber()
         for _ in 0..<3 {
             #expect(await probe(target(server.url("/ok"))).isSuccess)
-            let connected = await tcp.probe(ProbeTarget(name: "tcp", check: .tcp(HostPort(host: "127.0.0.1", port: server.ports.http))))
+            let connected = await tcp.probe(
+                ProbeTarget(name: "tcp", check: .tcp(HostPort(host: "127.0.0.1", port: server.ports.http)))
+            )
             #expect(connected.isSuccess)
         }
         #expect(try timeWaitSockets(port: server.ports.http) == 0)
@@ -228,7 +271,8 @@ final class HTTPProberTests {
         return table.split(separator: "\n").dropFirst().filter { line in
             let fields = line.split(separator: " ")
             // sl, local address, remote address, state (06 is TIME_WAIT)
-            return fields.count > 3 && fields[3] == "06" && (fields[1].hasSuffix(portHex) || fields[2].hasSuffix(portHex))
+            return fields.count > 3 && fields[3] == "06"
+                && (fields[1].hasSuffix(portHex) || fields[2].hasSuffix(portHex))
         }.count
     }
 

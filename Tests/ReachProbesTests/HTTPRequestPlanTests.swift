@@ -12,10 +12,18 @@ import Testing
 struct HTTPRequestPlanTests {
     /// No TLS context: what is sent does not depend on it, and making one reads the whole trust store.
     func plan(
-        _ url: String, host: String, port: Int, serverName: String? = nil, headers: [HTTPHeaderField] = []
+        _ url: String,
+        host: String,
+        port: Int,
+        serverName: String? = nil,
+        headers: [HTTPHeaderField] = []
     ) throws -> HTTPRequestPlan {
         let check = HTTPCheck(
-            url: url, endpoint: HostPort(host: host, port: port), headers: headers, tls: TLSSettings(serverName: serverName))
+            url: url,
+            endpoint: HostPort(host: host, port: port),
+            headers: headers,
+            tls: TLSSettings(serverName: serverName)
+        )
         return try HTTPRequestPlan(check: check, tls: nil)
     }
 
@@ -42,7 +50,12 @@ struct HTTPRequestPlanTests {
     }
 
     @Test func theRequestIsEncodedOnceAsNIOHTTP1SendsIt() throws {
-        let plan = try plan("http://127.0.0.1:8080/health?x=1", host: "127.0.0.1", port: 8080, headers: [HTTPHeaderField(name: "X-Probe", value: "a b")])
+        let plan = try plan(
+            "http://127.0.0.1:8080/health?x=1",
+            host: "127.0.0.1",
+            port: 8080,
+            headers: [HTTPHeaderField(name: "X-Probe", value: "a b")]
+        )
         let text = String(buffer: plan.encodedRequest)
         #expect(text.hasPrefix("GET /health?x=1 HTTP/1.1\r\n"))
         #expect(text.contains("\r\nHost: 127.0.0.1:8080\r\n"))
@@ -55,7 +68,12 @@ struct HTTPRequestPlanTests {
     /// A check built in code (ReachKit's embedded service) skips the config parser's checks.
     @Test func aHeaderNIOHTTP1WouldNotSendFailsThePlan() {
         #expect(throws: (any Error).self) {
-            try plan("http://127.0.0.1/", host: "127.0.0.1", port: 80, headers: [HTTPHeaderField(name: "X-Bad", value: "a\r\nInjected: 1")])
+            try plan(
+                "http://127.0.0.1/",
+                host: "127.0.0.1",
+                port: 80,
+                headers: [HTTPHeaderField(name: "X-Bad", value: "a\r\nInjected: 1")]
+            )
         }
     }
 }

@@ -9,7 +9,10 @@ import Testing
 /// own: the prober's (`p0`: 10.77.0.1, fd77::1) joined by a veth to a peer's (`p1`: 10.77.0.2,
 /// fd77::2) whose kernel answers echoes. Ping sockets are opened to every group in the prober's
 /// namespace, as systemd's sysctl does, except where a case closes them.
-@Suite("ICMP echo prober in network namespaces", .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason)))
+@Suite(
+    "ICMP echo prober in network namespaces",
+    .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason))
+)
 struct ICMPEchoProberTests {
     static let peer4 = "10.77.0.2", peer6 = "fd77::2"
     /// What the default prober allows a silent host: three requests 250 ms apart, then a second.
@@ -17,7 +20,8 @@ struct ICMPEchoProberTests {
 
     /// Runs `body` with the two namespaces, wired, and deletes them after.
     private func withPair<T>(
-        pingSockets open: Bool = true, _ body: (_ prober: TestNamespace, _ peer: TestNamespace) async throws -> T
+        pingSockets open: Bool = true,
+        _ body: (_ prober: TestNamespace, _ peer: TestNamespace) async throws -> T
     ) async throws -> T {
         let (prober, peer) = try await pair(pingSockets: open)
         do {
@@ -62,7 +66,10 @@ struct ICMPEchoProberTests {
 
     /// One echo from inside `namespace`, and how long it took.
     private func echo(
-        _ address: String, interface: String? = nil, in namespace: TestNamespace, prober: ICMPEchoProber = ICMPEchoProber()
+        _ address: String,
+        interface: String? = nil,
+        in namespace: TestNamespace,
+        prober: ICMPEchoProber = ICMPEchoProber()
     ) async throws -> (outcome: ICMPEchoProber.Outcome, took: Duration) {
         let target = try #require(IPAddress(address))
         return try await namespace.enter {
@@ -98,13 +105,17 @@ struct ICMPEchoProberTests {
         }
         #expect(before.isAnswered, "answered while it had the address: \(before)")
         #expect(outcome == .silent, "\(outcome)")
-        #expect(took >= Self.bound - .milliseconds(20) && took < Self.bound + .milliseconds(750), "silent after \(took); the bound is \(Self.bound)")
+        #expect(
+            took >= Self.bound - .milliseconds(20) && took < Self.bound + .milliseconds(750),
+            "silent after \(took); the bound is \(Self.bound)"
+        )
     }
 
     @Test(arguments: [peer4, peer6])
     func closedPingSocketsAreRefusedWithEACCESAtOnce(address: String) async throws {
         // A namespace's default, `1 0`: no group, root's included. The daemon then falls back to the neighbour table.
-        let (outcome, took) = try await withPair(pingSockets: false) { prober, _ in try await echo(address, in: prober) }
+        let (outcome, took) = try await withPair(pingSockets: false) { prober, _ in try await echo(address, in: prober)
+        }
         #expect(outcome == .notPermitted(errno: EACCES), "\(outcome)")
         #expect(took < .milliseconds(250), "\(took)")
     }
@@ -119,7 +130,9 @@ struct ICMPEchoProberTests {
     }
 
     @Test func anInterfaceThatDoesNotExistFailsWithENODEV() async throws {
-        let (outcome, took) = try await withPair { prober, _ in try await echo(Self.peer4, interface: "gone0", in: prober) }
+        let (outcome, took) = try await withPair { prober, _ in
+            try await echo(Self.peer4, interface: "gone0", in: prober)
+        }
         #expect(outcome == .failed(errno: ENODEV), "\(outcome)")
         #expect(took < .milliseconds(250), "\(took)")
     }

@@ -1,9 +1,10 @@
 import Foundation
 import Hummingbird
-@testable import ReachServer
 import ReachSupport
 import ReachTesting
 import Testing
+
+@testable import ReachServer
 
 @Suite("Basic auth against bcrypt hashes")
 struct BasicAuthTests {

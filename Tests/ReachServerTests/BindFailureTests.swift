@@ -4,6 +4,7 @@ import ReachServer
 import ReachTesting
 import ServiceLifecycle
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,7 +31,9 @@ struct BindFailureTests {
 
     @Test func aTakenPort() async throws {
         let taken = try LoopbackListener()
-        #expect(await bindFailure(.tcp(host: "127.0.0.1", port: taken.port)) == SystemCallError("bind", code: EADDRINUSE))
+        #expect(
+            await bindFailure(.tcp(host: "127.0.0.1", port: taken.port)) == SystemCallError("bind", code: EADDRINUSE)
+        )
     }
 
     @Test func anAddressOfAnotherMachine() async {

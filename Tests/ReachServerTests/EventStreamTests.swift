@@ -32,8 +32,15 @@ struct EventStreamTests {
             harness.monitor.update(links: .of(.usable()))
             harness.record(.ok("server"))
             let events = try await stream.waitForEvents(5)
-            #expect(events.map(\.id) == (connectedSequence...connectedSequence + 4).map { String($0) }, "ids are the sequence numbers, in order")
-            #expect(events.map { $0.json["reason"] as? String } == ["healthy", "connection_refused", "no_link", "awaiting_probe", "healthy"])
+            #expect(
+                events.map(\.id) == (connectedSequence...connectedSequence + 4).map { String($0) },
+                "ids are the sequence numbers, in order"
+            )
+            #expect(
+                events.map { $0.json["reason"] as? String } == [
+                    "healthy", "connection_refused", "no_link", "awaiting_probe", "healthy",
+                ]
+            )
             #expect(events.allSatisfy { $0.data?.contains("\n") == false }, "each document is one data line")
             await stream.close()
         }
@@ -50,19 +57,29 @@ struct EventStreamTests {
         // Heartbeats every 100 ms: an up-to-date resumed stream beats at once, which shows it idle.
         try await harness.server(heartbeat: .milliseconds(100)).makeApplication().test(.live) { client in
             let port = try #require(client.port)
-            let resumed = try await EventStreamClient.open("http://localhost:\(port)/v1/events", headers: [("Last-Event-ID", String(seen))])
+            let resumed = try await EventStreamClient.open(
+                "http://localhost:\(port)/v1/events",
+                headers: [("Last-Event-ID", String(seen))]
+            )
             let events = try await resumed.waitForEvents(2)
             #expect(events.map(\.id) == [String(seen + 1), String(latest)])
             #expect(events.allSatisfy { $0.json["reset"] as? Bool == false })
 
-            let byQuery = try await EventStreamClient.open("http://localhost:\(port)/v1/events?last_event_id=\(seen + 1)")
+            let byQuery = try await EventStreamClient.open(
+                "http://localhost:\(port)/v1/events?last_event_id=\(seen + 1)"
+            )
             #expect(try await byQuery.waitForEvents(1).map(\.id) == [String(latest)])
 
-            let upToDate = try await EventStreamClient.open("http://localhost:\(port)/v1/events", headers: [("Last-Event-ID", String(latest))])
+            let upToDate = try await EventStreamClient.open(
+                "http://localhost:\(port)/v1/events",
+                headers: [("Last-Event-ID", String(latest))]
+            )
             // The replay, if any, is decided when the request arrives (the subscription is taken
             // before the response head): a heartbeat shows the stream idle with nothing replayed, and
             // the next change, published after the subscription, must be the first event it carries.
-            try await waitUntil("a heartbeat on the up-to-date stream") { upToDate.messages.contains(where: \.isHeartbeat) }
+            try await waitUntil("a heartbeat on the up-to-date stream") {
+                upToDate.messages.contains(where: \.isHeartbeat)
+            }
             #expect(upToDate.events.isEmpty, "nothing new: nothing replayed")
             harness.monitor.update(links: .of(.usable()))
             try await upToDate.waitForEvent(id: latest + 1)
@@ -87,7 +104,10 @@ struct EventStreamTests {
         try await harness.server().makeApplication().test(.live) { client in
             let port = try #require(client.port)
             for lastEventID in ["1", String(latest + 100)] {
-                let stream = try await EventStreamClient.open("http://localhost:\(port)/v1/events", headers: [("Last-Event-ID", lastEventID)])
+                let stream = try await EventStreamClient.open(
+                    "http://localhost:\(port)/v1/events",
+                    headers: [("Last-Event-ID", lastEventID)]
+                )
                 let events = try await stream.waitForEvents(1)
                 #expect(events[0].id == String(latest))
                 #expect(events[0].json["reset"] as? Bool == true, "resuming after \(lastEventID)")
@@ -172,7 +192,10 @@ struct EventStreamTests {
         try await stream.waitForEnd(timeout: .seconds(10))
         #expect(stream.error == nil, "the body ended with a proper end of message")
         try await running.value
-        #expect(ContinuousClock.now - started < .seconds(10), "a graceful stop does not wait out a heartbeat or a drain timeout")
+        #expect(
+            ContinuousClock.now - started < .seconds(10),
+            "a graceful stop does not wait out a heartbeat or a drain timeout"
+        )
         try await waitUntil("unsubscribed") { harness.monitor.subscriberCount == 0 }
         await harness.stop()
     }

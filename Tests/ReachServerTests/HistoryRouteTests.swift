@@ -12,7 +12,10 @@ struct HistoryRouteTests {
         let harness = MonitorHarness()
         harness.connect()
         try await harness.server().makeApplication().test(.router) { client in
-            try await client.execute(uri: "/v1/history?since=2027-01-15T08:00:00Z&until=2027-01-15T09:00:00Z&target=api", method: .get) { response in
+            try await client.execute(
+                uri: "/v1/history?since=2027-01-15T08:00:00Z&until=2027-01-15T09:00:00Z&target=api",
+                method: .get
+            ) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "application/json")
                 let object = try jsonObject(response.body)
@@ -27,7 +30,9 @@ struct HistoryRouteTests {
         await harness.stop()
     }
 
-    @Test(arguments: ["since=yesterday", "until=soon", "since=2027-01-15T10:00:00Z&until=2027-01-15T09:00:00Z", "target="])
+    @Test(arguments: [
+        "since=yesterday", "until=soon", "since=2027-01-15T10:00:00Z&until=2027-01-15T09:00:00Z", "target=",
+    ])
     func aBadParameterIs400WithTheErrorDocument(query: String) async throws {
         let harness = MonitorHarness()
         try await harness.server().makeApplication().test(.router) { client in

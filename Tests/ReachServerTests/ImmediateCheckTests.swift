@@ -82,7 +82,10 @@ struct ImmediateCheckTests {
                 #expect(value == "connected")
             }
         }
-        #expect(harness.monitor.currentProbeControl.immediateProbeRequests == requestsBefore + 1, "the check asked for a probe")
+        #expect(
+            harness.monitor.currentProbeControl.immediateProbeRequests == requestsBefore + 1,
+            "the check asked for a probe"
+        )
         await harness.stop()
     }
 

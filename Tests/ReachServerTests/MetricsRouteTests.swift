@@ -20,7 +20,12 @@ struct MetricsRouteTests {
                 #expect(sample(String(buffer: response.body), "reachd_connected") == 0)
             }
             harness.connect()
-            try await waitUntil("connected in metrics") { sample(String(decoding: metrics.exposition(monitor: harness.monitor), as: UTF8.self), "reachd_connected") == 1 }
+            try await waitUntil("connected in metrics") {
+                sample(
+                    String(decoding: metrics.exposition(monitor: harness.monitor), as: UTF8.self),
+                    "reachd_connected"
+                ) == 1
+            }
             try await client.execute(uri: "/metrics", method: .get) { response in
                 #expect(sample(String(buffer: response.body), "reachd_connected") == 1)
             }

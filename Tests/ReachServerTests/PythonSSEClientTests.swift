@@ -8,7 +8,8 @@ import Testing
 /// The event stream read by an SSE implementation nobody here wrote: Python's httpx-sse.
 @Suite("Status API: an independent SSE client", .serialized)
 struct PythonSSEClientTests {
-    static let script = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "Clients/sse_client.py").path
+    static let script = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "Clients/sse_client.py")
+        .path
 
     /// Runs the client until it has printed `count` events (plus its "open" line) and exited.
     final class Client: @unchecked Sendable {
@@ -18,7 +19,8 @@ struct PythonSSEClientTests {
 
         init(url: String, count: Int, lastEventID: String? = nil) throws {
             process.executableURL = URL(filePath: "/usr/bin/env")
-            process.arguments = ["python3", PythonSSEClientTests.script, url, String(count)] + (lastEventID.map { [$0] } ?? [])
+            process.arguments =
+                ["python3", PythonSSEClientTests.script, url, String(count)] + (lastEventID.map { [$0] } ?? [])
             process.standardOutput = output
             try process.run()
         }
@@ -61,11 +63,13 @@ struct PythonSSEClientTests {
             harness.record(.refused("server"))
             harness.record(.ok("server"))
             let lines = try await python.lines(atLeast: 4)
-            #expect(lines.dropFirst() == [
-                "\(first) verdict connected healthy False",
-                "\(first + 1) verdict disconnected connection_refused False",
-                "\(first + 2) verdict connected healthy False",
-            ])
+            #expect(
+                lines.dropFirst() == [
+                    "\(first) verdict connected healthy False",
+                    "\(first + 1) verdict disconnected connection_refused False",
+                    "\(first + 2) verdict connected healthy False",
+                ]
+            )
         }
         await harness.stop()
     }
@@ -81,10 +85,13 @@ struct PythonSSEClientTests {
             let python = try Client(url: "http://127.0.0.1:\(port)/v1/events", count: 2, lastEventID: String(first))
             defer { python.stop() }
             let lines = try await python.lines(atLeast: 3)
-            #expect(lines.dropFirst() == [
-                "\(first + 1) verdict disconnected connection_refused False",
-                "\(first + 2) verdict connected healthy False",
-            ], "only what came after the id it had")
+            #expect(
+                lines.dropFirst() == [
+                    "\(first + 1) verdict disconnected connection_refused False",
+                    "\(first + 2) verdict connected healthy False",
+                ],
+                "only what came after the id it had"
+            )
         }
         await harness.stop()
     }

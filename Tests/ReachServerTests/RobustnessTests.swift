@@ -6,6 +6,7 @@ import ReachMetrics
 import ReachServer
 import ReachTesting
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,14 +17,19 @@ import Glibc
 @Suite("Status API: robustness", .serialized)
 struct RobustnessTests {
     private func withLiveServer(
-        limits: StatusServer.Limits = StatusServer.Limits(), _ body: @Sendable (Int) async throws -> Void
+        limits: StatusServer.Limits = StatusServer.Limits(),
+        _ body: @Sendable (Int) async throws -> Void
     ) async throws {
         signal(SIGPIPE, SIG_IGN)
         let harness = MonitorHarness()
         harness.connect()
         let server = StatusServer(
-            monitor: harness.monitor, metrics: ReachMetrics(targets: harness.targets), address: .tcp(host: "127.0.0.1", port: 0),
-            limits: limits, logger: .quiet)
+            monitor: harness.monitor,
+            metrics: ReachMetrics(targets: harness.targets),
+            address: .tcp(host: "127.0.0.1", port: 0),
+            limits: limits,
+            logger: .quiet
+        )
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
             try await body(port)
@@ -66,8 +72,12 @@ struct RobustnessTests {
         harness.connect()
         let port = try freeLoopbackPort()
         let server = StatusServer(
-            monitor: harness.monitor, metrics: ReachMetrics(targets: harness.targets), address: .tcp(host: "127.0.0.1", port: port),
-            limits: StatusServer.Limits(maxConnections: 4), logger: .quiet)
+            monitor: harness.monitor,
+            metrics: ReachMetrics(targets: harness.targets),
+            address: .tcp(host: "127.0.0.1", port: port),
+            limits: StatusServer.Limits(maxConnections: 4),
+            logger: .quiet
+        )
         let running = Task { try await server.makeApplication().run() }
         defer { running.cancel() }
         var held: [RawSocket] = []
@@ -99,7 +109,9 @@ struct RobustnessTests {
     @Test func oneHugeHeaderFieldGets400() async throws {
         try await withLiveServer { port in
             let socket = try RawSocket(port: port)
-            await socket.send("GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(String(repeating: "b", count: 20 * 1024))\r\n\r\n")
+            await socket.send(
+                "GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(String(repeating: "b", count: 20 * 1024))\r\n\r\n"
+            )
             let (text, closed) = await socket.readUntilClosed(timeout: .seconds(5))
             #expect(statusLine(text) == "HTTP/1.1 400 Bad Request")
             #expect(closed)
@@ -172,7 +184,9 @@ struct RobustnessTests {
     @Test func anOverflowingContentLengthGets400() async throws {
         try await withLiveServer { port in
             let socket = try RawSocket(port: port)
-            await socket.send("POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999999999999999\r\n\r\n")
+            await socket.send(
+                "POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999999999999999\r\n\r\n"
+            )
             let (text, closed) = await socket.readUntilClosed(timeout: .seconds(5))
             #expect(statusLine(text) == "HTTP/1.1 400 Bad Request")
             #expect(closed)
@@ -239,9 +253,13 @@ struct UnixSocketTests {
         var mode: mode_t = 0
         try? await waitUntil("an answer on the socket, once its mode is 0660") {
             var info = stat()
-            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_mode & 0o777 == 0o660 else { return false }
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, info.st_mode & 0o777 == 0o660 else {
+                return false
+            }
             mode = info.st_mode & 0o777
-            answer = await offPool { Self.request(path: path, "GET /v1/status HTTP/1.1\r\nHost: reachd\r\nConnection: close\r\n\r\n") }
+            answer = await offPool {
+                Self.request(path: path, "GET /v1/status HTTP/1.1\r\nHost: reachd\r\nConnection: close\r\n\r\n")
+            }
             return !answer.isEmpty
         }
         #expect(mode == 0o660, "socket mode \(String(mode, radix: 8))")
@@ -264,7 +282,9 @@ struct UnixSocketTests {
             for (index, byte) in bytes.prefix(raw.count - 1).enumerated() { raw[index] = byte }
         }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else { return "" }
         let request = Array(text.utf8)

@@ -17,7 +17,10 @@ struct SchemathesisTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs `python3 ARGS`; its exit status and everything it printed.
-    static func python(_ arguments: [String], timeout: Duration = .seconds(600)) async throws -> (status: Int32, output: String) {
+    static func python(
+        _ arguments: [String],
+        timeout: Duration = .seconds(600)
+    ) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
@@ -37,7 +40,9 @@ struct SchemathesisTests {
         let handle = output.fileHandleForReading
         let reader = Task { await offPool { handle.readDataToEndOfFile() } }
         do {
-            try await waitUntil("python3 \(arguments.joined(separator: " ")) to exit", timeout: timeout) { !process.isRunning }
+            try await waitUntil("python3 \(arguments.joined(separator: " ")) to exit", timeout: timeout) {
+                !process.isRunning
+            }
         } catch is TimedOutWaiting {
             process.terminate()
         }
@@ -64,7 +69,8 @@ struct SchemathesisTests {
             var arguments = [
                 "-m", "schemathesis.cli", "run", Self.root.appendingPathComponent("Sources/ReachAPI/openapi.yaml").path,
                 "--url", "http://127.0.0.1:\(port)",
-                "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance",
+                "--checks",
+                "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance",
                 "--exclude-operation-id", "streamEvents",
                 "--max-examples", "50", "--seed", "20270115", "--request-timeout", "10", "--no-color",
             ]
@@ -73,7 +79,9 @@ struct SchemathesisTests {
             #expect(status == 0, "schemathesis found problems:\n\(output)")
             #expect(output.contains("Test cases:"), "schemathesis did not run:\n\(output)")
             let summary = output.split(separator: "\n").filter { $0.contains("generated") || $0.contains("Tested:") }
-            print("schemathesis (token: \(token == nil ? "none" : "set")): \(summary.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; "))")
+            print(
+                "schemathesis (token: \(token == nil ? "none" : "set")): \(summary.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; "))"
+            )
         }
         await harness.stop()
     }

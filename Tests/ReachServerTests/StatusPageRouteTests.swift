@@ -19,7 +19,10 @@ struct StatusPageRouteTests {
                 #expect(response.headers[.location] == "/")
                 let setCookie = try #require(response.headers[.setCookie])
                 #expect(setCookie.hasPrefix("reachd_token=s3cret%20token%3B%25;"))
-                #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/"))
+                #expect(
+                    setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict")
+                        && setCookie.contains("Path=/")
+                )
                 cookie = String(setCookie.prefix { $0 != ";" })
             }
             try await client.execute(uri: "/?token=wrong", method: .get) { response in
@@ -30,11 +33,13 @@ struct StatusPageRouteTests {
                 #expect(response.status == .unauthorized)
             }
             for path in ["/", "/v1/status"] {
-                try await client.execute(uri: path, method: .get, headers: [.cookie: "other=1; \(cookie)"]) { response in
+                try await client.execute(uri: path, method: .get, headers: [.cookie: "other=1; \(cookie)"]) {
+                    response in
                     #expect(response.status == .ok, "\(path)")
                 }
             }
-            try await client.execute(uri: "/v1/status", method: .get, headers: [.cookie: "reachd_token=s3cret"]) { response in
+            try await client.execute(uri: "/v1/status", method: .get, headers: [.cookie: "reachd_token=s3cret"]) {
+                response in
                 #expect(response.status == .unauthorized)
             }
             for (path, method) in [("/v1/check", HTTPRequest.Method.post), ("/metrics", .get)] {
@@ -58,7 +63,10 @@ struct StatusPageRouteTests {
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
                 let policy = try #require(response.headers[.contentSecurityPolicy])
-                #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && !policy.contains("unsafe-inline"))
+                #expect(
+                    policy.contains("default-src 'none'") && policy.contains("script-src 'self'")
+                        && !policy.contains("unsafe-inline")
+                )
                 #expect(response.headers[.cacheControl] == "no-store")
                 let html = String(buffer: response.body)
                 #expect(html.contains(#"id="verdict""#) && html.contains("aria-live"))

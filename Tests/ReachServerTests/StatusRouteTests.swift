@@ -78,7 +78,8 @@ struct StatusRouteTests {
         let harness = MonitorHarness()
         try await harness.server().makeApplication().test(.router) { client in
             let cases: [(String, HTTPRequest.Method, String)] = [
-                ("/v1/status", .post, "GET"), ("/v1/events", .delete, "GET"), ("/v1/check", .get, "POST"), ("/healthz", .put, "GET"),
+                ("/v1/status", .post, "GET"), ("/v1/events", .delete, "GET"), ("/v1/check", .get, "POST"),
+                ("/healthz", .put, "GET"),
                 ("/metrics", .post, "GET"),
             ]
             for (path, method, allow) in cases {
@@ -117,14 +118,20 @@ struct StatusRouteTests {
         let harness = MonitorHarness()
         let app = harness.server(token: "s3cret-token", checkWaitLimit: .milliseconds(50)).makeApplication()
         try await app.test(.router) { client in
-            for (path, method) in [("/v1/status", HTTPRequest.Method.get), ("/v1/check", .post), ("/metrics", .get), ("/v1/events", .get), ("/nope", .get)] {
+            for (path, method) in [
+                ("/v1/status", HTTPRequest.Method.get), ("/v1/check", .post), ("/metrics", .get), ("/v1/events", .get),
+                ("/nope", .get),
+            ] {
                 try await client.execute(uri: path, method: method) { response in
                     #expect(response.status == .unauthorized, "no token: \(path)")
                     #expect(response.headers[.wwwAuthenticate] == "Bearer")
                     let message = try jsonObject(response.body)["error"] as? String
                     #expect(message?.isEmpty == false)
                 }
-                for wrong in ["Bearer s3cret-tokeN", "Bearer s3cret-token-and-more", "Bearer s3cret", "Basic czNjcmV0LXRva2Vu", "s3cret-token", "Bearer "] {
+                for wrong in [
+                    "Bearer s3cret-tokeN", "Bearer s3cret-token-and-more", "Bearer s3cret", "Basic czNjcmV0LXRva2Vu",
+                    "s3cret-token", "Bearer ",
+                ] {
                     try await client.execute(uri: path, method: method, headers: [.authorization: wrong]) { response in
                         #expect(response.status == .unauthorized, "\(wrong): \(path)")
                         #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
@@ -132,11 +139,13 @@ struct StatusRouteTests {
                 }
             }
             for header in ["Bearer s3cret-token", "bearer s3cret-token", "BEARER s3cret-token"] {
-                try await client.execute(uri: "/v1/status", method: .get, headers: [.authorization: header]) { response in
+                try await client.execute(uri: "/v1/status", method: .get, headers: [.authorization: header]) {
+                    response in
                     #expect(response.status == .ok, "\(header)")
                 }
             }
-            try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer s3cret-token"]) { response in
+            try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer s3cret-token"]) {
+                response in
                 #expect(response.status == .ok)
             }
             try await client.execute(uri: "/healthz", method: .get) { response in
@@ -160,10 +169,16 @@ struct StatusRouteTests {
                 let text = await socket.readUntilClosed(timeout: .seconds(5)).text
                 return String(text.split(separator: " ").dropFirst().first ?? "")
             }
-            for host in ["localhost", "localhost:\(port)", "LOCALHOST.", "app.localhost:\(port)", "127.0.0.1:\(port)", "127.1.2.3", "[::1]:\(port)"] {
+            for host in [
+                "localhost", "localhost:\(port)", "LOCALHOST.", "app.localhost:\(port)", "127.0.0.1:\(port)",
+                "127.1.2.3", "[::1]:\(port)",
+            ] {
                 #expect(try await statusCode("/v1/status", host: host) == "200", "\(host)")
             }
-            for host in ["evil.example", "evil.example:\(port)", "192.168.1.5:\(port)", "localhost.evil.example", "[::2]:\(port)"] {
+            for host in [
+                "evil.example", "evil.example:\(port)", "192.168.1.5:\(port)", "localhost.evil.example",
+                "[::2]:\(port)",
+            ] {
                 let expected = token == nil ? "421" : "200"
                 #expect(try await statusCode("/v1/status", host: host) == expected, "\(host), token \(token ?? "none")")
                 #expect(try await statusCode("/healthz", host: host) == "200", "liveness answers any host")
@@ -175,9 +190,14 @@ struct StatusRouteTests {
     @Test func theTokenIsNeverInAnAnswer() async throws {
         let harness = MonitorHarness()
         harness.connect()
-        try await harness.server(token: "s3cret-token", checkWaitLimit: .milliseconds(50)).makeApplication().test(.router) { client in
-            for (path, method) in [("/v1/status", HTTPRequest.Method.get), ("/v1/check", .post), ("/metrics", .get), ("/healthz", .get)] {
-                try await client.execute(uri: path, method: method, headers: [.authorization: "Bearer s3cret-token"]) { response in
+        try await harness.server(token: "s3cret-token", checkWaitLimit: .milliseconds(50)).makeApplication().test(
+            .router
+        ) { client in
+            for (path, method) in [
+                ("/v1/status", HTTPRequest.Method.get), ("/v1/check", .post), ("/metrics", .get), ("/healthz", .get),
+            ] {
+                try await client.execute(uri: path, method: method, headers: [.authorization: "Bearer s3cret-token"]) {
+                    response in
                     #expect(!String(buffer: response.body).contains("s3cret"))
                     #expect(!response.headers.contains { $0.value.contains("s3cret") })
                 }

@@ -9,7 +9,12 @@ import Testing
 /// loopback HTTP server (and an HTTPS one, for a certificate's expiry): what a person sees first,
 /// how fast a failure and its restoration reach the page without a reload, the page without
 /// JavaScript, its accessibility tree and contrast in both themes, and screenshots for the docs.
-@Suite("The status page in a real Chromium", .serialized, .timeLimit(.minutes(4)), .enabled(if: Chromium.executable != nil, "needs chromium (scripts/test installs it)"))
+@Suite(
+    "The status page in a real Chromium",
+    .serialized,
+    .timeLimit(.minutes(4)),
+    .enabled(if: Chromium.executable != nil, "needs chromium (scripts/test installs it)")
+)
 struct StatusPageBrowserTests {
     /// The package's `.build/status-page`, where the screenshots go.
     static let screenshots = BuiltProducts.packageRoot.appending(path: ".build/status-page")
@@ -34,16 +39,17 @@ struct StatusPageBrowserTests {
             let rig = Rig(directory: directory, server: server, tls: tls, port: port, config: config)
             let tokenFile = directory.url.appending(path: "token")
             try rig.token.write(to: tokenFile, atomically: true, encoding: .utf8)
-            let historyLine = history ? "history: { path: \(directory.url.appending(path: "history.sqlite").path) }" : ""
+            let historyLine =
+                history ? "history: { path: \(directory.url.appending(path: "history.sqlite").path) }" : ""
             try """
-                \(historyLine)
-                api: { bearer_token_file: \(tokenFile.path) }
-                probe: { interval: 200ms, timeout: 1s }
-                policy: all
-                targets:
-                  - { name: api, url: "\(server.url)" }
-                  - { name: secure-api, url: "\(tls.url)", tls: { ca_file: \(ca.certificate) } }
-                """.write(to: config, atomically: true, encoding: .utf8)
+            \(historyLine)
+            api: { bearer_token_file: \(tokenFile.path) }
+            probe: { interval: 200ms, timeout: 1s }
+            policy: all
+            targets:
+              - { name: api, url: "\(server.url)" }
+              - { name: secure-api, url: "\(tls.url)", tls: { ca_file: \(ca.certificate) } }
+            """.write(to: config, atomically: true, encoding: .utf8)
             return (rig, try await rig.reachd())
         }
 
@@ -72,7 +78,10 @@ struct StatusPageBrowserTests {
             #expect(try await page.text("#verdict-word") == "Connected")
             #expect(try await page.evaluate("document.cookie") as? String == "", "HttpOnly: no script reads the cookie")
             #expect(try await page.evaluate("fetch('/v1/status').then(r => r.status)") as? Int == 200)
-            #expect(try await page.evaluate("fetch('/v1/check', {method: 'POST'}).then(r => r.status)") as? Int == 401, "the cookie never acts")
+            #expect(
+                try await page.evaluate("fetch('/v1/check', {method: 'POST'}).then(r => r.status)") as? Int == 401,
+                "the cookie never acts"
+            )
             try await page.waitUntil("document.getElementById('live').dataset.state === 'live'")
             try await Self.shoot(page, "light", width: 1280, height: 900)
             let firstPaintInterfaces = try await page.evaluate(Self.shape("#interfaces")) as? String
@@ -80,36 +89,61 @@ struct StatusPageBrowserTests {
             // A server failure, then its restoration, on the page without a reload.
             let marker = try await page.evaluate("window.reachdMarker = Math.random()") as? Double
             await rig.server.stop()
-            let failure = try await page.waitUntil("document.getElementById('verdict').dataset.state === 'disconnected'", timeout: .seconds(5))
+            let failure = try await page.waitUntil(
+                "document.getElementById('verdict').dataset.state === 'disconnected'",
+                timeout: .seconds(5)
+            )
             let failureShown = try await page.evaluate(Self.sinceDecision) as? Int ?? -1
-            print("status page: the server's failure appeared \(Self.milliseconds(failure)) ms after it stopped answering, \(failureShown) ms after reachd decided")
+            print(
+                "status page: the server's failure appeared \(Self.milliseconds(failure)) ms after it stopped answering, \(failureShown) ms after reachd decided"
+            )
             #expect(failure < .seconds(1))
             #expect(try await page.text("#verdict-target") == "api")
             #expect(try await page.text("#verdict-fault") == FaultWords.sentence(Fault.server.code))
             #expect(try await page.text("#verdict-reason")?.contains("target api") == true)
-            #expect(try await page.evaluate(Self.shape("#interfaces")) as? String == firstPaintInterfaces, "the script builds the server's markup")
+            #expect(
+                try await page.evaluate(Self.shape("#interfaces")) as? String == firstPaintInterfaces,
+                "the script builds the server's markup"
+            )
             try await Self.shoot(page, "dark", width: 1280, height: 900, dark: true)
 
             let restored = try await HealthServer(port: rig.server.port)
             defer { restored.kill() }
-            let restoration = try await page.waitUntil("document.getElementById('verdict').dataset.state === 'connected'", timeout: .seconds(5))
+            let restoration = try await page.waitUntil(
+                "document.getElementById('verdict').dataset.state === 'connected'",
+                timeout: .seconds(5)
+            )
             let restorationShown = try await page.evaluate(Self.sinceDecision) as? Int ?? -1
-            print("status page: the restoration appeared \(Self.milliseconds(restoration)) ms after the server answered again, \(restorationShown) ms after reachd decided")
+            print(
+                "status page: the restoration appeared \(Self.milliseconds(restoration)) ms after the server answered again, \(restorationShown) ms after reachd decided"
+            )
             #expect(restoration < .seconds(1))
             #expect(try await page.evaluate("window.reachdMarker") as? Double == marker, "no reload")
-            #expect(try await page.evaluate("document.querySelectorAll('#transitions tbody tr').length") as? Int ?? 0 >= 2)
-            try await page.waitUntil("document.querySelector('[data-target=api] svg.chart polyline') !== null", timeout: .seconds(15))
+            #expect(
+                try await page.evaluate("document.querySelectorAll('#transitions tbody tr').length") as? Int ?? 0 >= 2
+            )
+            try await page.waitUntil(
+                "document.querySelector('[data-target=api] svg.chart polyline') !== null",
+                timeout: .seconds(15)
+            )
             try await page.emulate(width: 390, height: 844, mobile: true)
-            #expect(try await page.evaluate("[document.documentElement.scrollWidth, innerWidth]") as? [Int] == [390, 390], "a phone's width")
+            #expect(
+                try await page.evaluate("[document.documentElement.scrollWidth, innerWidth]") as? [Int] == [390, 390],
+                "a phone's width"
+            )
 
             // reachd away: the page says so, then follows the new run when it is back. The outage
             // is committed first (history writes once a second, and SIGKILL loses what it has not),
             // so that the uptime bars below have it to show.
             try await waitUntil("the outage is in the history", timeout: .seconds(5)) {
-                (try? await page.evaluate("fetch('/v1/history').then(r => r.json()).then(d => d.outages.length)")) as? Int ?? 0 > 0
+                (try? await page.evaluate("fetch('/v1/history').then(r => r.json()).then(d => d.outages.length)"))
+                    as? Int ?? 0 > 0
             }
             reachd.signal(SIGKILL)
-            try await page.waitUntil("document.getElementById('live').dataset.state === 'reconnecting'", timeout: .seconds(5))
+            try await page.waitUntil(
+                "document.getElementById('live').dataset.state === 'reconnecting'",
+                timeout: .seconds(5)
+            )
             #expect(try await page.text("#live")?.hasPrefix("Reconnecting") == true)
             let again = try await rig.reachd()
             defer { again.signal(SIGTERM) }
@@ -128,7 +162,10 @@ struct StatusPageBrowserTests {
             try await page.send("Emulation.setScriptExecutionDisabled", ["value": true])
             try await page.navigate("\(rig.base)/?token=\(rig.token)")
             #expect(try await page.text("#verdict-word") == "Connected")
-            #expect(try await page.evaluate("document.getElementById('live').dataset.state") as? String == "static", "the script did not run")
+            #expect(
+                try await page.evaluate("document.getElementById('live').dataset.state") as? String == "static",
+                "the script did not run"
+            )
             #expect(try await page.evaluate("document.querySelectorAll('#targets > li').length") as? Int == 2)
             #expect(try await page.text("#no-history")?.hasPrefix("No history") == true)
         }
@@ -143,26 +180,40 @@ struct StatusPageBrowserTests {
 
             try await page.send("Accessibility.enable")
             let tree = try await page.send("Accessibility.getFullAXTree")
-            let nodes = (tree.object["nodes"] as? [[String: Any]] ?? []).compactMap { node -> (role: String, name: String)? in
+            let nodes = (tree.object["nodes"] as? [[String: Any]] ?? []).compactMap {
+                node -> (role: String, name: String)? in
                 guard let role = (node["role"] as? [String: Any])?["value"] as? String else { return nil }
                 return (role, (node["name"] as? [String: Any])?["value"] as? String ?? "")
             }
             for (role, name) in [
-                ("heading", "reachd status"), ("region", "Verdict"), ("status", ""), ("heading", "Targets"), ("link", "Skip to the targets"),
-                ("image", "Latency of api over the last minutes"), ("heading", "Last transitions"), ("table", "Last transitions"),
+                ("heading", "reachd status"), ("region", "Verdict"), ("status", ""), ("heading", "Targets"),
+                ("link", "Skip to the targets"),
+                ("image", "Latency of api over the last minutes"), ("heading", "Last transitions"),
+                ("table", "Last transitions"),
             ] {
-                #expect(nodes.contains { $0.role == role && ($0.name == name || name.isEmpty) }, "\(role) \"\(name)\" in \(nodes.filter { !$0.name.isEmpty })")
+                #expect(
+                    nodes.contains { $0.role == role && ($0.name == name || name.isEmpty) },
+                    "\(role) \"\(name)\" in \(nodes.filter { !$0.name.isEmpty })"
+                )
             }
             // Keyboard: the first Tab reaches the skip link.
-            try await page.send("Input.dispatchKeyEvent", ["type": "keyDown", "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9])
-            try await page.send("Input.dispatchKeyEvent", ["type": "keyUp", "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9])
+            try await page.send(
+                "Input.dispatchKeyEvent",
+                ["type": "keyDown", "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9]
+            )
+            try await page.send(
+                "Input.dispatchKeyEvent",
+                ["type": "keyUp", "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9]
+            )
             #expect(try await page.evaluate("document.activeElement.textContent") as? String == "Skip to the targets")
 
             for dark in [false, true] {
                 try await page.emulate(width: 1280, height: 900, dark: dark)
                 let worst = try #require(try await page.evaluate(Self.contrastScript) as? [String: Any])
                 let ratio = worst["ratio"] as? Double ?? 0
-                print("status page: lowest text contrast \(dark ? "dark" : "light"): \((ratio * 100).rounded() / 100):1 (\(worst["text"] ?? ""))")
+                print(
+                    "status page: lowest text contrast \(dark ? "dark" : "light"): \((ratio * 100).rounded() / 100):1 (\(worst["text"] ?? ""))"
+                )
                 #expect(ratio >= 4.5, "\(dark ? "dark" : "light"): \(worst)")
             }
         }
@@ -174,28 +225,43 @@ struct StatusPageBrowserTests {
     /// up to a millisecond, which in the few seconds this test records moves the ratio by ~1e-4.
     static func expectUptimeBarsMatchTheHistory(_ page: DevToolsPage, base: String) async throws {
         try await page.navigate("\(base)/")
-        let rendered = try #require(try await page.evaluate("JSON.parse(document.getElementById('page-data').textContent).now") as? Double)
+        let rendered = try #require(
+            try await page.evaluate("JSON.parse(document.getElementById('page-data').textContent).now") as? Double
+        )
         let until = RFC3339.string(from: WallTime(sinceEpoch: .milliseconds(Int64(rendered * 1000))))
-        let windows = try #require(try await page.evaluate(
-            "[...document.querySelectorAll('li.uptime')].map(li => [li.dataset.window, li.dataset.ratio])") as? [[String]])
+        let windows = try #require(
+            try await page.evaluate(
+                "[...document.querySelectorAll('li.uptime')].map(li => [li.dataset.window, li.dataset.ratio])"
+            ) as? [[String]]
+        )
         for (label, days) in [("24 h", 1), ("7 d", 7), ("30 d", 30), ("90 d", 90)] {
-            let since = RFC3339.string(from: WallTime(sinceEpoch: .milliseconds(Int64(rendered * 1000)) - .seconds(days * 86_400)))
+            let since = RFC3339.string(
+                from: WallTime(sinceEpoch: .milliseconds(Int64(rendered * 1000)) - .seconds(days * 86_400))
+            )
             let url = "/v1/history?since=\(percentEncodedQueryValue(since))&until=\(percentEncodedQueryValue(until))"
-            let answer = try #require(try await page.evaluate(
-                """
-                fetch(\(DevToolsPage.quoted(url))).then(async (r) => {
-                  if (r.status !== 200) return [r.status, null, 0, 0];
-                  const d = await r.json(), known = d.uptime.connected_seconds + d.uptime.disconnected_seconds;
-                  return [r.status, d.uptime.ratio, known, d.outages.length + d.gaps.length];
-                })
-                """) as? [Any])
+            let answer = try #require(
+                try await page.evaluate(
+                    """
+                    fetch(\(DevToolsPage.quoted(url))).then(async (r) => {
+                      if (r.status !== 200) return [r.status, null, 0, 0];
+                      const d = await r.json(), known = d.uptime.connected_seconds + d.uptime.disconnected_seconds;
+                      return [r.status, d.uptime.ratio, known, d.outages.length + d.gaps.length];
+                    })
+                    """
+                ) as? [Any]
+            )
             try #require(answer.first as? Int == 200, "reachd keeps history here: \(answer)")
             let shown = try #require(windows.first { $0.first == label }, "the \(label) bar in \(windows)")
             let expected = answer[1] as? Double
             let (known, spans) = (answer[2] as? Double ?? 0, answer[3] as? Int ?? 0)
             let tolerance = Double(2 * spans + 1) * 0.001 / max(known, 0.001)
-            print("status page: uptime \(label): page \(shown.last ?? "-"), /v1/history \(expected.map { "\($0)" } ?? "null") (±\(tolerance))")
-            #expect(abs((Double(shown.last ?? "") ?? -1) - (expected ?? -1)) <= tolerance, "\(label): page \(shown), history \(answer), tolerance \(tolerance)")
+            print(
+                "status page: uptime \(label): page \(shown.last ?? "-"), /v1/history \(expected.map { "\($0)" } ?? "null") (±\(tolerance))"
+            )
+            #expect(
+                abs((Double(shown.last ?? "") ?? -1) - (expected ?? -1)) <= tolerance,
+                "\(label): page \(shown), history \(answer), tolerance \(tolerance)"
+            )
             #expect((expected ?? 1) < 1, "\(label): the outage counts against the uptime: \(answer)")
         }
     }
@@ -241,7 +307,13 @@ struct StatusPageBrowserTests {
     }
 
     static func shoot(
-        _ page: DevToolsPage, _ name: String, width: Int, height: Int, mobile: Bool = false, dark: Bool = false, maxHeight: Int? = nil
+        _ page: DevToolsPage,
+        _ name: String,
+        width: Int,
+        height: Int,
+        mobile: Bool = false,
+        dark: Bool = false,
+        maxHeight: Int? = nil
     ) async throws {
         try await page.emulate(width: width, height: height, mobile: mobile, dark: dark)
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)

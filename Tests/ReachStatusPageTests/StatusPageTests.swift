@@ -1,8 +1,9 @@
-@testable import ReachAPI
 import ReachCore
 import ReachStatusPage
 import ReachSupport
 import Testing
+
+@testable import ReachAPI
 
 @Suite("The status page's HTML")
 struct StatusPageTests {
@@ -10,10 +11,25 @@ struct StatusPageTests {
 
     private static func document(state: String = "disconnected", target: String = "api") -> StatusDocument {
         StatusDocument(
-            state: state, reason: "connection_refused", reasonDetail: "target \(target): the connection was refused",
-            target: target, fault: state == "disconnected" ? "server" : nil, since: RFC3339.string(from: now.advanced(by: .seconds(-125))),
-            likelyConnected: false, sequence: 7, usableInterfaces: ["eth0"],
-            targets: [.init(name: target, kind: "http", health: "unhealthy", reason: "connection_refused", latencySeconds: 0.012)])
+            state: state,
+            reason: "connection_refused",
+            reasonDetail: "target \(target): the connection was refused",
+            target: target,
+            fault: state == "disconnected" ? "server" : nil,
+            since: RFC3339.string(from: now.advanced(by: .seconds(-125))),
+            likelyConnected: false,
+            sequence: 7,
+            usableInterfaces: ["eth0"],
+            targets: [
+                .init(
+                    name: target,
+                    kind: "http",
+                    health: "unhealthy",
+                    reason: "connection_refused",
+                    latencySeconds: 0.012
+                )
+            ]
+        )
     }
 
     @Test func theVerdictIsWordIconAndReasonWithSinceFaultAndTarget() {
@@ -51,16 +67,33 @@ struct StatusPageTests {
         #expect(lines[1].contains(#"data-interface="wlan0" data-state="unhealthy""#))
         #expect(lines[1].contains(#"<span class="interface-word">Does not reach the targets</span>"#))
         #expect(lines[1].contains(#"<div class="reason-row"><dt>Why</dt><dd class="reason">timed out</dd></div>"#))
-        #expect(lines[1].contains(#"<div class="fault-row"><dt>Fault</dt><dd class="fault">The internet connection is down.</dd></div>"#))
+        #expect(
+            lines[1].contains(
+                #"<div class="fault-row"><dt>Fault</dt><dd class="fault">The internet connection is down.</dd></div>"#
+            )
+        )
         #expect(lines[1].contains(#"<div class="latency-row" hidden>"#))
-        #expect(lines[2].contains(#"data-interface="wwan0" data-state="unknown""#) && lines[2].contains("Not yet known"))
+        #expect(
+            lines[2].contains(#"data-interface="wwan0" data-state="unknown""#) && lines[2].contains("Not yet known")
+        )
         #expect(lines[3].contains(#"data-interface="docker0" data-state="usable""#) && lines[3].contains("Usable link"))
         #expect(html.contains(#"<p id="interfaces-none" class="muted" hidden>"#))
-        #expect(html.contains(#"<div id="verdict-families-row"><dt>Degraded address family</dt><dd id="verdict-families">IPv6</dd></div>"#))
-        #expect(html.contains(#"<div class="families-row"><dt>Degraded address family</dt><dd class="families">IPv6</dd></div>"#))
+        #expect(
+            html.contains(
+                #"<div id="verdict-families-row"><dt>Degraded address family</dt><dd id="verdict-families">IPv6</dd></div>"#
+            )
+        )
+        #expect(
+            html.contains(
+                #"<div class="families-row"><dt>Degraded address family</dt><dd class="families">IPv6</dd></div>"#
+            )
+        )
 
         let plain = StatusPage(status: Self.document(), history: nil, now: Self.now).html
-        #expect(plain.contains(#"<div id="verdict-families-row" hidden>"#) && plain.contains(#"<div class="families-row" hidden>"#))
+        #expect(
+            plain.contains(#"<div id="verdict-families-row" hidden>"#)
+                && plain.contains(#"<div class="families-row" hidden>"#)
+        )
         #expect(plain.contains(#"<li class="interface" data-interface="eth0" data-state="usable">"#))
     }
 
@@ -85,19 +118,40 @@ struct StatusPageTests {
 
     @Test func historyGivesUptimeBarsAndAtMostFiftyTransitions() {
         let transitions = (0..<60).map { index in
-            PageHistory.Transition(at: RFC3339.string(from: Self.now.advanced(by: .seconds(-index * 60))), state: index % 2 == 0 ? "connected" : "disconnected", reason: "healthy")
+            PageHistory.Transition(
+                at: RFC3339.string(from: Self.now.advanced(by: .seconds(-index * 60))),
+                state: index % 2 == 0 ? "connected" : "disconnected",
+                reason: "healthy"
+            )
         }
         let uptime = [PageHistory.Uptime(label: "24 h", ratio: 0.99987, segments: [1, 0.5, nil], outages: 1)]
-        let html = StatusPage(status: Self.document(state: "connected"), history: PageHistory(transitions: transitions, uptime: uptime), now: Self.now).html
+        let html = StatusPage(
+            status: Self.document(state: "connected"),
+            history: PageHistory(transitions: transitions, uptime: uptime),
+            now: Self.now
+        ).html
         #expect(html.split(separator: "<tr role=\"row\" data-state=").count - 1 == StatusPage.transitionLimit)
         // Each cell names its column, which a phone shows beside it when a row becomes a card.
-        #expect(html.contains(#"<thead role="rowgroup"><tr role="row"><th role="columnheader" scope="col">Time</th><th role="columnheader" scope="col">State</th>"#))
-        #expect(html.contains(#"<tr role="row" data-state="connected"><td role="cell" data-label="Time"><time datetime=""#))
-        #expect(html.contains(#"<td role="cell" data-label="Reason">the targets answer as the policy requires</td><td role="cell" data-label="Fault">—</td><td role="cell" data-label="Target">—</td></tr>"#))
+        #expect(
+            html.contains(
+                #"<thead role="rowgroup"><tr role="row"><th role="columnheader" scope="col">Time</th><th role="columnheader" scope="col">State</th>"#
+            )
+        )
+        #expect(
+            html.contains(#"<tr role="row" data-state="connected"><td role="cell" data-label="Time"><time datetime=""#)
+        )
+        #expect(
+            html.contains(
+                #"<td role="cell" data-label="Reason">the targets answer as the policy requires</td><td role="cell" data-label="Fault">—</td><td role="cell" data-label="Target">—</td></tr>"#
+            )
+        )
         #expect(html.contains(#"data-window="24 h" data-ratio="0.99987""#))
         #expect(html.contains(#"<span class="ratio">99.98 %</span>"#))
         #expect(html.contains(#"aria-label="24 h: 99.98 % up, 1 outage""#))
-        #expect(html.contains(#"class="seg up""#) && html.contains(#"class="seg down""#) && html.contains(#"class="seg none""#))
+        #expect(
+            html.contains(#"class="seg up""#) && html.contains(#"class="seg down""#)
+                && html.contains(#"class="seg none""#)
+        )
         #expect(!html.contains("No history"))
     }
 

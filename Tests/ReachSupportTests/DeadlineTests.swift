@@ -8,7 +8,8 @@ struct DeadlineTests {
     @Test func aTaskThatFinishesInTimeGivesItsValue() async {
         let clock = TestClock()
         let work = Task { 42 }
-        guard case .finished(let value) = await work.value(within: .seconds(1), sleep: clock.monitorClock.sleep(for:)) else {
+        guard case .finished(let value) = await work.value(within: .seconds(1), sleep: clock.monitorClock.sleep(for:))
+        else {
             Issue.record("expected the value")
             return
         }

@@ -1,11 +1,14 @@
-@testable import ReachSupport
 import Testing
+
+@testable import ReachSupport
 
 @Suite("Durations as people write them")
 struct DurationTextTests {
     @Test(arguments: [
-        ("1s", Duration.seconds(1)), ("250ms", .milliseconds(250)), ("1m30s", .seconds(90)), ("1.5s", .milliseconds(1500)),
-        ("100us", .microseconds(100)), ("100µs", .microseconds(100)), ("2h", .seconds(7200)), ("10ns", .nanoseconds(10)), ("0s", .zero),
+        ("1s", Duration.seconds(1)), ("250ms", .milliseconds(250)), ("1m30s", .seconds(90)),
+        ("1.5s", .milliseconds(1500)),
+        ("100us", .microseconds(100)), ("100µs", .microseconds(100)), ("2h", .seconds(7200)),
+        ("10ns", .nanoseconds(10)), ("0s", .zero),
     ])
     func parses(text: String, duration: Duration) {
         #expect(DurationText.parse(text) == duration)

@@ -50,12 +50,17 @@ struct HTTPURLTests {
         #expect(read.userinfo == "user:secret")
         #expect(read.host == "portal.test")
         #expect(read.port == 8080)
-        #expect(try #require(HTTPURL("https://a@b@[2001:db8::1]/")).host == "2001:db8::1", "the last @ ends the userinfo")
+        #expect(
+            try #require(HTTPURL("https://a@b@[2001:db8::1]/")).host == "2001:db8::1",
+            "the last @ ends the userinfo"
+        )
     }
 
     @Test(arguments: [
-        ("http://example.com/x", "example.com"), ("http://example.com:8080/x", "example.com:8080"), ("https://example.com:443/", "example.com"),
-        ("https://example.com:80/", "example.com:80"), ("https://[::1]:8443/", "[::1]:8443"), ("http://[2001:db8::5]/", "[2001:db8::5]"),
+        ("http://example.com/x", "example.com"), ("http://example.com:8080/x", "example.com:8080"),
+        ("https://example.com:443/", "example.com"),
+        ("https://example.com:80/", "example.com:80"), ("https://[::1]:8443/", "[::1]:8443"),
+        ("http://[2001:db8::5]/", "[2001:db8::5]"),
     ])
     func theHostHeaderLeavesOutTheSchemesPort(url: String, header: String) throws {
         #expect(try #require(HTTPURL(url)).hostHeader == header)
@@ -65,9 +70,11 @@ struct HTTPURLTests {
     @Test func openableIsAWebPageWithoutSpacesOrControls() {
         #expect(HTTPURL.openable("https://portal.example/login?x=1") == "https://portal.example/login?x=1")
         #expect(HTTPURL.openable("HTTP://[2001:db8::1]:8080/") == "HTTP://[2001:db8::1]:8080/")
-        for refused in ["javascript:alert(1)", "file:///etc/passwd", "/login", "http://", "http://portal.example/a b", "http://portal.example/\n",
-            "http://portal.example/\u{7F}", "http://portal.example/" + String(repeating: "a", count: 2048)]
-        {
+        for refused in [
+            "javascript:alert(1)", "file:///etc/passwd", "/login", "http://", "http://portal.example/a b",
+            "http://portal.example/\n",
+            "http://portal.example/\u{7F}", "http://portal.example/" + String(repeating: "a", count: 2048),
+        ] {
             #expect(HTTPURL.openable(refused) == nil, "\(refused.prefix(40))")
         }
     }

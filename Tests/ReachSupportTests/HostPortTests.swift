@@ -10,11 +10,15 @@ struct HostPortTests {
     func loopback(host: String, isLoopback: Bool) {
         #expect(HostPort.isLoopback(host) == isLoopback)
         #expect(HostPort(host: host, port: 80).isLoopback == isLoopback)
-        #expect(HostPort(host: host, port: 80).listenerNeedsToken == !isLoopback, "a listener others can reach needs a token")
+        #expect(
+            HostPort(host: host, port: 80).listenerNeedsToken == !isLoopback,
+            "a listener others can reach needs a token"
+        )
     }
 
     @Test(arguments: [
-        ("127.0.0.1:80", "127.0.0.1", "80"), ("[::1]:9780", "::1", "9780"), ("[::1]", "::1", nil), ("localhost", "localhost", nil),
+        ("127.0.0.1:80", "127.0.0.1", "80"), ("[::1]:9780", "::1", "9780"), ("[::1]", "::1", nil),
+        ("localhost", "localhost", nil),
         ("::1", "::1", nil), ("host:", "host", ""), (":80", "", "80"), ("[::1]x", "::1", nil),
     ])
     func splits(text: String, host: String, port: String?) {

@@ -33,7 +33,10 @@ struct IPAddressTests {
 
     @Test func buildsFromNetworkOrderBytes() {
         #expect(IPAddress(bytes: [10, 0, 0, 1])?.description == "10.0.0.1")
-        #expect(IPAddress(bytes: [0x20, 0x01, 0x0d, 0xb8] + Array(repeating: 0, count: 11) + [1])?.description == "2001:db8::1")
+        #expect(
+            IPAddress(bytes: [0x20, 0x01, 0x0d, 0xb8] + Array(repeating: 0, count: 11) + [1])?.description
+                == "2001:db8::1"
+        )
         #expect(IPAddress(bytes: [1, 2, 3]) == nil)
     }
 

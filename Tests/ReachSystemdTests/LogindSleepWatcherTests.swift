@@ -70,7 +70,10 @@ struct LogindSleepWatcherBusTests {
             // it, the bus has queued it for every recipient, so it reaches the watcher (if at all)
             // before the owner's next signal, whose report then shows the spoof ignored.
             let monitor = try ChildProcess(
-                "dbus-monitor", executable: "/usr/bin/dbus-monitor", arguments: ["--address", bus.address, "type='signal',member='PrepareForSleep'"])
+                "dbus-monitor",
+                executable: "/usr/bin/dbus-monitor",
+                arguments: ["--address", bus.address, "type='signal',member='PrepareForSleep'"]
+            )
             do {
                 // NameLost follows BecomeMonitor: from here on, the monitor sees every matching signal.
                 try await monitor.waitForLine { $0.contains("member=NameLost") }
@@ -92,8 +95,10 @@ struct LogindSleepWatcherBusTests {
     @Test func drivesTheMonitorsProbeControlThroughSleepAndWake() async throws {
         let clock = TestClock()
         let monitor = ConnectivityMonitor(
-            configuration: .init(targets: [.http("server")]), clock: clock.monitorClock,
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+            configuration: .init(targets: [.http("server")]),
+            clock: clock.monitorClock,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        )
         let monitorRun = Task { await monitor.run() }
         defer { monitorRun.cancel() }
         monitor.update(links: .of(.usable()))
@@ -119,7 +124,10 @@ struct LogindSleepWatcherBusTests {
             }
             let after = try #require(controls.withLock { $0.last })
             #expect(after.suspension == nil)
-            #expect(after.immediateProbeRequests > before.immediateProbeRequests, "waking asks for a probe of every target now")
+            #expect(
+                after.immediateProbeRequests > before.immediateProbeRequests,
+                "waking asks for a probe of every target now"
+            )
         }
         monitorRun.cancel()
         await monitorRun.value
@@ -131,7 +139,7 @@ struct LogindSleepWatcherBusTests {
             try await watcher.waitForReports(1)
             let took = await watcher.cancel()
             // A hang detector: the whole suite loads both cores (journald, Xvfb, dunst), so the bound is generous.
-        #expect(took < .seconds(10), "run took \(took) to return after cancellation")
+            #expect(took < .seconds(10), "run took \(took) to return after cancellation")
             #expect(watcher.logs.warnings.isEmpty, "cancellation is not a failure: \(watcher.logs.warnings)")
             #expect(watcher.reported == [true], "cancellation does not invent a wake")
         }
@@ -148,7 +156,8 @@ struct LogindSleepWatcherBusTests {
             #expect(warning.message.contains("lost the system bus connection"), "\(warning)")
             #expect(
                 watcher.reported == [true, false],
-                "with the bus gone no wake would ever come, so probing must not stay suspended")
+                "with the bus gone no wake would ever come, so probing must not stay suspended"
+            )
         }
     }
 
@@ -188,8 +197,10 @@ struct LogindSleepWatcherNoBusTests {
         // A socket file left behind by a dead bus: bound, never listened on.
         let path = "\(directory)/stale_socket"
         let binder = try ChildProcess(
-            "socket binder", executable: PrivateSystemBus.python,
-            arguments: ["-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", path])
+            "socket binder",
+            executable: PrivateSystemBus.python,
+            arguments: ["-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", path]
+        )
         await binder.waitForExit()
         try #require(FileManager.default.fileExists(atPath: path))
 

@@ -14,7 +14,10 @@ package final class CaptivePortalAPIServer: Sendable {
     ///   - host: The address to listen on, in `namespace` when one is given.
     ///   - namespace: A network namespace (`ip netns`) to run in; the test's own when `nil`.
     package init(
-        certificate: (certificate: String, key: String), answer json: String, host: String = "127.0.0.1", namespace: String? = nil
+        certificate: (certificate: String, key: String),
+        answer json: String,
+        host: String = "127.0.0.1",
+        namespace: String? = nil
     ) async throws {
         let script = """
             import http.server, ssl, sys, threading
@@ -37,8 +40,10 @@ package final class CaptivePortalAPIServer: Sendable {
             """
         let python = ["/usr/bin/python3", "-u", "-c", script, certificate.certificate, certificate.key, json]
         child = try ChildProcess(
-            "captive-portal-api", executable: namespace == nil ? python[0] : TestNamespace.ipPath,
-            arguments: namespace.map { ["netns", "exec", $0] + python } ?? Array(python.dropFirst()))
+            "captive-portal-api",
+            executable: namespace == nil ? python[0] : TestNamespace.ipPath,
+            arguments: namespace.map { ["netns", "exec", $0] + python } ?? Array(python.dropFirst())
+        )
         let line = try await child.waitForLine { $0.hasPrefix("port ") }
         self.port = Int(line.dropFirst("port ".count)) ?? 0
     }
@@ -52,7 +57,9 @@ package final class CaptivePortalAPIServer: Sendable {
 
     /// The `Accept` header of every request so far.
     package var requests: [String] {
-        child.output.filter { $0.hasPrefix("request") }.map { String($0.dropFirst("request".count)).trimmingCharacters(in: .whitespaces) }
+        child.output.filter { $0.hasPrefix("request") }.map {
+            String($0.dropFirst("request".count)).trimmingCharacters(in: .whitespaces)
+        }
     }
 
     package func stop() async {

@@ -43,7 +43,13 @@ package final class CapturedLogs: Sendable {
         }
 
         func log(event: LogEvent) {
-            logs.append(Entry(level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+            logs.append(
+                Entry(
+                    level: event.level,
+                    message: "\(event.message)",
+                    metadata: metadata.merging(event.metadata ?? [:]) { $1 }
+                )
+            )
         }
     }
 }

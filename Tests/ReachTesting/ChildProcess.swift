@@ -34,7 +34,11 @@ package final class ChildProcess: Sendable {
     ///   - environment: The whole environment; `nil` inherits the test's.
     ///   - directory: The working directory; `nil` inherits the test's.
     package init(
-        _ name: String, executable: String, arguments: [String], errorLog: String? = nil, environment: [String: String]? = nil,
+        _ name: String,
+        executable: String,
+        arguments: [String],
+        errorLog: String? = nil,
+        environment: [String: String]? = nil,
         directory: String? = nil
     ) throws {
         self.name = name
@@ -80,7 +84,11 @@ package final class ChildProcess: Sendable {
     }
 
     /// Reads `handle` to its end on a thread of its own.
-    private static func read(_ handle: FileHandle, chunk: @escaping @Sendable (Data, inout Data) -> Void, ended: @escaping @Sendable (Data) -> Void) {
+    private static func read(
+        _ handle: FileHandle,
+        chunk: @escaping @Sendable (Data, inout Data) -> Void,
+        ended: @escaping @Sendable (Data) -> Void
+    ) {
         Thread {
             var pending = Data()
             while true {
@@ -116,7 +124,11 @@ package final class ChildProcess: Sendable {
             return try await waitFor("\(name) to print the expected line", timeout: timeout) {
                 let ended = collected.outputEnded.load(ordering: .acquiring)
                 if let line = collected.lines.withLock({ $0.first(where: predicate) }) { return line }
-                if ended { throw Failed(description: "\(name) ended its output without the expected line; it printed \(output)") }
+                if ended {
+                    throw Failed(
+                        description: "\(name) ended its output without the expected line; it printed \(output)"
+                    )
+                }
                 return nil
             }
         } catch is TimedOutWaiting {
@@ -133,7 +145,9 @@ package final class ChildProcess: Sendable {
                 let finished = !isRunning && (errorLog != nil || collected.errorsEnded.load(ordering: .acquiring))
                 let errors = errors
                 if errors.contains(text) { return errors }
-                if finished { throw Failed(description: "\(name) exited without writing \"\(text)\"; it wrote:\n\(errors)") }
+                if finished {
+                    throw Failed(description: "\(name) exited without writing \"\(text)\"; it wrote:\n\(errors)")
+                }
                 return nil
             }
         } catch is TimedOutWaiting {
@@ -173,7 +187,8 @@ package final class ChildProcess: Sendable {
         let collected = collected
         let errorsInFile = errorLog != nil
         try? await waitUntil("\(name)'s output to end", timeout: .seconds(5)) {
-            collected.outputEnded.load(ordering: .acquiring) && (errorsInFile || collected.errorsEnded.load(ordering: .acquiring))
+            collected.outputEnded.load(ordering: .acquiring)
+                && (errorsInFile || collected.errorsEnded.load(ordering: .acquiring))
         }
         return ProgramResult(status: process.terminationStatus, output: collected.text.withLock { $0 }, errors: errors)
     }

@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// A headless Chromium (Debian's `chromium`) driven over the DevTools protocol through
 /// `--remote-debugging-pipe`: JSON messages ended by NUL on descriptors 3 (to the browser) and 4
@@ -42,8 +43,10 @@ package final class Chromium: Sendable {
         let arguments = [
             "chromium", "--headless", "--no-sandbox", "--remote-debugging-pipe", "--user-data-dir=\(profile)",
             "--window-size=\(width),\(height)", "--no-first-run", "--no-default-browser-check", "--disable-gpu",
-            "--disable-dev-shm-usage", "--disable-extensions", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--disable-default-apps", "--disable-domain-reliability", "--no-pings", "--metrics-recording-only",
+            "--disable-dev-shm-usage", "--disable-extensions", "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync", "--disable-default-apps", "--disable-domain-reliability", "--no-pings",
+            "--metrics-recording-only",
             "--disable-client-side-phishing-detection", "--disable-features=Translate,OptimizationHints,MediaRouter",
             "--hide-scrollbars", "--mute-audio", "--force-color-profile=srgb", "about:blank",
         ]
@@ -60,7 +63,13 @@ package final class Chromium: Sendable {
         posix_spawn_file_actions_adddup2(&actions, browserWrites, 4)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, directory.url.appending(path: "chromium.log").path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(
+            &actions,
+            2,
+            directory.url.appending(path: "chromium.log").path,
+            O_WRONLY | O_CREAT | O_TRUNC,
+            0o644
+        )
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -117,7 +126,9 @@ package final class Chromium: Sendable {
     }
 
     private func deliver(_ message: Data) {
-        guard let object = try? JSONSerialization.jsonObject(with: message) as? [String: Any], let id = object["id"] as? Int else { return }
+        guard let object = try? JSONSerialization.jsonObject(with: message) as? [String: Any],
+            let id = object["id"] as? Int
+        else { return }
         guard let continuation = pending.withLock({ $0.removeValue(forKey: id) }) else { return }
         if let error = object["error"] as? [String: Any] {
             continuation.resume(throwing: Failed(description: "DevTools error: \(error)"))
@@ -131,7 +142,11 @@ package final class Chromium: Sendable {
 
     /// Sends one DevTools command (to the page `session` when given) and returns its result.
     @discardableResult
-    package func send(_ method: String, _ parameters: [String: Any] = [:], session: String? = nil) async throws -> Result {
+    package func send(
+        _ method: String,
+        _ parameters: [String: Any] = [:],
+        session: String? = nil
+    ) async throws -> Result {
         let id = nextID.add(1, ordering: .relaxed).oldValue
         var message: [String: Any] = ["id": id, "method": method, "params": parameters]
         if let session { message["sessionId"] = session }
@@ -139,25 +154,34 @@ package final class Chromium: Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             pending.withLock { $0[id] = continuation }
             guard !ended.load(ordering: .acquiring) else {
-                pending.withLock { $0.removeValue(forKey: id) }?.resume(throwing: Failed(description: "chromium has ended"))
+                pending.withLock { $0.removeValue(forKey: id) }?.resume(
+                    throwing: Failed(description: "chromium has ended")
+                )
                 return
             }
             let written = bytes.withUnsafeBytes { write(toBrowser, $0.baseAddress, $0.count) }
             if written != bytes.count {
-                pending.withLock { $0.removeValue(forKey: id) }?.resume(throwing: Failed(description: "writing to chromium failed"))
+                pending.withLock { $0.removeValue(forKey: id) }?.resume(
+                    throwing: Failed(description: "writing to chromium failed")
+                )
                 return
             }
             // A command the browser never answers fails the test instead of hanging it.
             Task { [self] in
                 try? await Task.sleep(for: Self.answerLimit)  // a deadline, not synchronisation: answered commands are gone from `pending`
-                pending.withLock { $0.removeValue(forKey: id) }?.resume(throwing: Failed(description: "\(method): no answer in \(Self.answerLimit)"))
+                pending.withLock { $0.removeValue(forKey: id) }?.resume(
+                    throwing: Failed(description: "\(method): no answer in \(Self.answerLimit)")
+                )
             }
         }
     }
 
     /// Runs `body` with a browser started in `directory`, and closes the browser after it, also when it throws.
     package static func with<Value: Sendable>(
-        directory: TemporaryDirectory, width: Int = 1280, height: Int = 900, _ body: (Chromium) async throws -> Value
+        directory: TemporaryDirectory,
+        width: Int = 1280,
+        height: Int = 900,
+        _ body: (Chromium) async throws -> Value
     ) async throws -> Value {
         let browser = try Chromium(directory: directory, width: width, height: height)
         do {
@@ -173,9 +197,13 @@ package final class Chromium: Sendable {
     /// Opens a new tab and attaches to it.
     package func newPage() async throws -> DevToolsPage {
         let target = try await send("Target.createTarget", ["url": "about:blank"])
-        guard let targetID = target.object["targetId"] as? String else { throw Failed(description: "no targetId in \(target.object)") }
+        guard let targetID = target.object["targetId"] as? String else {
+            throw Failed(description: "no targetId in \(target.object)")
+        }
         let attached = try await send("Target.attachToTarget", ["targetId": targetID, "flatten": true])
-        guard let session = attached.object["sessionId"] as? String else { throw Failed(description: "no sessionId in \(attached.object)") }
+        guard let session = attached.object["sessionId"] as? String else {
+            throw Failed(description: "no sessionId in \(attached.object)")
+        }
         return DevToolsPage(browser: self, session: session)
     }
 

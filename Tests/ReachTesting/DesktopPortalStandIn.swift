@@ -58,7 +58,10 @@ package final class DesktopPortalStandIn: Sendable {
     /// Starts it on the bus at `busAddress` and waits until it owns the name.
     package static func start(busAddress: String, answer: Answer = .accept) async throws -> DesktopPortalStandIn {
         let process = try ChildProcess(
-            "desktop portal stand-in", executable: PrivateSystemBus.python, arguments: ["-c", script, busAddress, answer.rawValue])
+            "desktop portal stand-in",
+            executable: PrivateSystemBus.python,
+            arguments: ["-c", script, busAddress, answer.rawValue]
+        )
         do {
             try await process.waitForLine { $0 == "ready" }
         } catch {

@@ -3,15 +3,29 @@ import ReachSupport
 
 extension InterfaceFacts {
     /// An Ethernet interface with carrier, a global IPv4 address and a default route: usable.
-    package static func usable(_ name: String = "eth0", index: Int = 2, address: String = "192.168.1.10/24", gateway: String = "192.168.1.1") -> InterfaceFacts {
+    package static func usable(
+        _ name: String = "eth0",
+        index: Int = 2,
+        address: String = "192.168.1.10/24",
+        gateway: String = "192.168.1.1"
+    ) -> InterfaceFacts {
         let prefix = IPPrefix(address)!
         return InterfaceFacts(
-            index: index, name: name, kind: .ethernet, isAdminUp: true, isLowerUp: true, operState: .up,
+            index: index,
+            name: name,
+            kind: .ethernet,
+            isAdminUp: true,
+            isLowerUp: true,
+            operState: .up,
             addresses: [InterfaceAddress(prefix: prefix, scope: .global)],
             routes: [
                 Route(destination: IPPrefix(address: prefix.address.masked(to: prefix.length), length: prefix.length)!),
-                Route(destination: IPPrefix(prefix.family == .ipv4 ? "0.0.0.0/0" : "::/0")!, gateway: IPAddress(gateway)),
-            ])
+                Route(
+                    destination: IPPrefix(prefix.family == .ipv4 ? "0.0.0.0/0" : "::/0")!,
+                    gateway: IPAddress(gateway)
+                ),
+            ]
+        )
     }
 
     /// ``usable(_:index:address:gateway:)`` with a global IPv6 address and an IPv6 default route
@@ -25,9 +39,15 @@ extension InterfaceFacts {
 
     /// The loopback interface as the kernel reports it.
     package static let loopback = InterfaceFacts(
-        index: 1, name: "lo", kind: .loopback, isAdminUp: true, isLowerUp: true, operState: .unknown,
+        index: 1,
+        name: "lo",
+        kind: .loopback,
+        isAdminUp: true,
+        isLowerUp: true,
+        operState: .unknown,
         addresses: [InterfaceAddress(prefix: IPPrefix("127.0.0.1/8")!, scope: .host)],
-        routes: [])
+        routes: []
+    )
 
     package func with(_ change: (inout InterfaceFacts) -> Void) -> InterfaceFacts {
         var copy = self
@@ -68,11 +88,16 @@ extension LinkSnapshot {
 
 extension ProbeTarget {
     /// An HTTP target on a non-loopback address, so the link gates it.
-    package static func http(_ name: String, host: String = "203.0.113.10", hysteresis: Hysteresis = Hysteresis()) -> ProbeTarget {
+    package static func http(
+        _ name: String,
+        host: String = "203.0.113.10",
+        hysteresis: Hysteresis = Hysteresis()
+    ) -> ProbeTarget {
         ProbeTarget(
             name: name,
             check: .http(HTTPCheck(url: "http://\(host)/api/v1/health", endpoint: HostPort(host: host, port: 80))),
-            hysteresis: hysteresis)
+            hysteresis: hysteresis
+        )
     }
 }
 

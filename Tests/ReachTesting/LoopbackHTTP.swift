@@ -4,7 +4,11 @@ import Foundation
 /// without FoundationNetworking): the status code and the body, de-chunked if need be.
 /// Throws when nothing listens on `port` or the answer is not HTTP. The blocking socket calls run
 /// off the cooperative pool.
-package func loopbackGet(port: Int, path: String, timeout: Duration = .seconds(10)) async throws -> (status: Int, body: String) {
+package func loopbackGet(
+    port: Int,
+    path: String,
+    timeout: Duration = .seconds(10)
+) async throws -> (status: Int, body: String) {
     try await offPool { try blockingGet(port: port, path: path, timeout: timeout) }
 }
 
@@ -27,7 +31,9 @@ private func blockingGet(port: Int, path: String, timeout: Duration) throws -> (
     guard let split = text.range(of: "\r\n\r\n") else { throw POSIXError(.EPROTO) }
     let head = text[..<split.lowerBound]
     let statusLine = head.prefix { $0 != "\r" }.split(separator: " ")
-    guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/"), let status = Int(statusLine[1]) else { throw POSIXError(.EPROTO) }
+    guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/"), let status = Int(statusLine[1]) else {
+        throw POSIXError(.EPROTO)
+    }
     var body = String(text[split.upperBound...])
     if head.lowercased().contains("transfer-encoding: chunked") { body = dechunk(body) }
     return (status, body)
@@ -61,7 +67,9 @@ package func connectLoopback(port: Int, receiveBuffer: Int32? = nil) throws -> I
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = UInt16(port).bigEndian
     let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     guard connected == 0 else {
         close(fd)

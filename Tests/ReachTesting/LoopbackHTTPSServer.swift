@@ -26,7 +26,10 @@ package final class LoopbackHTTPSServer: Sendable {
             threading.Event().wait()
             """
         child = try ChildProcess(
-            "https-health", executable: "/usr/bin/python3", arguments: ["-u", "-c", script, certificate.certificate, certificate.key])
+            "https-health",
+            executable: "/usr/bin/python3",
+            arguments: ["-u", "-c", script, certificate.certificate, certificate.key]
+        )
         let line = try await child.waitForLine { $0.hasPrefix("port ") }
         port = Int(line.dropFirst("port ".count)) ?? 0
     }

@@ -10,7 +10,8 @@ package final class MonitorHarness: Sendable {
     private let runner: Task<Void, Never>
 
     package init(
-        targets: [ProbeTarget] = [.http("server")], logger: Logger = .quiet,
+        targets: [ProbeTarget] = [.http("server")],
+        logger: Logger = .quiet,
         _ configure: (inout ConnectivityMonitor.Configuration) -> Void = { _ in }
     ) {
         var configuration = ConnectivityMonitor.Configuration(targets: targets)

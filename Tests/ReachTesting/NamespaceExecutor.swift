@@ -19,7 +19,9 @@ final class NamespaceExecutor: TaskExecutor {
         defer { executor.stop() }
         // A task of its own, so that the caller goes on where it was, not on the namespace's thread.
         return try await Task(executorPreference: executor) {
-            guard Self.namespace(of: "/proc/thread-self/ns/net") == Self.namespace(of: path) else { throw NotEntered(path: path, errno: 0) }
+            guard Self.namespace(of: "/proc/thread-self/ns/net") == Self.namespace(of: path) else {
+                throw NotEntered(path: path, errno: 0)
+            }
             return try await body()
         }.value
     }
@@ -49,7 +51,9 @@ final class NamespaceExecutor: TaskExecutor {
     private func serve() {
         while true {
             wakeUp.wait()
-            let next = jobs.withLock { state -> UnownedJob?? in state.queue.isEmpty ? (state.stopping ? .some(nil) : nil) : state.queue.removeFirst() }
+            let next = jobs.withLock { state -> UnownedJob?? in
+                state.queue.isEmpty ? (state.stopping ? .some(nil) : nil) : state.queue.removeFirst()
+            }
             switch next {
             case .some(.some(let job)): job.runSynchronously(on: asUnownedTaskExecutor())
             case .some(.none): return
@@ -72,6 +76,9 @@ final class NamespaceExecutor: TaskExecutor {
     struct NotEntered: Error, CustomStringConvertible {
         var path: String
         var errno: Int32
-        var description: String { "could not run in the network namespace \(path)" + (errno == 0 ? "" : ": \(String(cString: strerror(errno)))") }
+        var description: String {
+            "could not run in the network namespace \(path)"
+                + (errno == 0 ? "" : ": \(String(cString: strerror(errno)))")
+        }
     }
 }

@@ -28,7 +28,9 @@ package final class NotifySocket: @unchecked Sendable {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0 else {
             close(descriptor)
@@ -45,16 +47,22 @@ package final class NotifySocket: @unchecked Sendable {
     package func next(timeout: Duration) async -> Message? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         return try? await ReachTesting.waitFor("a message on the notify socket", timeout: timeout) { () -> Message? in
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            let count = buffer.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
             guard count > 0 else { return nil }
-            return Message(lines: String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").map(String.init), arrived: .now)
+            return Message(
+                lines: String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").map(String.init),
+                arrived: .now
+            )
         }
     }
 
     /// Reads messages until one satisfies `match`; returns it and everything read before it.
     /// Records nothing itself: the caller asserts on `nil`.
     package func waitFor(
-        timeout: Duration = .seconds(20), _ match: (Message) -> Bool
+        timeout: Duration = .seconds(20),
+        _ match: (Message) -> Bool
     ) async -> (match: Message?, before: [Message]) {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         var before: [Message] = []

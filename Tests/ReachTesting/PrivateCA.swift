@@ -12,7 +12,8 @@ package struct PrivateCA: Sendable {
     package static func make(in directory: String) async throws -> PrivateCA {
         let ca = PrivateCA(certificate: "\(directory)/ca.pem", key: "\(directory)/ca.key", directory: directory)
         try await openssl([
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", ca.key, "-out",
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", ca.key,
+            "-out",
             ca.certificate, "-days", "30", "-subj", "/CN=reachd test CA",
         ])
         return ca
@@ -21,16 +22,23 @@ package struct PrivateCA: Sendable {
     /// Issues a certificate for `name` (and 127.0.0.1) valid for `days` (a negative number: expired
     /// that many days ago); returns its certificate and key files.
     /// - Parameter subject: The subject in openssl's form; `/CN=name` by default.
-    package func issue(name: String, days: Int = 30, subject: String? = nil) async throws -> (certificate: String, key: String) {
+    package func issue(
+        name: String,
+        days: Int = 30,
+        subject: String? = nil
+    ) async throws -> (certificate: String, key: String) {
         let (certificate, key, request, extensions) = (
-            "\(directory)/\(name).pem", "\(directory)/\(name).key", "\(directory)/\(name).csr", "\(directory)/\(name).ext"
+            "\(directory)/\(name).pem", "\(directory)/\(name).key", "\(directory)/\(name).csr",
+            "\(directory)/\(name).ext"
         )
         try "subjectAltName=DNS:\(name),IP:127.0.0.1\n".write(toFile: extensions, atomically: true, encoding: .utf8)
         try await Self.openssl([
-            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", request, "-subj", subject ?? "/CN=\(name)",
+            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out",
+            request, "-subj", subject ?? "/CN=\(name)",
         ])
         try await Self.openssl([
-            "x509", "-req", "-in", request, "-CA", self.certificate, "-CAkey", self.key, "-CAcreateserial", "-out", certificate,
+            "x509", "-req", "-in", request, "-CA", self.certificate, "-CAkey", self.key, "-CAcreateserial", "-out",
+            certificate,
             "-days", "\(days)", "-extfile", extensions,
         ])
         return (certificate, key)
@@ -38,20 +46,30 @@ package struct PrivateCA: Sendable {
 
     /// When the certificate in the PEM file `certificate` expires, as openssl reads it.
     package static func notAfter(of certificate: String) async throws -> Date {
-        let result = try await runProgram("/usr/bin/openssl", ["x509", "-in", certificate, "-noout", "-enddate", "-dateopt", "iso_8601"])
+        let result = try await runProgram(
+            "/usr/bin/openssl",
+            ["x509", "-in", certificate, "-noout", "-enddate", "-dateopt", "iso_8601"]
+        )
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss'Z'"
-        let text = result.output.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "notAfter=", with: "")
+        let text = result.output.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(
+            of: "notAfter=",
+            with: ""
+        )
         guard result.status == 0, let date = formatter.date(from: text) else {
-            throw ChildProcess.Failed(description: "openssl cannot read the expiry of \(certificate): \(result.output)\(result.errors)")
+            throw ChildProcess.Failed(
+                description: "openssl cannot read the expiry of \(certificate): \(result.output)\(result.errors)"
+            )
         }
         return date
     }
 
     private static func openssl(_ arguments: [String]) async throws {
         let result = try await runProgram("/usr/bin/openssl", arguments)
-        guard result.status == 0 else { throw ChildProcess.Failed(description: "openssl \(arguments.first ?? "") failed: \(result.errors)") }
+        guard result.status == 0 else {
+            throw ChildProcess.Failed(description: "openssl \(arguments.first ?? "") failed: \(result.errors)")
+        }
     }
 }

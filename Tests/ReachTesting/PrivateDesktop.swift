@@ -10,7 +10,8 @@ package final class PrivateDesktop: Sendable {
     package static let isAvailable = tools.allSatisfy { tool in
         ["/usr/bin", "/bin"].contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
     }
-    package static let unavailableReason = "needs Xvfb, dbus-daemon, dbus-monitor, dunst and import (Debian: xvfb dbus dunst imagemagick)"
+    package static let unavailableReason =
+        "needs Xvfb, dbus-daemon, dbus-monitor, dunst and import (Debian: xvfb dbus dunst imagemagick)"
 
     private let directory: TemporaryDirectory
     /// `:123`.
@@ -33,7 +34,14 @@ package final class PrivateDesktop: Sendable {
         return environment
     }
 
-    private init(directory: TemporaryDirectory, display: String, busAddress: String, xvfb: ChildProcess, bus: ChildProcess, monitor: ChildProcess) {
+    private init(
+        directory: TemporaryDirectory,
+        display: String,
+        busAddress: String,
+        xvfb: ChildProcess,
+        bus: ChildProcess,
+        monitor: ChildProcess
+    ) {
         self.directory = directory
         self.display = display
         self.busAddress = busAddress
@@ -50,8 +58,11 @@ package final class PrivateDesktop: Sendable {
         var number = Int.random(in: 200...900)
         while FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") { number = Int.random(in: 200...900) }
         let xvfb = try ChildProcess(
-            "Xvfb", executable: "/usr/bin/Xvfb", arguments: [":\(number)", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-            errorLog: "\(directory)/xvfb.log")
+            "Xvfb",
+            executable: "/usr/bin/Xvfb",
+            arguments: [":\(number)", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+            errorLog: "\(directory)/xvfb.log"
+        )
         let config = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -80,10 +91,21 @@ package final class PrivateDesktop: Sendable {
             throw error
         }
         let monitor = try ChildProcess(
-            "dbus-monitor", executable: "/usr/bin/dbus-monitor",
-            arguments: ["--address", address, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"],
-            errorLog: "\(directory)/dbus-monitor.log")
-        let desktop = PrivateDesktop(directory: directory, display: ":\(number)", busAddress: address, xvfb: xvfb, bus: bus, monitor: monitor)
+            "dbus-monitor",
+            executable: "/usr/bin/dbus-monitor",
+            arguments: [
+                "--address", address, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'",
+            ],
+            errorLog: "\(directory)/dbus-monitor.log"
+        )
+        let desktop = PrivateDesktop(
+            directory: directory,
+            display: ":\(number)",
+            busAddress: address,
+            xvfb: xvfb,
+            bus: bus,
+            monitor: monitor
+        )
         do {
             try await waitUntil("dbus-monitor is watching", timeout: .seconds(10)) {
                 monitor.output.contains { $0.contains("NameAcquired") || $0.contains("NameLost") } || !monitor.isRunning
@@ -98,9 +120,11 @@ package final class PrivateDesktop: Sendable {
 
     private static func startBus(in directory: TemporaryDirectory) throws -> ChildProcess {
         try ChildProcess(
-            "dbus-daemon", executable: "/usr/bin/dbus-daemon",
+            "dbus-daemon",
+            executable: "/usr/bin/dbus-daemon",
             arguments: ["--config-file=\(directory)/session.conf", "--nofork", "--print-address=1"],
-            errorLog: "\(directory)/dbus-daemon.log")
+            errorLog: "\(directory)/dbus-daemon.log"
+        )
     }
 
     /// Kills the bus (dunst and the monitor lose it too) and, after `gap`, starts a new one on the
@@ -122,28 +146,37 @@ package final class PrivateDesktop: Sendable {
         // Icons from Adwaita, so the screenshot shows the one named in the notification. The
         // context menu's "dmenu" picks what ``chooseAction(key:)`` asks for, as a person would.
         try """
-            [global]
-                font = DejaVu Sans 11
-                width = 420
-                icon_path = /usr/share/icons/Adwaita/48x48/legacy/:/usr/share/icons/Adwaita/48x48/status/
-                min_icon_size = 32
-                max_icon_size = 48
-                dmenu = \(directory)/menu-chooser
-            """.write(toFile: dunstrc, atomically: true, encoding: .utf8)
+        [global]
+            font = DejaVu Sans 11
+            width = 420
+            icon_path = /usr/share/icons/Adwaita/48x48/legacy/:/usr/share/icons/Adwaita/48x48/status/
+            min_icon_size = 32
+            max_icon_size = 48
+            dmenu = \(directory)/menu-chooser
+        """.write(toFile: dunstrc, atomically: true, encoding: .utf8)
         try await writeExecutable(
             """
             #!/bin/sh
             grep -m1 -F -e "$(cat '\(directory)/menu-choice')"
-            """, to: "\(directory)/menu-chooser")
+            """,
+            to: "\(directory)/menu-chooser"
+        )
         let dunst = try ChildProcess(
-            "dunst", executable: "/usr/bin/dunst", arguments: ["-config", dunstrc],
-            errorLog: "\(directory)/dunst.log", environment: environment)
+            "dunst",
+            executable: "/usr/bin/dunst",
+            arguments: ["-config", dunstrc],
+            errorLog: "\(directory)/dunst.log",
+            environment: environment
+        )
         server.withLock { $0 = dunst }
         try await waitUntil("dunst owns org.freedesktop.Notifications", timeout: .seconds(10)) {
             await (try? self.dunstctl(["count", "displayed"]).status) == 0 || !dunst.isRunning
         }
         guard dunst.isRunning else {
-            throw ChildProcess.Failed(description: "dunst exited: \((try? String(contentsOfFile: "\(directory)/dunst.log", encoding: .utf8)) ?? "")")
+            throw ChildProcess.Failed(
+                description:
+                    "dunst exited: \((try? String(contentsOfFile: "\(directory)/dunst.log", encoding: .utf8)) ?? "")"
+            )
         }
     }
 
@@ -166,7 +199,9 @@ package final class PrivateDesktop: Sendable {
     package func chooseAction(key: String) async throws {
         try ",\(key)]".write(toFile: "\(directory)/menu-choice", atomically: true, encoding: .utf8)
         let result = try await dunstctl(["context"])
-        guard result.status == 0 else { throw ChildProcess.Failed(description: "dunstctl context failed: \(result.output)") }
+        guard result.status == 0 else {
+            throw ChildProcess.Failed(description: "dunstctl context failed: \(result.output)")
+        }
     }
 
     /// How many notifications dunst shows now.
@@ -242,11 +277,15 @@ package struct NotifyCall: Sendable, Hashable {
             arguments = nil
         }
         for line in lines {
-            if line.hasPrefix("method call") || line.hasPrefix("signal") || line.hasPrefix("method return") || line.hasPrefix("error") {
+            if line.hasPrefix("method call") || line.hasPrefix("signal") || line.hasPrefix("method return")
+                || line.hasPrefix("error")
+            {
                 finish()
                 if line.hasPrefix("method call"), line.contains("member=Notify") {
                     arguments = []
-                    time = line.split(separator: " ").first { $0.hasPrefix("time=") }.flatMap { Double($0.dropFirst("time=".count)) }
+                    time = line.split(separator: " ").first { $0.hasPrefix("time=") }.flatMap {
+                        Double($0.dropFirst("time=".count))
+                    }
                 }
             } else if arguments != nil {
                 arguments?.append(line)
@@ -292,7 +331,9 @@ package struct NotifyCall: Sendable, Hashable {
 
     /// `string "abc"` → `abc`.
     private static func unquoted(_ text: String) -> String {
-        guard let first = text.firstIndex(of: "\""), let last = text.lastIndex(of: "\""), first < last else { return text }
+        guard let first = text.firstIndex(of: "\""), let last = text.lastIndex(of: "\""), first < last else {
+            return text
+        }
         return String(text[text.index(after: first)..<last])
     }
 }

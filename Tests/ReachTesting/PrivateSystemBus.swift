@@ -12,7 +12,9 @@ package final class PrivateSystemBus: Sendable {
 
     /// The system Python, which has python3-dbus (not a pyenv `python3` on PATH).
     package static let python = "/usr/bin/python3"
-    static let supportDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "SystemBus").path
+    static let supportDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(
+        path: "SystemBus"
+    ).path
 
     private let directory: TemporaryDirectory
     /// The address dbus-daemon printed, such as `unix:path=/tmp/.../system_bus_socket,guid=...`.
@@ -35,7 +37,8 @@ package final class PrivateSystemBus: Sendable {
                 "--config-file=\(supportDirectory)/bus.conf", "--nofork", "--print-address=1",
                 "--address=unix:path=\(directory)/system_bus_socket",
             ],
-            errorLog: "\(directory)/dbus-daemon.log")
+            errorLog: "\(directory)/dbus-daemon.log"
+        )
         do {
             let address = try await daemon.waitForLine { $0.hasPrefix("unix:") }
             return PrivateSystemBus(directory: directory, address: address, daemon: daemon)
@@ -79,7 +82,8 @@ package final class LogindStandIn: Sendable {
         let process = try ChildProcess(
             "login1-standin.py",
             executable: PrivateSystemBus.python,
-            arguments: ["\(PrivateSystemBus.supportDirectory)/login1-standin.py", bus.address])
+            arguments: ["\(PrivateSystemBus.supportDirectory)/login1-standin.py", bus.address]
+        )
         do {
             try await process.waitForLine { $0 == "ready" }
         } catch {
@@ -102,9 +106,13 @@ package final class LogindStandIn: Sendable {
         try process.writeLine(command)
         let process = process
         do {
-            try await waitUntil("the logind stand-in to confirm \(command)") { process.output.count(where: { $0 == "sent \(command)" }) > sentBefore }
+            try await waitUntil("the logind stand-in to confirm \(command)") {
+                process.output.count(where: { $0 == "sent \(command)" }) > sentBefore
+            }
         } catch is TimedOutWaiting {
-            throw ChildProcess.Failed(description: "the logind stand-in did not confirm \(command); it printed \(process.output)")
+            throw ChildProcess.Failed(
+                description: "the logind stand-in did not confirm \(command); it printed \(process.output)"
+            )
         }
     }
 

@@ -12,15 +12,23 @@ package struct ProgramResult: Sendable {
 /// Runs `executable` to its end off the cooperative pool, feeding it `input`, and returns its
 /// status, standard output and standard error (read side by side, so neither pipe can fill up).
 package func runProgram(
-    _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil, input: String? = nil
+    _ executable: String,
+    _ arguments: [String] = [],
+    environment: [String: String]? = nil,
+    input: String? = nil
 ) async throws -> ProgramResult {
-    try await offPool { Result { try runProgramBlocking(executable, arguments, environment: environment, input: input) } }.get()
+    try await offPool {
+        Result { try runProgramBlocking(executable, arguments, environment: environment, input: input) }
+    }.get()
 }
 
 /// ``runProgram(_:_:environment:input:)`` on the calling thread, for the rare caller that cannot
 /// wait asynchronously (a `deinit`, a test trait).
 package func runProgramBlocking(
-    _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil, input: String? = nil
+    _ executable: String,
+    _ arguments: [String] = [],
+    environment: [String: String]? = nil,
+    input: String? = nil
 ) throws -> ProgramResult {
     let process = Process()
     process.executableURL = URL(filePath: executable)
@@ -42,7 +50,11 @@ package func runProgramBlocking(
     }
     let outputData = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return ProgramResult(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self), errors: errorText.wait())
+    return ProgramResult(
+        status: process.terminationStatus,
+        output: String(decoding: outputData, as: UTF8.self),
+        errors: errorText.wait()
+    )
 }
 
 private final class ErrorText: @unchecked Sendable {

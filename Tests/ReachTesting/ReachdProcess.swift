@@ -6,7 +6,8 @@ package enum BuiltProducts {
     package static let reachd = directory.appending(path: "reachd").path
     package static let reachctl = directory.appending(path: "reachctl").path
     /// The package's root, for the files it ships (`config/`, `Dashboards/`).
-    package static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    package static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     /// The shipped configuration, `config/reachd.yaml`.
     package static let shippedConfiguration = packageRoot.appending(path: "config/reachd.yaml").path
 }
@@ -29,10 +30,15 @@ package final class ReachdProcess: Sendable {
     ///     process is reachd itself).
     ///   - log: A file for its log, kept after the test; else it is collected in memory.
     package init(
-        _ arguments: [String], listen: String? = "127.0.0.1:0", environment: [String: String] = [:], namespace: String? = nil,
+        _ arguments: [String],
+        listen: String? = "127.0.0.1:0",
+        environment: [String: String] = [:],
+        namespace: String? = nil,
         log: String? = nil
     ) throws {
-        configurationPath = arguments.firstIndex(of: "--config").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+        configurationPath = arguments.firstIndex(of: "--config").flatMap {
+            arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
+        }
         var arguments = arguments
         if !arguments.contains("--check-config") {
             if let listen, !arguments.contains("--listen") { arguments += ["--listen", listen] }
@@ -41,17 +47,33 @@ package final class ReachdProcess: Sendable {
         let executable = namespace == nil ? BuiltProducts.reachd : TestNamespace.ipPath
         if let namespace { arguments = ["netns", "exec", namespace, BuiltProducts.reachd] + arguments }
         child = try ChildProcess(
-            "reachd", executable: executable, arguments: arguments, errorLog: log, environment: clientFreeEnvironment(adding: environment))
+            "reachd",
+            executable: executable,
+            arguments: arguments,
+            errorLog: log,
+            environment: clientFreeEnvironment(adding: environment)
+        )
     }
 
     /// Writes `configuration` (YAML) to a new file in `directory` and starts reachd on it.
     package convenience init(
-        configuration: String, in directory: String, arguments: [String] = [], listen: String? = "127.0.0.1:0",
-        environment: [String: String] = [:], namespace: String? = nil, log: String? = nil
+        configuration: String,
+        in directory: String,
+        arguments: [String] = [],
+        listen: String? = "127.0.0.1:0",
+        environment: [String: String] = [:],
+        namespace: String? = nil,
+        log: String? = nil
     ) throws {
         let path = "\(directory)/reachd-\(UUID().uuidString.prefix(8)).yaml"
         try configuration.write(toFile: path, atomically: true, encoding: .utf8)
-        try self.init(["--config", path] + arguments, listen: listen, environment: environment, namespace: namespace, log: log)
+        try self.init(
+            ["--config", path] + arguments,
+            listen: listen,
+            environment: environment,
+            namespace: namespace,
+            log: log
+        )
     }
 
     package var processIdentifier: Int32 { child.processIdentifier }
@@ -71,7 +93,9 @@ package final class ReachdProcess: Sendable {
     package func waitForPort(timeout: Duration = .seconds(20)) async throws -> Int {
         // Not the first listening line: with a `socket:`, the unix socket's may come first.
         let log = try await waitForLog(containing: "listening on 127.0.0.1:", timeout: timeout)
-        guard let range = log.range(of: "listening on 127.0.0.1:"), let port = Int(log[range.upperBound...].prefix { $0.isNumber }) else {
+        guard let range = log.range(of: "listening on 127.0.0.1:"),
+            let port = Int(log[range.upperBound...].prefix { $0.isNumber })
+        else {
             throw ChildProcess.Failed(description: "reachd's listening line names no loopback port:\n\(log)")
         }
         return port
@@ -116,9 +140,17 @@ package final class ReachdProcess: Sendable {
 
 /// Runs the built `reachctl` to its end (killed after `timeout`) and returns what it printed.
 /// `environment` is added to the test's, less `REACHD_ENDPOINT`.
-package func reachctl(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(15)) async throws -> ProgramResult {
+package func reachctl(
+    _ arguments: [String],
+    environment: [String: String] = [:],
+    timeout: Duration = .seconds(15)
+) async throws -> ProgramResult {
     let child = try ChildProcess(
-        "reachctl", executable: BuiltProducts.reachctl, arguments: arguments, environment: clientFreeEnvironment(adding: environment))
+        "reachctl",
+        executable: BuiltProducts.reachctl,
+        arguments: arguments,
+        environment: clientFreeEnvironment(adding: environment)
+    )
     return await child.finish(timeout: timeout)
 }
 

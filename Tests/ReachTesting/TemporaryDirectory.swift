@@ -13,8 +13,14 @@ package final class TemporaryDirectory: Sendable, CustomStringConvertible {
 
     /// Creates the directory, mode 0755: the processes a test starts read it, whoever they run as.
     package init(_ label: String) throws {
-        path = FileManager.default.temporaryDirectory.appending(path: "reachd-\(label)-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        path =
+            FileManager.default.temporaryDirectory.appending(path: "reachd-\(label)-\(UUID().uuidString.prefix(8))")
+            .path
+        try FileManager.default.createDirectory(
+            atPath: path,
+            withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o755]
+        )
     }
 
     package var url: URL { URL(filePath: path, directoryHint: .isDirectory) }

@@ -74,7 +74,9 @@ package final class TestClock: Clock, Sendable {
         let due = state.withLock { state in
             state.now = state.now.advanced(by: duration)
             let now = state.now
-            let due = state.sleepers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
+            let due = state.sleepers.filter { $0.value.deadline <= now }.sorted {
+                $0.value.deadline < $1.value.deadline
+            }
             for (id, _) in due { state.sleepers[id] = nil }
             return due.map(\.value.continuation)
         }

@@ -7,7 +7,10 @@ package final class TestNamespace: Sendable {
     package let name: String
 
     private static let counter = Atomic<Int>(0)
-    package static let ipPath = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
+    package static let ipPath =
+        ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        } ?? "ip"
 
     /// Whether this process may create namespaces (CAP_NET_ADMIN) and enter them (CAP_SYS_ADMIN):
     /// found out once by trying.
@@ -18,7 +21,8 @@ package final class TestNamespace: Sendable {
         return access("/run/netns/\(probe)", R_OK) == 0 && geteuid() == 0
     }()
 
-    package static let unavailableReason = "needs CAP_NET_ADMIN and CAP_SYS_ADMIN: `ip netns add` failed, so no test network namespace can be made"
+    package static let unavailableReason =
+        "needs CAP_NET_ADMIN and CAP_SYS_ADMIN: `ip netns add` failed, so no test network namespace can be made"
 
     private init(name: String) {
         self.name = name
@@ -56,14 +60,19 @@ package final class TestNamespace: Sendable {
 
     /// Runs many `ip` commands in one process (`ip -n NAME -batch -`).
     package func ipBatch(_ lines: [String]) async throws {
-        try await Self.runOffPool([Self.ipPath, "-n", name, "-force", "-batch", "-"], input: lines.joined(separator: "\n") + "\n")
+        try await Self.runOffPool(
+            [Self.ipPath, "-n", name, "-force", "-batch", "-"],
+            input: lines.joined(separator: "\n") + "\n"
+        )
     }
 
     /// Waits until `interface` is operationally up: the kernel turns a veth up (and gives it a queue
     /// that sends) up to a second after both its ends are set up; what is sent before is dropped.
     package func waitUntilUp(_ interface: String, timeout: Duration = .seconds(5)) async throws {
         do {
-            try await waitUntil("\(interface) up in \(name)", timeout: timeout) { try await ip("-j", "link", "show", "dev", interface).contains("\"operstate\":\"UP\"") }
+            try await waitUntil("\(interface) up in \(name)", timeout: timeout) {
+                try await ip("-j", "link", "show", "dev", interface).contains("\"operstate\":\"UP\"")
+            }
         } catch is TimedOutWaiting {
             throw CommandFailed(command: ["wait for \(interface) up in \(name)"], status: 1, output: "")
         }

@@ -14,8 +14,10 @@ package final class TinyFileSystem: Sendable {
     private let directory: TemporaryDirectory
     private let isMounted = Atomic<Bool>(false)
 
-    private static let mountPath = ["/usr/bin/mount", "/bin/mount"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "mount"
-    private static let umountPath = ["/usr/bin/umount", "/bin/umount"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "umount"
+    private static let mountPath =
+        ["/usr/bin/mount", "/bin/mount"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "mount"
+    private static let umountPath =
+        ["/usr/bin/umount", "/bin/umount"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "umount"
 
     /// Whether the test may mount one: root only.
     package static let isAvailable = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: mountPath)
@@ -25,7 +27,10 @@ package final class TinyFileSystem: Sendable {
         directory = try TemporaryDirectory("tmpfs")
         path = directory.path + "/mount"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        let result = try await runProgram(Self.mountPath, ["-t", "tmpfs", "-o", "size=\(size),mode=0755", "reachd-test", path])
+        let result = try await runProgram(
+            Self.mountPath,
+            ["-t", "tmpfs", "-o", "size=\(size),mode=0755", "reachd-test", path]
+        )
         guard result.status == 0 else { throw Failed(description: "mount -t tmpfs \(path): \(result.errors)") }
         isMounted.store(true, ordering: .relaxed)
     }
@@ -34,7 +39,9 @@ package final class TinyFileSystem: Sendable {
     @discardableResult
     package func fill() throws -> Int {
         let descriptor = open(fillerPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw Failed(description: "open \(fillerPath): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw Failed(description: "open \(fillerPath): \(String(cString: strerror(errno)))")
+        }
         defer { close(descriptor) }
         var written = 0
         // Large writes first, then single bytes for the last partly used block.
@@ -44,7 +51,9 @@ package final class TinyFileSystem: Sendable {
                 let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, chunk) }
                 if count > 0 { written += count } else { break }
             }
-            guard errno == ENOSPC else { throw Failed(description: "write \(fillerPath): \(String(cString: strerror(errno)))") }
+            guard errno == ENOSPC else {
+                throw Failed(description: "write \(fillerPath): \(String(cString: strerror(errno)))")
+            }
         }
         return written
     }

@@ -5,7 +5,8 @@ package struct TimedOutWaiting: Error, CustomStringConvertible {
     /// process's threads were busy elsewhere, so the timeout measured the neighbours, not the code.
     package var longestLateWakeUp: Duration = .zero
     package var description: String {
-        let late = longestLateWakeUp > .milliseconds(100) ? " (one pause between looks woke \(longestLateWakeUp) late)" : ""
+        let late =
+            longestLateWakeUp > .milliseconds(100) ? " (one pause between looks woke \(longestLateWakeUp) late)" : ""
         return "timed out waiting for \(condition)\(late)"
     }
 }
@@ -17,12 +18,17 @@ package struct TimedOutWaiting: Error, CustomStringConvertible {
 /// such as a Prometheus query), so it answers within that of the event; the pause between looks
 /// is the only sleep a test needs for synchronisation, and it is here.
 package func waitUntil(
-    _ condition: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(1), _ check: () async throws -> Bool
+    _ condition: String,
+    timeout: Duration = .seconds(10),
+    every interval: Duration = .milliseconds(1),
+    _ check: () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now.advanced(by: timeout)
     var longestLateWakeUp = Duration.zero
     while try await !check() {
-        guard ContinuousClock.now < deadline else { throw TimedOutWaiting(condition: condition, longestLateWakeUp: longestLateWakeUp) }
+        guard ContinuousClock.now < deadline else {
+            throw TimedOutWaiting(condition: condition, longestLateWakeUp: longestLateWakeUp)
+        }
         let asleep = ContinuousClock.now
         try await Task.sleep(for: interval)  // between two looks: see above
         longestLateWakeUp = max(longestLateWakeUp, ContinuousClock.now - asleep - interval)
@@ -31,7 +37,10 @@ package func waitUntil(
 
 /// Waits until `produce` gives a value, and returns it; throws after `timeout`.
 package func waitFor<T>(
-    _ condition: String, timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(1), _ produce: () async throws -> T?
+    _ condition: String,
+    timeout: Duration = .seconds(10),
+    every interval: Duration = .milliseconds(1),
+    _ produce: () async throws -> T?
 ) async throws -> T {
     var found: T?
     try await waitUntil(condition, timeout: timeout, every: interval) {

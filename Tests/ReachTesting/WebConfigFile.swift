@@ -16,10 +16,17 @@ package struct WebConfigFile: Sendable {
     /// Writes the CA, a server certificate and a web configuration with one user into `directory`.
     /// - Parameter clientAuth: `client_auth_type`; with it, `client_ca_file` is the test CA.
     package static func make(
-        in directory: String, users: [String: String] = ["prometheus": "scrape-s3cret"], clientAuth: String? = nil
+        in directory: String,
+        users: [String: String] = ["prometheus": "scrape-s3cret"],
+        clientAuth: String? = nil
     ) async throws -> WebConfigFile {
         let ca = try await PrivateCA.make(in: directory)
-        let file = WebConfigFile(path: "\(directory)/web.yml", ca: ca, server: try await ca.issue(name: "reachd"), directory: directory)
+        let file = WebConfigFile(
+            path: "\(directory)/web.yml",
+            ca: ca,
+            server: try await ca.issue(name: "reachd"),
+            directory: directory
+        )
         try await file.write(users: users, clientAuth: clientAuth)
         return file
     }
@@ -47,13 +54,18 @@ package struct WebConfigFile: Sendable {
         let result = try await runProgram("/usr/bin/htpasswd", ["-nbBC", "10", "", password])
         let hash = result.output.trimmingCharacters(in: .whitespacesAndNewlines).drop { $0 == ":" }
         guard result.status == 0, hash.hasPrefix("$2y$") else {
-            throw ChildProcess.Failed(description: "htpasswd (Debian package apache2-utils) made no bcrypt hash: \(result.errors)")
+            throw ChildProcess.Failed(
+                description: "htpasswd (Debian package apache2-utils) made no bcrypt hash: \(result.errors)"
+            )
         }
         return String(hash)
     }
 
     /// Runs curl with these arguments and `--cacert` for the test CA; returns what it said.
     package func curl(_ arguments: [String]) async throws -> ProgramResult {
-        try await runProgram("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "10", "--cacert", ca.certificate] + arguments)
+        try await runProgram(
+            "/usr/bin/curl",
+            ["--silent", "--show-error", "--max-time", "10", "--cacert", ca.certificate] + arguments
+        )
     }
 }

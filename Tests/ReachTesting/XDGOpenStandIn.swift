@@ -14,7 +14,9 @@ package final class XDGOpenStandIn: Sendable {
             #!/bin/sh
             printf '%s\\n' "$*" >> '\(directory)/opened'
             exit \(exitStatus)
-            """, to: script)
+            """,
+            to: script
+        )
     }
 
     /// A `PATH` that finds this `xdg-open` first, then the system's programs.
@@ -22,6 +24,8 @@ package final class XDGOpenStandIn: Sendable {
 
     /// Every URL it was asked to open, in order.
     package var opened: [String] {
-        ((try? String(contentsOfFile: "\(directory)/opened", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        ((try? String(contentsOfFile: "\(directory)/opened", encoding: .utf8)) ?? "").split(separator: "\n").map(
+            String.init
+        )
     }
 }

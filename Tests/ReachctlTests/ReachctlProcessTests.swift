@@ -30,17 +30,24 @@ private struct StandIn {
 
     init(_ name: String, handler: String) async throws {
         let body = handler.split(separator: "\n").map { "        \($0)" }.joined(separator: "\n")
-        process = try ChildProcess(name, executable: "/usr/bin/python3", arguments: ["-c", """
-            import http.server, json
-            class H(http.server.BaseHTTPRequestHandler):
-                def do_GET(self):
-            \(body)
-                def log_message(self, *args):
-                    pass
-            s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
-            print('port', s.server_address[1], flush=True)
-            s.serve_forever()
-            """])
+        process = try ChildProcess(
+            name,
+            executable: "/usr/bin/python3",
+            arguments: [
+                "-c",
+                """
+                import http.server, json
+                class H(http.server.BaseHTTPRequestHandler):
+                    def do_GET(self):
+                \(body)
+                    def log_message(self, *args):
+                        pass
+                s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
+                print('port', s.server_address[1], flush=True)
+                s.serve_forever()
+                """,
+            ]
+        )
         port = try await process.waitForLine { $0.hasPrefix("port ") }.dropFirst("port ".count)
     }
 }
@@ -67,13 +74,27 @@ struct ReachctlProcessTests {
         let lines = status.output.split(separator: "\n")
         #expect(lines.first == "disconnected: connection_refused (target target-1)")
         // In our words, from the reason table: nothing of NIO's "Connection refused) (errno: 111)".
-        #expect(lines.dropFirst().first == "  target target-1: connection refused (in the connect phase)", "\(status.output)")
-        #expect(lines.contains { $0.hasSuffix("unhealthy  connection_refused in connect: connection refused") }, "\(status.output)")
+        #expect(
+            lines.dropFirst().first == "  target target-1: connection refused (in the connect phase)",
+            "\(status.output)"
+        )
+        #expect(
+            lines.contains { $0.hasSuffix("unhealthy  connection_refused in connect: connection refused") },
+            "\(status.output)"
+        )
         // Refused is an answer: the path works, so it is the server's fault.
-        #expect(lines.dropFirst(2).first == "fault:      server — The server is not responding — your network is fine.", "\(status.output)")
+        #expect(
+            lines.dropFirst(2).first == "fault:      server — The server is not responding — your network is fine.",
+            "\(status.output)"
+        )
         #expect(lines.contains { $0.hasPrefix("since:") })
         #expect(lines.contains { $0.hasPrefix("interfaces:") })
-        #expect(lines.contains { $0.contains("target-1") && $0.contains("http") && $0.contains("unhealthy") && $0.contains("connection_refused in connect") })
+        #expect(
+            lines.contains {
+                $0.contains("target-1") && $0.contains("http") && $0.contains("unhealthy")
+                    && $0.contains("connection_refused in connect")
+            }
+        )
 
         let json = try await reachctl(["status", "--json", "--endpoint", daemon.endpoint])
         #expect(json.status == 1)
@@ -106,7 +127,12 @@ struct ReachctlProcessTests {
 
         let status = try await reachctl(["--endpoint", daemon.endpoint, "status"])
         #expect(status.status == 0)
-        #expect(status.output.split(separator: "\n").contains { $0.contains("target-1") && $0.contains("healthy") && $0.hasSuffix(" ms") }, "\(status.output)")
+        #expect(
+            status.output.split(separator: "\n").contains {
+                $0.contains("target-1") && $0.contains("healthy") && $0.hasSuffix(" ms")
+            },
+            "\(status.output)"
+        )
 
         let json = try await reachctl(["--endpoint", daemon.endpoint, "status", "--json"])
         #expect(json.status == 0)
@@ -123,7 +149,9 @@ struct ReachctlProcessTests {
         // A portal's answer to the target's plain-HTTP probe: a redirect to its login page on another host.
         let portal = try await StandIn(
             "portal",
-            handler: "self.send_response(302); self.send_header('Location', 'http://portal.test/login'); self.send_header('Content-Length', '0'); self.end_headers()")
+            handler:
+                "self.send_response(302); self.send_header('Location', 'http://portal.test/login'); self.send_header('Content-Length', '0'); self.end_headers()"
+        )
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:\(portal.port)/api/v1/health")
         let check = try await reachctl(["--endpoint", daemon.endpoint, "check"])
         #expect(check.status == 1, "\(check.errors)")
@@ -146,7 +174,10 @@ struct ReachctlProcessTests {
         for command in [["status"], ["status", "--json"], ["check"], ["watch"]] {
             let run = try await reachctl(["--endpoint", endpoint] + command)
             #expect(run.status == 2, "\(command)")
-            #expect(run.errors.contains("cannot reach reachd at http://127.0.0.1:1: connection refused"), "\(command): \(run.errors)")
+            #expect(
+                run.errors.contains("cannot reach reachd at http://127.0.0.1:1: connection refused"),
+                "\(command): \(run.errors)"
+            )
             #expect(run.output.isEmpty)
         }
         // As the configuration writes durations (in any case), or a bare number of seconds.
@@ -175,7 +206,11 @@ struct ReachctlProcessTests {
         let token = directory.url.appending(path: "token")
         try "s3cret-token\n".write(to: token, atomically: true, encoding: .utf8)
         let config = directory.url.appending(path: "reachd.yaml")
-        try "server:\n  base_url: http://127.0.0.1:1\napi:\n  bearer_token_file: \(token.path)\n".write(to: config, atomically: true, encoding: .utf8)
+        try "server:\n  base_url: http://127.0.0.1:1\napi:\n  bearer_token_file: \(token.path)\n".write(
+            to: config,
+            atomically: true,
+            encoding: .utf8
+        )
         let reachd = try ReachdProcess(["--config", config.path])
         let endpoint = "http://127.0.0.1:\(try await reachd.waitForPort())"
 
@@ -193,7 +228,11 @@ struct ReachctlProcessTests {
         let directory = try TemporaryDirectory("sock")
         let socket = "\(directory)/reachd.sock"
         let config = directory.url.appending(path: "reachd.yaml")
-        try "server:\n  base_url: http://127.0.0.1:1\nsocket: \(socket)\n".write(to: config, atomically: true, encoding: .utf8)
+        try "server:\n  base_url: http://127.0.0.1:1\nsocket: \(socket)\n".write(
+            to: config,
+            atomically: true,
+            encoding: .utf8
+        )
         let reachd = try ReachdProcess(["--config", config.path])
         _ = try await reachd.waitForLog(containing: "listening on socket path")
         let run = try await reachctl(["--endpoint", socket, "status", "--json"])
@@ -205,22 +244,27 @@ struct ReachctlProcessTests {
     @Test func waitOnlineResumesAfterTheLastEventItSaw() async throws {
         // Stands in for reachd: one verdict event (id 7) then the end of the stream. It says
         // connected only to a client that resumes after event 7; any other, disconnected again.
-        let server = try await StandIn("resumable stream", handler: """
-            last = self.headers.get('Last-Event-ID')
-            print('last-event-id', last, flush=True)
-            state = 'connected' if last == '7' else 'disconnected'
-            document = {'state': state, 'reason': 'healthy' if last == '7' else 'no_link', 'reason_detail': '',
-                'since': '2027-01-15T08:00:00.000Z', 'likely_connected': False, 'sequence': 7, 'reset': False,
-                'version': '0', 'usable_interfaces': [], 'targets': []}
-            body = ('id: 7\\nevent: verdict\\ndata: ' + json.dumps(document) + '\\n\\n').encode()
-            self.send_response(200)
-            self.send_header('Content-Type', 'text/event-stream')
-            self.send_header('Content-Length', str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            """)
+        let server = try await StandIn(
+            "resumable stream",
+            handler: """
+                last = self.headers.get('Last-Event-ID')
+                print('last-event-id', last, flush=True)
+                state = 'connected' if last == '7' else 'disconnected'
+                document = {'state': state, 'reason': 'healthy' if last == '7' else 'no_link', 'reason_detail': '',
+                    'since': '2027-01-15T08:00:00.000Z', 'likely_connected': False, 'sequence': 7, 'reset': False,
+                    'version': '0', 'usable_interfaces': [], 'targets': []}
+                body = ('id: 7\\nevent: verdict\\ndata: ' + json.dumps(document) + '\\n\\n').encode()
+                self.send_response(200)
+                self.send_header('Content-Type', 'text/event-stream')
+                self.send_header('Content-Length', str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                """
+        )
         defer { server.process.signal(SIGKILL) }
-        let wait = try await reachctl(["--endpoint", "http://127.0.0.1:\(server.port)", "wait-online", "--timeout", "10s"])
+        let wait = try await reachctl([
+            "--endpoint", "http://127.0.0.1:\(server.port)", "wait-online", "--timeout", "10s",
+        ])
         #expect(wait.status == 0, "\(wait.errors)")
         let requests = try await waitFor("both requests logged") {
             let logged = server.process.output.filter { $0.hasPrefix("last-event-id") }
@@ -231,7 +275,11 @@ struct ReachctlProcessTests {
 
     @Test func watchPrintsTheVerdictThenExits3WhenReachdDies() async throws {
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
-        let watch = try ChildProcess("reachctl watch", executable: BuiltProducts.reachctl, arguments: ["--endpoint", daemon.endpoint, "watch"])
+        let watch = try ChildProcess(
+            "reachctl watch",
+            executable: BuiltProducts.reachctl,
+            arguments: ["--endpoint", daemon.endpoint, "watch"]
+        )
         defer { watch.signal(SIGKILL) }
         let first = try await watch.waitForLine { _ in true }
         let fields = first.split(separator: "  ")
@@ -246,16 +294,19 @@ struct ReachctlProcessTests {
     }
 
     @Test func watchGivesUpOnAnEndpointThatStreamsOneEndlessLine() async throws {
-        let server = try await StandIn("endless stream", handler: """
-            self.send_response(200)
-            self.send_header('Content-Type', 'text/event-stream')
-            self.end_headers()
-            try:
-                while True:
-                    self.wfile.write(b'data: ' + b'a' * 65536)
-            except OSError:
-                pass
-            """)
+        let server = try await StandIn(
+            "endless stream",
+            handler: """
+                self.send_response(200)
+                self.send_header('Content-Type', 'text/event-stream')
+                self.end_headers()
+                try:
+                    while True:
+                        self.wfile.write(b'data: ' + b'a' * 65536)
+                except OSError:
+                    pass
+                """
+        )
         defer { server.process.signal(SIGKILL) }
         let run = try await reachctl(["--endpoint", "http://127.0.0.1:\(server.port)", "watch"], timeout: .seconds(20))
         #expect(run.status == 2, "no event ever came: as unreachable; \(run.errors)")
@@ -264,12 +315,18 @@ struct ReachctlProcessTests {
 
     @Test func watchFollowKeepsRetryingWhileReachdIsAway() async throws {
         let daemon = try await RunningReachd(watching: "http://127.0.0.1:1/api/v1/health")
-        let watch = try ChildProcess("reachctl watch --follow", executable: BuiltProducts.reachctl, arguments: ["--endpoint", daemon.endpoint, "watch", "--follow"])
+        let watch = try ChildProcess(
+            "reachctl watch --follow",
+            executable: BuiltProducts.reachctl,
+            arguments: ["--endpoint", daemon.endpoint, "watch", "--follow"]
+        )
         defer { watch.signal(SIGKILL) }
         try await watch.waitForLine { _ in true }
         await daemon.stop()
         // Three tries to reconnect, each refused and followed by the next: it keeps going while reachd is away.
-        try await waitUntil("three reconnection attempts") { watch.errors.components(separatedBy: "reconnecting in").count > 3 || !watch.isRunning }
+        try await waitUntil("three reconnection attempts") {
+            watch.errors.components(separatedBy: "reconnecting in").count > 3 || !watch.isRunning
+        }
         #expect(watch.isRunning, "--follow keeps going while reachd is away: \(watch.errors)")
     }
 }

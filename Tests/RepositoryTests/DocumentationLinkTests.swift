@@ -43,9 +43,15 @@ struct DocumentationLinkTests {
             for link in file.links {
                 guard let fragment = link.fragment, link.path.isEmpty || link.path.hasSuffix(".md") else { continue }
                 // A missing file is relativeLinksResolve's failure, not this one's.
-                let target = if link.path.isEmpty { file } else { try? MarkdownFile(url: file.resolve(link.path), name: link.path) }
+                let target =
+                    if link.path.isEmpty { file } else {
+                        try? MarkdownFile(url: file.resolve(link.path), name: link.path)
+                    }
                 guard let target else { continue }
-                #expect(target.anchors.contains(fragment), "\(file.name):\(link.line): no heading for #\(fragment) in \(link.target)")
+                #expect(
+                    target.anchors.contains(fragment),
+                    "\(file.name):\(link.line): no heading for #\(fragment) in \(link.target)"
+                )
             }
         }
     }
@@ -77,7 +83,10 @@ struct MarkdownFile {
         var headingCounts: [String: Int] = [:]
         for (index, line) in lines.enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") { inFence.toggle(); continue }
+            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
+                inFence.toggle()
+                continue
+            }
             if inFence { continue }
             if let heading = line.firstMatch(of: /^#{1,6}[ \t]+(.+)$/) {
                 let anchor = Self.anchor(String(heading.1))
@@ -86,7 +95,8 @@ struct MarkdownFile {
                 anchors.insert(seen == 0 ? anchor : "\(anchor)-\(seen)")
             }
             let prose = line.replacing(/`[^`]*`/, with: "")  // a link in a code span is no link
-            let targets = prose.matches(of: /\[[^\]]*\]\(\s*<?([^)\s>]+)>?[^)]*\)/).map { String($0.1) }
+            let targets =
+                prose.matches(of: /\[[^\]]*\]\(\s*<?([^)\s>]+)>?[^)]*\)/).map { String($0.1) }
                 + prose.matches(of: /<a\s[^>]*href\s*=\s*"([^"]*)"/).map { String($0.1) }
             for target in targets where !["http:", "https:", "mailto:"].contains(where: { target.hasPrefix($0) }) {
                 let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
@@ -104,9 +114,12 @@ struct MarkdownFile {
 
     /// GitHub's anchor for a heading: lowercase, spaces to `-`, punctuation other than `-` and `_` removed.
     static func anchor(_ heading: String) -> String {
-        String(heading.lowercased().compactMap { character -> Character? in
-            if character == " " { return "-" }
-            return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
-        })
+        String(
+            heading.lowercased().compactMap { character -> Character? in
+                if character == " " { return "-" }
+                return character.isLetter || character.isNumber || character == "-" || character == "_"
+                    ? character : nil
+            }
+        )
     }
 }

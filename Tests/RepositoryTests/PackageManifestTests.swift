@@ -8,11 +8,13 @@ import Testing
 /// breaks the day that target drops it).
 @Suite("Package.swift declares what the code imports")
 struct PackageManifestTests {
-    static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// Modules of the toolchain and the platform, which no manifest declares.
     static let toolchainModules: Set = [
-        "Foundation", "FoundationEssentials", "FoundationNetworking", "CoreFoundation", "Glibc", "Musl", "Darwin", "Dispatch",
+        "Foundation", "FoundationEssentials", "FoundationNetworking", "CoreFoundation", "Glibc", "Musl", "Darwin",
+        "Dispatch",
         "Synchronization", "Testing", "XCTest", "_Concurrency",
     ]
 
@@ -37,8 +39,13 @@ struct PackageManifestTests {
         let scratch = try TemporaryDirectory("describe")
         // Off the cooperative pool (runProgram): describing the package takes seconds.
         let described = try await runProgram(
-            "/usr/bin/env", ["swift", "package", "--package-path", root.path, "--scratch-path", "\(scratch)/build", "describe", "--type", "json"],
-            environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { _, new in new })
+            "/usr/bin/env",
+            [
+                "swift", "package", "--package-path", root.path, "--scratch-path", "\(scratch)/build", "describe",
+                "--type", "json",
+            ],
+            environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { _, new in new }
+        )
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return try decoder.decode(Description.self, from: Data(described.output.utf8)).targets
@@ -64,13 +71,23 @@ struct PackageManifestTests {
                 guard !swiftFiles.isEmpty else { continue }
                 var imported: Set<String> = []
                 for file in swiftFiles {
-                    imported.formUnion(try Self.imports(of: Self.root.appending(path: target.path).appending(path: file)))
+                    imported.formUnion(
+                        try Self.imports(of: Self.root.appending(path: target.path).appending(path: file))
+                    )
                 }
                 imported.subtract(Self.toolchainModules)
                 // A test that runs a program depends on it to have it built, without importing it.
-                let declared = Set((target.targetDependencies ?? []) + (target.productDependencies ?? [])).subtracting(executables)
-                #expect(imported.subtracting(declared).isEmpty, "\(target.name) imports \(imported.subtracting(declared).sorted()) without declaring them")
-                #expect(declared.subtracting(imported).isEmpty, "\(target.name) declares \(declared.subtracting(imported).sorted()) but no file imports them")
+                let declared = Set((target.targetDependencies ?? []) + (target.productDependencies ?? [])).subtracting(
+                    executables
+                )
+                #expect(
+                    imported.subtracting(declared).isEmpty,
+                    "\(target.name) imports \(imported.subtracting(declared).sorted()) without declaring them"
+                )
+                #expect(
+                    declared.subtracting(imported).isEmpty,
+                    "\(target.name) declares \(declared.subtracting(imported).sorted()) but no file imports them"
+                )
             }
         }
     }

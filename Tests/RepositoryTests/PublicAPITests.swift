@@ -13,7 +13,8 @@ import Testing
 /// product and never builds into the folder a running `swift test` holds.
 @Suite("The products' public API is what PublicAPI/ says")
 struct PublicAPITests {
-    static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let pinned = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "PublicAPI")
 
     /// How to write the files anew when a change to the API is meant.
@@ -42,7 +43,8 @@ struct PublicAPITests {
                 \(removed.joined(separator: "\n"))
                 If that is meant, build (swift build --build-tests), run `\(Self.regenerate)` and commit \
                 Tests/RepositoryTests/PublicAPI/.
-                """)
+                """
+            )
         }
     }
 
@@ -57,7 +59,9 @@ struct PublicAPITests {
             "-module-name", module, "-output-dir", scratch.path, "-module-cache-path", "\(scratch)/cache",
             "-minimum-access-level", "public", "-skip-synthesized-members",
         ]
-        if !reexported.isEmpty { arguments.append("-experimental-allowed-reexported-modules=\(reexported.joined(separator: ","))") }
+        if !reexported.isEmpty {
+            arguments.append("-experimental-allowed-reexported-modules=\(reexported.joined(separator: ","))")
+        }
         arguments += searchArguments(of: compile.arguments)
         let extract = compile.compiler.deletingLastPathComponent().appending(path: "swift-symbolgraph-extract")
         let run = try await runProgram(extract.path, arguments)
@@ -80,7 +84,8 @@ struct PublicAPITests {
         let folder = root.appending(path: "Sources/\(module)")
         let pattern = /^@_exported\s+import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)/
         var modules: Set<String> = []
-        for file in try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil) where file.pathExtension == "swift" {
+        for file in try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+        where file.pathExtension == "swift" {
             for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
                 if let match = line.firstMatch(of: pattern) { modules.insert(String(match.1)) }
             }

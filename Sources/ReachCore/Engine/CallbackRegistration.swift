@@ -29,7 +29,10 @@ struct CallbackRegistration: Sendable {
     /// deadline is what keeps its reaction busy, so that a stuck body costs one task, not one per
     /// transition.
     func run(
-        for transition: ConnectivityTransition, coalesced: Int, clock: MonitorClock, settled: @Sendable (CallbackReport) -> Void
+        for transition: ConnectivityTransition,
+        coalesced: Int,
+        clock: MonitorClock,
+        settled: @Sendable (CallbackReport) -> Void
     ) async -> Ending {
         let started = clock.uptime
         let body = self.body
@@ -44,8 +47,15 @@ struct CallbackRegistration: Sendable {
         func report(_ outcome: CallbackReport.Outcome) {
             settled(
                 CallbackReport(
-                    callback: id, name: name, direction: transition.direction, sequence: transition.sequence, outcome: outcome,
-                    duration: clock.uptime - started, coalesced: coalesced))
+                    callback: id,
+                    name: name,
+                    direction: transition.direction,
+                    sequence: transition.sequence,
+                    outcome: outcome,
+                    duration: clock.uptime - started,
+                    coalesced: coalesced
+                )
+            )
         }
         switch await work.value(within: timeout, sleep: clock.sleep(for:)) {
         case .finished(let outcome):

@@ -10,11 +10,13 @@ extension CallbackReport {
         let head = "\(direction.rawValue) callback \(name): \(outcome.code)"
         switch (outcome, coalesced) {
         case (.skipped, let count):
-            return head + ": \(count) \(direction.rawValue) transition(s) up to #\(sequence) arrived while its previous run went on, and were undone before it ended"
+            return head
+                + ": \(count) \(direction.rawValue) transition(s) up to #\(sequence) arrived while its previous run went on, and were undone before it ended"
         case (_, 0):
             return head
         case (_, let count):
-            return head + " (one run for the latest transition, standing for \(count) earlier one(s) that arrived while the previous run went on)"
+            return head
+                + " (one run for the latest transition, standing for \(count) earlier one(s) that arrived while the previous run went on)"
         }
     }
 

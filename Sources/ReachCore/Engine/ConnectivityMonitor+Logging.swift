@@ -15,7 +15,11 @@ extension ConnectivityMonitor {
             if down, let reason = status?.unhealthyReason { metadata["reason"] = "\(reason.code)" }
             if let latency = status?.lastResult?.latency { metadata["latency_ms"] = "\(latency.milliseconds)" }
             let detail = down ? ": \(status?.lastFailure.map { "\($0.reason)" } ?? "failed")" : ""
-            logger.log(level: down ? .warning : .notice, "target \(move.target) \(down ? "down" : "up")\(detail)", metadata: metadata)
+            logger.log(
+                level: down ? .warning : .notice,
+                "target \(move.target) \(down ? "down" : "up")\(detail)",
+                metadata: metadata
+            )
         }
         let level: Logger.Level =
             if !change.isHeadline {
@@ -34,7 +38,8 @@ extension ConnectivityMonitor {
             case .restored: .connectivityRestored
             case .lost: .connectivityLost
             // The first link snapshot at start-up is a finding, not a change.
-            case nil: previous.state != .unknown && verdict.usableInterfaces != previous.usableInterfaces ? .linkChanged : nil
+            case nil:
+                previous.state != .unknown && verdict.usableInterfaces != previous.usableInterfaces ? .linkChanged : nil
             }
         if let kind { metadata.merge(kind.metadata) { _, new in new } }
         logger.log(level: level, "\(verdict.state.rawValue): \(verdict.reason)", metadata: metadata)
@@ -43,7 +48,10 @@ extension ConnectivityMonitor {
             metadata["portal_url"] = "\(portal.userPortalURL ?? "")"
             metadata["portal_evidence"] = "\(portal.evidence.rawValue)"
             if let interface = portal.interface { metadata["interface"] = "\(interface)" }
-            logger.warning("captive portal: sign in at \(portal.userPortalURL ?? "the network's login page")", metadata: metadata)
+            logger.warning(
+                "captive portal: sign in at \(portal.userPortalURL ?? "the network's login page")",
+                metadata: metadata
+            )
         }
     }
 }

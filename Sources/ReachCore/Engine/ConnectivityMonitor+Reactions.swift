@@ -11,7 +11,8 @@ extension ConnectivityMonitor {
     /// ``addReaction(named:on:timeout:_:)``).
     @discardableResult
     package func onConnectivityRestored(
-        named name: String? = nil, timeout: Duration? = nil,
+        named name: String? = nil,
+        timeout: Duration? = nil,
         _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
     ) -> CallbackID {
         addReaction(named: name, on: [.restored], timeout: timeout ?? configuration.callbackTimeout, body)
@@ -21,7 +22,8 @@ extension ConnectivityMonitor {
     /// switch to offline mode. Same guarantees as ``onConnectivityRestored(named:timeout:_:)``.
     @discardableResult
     package func onConnectivityLost(
-        named name: String? = nil, timeout: Duration? = nil,
+        named name: String? = nil,
+        timeout: Duration? = nil,
         _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
     ) -> CallbackID {
         addReaction(named: name, on: [.lost], timeout: timeout ?? configuration.callbackTimeout, body)
@@ -43,7 +45,9 @@ extension ConnectivityMonitor {
     /// - Parameter timeout: `nil` for none, when the body bounds its own running time.
     @discardableResult
     package func addReaction(
-        named name: String? = nil, on directions: Set<TransitionDirection>, timeout: Duration?,
+        named name: String? = nil,
+        on directions: Set<TransitionDirection>,
+        timeout: Duration?,
         _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
     ) -> CallbackID {
         reactions.add(named: name, on: directions, timeout: timeout, body)

@@ -10,7 +10,9 @@ extension ConnectivityMonitor {
         let (before, index, published) = state.withLock { state in
             let before = state.combiner.verdict
             let index = state.combiner.indexByName[variant.target]
-            return (before, index, apply(&state) { $0.record(result, variant: variant, epoch: epoch, at: clock.wallTime) })
+            return (
+                before, index, apply(&state) { $0.record(result, variant: variant, epoch: epoch, at: clock.wallTime) }
+            )
         }
         if let after = published?.event.verdict {
             switch variant.kind {
@@ -33,14 +35,20 @@ extension ConnectivityMonitor {
     /// One line when an uplink's reachability changes, at the level of a target's.
     private func logUplinks(_ interfaces: [InterfaceReachability], before: [InterfaceReachability]) {
         for uplink in interfaces {
-            guard let reachable = uplink.reachable, let old = before.first(where: { $0.name == uplink.name }), old.reachable != reachable else {
+            guard let reachable = uplink.reachable, let old = before.first(where: { $0.name == uplink.name }),
+                old.reachable != reachable
+            else {
                 continue
             }
             var metadata: Logger.Metadata = ["interface": "\(uplink.name)", "reachable": "\(reachable)"]
             if let reason = uplink.reason { metadata["reason"] = "\(reason.code)" }
             if let fault = uplink.fault { metadata["fault"] = "\(fault.code)" }
             let detail = uplink.reason.map { ": \($0)" } ?? ""
-            logger.log(level: reachable ? .notice : .warning, "uplink \(uplink.name) \(reachable ? "reaches" : "does not reach") the targets\(detail)", metadata: metadata)
+            logger.log(
+                level: reachable ? .notice : .warning,
+                "uplink \(uplink.name) \(reachable ? "reaches" : "does not reach") the targets\(detail)",
+                metadata: metadata
+            )
         }
     }
 
@@ -51,12 +59,14 @@ extension ConnectivityMonitor {
         for family in target.degradedFamilies where !before.degradedFamilies.contains(family) {
             logger.warning(
                 "target \(target.name) does not answer over \(family.rawValue), only over \(answered)",
-                metadata: ["target": "\(target.name)", "family": "\(family.rawValue)"])
+                metadata: ["target": "\(target.name)", "family": "\(family.rawValue)"]
+            )
         }
         for family in before.degradedFamilies where target.answeredFamilies.contains(family) {
             logger.notice(
                 "target \(target.name) answers over \(family.rawValue) again",
-                metadata: ["target": "\(target.name)", "family": "\(family.rawValue)"])
+                metadata: ["target": "\(target.name)", "family": "\(family.rawValue)"]
+            )
         }
     }
 }

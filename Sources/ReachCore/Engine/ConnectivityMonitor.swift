@@ -72,7 +72,9 @@ public final class ConnectivityMonitor: Sendable {
         /// that is later. A window shorter than the probe interval turned a steadily connected
         /// machine "not likely connected" between two probes.
         var evidenceLifetime: Duration {
-            let nextResultDue = targets.map { ProbeSchedule.longestGapBetweenResults(interval: $0.interval, timeout: $0.timeout) }.min()
+            let nextResultDue = targets.map {
+                ProbeSchedule.longestGapBetweenResults(interval: $0.interval, timeout: $0.timeout)
+            }.min()
             return max(likelyConnectedWindow, nextResultDue ?? .zero)
         }
     }
@@ -106,18 +108,30 @@ public final class ConnectivityMonitor: Sendable {
 
     package init(configuration: Configuration, clock: MonitorClock, logger: Logger) {
         let combiner = ConnectivityCombiner(
-            targets: configuration.targets, policy: configuration.policy, filter: configuration.interfaceFilter,
-            portalCheck: configuration.portalCheck, variants: configuration.variants, now: clock.wallTime)
+            targets: configuration.targets,
+            policy: configuration.policy,
+            filter: configuration.interfaceFilter,
+            portalCheck: configuration.portalCheck,
+            variants: configuration.variants,
+            now: clock.wallTime
+        )
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
         self.state = Mutex(
             State(
-                combiner: combiner, evidenceLifetime: configuration.evidenceLifetime, targets: configuration.targets,
-                linkSettleWindow: configuration.linkSettleWindow))
+                combiner: combiner,
+                evidenceLifetime: configuration.evidenceLifetime,
+                targets: configuration.targets,
+                linkSettleWindow: configuration.linkSettleWindow
+            )
+        )
         self.hub = EventHub(
-            initial: combiner.verdict, firstSequence: configuration.firstSequence, bufferLimit: configuration.subscriberBufferLimit,
-            historyLimit: configuration.historyLimit)
+            initial: combiner.verdict,
+            firstSequence: configuration.firstSequence,
+            bufferLimit: configuration.subscriberBufferLimit,
+            historyLimit: configuration.historyLimit
+        )
         self.control = Broadcast(initial: combiner.probeControl, bufferLimit: 1)
         self.variantPlans = Broadcast(initial: combiner.variantProbes, bufferLimit: 1)
         self.updated = Broadcast(initial: (), bufferLimit: 1)
@@ -172,7 +186,8 @@ public final class ConnectivityMonitor: Sendable {
         if !accepted {
             logger.debug(
                 "probe result dropped: it started before the last link or sleep change, or names no target",
-                metadata: ["target": "\(result.target)", "epoch": "\(epoch.rawValue)"])
+                metadata: ["target": "\(result.target)", "epoch": "\(epoch.rawValue)"]
+            )
         }
         log(published)
     }
@@ -186,7 +201,9 @@ public final class ConnectivityMonitor: Sendable {
             return (wasSleeping != sleeping, published)
         }
         if changed {
-            logger.info(sleeping ? "system is going to sleep: probing suspended" : "system woke: probing every target now")
+            logger.info(
+                sleeping ? "system is going to sleep: probing suspended" : "system woke: probing every target now"
+            )
         }
         log(published)
     }
@@ -208,9 +225,14 @@ public final class ConnectivityMonitor: Sendable {
             state.evidenceLifetime = configuration.evidenceLifetime
             return apply(&state) {
                 $0.reconfigure(
-                    targets: configuration.targets, unchanged: unchanged, policy: configuration.policy,
-                    filter: configuration.interfaceFilter, portalCheck: configuration.portalCheck, variants: configuration.variants,
-                    at: clock.wallTime)
+                    targets: configuration.targets,
+                    unchanged: unchanged,
+                    policy: configuration.policy,
+                    filter: configuration.interfaceFilter,
+                    portalCheck: configuration.portalCheck,
+                    variants: configuration.variants,
+                    at: clock.wallTime
+                )
             }
         }
         log(published)
@@ -331,7 +353,8 @@ public final class ConnectivityMonitor: Sendable {
     /// Runs one combiner step and publishes what it changed. Called with the lock held, so the hub,
     /// the probe control and the callback queue see changes in decision order.
     func apply(
-        _ state: inout State, _ step: (inout ConnectivityCombiner) -> ConnectivityCombiner.Change
+        _ state: inout State,
+        _ step: (inout ConnectivityCombiner) -> ConnectivityCombiner.Change
     ) -> Publication? {
         // Not the whole verdict: holding it would make the step copy every target's status.
         let previous = (state: state.combiner.verdict.state, usableInterfaces: state.combiner.verdict.usableInterfaces)
@@ -348,7 +371,11 @@ public final class ConnectivityMonitor: Sendable {
         guard change.isNews else { return nil }
         let event = hub.publish(state.combiner.verdict)
         if let direction = change.transition {
-            let transition = ConnectivityTransition(direction: direction, sequence: event.sequence, verdict: event.verdict)
+            let transition = ConnectivityTransition(
+                direction: direction,
+                sequence: event.sequence,
+                verdict: event.verdict
+            )
             reactions.deliver(transition)
         }
         return Publication(event: event, change: change, previous: previous)

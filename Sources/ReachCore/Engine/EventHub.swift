@@ -30,7 +30,8 @@ final class EventHub: Sendable {
         broadcast = Broadcast(
             initial: ConnectivityEvent(sequence: max(1, firstSequence), verdict: initial),
             bufferLimit: min(bufferLimit, max(4, Self.targetEntryBudget / targets)),
-            historyLimit: min(historyLimit, max(16, Self.targetEntryBudget / targets)))
+            historyLimit: min(historyLimit, max(16, Self.targetEntryBudget / targets))
+        )
     }
 
     var latest: ConnectivityEvent {

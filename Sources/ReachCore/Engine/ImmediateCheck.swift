@@ -51,7 +51,10 @@ package struct ImmediateCheck: Sendable {
 
     private func isSettled(before: ConnectivityEvent, now: ConnectivityEvent) -> Bool {
         if now.sequence != before.sequence || monitor.currentProbeControl.isSuspended { return true }
-        let checkedBefore = Dictionary(before.verdict.targets.map { ($0.name, $0.lastCheckedAt) }, uniquingKeysWith: { first, _ in first })
+        let checkedBefore = Dictionary(
+            before.verdict.targets.map { ($0.name, $0.lastCheckedAt) },
+            uniquingKeysWith: { first, _ in first }
+        )
         return now.verdict.targets.allSatisfy { target in
             guard let checked = target.lastCheckedAt else { return false }
             guard let previous = checkedBefore[target.name] ?? nil else { return true }

@@ -39,7 +39,8 @@ package protocol WatchingProber: Prober {
     /// stream opened, a Check started), not when it arrived: a result that began before a link
     /// change is then dropped, as a polled one is, and cannot vouch for the new link.
     func watch(
-        _ target: ProbeTarget, epoch: @escaping @Sendable () -> ProbeEpoch,
+        _ target: ProbeTarget,
+        epoch: @escaping @Sendable () -> ProbeEpoch,
         report: @escaping @Sendable (ProbeResult, ProbeEpoch) -> Void
     ) async
 }

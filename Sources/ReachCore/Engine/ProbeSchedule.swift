@@ -96,8 +96,11 @@ struct ProbeSchedule {
     init(targets: [ProbeTarget]) {
         slots = targets.map { target in
             Slot(
-                interval: target.interval, timeout: target.timeout, coalescing: min(target.coalescing, target.interval / 20),
-                maximumOverlap: ProbeScheduler.maximumOverlap(interval: target.interval, timeout: target.timeout))
+                interval: target.interval,
+                timeout: target.timeout,
+                coalescing: min(target.coalescing, target.interval / 20),
+                maximumOverlap: ProbeScheduler.maximumOverlap(interval: target.interval, timeout: target.timeout)
+            )
         }
     }
 

@@ -45,8 +45,12 @@ package final class ProbeScheduler: Sendable {
 
     /// - Parameter timer: Where the ticks fire; by default a task asleep on `clock`.
     package init(
-        targets: [ProbeTarget], prober: any Prober, monitor: ConnectivityMonitor, clock: MonitorClock,
-        observer: (any ProbeObserver)? = nil, timer: any ProbeTimer = SleepingProbeTimer()
+        targets: [ProbeTarget],
+        prober: any Prober,
+        monitor: ConnectivityMonitor,
+        clock: MonitorClock,
+        observer: (any ProbeObserver)? = nil,
+        timer: any ProbeTimer = SleepingProbeTimer()
     ) {
         self.targets = targets
         self.prober = prober
@@ -213,7 +217,11 @@ package final class ProbeScheduler: Sendable {
 
     private func finished(_ start: ProbeSchedule.Start, with result: ProbeResult) {
         let target = targets[start.index]
-        if !order[start.index].apply(run: start.run, of: result, with: { deliver(result, of: target, epoch: start.epoch) }) {
+        if !order[start.index].apply(
+            run: start.run,
+            of: result,
+            with: { deliver(result, of: target, epoch: start.epoch) }
+        ) {
             observer?.probeSuperseded(target, result: result)
         }
         let (owed, drained) = state.withLock { state in
@@ -267,11 +275,14 @@ package final class ProbeScheduler: Sendable {
                 await stream.value
             }
             current = wanted.map { epoch in
-                (epoch, Task {
-                    await watcher.watch(target, epoch: { self.monitor.probeEpoch }) { result, epoch in
-                        self.deliver(result, of: target, epoch: epoch)
+                (
+                    epoch,
+                    Task {
+                        await watcher.watch(target, epoch: { self.monitor.probeEpoch }) { result, epoch in
+                            self.deliver(result, of: target, epoch: epoch)
+                        }
                     }
-                })
+                )
             }
         }
         if let stream = current?.stream {

@@ -8,7 +8,11 @@ import ReachSupport
 /// keep the default, ``SleepingProbeTimer``, which a test clock drives.
 package protocol ProbeTimer: Sendable {
     /// Calls `body` once at `uptime` of `clock` (at once if that has passed), unless cancelled first.
-    func schedule(at uptime: Duration, of clock: MonitorClock, _ body: @escaping @Sendable () -> Void) -> ProbeCancellation
+    func schedule(
+        at uptime: Duration,
+        of clock: MonitorClock,
+        _ body: @escaping @Sendable () -> Void
+    ) -> ProbeCancellation
 }
 
 /// A task asleep on the monitor clock until the moment comes.
@@ -17,7 +21,11 @@ package struct SleepingProbeTimer: ProbeTimer {
     package init() {}
 
     /// Sleeps in a task of its own: a test clock's `advance` fires it.
-    package func schedule(at uptime: Duration, of clock: MonitorClock, _ body: @escaping @Sendable () -> Void) -> ProbeCancellation {
+    package func schedule(
+        at uptime: Duration,
+        of clock: MonitorClock,
+        _ body: @escaping @Sendable () -> Void
+    ) -> ProbeCancellation {
         let task = Task {
             guard (try? await clock.sleep(for: uptime - clock.uptime)) != nil else { return }
             body()

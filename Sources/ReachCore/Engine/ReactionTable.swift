@@ -56,12 +56,22 @@ struct ReactionTable {
     private var lastID: UInt64 = 0
 
     mutating func add(
-        name: String?, directions: Set<TransitionDirection>, timeout: Duration?,
+        name: String?,
+        directions: Set<TransitionDirection>,
+        timeout: Duration?,
         body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
     ) -> CallbackID {
         lastID += 1
         let id = CallbackID(rawValue: lastID)
-        slots[id] = Slot(reaction: CallbackRegistration(id: id, name: name ?? id.description, directions: directions, timeout: timeout, body: body))
+        slots[id] = Slot(
+            reaction: CallbackRegistration(
+                id: id,
+                name: name ?? id.description,
+                directions: directions,
+                timeout: timeout,
+                body: body
+            )
+        )
         return id
     }
 
@@ -126,7 +136,14 @@ struct ReactionTable {
         guard owed > 0, let lastOwed else { return Finish() }
         return Finish(
             skipped: CallbackReport(
-                callback: id, name: slot.reaction.name, direction: lastOwed.direction, sequence: lastOwed.sequence, outcome: .skipped,
-                duration: .zero, coalesced: owed))
+                callback: id,
+                name: slot.reaction.name,
+                direction: lastOwed.direction,
+                sequence: lastOwed.sequence,
+                outcome: .skipped,
+                duration: .zero,
+                coalesced: owed
+            )
+        )
     }
 }

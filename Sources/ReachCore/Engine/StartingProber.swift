@@ -50,7 +50,10 @@ extension StartingProber {
 extension Prober {
     /// Runs ``probe(_:)`` in a task of its own and calls `whenDone` with its result: how the
     /// scheduler starts probes of probers whose work is async (gRPC, test probers).
-    package func startInTask(_ target: ProbeTarget, whenDone: @escaping @Sendable (ProbeResult) -> Void) -> ProbeCancellation {
+    package func startInTask(
+        _ target: ProbeTarget,
+        whenDone: @escaping @Sendable (ProbeResult) -> Void
+    ) -> ProbeCancellation {
         let task = Task { whenDone(await probe(target)) }
         return ProbeCancellation { task.cancel() }
     }

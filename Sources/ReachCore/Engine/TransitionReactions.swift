@@ -14,7 +14,8 @@ package final class TransitionReactions: Sendable {
     private let logger: Logger
     private let table = Mutex(ReactionTable())
     private let reports: Broadcast<CallbackReport>
-    private let arrivals: (stream: AsyncStream<ReactionTable.Arrival>, continuation: AsyncStream<ReactionTable.Arrival>.Continuation)
+    private let arrivals:
+        (stream: AsyncStream<ReactionTable.Arrival>, continuation: AsyncStream<ReactionTable.Arrival>.Continuation)
 
     /// - Parameters:
     ///   - clock: Times runs and their timeouts.
@@ -29,7 +30,9 @@ package final class TransitionReactions: Sendable {
 
     /// Registers `body` for transitions in `directions` (see ``ConnectivityMonitor/addReaction(named:on:timeout:_:)``).
     package func add(
-        named name: String?, on directions: Set<TransitionDirection>, timeout: Duration?,
+        named name: String?,
+        on directions: Set<TransitionDirection>,
+        timeout: Duration?,
         _ body: @escaping @Sendable (ConnectivityTransition) async throws -> Void
     ) -> CallbackID {
         table.withLock { $0.add(name: name, directions: directions, timeout: timeout, body: body) }
@@ -82,7 +85,8 @@ package final class TransitionReactions: Sendable {
         var next: ReactionTable.Start? = first
         while let start = next {
             let id = start.reaction.id
-            let ending = await start.reaction.run(for: start.transition, coalesced: start.coalesced, clock: clock) { report in
+            let ending = await start.reaction.run(for: start.transition, coalesced: start.coalesced, clock: clock) {
+                report in
                 if report.outcome == .timedOut { table.withLock { $0.markOverdue(id) } }
                 log(report)
                 reports.send(report)
@@ -90,7 +94,8 @@ package final class TransitionReactions: Sendable {
             if case .endedLate(let after) = ending {
                 logger.notice(
                     "\(start.reaction.name) ended \(Int(after.milliseconds)) ms after its run started, past its timeout: it takes transitions again",
-                    metadata: ["callback": "\(start.reaction.name)", "sequence": "\(start.transition.sequence)"])
+                    metadata: ["callback": "\(start.reaction.name)", "sequence": "\(start.transition.sequence)"]
+                )
             }
             let finish = table.withLock { $0.finish(id, stopping: ending == .abandoned || Task.isCancelled) }
             if let skipped = finish.skipped {
@@ -108,6 +113,7 @@ package final class TransitionReactions: Sendable {
     private func log(_ stuck: ReactionTable.Stuck) {
         logger.warning(
             "\(stuck.reaction.name) is still running past its timeout: transition #\(stuck.transition.sequence) waits for it to end",
-            metadata: ["callback": "\(stuck.reaction.name)", "sequence": "\(stuck.transition.sequence)"])
+            metadata: ["callback": "\(stuck.reaction.name)", "sequence": "\(stuck.transition.sequence)"]
+        )
     }
 }

@@ -40,8 +40,14 @@ public struct CaptivePortal: Sendable, Hashable {
     public var interface: String?
 
     public init(
-        evidence: Evidence, isCaptive: Bool = true, userPortalURL: String? = nil, venueInfoURL: String? = nil, secondsRemaining: Int? = nil,
-        bytesRemaining: Int? = nil, sessionEndsAt: WallTime? = nil, interface: String? = nil
+        evidence: Evidence,
+        isCaptive: Bool = true,
+        userPortalURL: String? = nil,
+        venueInfoURL: String? = nil,
+        secondsRemaining: Int? = nil,
+        bytesRemaining: Int? = nil,
+        sessionEndsAt: WallTime? = nil,
+        interface: String? = nil
     ) {
         self.evidence = evidence
         self.isCaptive = isCaptive
@@ -62,7 +68,8 @@ public struct CaptivePortal: Sendable, Hashable {
         let endMoved: Bool =
             switch (sessionEndsAt, other.sessionEndsAt) {
             case (nil, nil): false
-            case (let end?, let otherEnd?): !(Duration.seconds(-5)...Duration.seconds(5)).contains(end.sinceEpoch - otherEnd.sinceEpoch)
+            case (let end?, let otherEnd?):
+                !(Duration.seconds(-5)...Duration.seconds(5)).contains(end.sinceEpoch - otherEnd.sinceEpoch)
             default: true
             }
         return isCaptive != other.isCaptive || evidence != other.evidence || userPortalURL != other.userPortalURL

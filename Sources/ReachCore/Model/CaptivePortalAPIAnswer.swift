@@ -15,7 +15,11 @@ package struct CaptivePortalAPIAnswer: Sendable, Hashable {
     package var bytesRemaining: Int?
 
     package init(
-        isCaptive: Bool, userPortalURL: String? = nil, venueInfoURL: String? = nil, secondsRemaining: Int? = nil, bytesRemaining: Int? = nil
+        isCaptive: Bool,
+        userPortalURL: String? = nil,
+        venueInfoURL: String? = nil,
+        secondsRemaining: Int? = nil,
+        bytesRemaining: Int? = nil
     ) {
         self.isCaptive = isCaptive
         self.userPortalURL = userPortalURL

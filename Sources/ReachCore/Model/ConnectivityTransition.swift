@@ -74,7 +74,12 @@ public struct CallbackReport: Sendable, Hashable {
     public var coalesced: Int
 
     public init(
-        callback: CallbackID, name: String, direction: TransitionDirection, sequence: UInt64, outcome: Outcome, duration: Duration,
+        callback: CallbackID,
+        name: String,
+        direction: TransitionDirection,
+        sequence: UInt64,
+        outcome: Outcome,
+        duration: Duration,
         coalesced: Int = 0
     ) {
         self.callback = callback

@@ -19,7 +19,13 @@ public struct InterfaceReachability: Sendable, Hashable {
     /// The latest successful probe's duration out of this uplink, of the first target probed on it.
     public var latency: Duration?
 
-    public init(name: String, reachable: Bool? = nil, reason: FailureReason? = nil, fault: Fault? = nil, latency: Duration? = nil) {
+    public init(
+        name: String,
+        reachable: Bool? = nil,
+        reason: FailureReason? = nil,
+        fault: Fault? = nil,
+        latency: Duration? = nil
+    ) {
         self.name = name
         self.reachable = reachable
         self.reason = reason
@@ -41,7 +47,8 @@ extension ProbeFailure {
     /// The detail of a probe that could not be bound to its uplink because the kernel refuses
     /// `SO_BINDTODEVICE` without privileges (Linux before 5.7): it reports `cancelled`, no evidence,
     /// and the uplink's reachability stays unknown.
-    package static let bindingRefused = "the kernel refuses to bind a socket to an interface without CAP_NET_RAW (Linux before 5.7)"
+    package static let bindingRefused =
+        "the kernel refuses to bind a socket to an interface without CAP_NET_RAW (Linux before 5.7)"
 
     /// Whether the probe failed because the name has no address of the family it was held to.
     package var isNoAddressOfFamily: Bool { reason == .networkUnreachable && detail == Self.noAddressOfFamily }

@@ -7,7 +7,9 @@ extension LinkSnapshot {
     /// has no gateway (a point-to-point link).
     package func defaultGateway(from source: IPAddress) -> (interface: InterfaceFacts, gateway: IPAddress)? {
         for interface in interfaces where interface.addresses.contains(where: { $0.prefix.address == source }) {
-            let gateway = interface.routes.first { $0.destination.isDefault && $0.destination.family == source.family && $0.gateway != nil }?.gateway
+            let gateway = interface.routes.first {
+                $0.destination.isDefault && $0.destination.family == source.family && $0.gateway != nil
+            }?.gateway
             return gateway.map { (interface, $0) }
         }
         return nil

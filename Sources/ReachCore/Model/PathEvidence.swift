@@ -46,7 +46,9 @@ extension FailureReason {
     /// silence (a timeout), an unreachable network and a name that did not resolve.
     package var isAnswer: Bool {
         switch self {
-        case .connectionRefused, .tlsFailure, .httpStatus, .unexpectedBody, .connectionReset, .protocolError, .notServing: true
+        case .connectionRefused, .tlsFailure, .httpStatus, .unexpectedBody, .connectionReset, .protocolError,
+            .notServing:
+            true
         case .dnsFailure, .timeout, .networkUnreachable, .cancelled: false
         }
     }

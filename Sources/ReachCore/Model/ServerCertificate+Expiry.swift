@@ -11,9 +11,9 @@ extension ServerCertificate {
 
     private static func span(_ seconds: Int) -> String {
         let (count, unit) =
-            if seconds >= 86_400 { ((seconds + 43_200) / 86_400, "day") }
-            else if seconds >= 3600 { ((seconds + 1800) / 3600, "hour") }
-            else { ((seconds + 30) / 60, "minute") }
+            if seconds >= 86_400 { ((seconds + 43_200) / 86_400, "day") } else if seconds >= 3600 {
+                ((seconds + 1800) / 3600, "hour")
+            } else { ((seconds + 30) / 60, "minute") }
         return count == 1 ? "1 \(unit)" : "\(count) \(unit)s"
     }
 }

@@ -100,8 +100,14 @@ public struct TargetStatus: Sendable, Hashable {
     public var degradedFamilies: [IPFamily] = []
 
     public init(
-        name: String, kind: String, health: TargetHealth = .unknown, lastResult: ProbeResult? = nil,
-        lastFailure: ProbeFailure? = nil, lastCheckedAt: WallTime? = nil, consecutiveSuccesses: Int = 0, consecutiveFailures: Int = 0,
+        name: String,
+        kind: String,
+        health: TargetHealth = .unknown,
+        lastResult: ProbeResult? = nil,
+        lastFailure: ProbeFailure? = nil,
+        lastCheckedAt: WallTime? = nil,
+        consecutiveSuccesses: Int = 0,
+        consecutiveFailures: Int = 0,
         certificate: ServerCertificate? = nil
     ) {
         self.certificate = certificate
@@ -140,8 +146,13 @@ package struct Verdict: Sendable, Hashable {
     package var interfaces: [InterfaceReachability] = []
 
     package init(
-        state: ConnectivityState, reason: VerdictReason, since: WallTime, usableInterfaces: [String] = [], targets: [TargetStatus] = [],
-        portal: CaptivePortal? = nil, fault: Fault? = nil
+        state: ConnectivityState,
+        reason: VerdictReason,
+        since: WallTime,
+        usableInterfaces: [String] = [],
+        targets: [TargetStatus] = [],
+        portal: CaptivePortal? = nil,
+        fault: Fault? = nil
     ) {
         self.fault = fault
         self.state = state

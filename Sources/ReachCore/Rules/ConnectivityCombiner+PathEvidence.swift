@@ -14,7 +14,9 @@ extension ConnectivityCombiner {
     /// The evidence that places a failure of `reason`'s target: none needed for a target on
     /// loopback (no network path to find), else the last round, `nil` until one is done.
     func evidence(for reason: VerdictReason) -> PathEvidenceRound? {
-        guard let name = reason.target, let index = indexByName[name], targets[index].endpoint.isLoopback else { return pathEvidence }
+        guard let name = reason.target, let index = indexByName[name], targets[index].endpoint.isLoopback else {
+            return pathEvidence
+        }
         return PathEvidenceRound()
     }
 }

@@ -18,16 +18,27 @@ extension ConnectivityCombiner {
     func networkPortal(failing outcome: PolicyOutcome) -> CaptivePortal? {
         if !portalAPIAnswers.isEmpty {
             let order = assessment?.usableInterfaces ?? []
-            let interfaces = portalAPIAnswers.keys.sorted { (order.firstIndex(of: $0) ?? .max, $0) < (order.firstIndex(of: $1) ?? .max, $1) }
+            let interfaces = portalAPIAnswers.keys.sorted {
+                (order.firstIndex(of: $0) ?? .max, $0) < (order.firstIndex(of: $1) ?? .max, $1)
+            }
             let captive = interfaces.first(where: { portalAPIAnswers[$0]?.answer.isCaptive == true })
-            let session = interfaces.first(where: { portalAPIAnswers[$0].map { $0.answer.userPortalURL != nil || $0.answer.secondsRemaining != nil } == true })
+            let session = interfaces.first(where: {
+                portalAPIAnswers[$0].map { $0.answer.userPortalURL != nil || $0.answer.secondsRemaining != nil } == true
+            })
             guard let interface = captive ?? session, let entry = portalAPIAnswers[interface] else { return nil }
             let (answer, answeredAt) = (entry.answer, entry.at)
             return CaptivePortal(
-                evidence: .rfc8908, isCaptive: answer.isCaptive, userPortalURL: answer.userPortalURL, venueInfoURL: answer.venueInfoURL,
-                secondsRemaining: answer.secondsRemaining, bytesRemaining: answer.bytesRemaining,
-                sessionEndsAt: answer.secondsRemaining.map { WallTime(sinceEpoch: answeredAt.sinceEpoch + .seconds($0)) },
-                interface: interface.isEmpty ? nil : interface)
+                evidence: .rfc8908,
+                isCaptive: answer.isCaptive,
+                userPortalURL: answer.userPortalURL,
+                venueInfoURL: answer.venueInfoURL,
+                secondsRemaining: answer.secondsRemaining,
+                bytesRemaining: answer.bytesRemaining,
+                sessionEndsAt: answer.secondsRemaining.map {
+                    WallTime(sinceEpoch: answeredAt.sinceEpoch + .seconds($0))
+                },
+                interface: interface.isEmpty ? nil : interface
+            )
         }
         guard case .intercepted(let signInURL) = portalCheckFinding else { return nil }
         var evidence = CaptivePortal.Evidence.checkURL
@@ -42,7 +53,8 @@ extension ConnectivityCombiner {
     /// A portal told by the failing target itself: its plain-HTTP probe was redirected to another
     /// host (a server's own redirect, to another path of the same host, is not one).
     func redirectPortal(_ status: TargetStatus, of target: ProbeTarget) -> CaptivePortal? {
-        guard case .http(let check) = target.check, !check.isHTTPS, case .httpStatus(300...399)? = status.unhealthyReason,
+        guard case .http(let check) = target.check, !check.isHTTPS,
+            case .httpStatus(300...399)? = status.unhealthyReason,
             let location = status.lastFailure?.location, let signIn = HTTPURL(check.url)?.resolving(location),
             signIn.host.lowercased() != check.endpoint.host.lowercased()
         else { return nil }

@@ -9,7 +9,12 @@ extension ConnectivityCombiner {
 
     /// Takes a variant's result. News when an uplink's reachability or a target's families change;
     /// a new latency alone is not.
-    mutating func record(_ result: ProbeResult, variant: ProbeVariant, epoch resultEpoch: ProbeEpoch, at now: WallTime) -> Change {
+    mutating func record(
+        _ result: ProbeResult,
+        variant: ProbeVariant,
+        epoch resultEpoch: ProbeEpoch,
+        at now: WallTime
+    ) -> Change {
         // A cancelled probe (reachd stopping, or a kernel that refuses SO_BINDTODEVICE) learned nothing.
         guard resultEpoch == epoch, isLinkUsable, !isSleeping, result.failure?.reason != .cancelled,
             let index = indexByName[variant.target]
@@ -18,7 +23,15 @@ extension ConnectivityCombiner {
         var changed = false
         switch variant.kind {
         case .interface(let name):
-            guard let reachability = variants.record(result, of: index, interface: name, hysteresis: hysteresis, policy: policy, at: now),
+            guard
+                let reachability = variants.record(
+                    result,
+                    of: index,
+                    interface: name,
+                    hysteresis: hysteresis,
+                    policy: policy,
+                    at: now
+                ),
                 let position = verdict.interfaces.firstIndex(where: { $0.name == name })
             else { return Change(accepted: false) }
             changed = reachability.differsInMeaning(from: verdict.interfaces[position])
@@ -27,7 +40,10 @@ extension ConnectivityCombiner {
             let found = variants.record(result, of: index, family: family, hysteresis: hysteresis, at: now)
             let status = verdict.targets[index]
             changed = (status.families, status.answeredFamilies, status.degradedFamilies) != found
-            (verdict.targets[index].families, verdict.targets[index].answeredFamilies, verdict.targets[index].degradedFamilies) = found
+            (
+                verdict.targets[index].families, verdict.targets[index].answeredFamilies,
+                verdict.targets[index].degradedFamilies
+            ) = found
         }
         return settle(control: probeControl, at: now, targetsChanged: changed)
     }
@@ -36,7 +52,8 @@ extension ConnectivityCombiner {
     /// verdict shows of the paths changed.
     mutating func planPaths(targetsChanged: Bool = false) -> Bool {
         let usable = isLinkUsable ? assessment?.usableInterfaces ?? [] : []
-        guard variants.plan(targets: targets, uplinks: usable, families: pathFamilies, targetsChanged: targetsChanged) else { return false }
+        guard variants.plan(targets: targets, uplinks: usable, families: pathFamilies, targetsChanged: targetsChanged)
+        else { return false }
         return showPaths(clearingFamilies: targetsChanged)
     }
 
@@ -49,13 +66,18 @@ extension ConnectivityCombiner {
     private mutating func showPaths(clearingFamilies: Bool) -> Bool {
         var changed = false
         let interfaces = variants.interfaces(policy: policy)
-        if interfaces.count != verdict.interfaces.count || zip(interfaces, verdict.interfaces).contains(where: { $0.differsInMeaning(from: $1) }) {
+        if interfaces.count != verdict.interfaces.count
+            || zip(interfaces, verdict.interfaces).contains(where: { $0.differsInMeaning(from: $1) })
+        {
             changed = true
         }
         verdict.interfaces = interfaces
         if clearingFamilies {
             for index in verdict.targets.indices where !verdict.targets[index].families.isEmpty {
-                (verdict.targets[index].families, verdict.targets[index].answeredFamilies, verdict.targets[index].degradedFamilies) = ([], [], [])
+                (
+                    verdict.targets[index].families, verdict.targets[index].answeredFamilies,
+                    verdict.targets[index].degradedFamilies
+                ) = ([], [], [])
                 changed = true
             }
         }

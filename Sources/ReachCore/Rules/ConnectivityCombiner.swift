@@ -85,21 +85,31 @@ struct ConnectivityCombiner: Sendable {
     var variants: VariantFindings
 
     init(
-        targets: [ProbeTarget], policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck? = nil,
-        variants: ProbeVariantSettings = ProbeVariantSettings(), now: WallTime
+        targets: [ProbeTarget],
+        policy: TargetPolicy,
+        filter: InterfaceFilter,
+        portalCheck: PortalCheck? = nil,
+        variants: ProbeVariantSettings = ProbeVariantSettings(),
+        now: WallTime
     ) {
         self.variants = VariantFindings(settings: variants)
         self.targets = targets
         self.portalCheck = portalCheck
         self.hystereses = targets.map(\.hysteresis)
-        self.indexByName = Dictionary(targets.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.indexByName = Dictionary(
+            targets.enumerated().map { ($1.name, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
         self.policy = policy
         self.filter = filter
         self.targetAddresses = targets.compactMap(\.endpoint.literalAddress)
         self.requiresLink = !targets.allSatisfy(\.endpoint.isLoopback)
         self.verdict = Verdict(
-            state: .unknown, reason: .starting, since: now,
-            targets: targets.map { TargetStatus(name: $0.name, kind: $0.kind) })
+            state: .unknown,
+            reason: .starting,
+            since: now,
+            targets: targets.map { TargetStatus(name: $0.name, kind: $0.kind) }
+        )
         self.healthCounts = HealthCounts(unknown: targets.count)
     }
 
@@ -108,7 +118,8 @@ struct ConnectivityCombiner: Sendable {
 
     /// Whether `snapshot` would take away the last usable link: such news is applied at once, never coalesced.
     func wouldLoseLink(_ snapshot: LinkSnapshot) -> Bool {
-        requiresLink && isLinkUsable && !LinkAssessment(snapshot, filter: filter, targetAddresses: targetAddresses).isUsable
+        requiresLink && isLinkUsable
+            && !LinkAssessment(snapshot, filter: filter, targetAddresses: targetAddresses).isUsable
     }
 
     mutating func apply(links snapshot: LinkSnapshot, at now: WallTime) -> Change {
@@ -176,7 +187,8 @@ struct ConnectivityCombiner: Sendable {
         // events as targets within milliseconds, more than a subscriber may fall behind (EventHub:
         // 32 events, 4 from 1,024 targets), so every event-stream client connected then was skipped
         // ahead however fast it read. Every event carries every target: the round's event shows all.
-        let changed = before == .unknown
+        let changed =
+            before == .unknown
             ? healthCounts.unknown == 0
             : after != before || verdict.targets[index].unhealthyReason != beforeReason
         var change = settle(control: probeControl, at: now, targetsChanged: changed)
@@ -191,13 +203,19 @@ struct ConnectivityCombiner: Sendable {
     /// When the target list changed, the epoch moves on, so a probe that started under the old
     /// definition (an old URL, say) cannot vouch for the new one.
     mutating func reconfigure(
-        targets: [ProbeTarget], unchanged: Set<String>, policy: TargetPolicy, filter: InterfaceFilter, portalCheck: PortalCheck?,
-        variants settings: ProbeVariantSettings? = nil, at now: WallTime
+        targets: [ProbeTarget],
+        unchanged: Set<String>,
+        policy: TargetPolicy,
+        filter: InterfaceFilter,
+        portalCheck: PortalCheck?,
+        variants settings: ProbeVariantSettings? = nil,
+        at now: WallTime
     ) -> Change {
         let wasUsable = isLinkUsable
         let previous = Dictionary(verdict.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let statuses = targets.map { target in
-            unchanged.contains(target.name) ? previous[target.name] ?? TargetStatus(name: target.name, kind: target.kind)
+            unchanged.contains(target.name)
+                ? previous[target.name] ?? TargetStatus(name: target.name, kind: target.kind)
                 : TargetStatus(name: target.name, kind: target.kind)
         }
         // A new or changed target that starts from `unknown` may look like a fresh status: count it by name.
@@ -251,9 +269,12 @@ struct ConnectivityCombiner: Sendable {
         var change = Change(probeControlChanged: control != probeControl)
         probeControl = control
 
-        let (previousState, previousReason, previousPortal, previousFault) = (verdict.state, verdict.reason, verdict.portal, verdict.fault)
+        let (previousState, previousReason, previousPortal, previousFault) = (
+            verdict.state, verdict.reason, verdict.portal, verdict.fault
+        )
         let (state, reason, portal) = decide()
-        let fault = state == .disconnected && !awaitsPortalCheck(reason) ? Fault(reason, evidence: evidence(for: reason)) : nil
+        let fault =
+            state == .disconnected && !awaitsPortalCheck(reason) ? Fault(reason, evidence: evidence(for: reason)) : nil
         let usableInterfaces = assessment?.usableInterfaces ?? []
         let interfacesChanged = usableInterfaces != verdict.usableInterfaces
         verdict.state = state
@@ -268,7 +289,9 @@ struct ConnectivityCombiner: Sendable {
                 change.transition = state == .connected ? .restored : .lost
             }
         }
-        change.isHeadline = state != previousState || reason != previousReason || fault != previousFault || interfacesChanged || portalChanged
+        change.isHeadline =
+            state != previousState || reason != previousReason || fault != previousFault || interfacesChanged
+            || portalChanged
         change.isNews = change.isHeadline || targetsChanged
         return change
     }
@@ -292,7 +315,9 @@ struct ConnectivityCombiner: Sendable {
                 return (.disconnected, .captivePortal, portal)
             }
             // An unhealthy target always has a recorded failure; `cancelled` is unreachable.
-            return (.disconnected, .targetFailed(target: status.name, reason: status.unhealthyReason ?? .cancelled), portal)
+            return (
+                .disconnected, .targetFailed(target: status.name, reason: status.unhealthyReason ?? .cancelled), portal
+            )
         case .pending:
             if verdict.state == .unknown {
                 return (.unknown, links == nil && !hasAnyResult ? .starting : .awaitingProbe, portal)

@@ -34,7 +34,9 @@ extension TargetPolicy {
             case .quorum(let k): k
             }
         if counts.healthy >= required { return .met }
-        if counts.healthy + counts.unknown < required, let firstUnhealthy = counts.unhealthy.min() { return .failed(firstUnhealthy) }
+        if counts.healthy + counts.unknown < required, let firstUnhealthy = counts.unhealthy.min() {
+            return .failed(firstUnhealthy)
+        }
         return .pending
     }
 }

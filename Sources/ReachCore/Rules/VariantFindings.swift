@@ -37,7 +37,12 @@ struct VariantFindings: Sendable {
 
     /// Plans the variants for `targets` over `uplinks` and `families`, keeping the findings of the
     /// uplinks that stay unless `targetsChanged`; says whether the variants changed.
-    mutating func plan(targets: [ProbeTarget], uplinks usable: [String], families: Set<IPFamily>, targetsChanged: Bool) -> Bool {
+    mutating func plan(
+        targets: [ProbeTarget],
+        uplinks usable: [String],
+        families: Set<IPFamily>,
+        targetsChanged: Bool
+    ) -> Bool {
         let planned = settings.probes(for: targets, uplinks: usable, families: families)
         guard planned != probes || targetsChanged else { return false }
         if targetsChanged { (byUplink, byFamily) = ([:], [:]) }
@@ -61,9 +66,15 @@ struct VariantFindings: Sendable {
     /// Applies a result out of `interface` and answers the uplink's reachability; `nil` for an
     /// uplink or target not probed (any longer).
     mutating func record(
-        _ result: ProbeResult, of index: Int, interface: String, hysteresis: Hysteresis, policy: TargetPolicy, at now: WallTime
+        _ result: ProbeResult,
+        of index: Int,
+        interface: String,
+        hysteresis: Hysteresis,
+        policy: TargetPolicy,
+        at now: WallTime
     ) -> InterfaceReachability? {
-        guard var uplink = byUplink[interface], index < uplink.statuses.count, var status = uplink.statuses[index] else { return nil }
+        guard var uplink = byUplink[interface], index < uplink.statuses.count, var status = uplink.statuses[index]
+        else { return nil }
         let before = status.health
         status.record(result, hysteresis: hysteresis, at: now)
         uplink.statuses[index] = status
@@ -74,7 +85,11 @@ struct VariantFindings: Sendable {
 
     /// Applies a result over `family` and answers the target's checked, answering and degraded families.
     mutating func record(
-        _ result: ProbeResult, of index: Int, family: IPFamily, hysteresis: Hysteresis, at now: WallTime
+        _ result: ProbeResult,
+        of index: Int,
+        family: IPFamily,
+        hysteresis: Hysteresis,
+        at now: WallTime
     ) -> (families: [IPFamily], answered: [IPFamily], degraded: [IPFamily]) {
         var checks = byFamily[index] ?? [:]
         var status = checks[family] ?? TargetStatus(name: result.target, kind: "")
@@ -86,8 +101,12 @@ struct VariantFindings: Sendable {
 
     /// A family is checked unless the name has no address of it; it answered when its check is
     /// healthy; it is degraded when its check is unhealthy while another family answered.
-    static func summary(_ checks: [IPFamily: TargetStatus]) -> (families: [IPFamily], answered: [IPFamily], degraded: [IPFamily]) {
-        let offered = checks.filter { !($0.value.health == .unhealthy && $0.value.lastFailure?.isNoAddressOfFamily == true) }
+    static func summary(
+        _ checks: [IPFamily: TargetStatus]
+    ) -> (families: [IPFamily], answered: [IPFamily], degraded: [IPFamily]) {
+        let offered = checks.filter {
+            !($0.value.health == .unhealthy && $0.value.lastFailure?.isNoAddressOfFamily == true)
+        }
         let families = offered.keys.sorted()
         let answered = families.filter { offered[$0]?.health == .healthy }
         let degraded = answered.isEmpty ? [] : families.filter { offered[$0]?.health == .unhealthy }
@@ -109,7 +128,13 @@ extension VariantFindings.Uplink {
         let outcome = policy.capped(at: counts.count).outcome(counts)
         if case .met = outcome { return InterfaceReachability(name: name, reachable: true, latency: latency) }
         if case .failed(let failing) = outcome, let reason = statuses[failing]?.unhealthyReason {
-            return InterfaceReachability(name: name, reachable: false, reason: reason, fault: Fault(reason), latency: latency)
+            return InterfaceReachability(
+                name: name,
+                reachable: false,
+                reason: reason,
+                fault: Fault(reason),
+                latency: latency
+            )
         }
         return InterfaceReachability(name: name, latency: latency)
     }

@@ -19,8 +19,11 @@ public struct CaptivePortalSettings: Sendable, Hashable {
     package static let defaultNetworkdStateDirectory = "/run/systemd/netif/links"
 
     package init(
-        check: PortalCheck? = nil, apiURL: String? = nil, networkdStateDirectory: String = defaultNetworkdStateDirectory,
-        caFile: String? = nil, sessionWarning: Duration = .seconds(300)
+        check: PortalCheck? = nil,
+        apiURL: String? = nil,
+        networkdStateDirectory: String = defaultNetworkdStateDirectory,
+        caFile: String? = nil,
+        sessionWarning: Duration = .seconds(300)
     ) {
         self.check = check
         self.apiURL = apiURL

@@ -15,7 +15,12 @@ public struct HistorySettings: Sendable, Hashable {
     package static let defaultDirectory = "/var/lib/reachd"
     package static let fileName = "history.sqlite"
 
-    package init(enabled: Bool = true, path: String? = nil, retention: Duration = .seconds(90 * 86_400), maximumSize: Int = 256 << 20) {
+    package init(
+        enabled: Bool = true,
+        path: String? = nil,
+        retention: Duration = .seconds(90 * 86_400),
+        maximumSize: Int = 256 << 20
+    ) {
         self.enabled = enabled
         self.path = path
         self.retention = retention

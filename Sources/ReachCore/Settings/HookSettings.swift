@@ -14,8 +14,10 @@ public struct HookSettings: Sendable, Hashable {
 
     /// The defaults are NetworkManager-dispatcher-like directories, 30 s per hook and 5 s of grace.
     package init(
-        restoredDirectory: String = "/etc/reachd/restored.d", lostDirectory: String = "/etc/reachd/lost.d",
-        timeout: Duration = .seconds(30), killGrace: Duration = .seconds(5)
+        restoredDirectory: String = "/etc/reachd/restored.d",
+        lostDirectory: String = "/etc/reachd/lost.d",
+        timeout: Duration = .seconds(30),
+        killGrace: Duration = .seconds(5)
     ) {
         self.restoredDirectory = restoredDirectory
         self.lostDirectory = lostDirectory

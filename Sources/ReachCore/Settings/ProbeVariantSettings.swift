@@ -34,12 +34,22 @@ public struct ProbeVariantSettings: Sendable, Hashable {
         for target in targets where target.variant == nil && target.hasVariants {
             if perInterface, uplinks.count > 1 {
                 for uplink in uplinks {
-                    probes.append(target.probing(ProbeVariant(target: target.name, kind: .interface(uplink)), as: "\(target.name)@\(uplink)"))
+                    probes.append(
+                        target.probing(
+                            ProbeVariant(target: target.name, kind: .interface(uplink)),
+                            as: "\(target.name)@\(uplink)"
+                        )
+                    )
                 }
             }
-            if familyCheckRounds > 0, families.count > 1, target.addressFamily == .auto, target.endpoint.literalAddress == nil {
+            if familyCheckRounds > 0, families.count > 1, target.addressFamily == .auto,
+                target.endpoint.literalAddress == nil
+            {
                 for family in families.sorted() {
-                    var probe = target.probing(ProbeVariant(target: target.name, kind: .family(family)), as: "\(target.name)%\(family.rawValue)")
+                    var probe = target.probing(
+                        ProbeVariant(target: target.name, kind: .family(family)),
+                        as: "\(target.name)%\(family.rawValue)"
+                    )
                     probe.addressFamily = family == .ipv4 ? .ipv4 : .ipv6
                     probe.interval = target.interval * familyCheckRounds
                     probes.append(probe)

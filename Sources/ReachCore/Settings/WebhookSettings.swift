@@ -22,8 +22,13 @@ public struct WebhookSettings: Sendable, Hashable {
     /// The defaults: both directions, unsigned, 10 s per attempt, given up after 5 minutes, retry
     /// ceilings from 1 s doubling to 60 s.
     package init(
-        name: String, url: String, events: Set<TransitionDirection> = [.restored, .lost], secret: Secret? = nil,
-        timeout: Duration = .seconds(10), giveUpAfter: Duration = .seconds(300), firstRetryDelay: Duration = .seconds(1),
+        name: String,
+        url: String,
+        events: Set<TransitionDirection> = [.restored, .lost],
+        secret: Secret? = nil,
+        timeout: Duration = .seconds(10),
+        giveUpAfter: Duration = .seconds(300),
+        firstRetryDelay: Duration = .seconds(1),
         maximumRetryDelay: Duration = .seconds(60)
     ) {
         self.name = name

@@ -13,8 +13,12 @@ package struct HTTPCheck: Sendable, Hashable {
     package var tls: TLSSettings
 
     package init(
-        url: String, endpoint: HostPort, expectation: HTTPExpectation = HTTPExpectation(),
-        headers: [HTTPHeaderField] = [], bearerToken: Secret? = nil, tls: TLSSettings = TLSSettings()
+        url: String,
+        endpoint: HostPort,
+        expectation: HTTPExpectation = HTTPExpectation(),
+        headers: [HTTPHeaderField] = [],
+        bearerToken: Secret? = nil,
+        tls: TLSSettings = TLSSettings()
     ) {
         self.url = url
         self.endpoint = endpoint

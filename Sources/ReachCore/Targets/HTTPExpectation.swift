@@ -7,7 +7,8 @@ package struct HTTPExpectation: Sendable, Hashable {
     /// A value the JSON body must hold, e.g. `/status` == `"ok"`.
     package var json: JSONExpectation?
 
-    package init(statuses: [ClosedRange<Int>] = [200...299], bodyContains: String? = nil, json: JSONExpectation? = nil) {
+    package init(statuses: [ClosedRange<Int>] = [200...299], bodyContains: String? = nil, json: JSONExpectation? = nil)
+    {
         self.statuses = statuses
         self.bodyContains = bodyContains
         self.json = json

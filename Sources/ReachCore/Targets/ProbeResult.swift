@@ -44,7 +44,8 @@ public enum FailureReason: Sendable, Hashable, CustomStringConvertible {
     /// The failure `code` names (`httpStatus` completes `http_status`); `nil` for a code this version does not know.
     public init?(code: String, httpStatus: Int? = nil) {
         let all: [FailureReason] = [
-            .dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(httpStatus ?? 0), .unexpectedBody, .networkUnreachable,
+            .dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(httpStatus ?? 0), .unexpectedBody,
+            .networkUnreachable,
             .connectionReset, .cancelled, .protocolError, .notServing,
         ]
         guard let reason = all.first(where: { $0.code == code }) else { return nil }
@@ -77,7 +78,13 @@ public struct ProbeTimings: Sendable, Hashable {
     /// Start to finish, successful or not.
     public var total: Duration
 
-    public init(dns: Duration? = nil, connect: Duration? = nil, tls: Duration? = nil, firstByte: Duration? = nil, total: Duration) {
+    public init(
+        dns: Duration? = nil,
+        connect: Duration? = nil,
+        tls: Duration? = nil,
+        firstByte: Duration? = nil,
+        total: Duration
+    ) {
         self.dns = dns
         self.connect = connect
         self.tls = tls
@@ -134,7 +141,12 @@ public struct ProbeResult: Sendable, Hashable {
     /// The chain a TLS probe was presented, when it got as far as a certificate (an expired one included).
     public var certificate: ServerCertificate?
 
-    public init(target: String, failure: ProbeFailure? = nil, timings: ProbeTimings, certificate: ServerCertificate? = nil) {
+    public init(
+        target: String,
+        failure: ProbeFailure? = nil,
+        timings: ProbeTimings,
+        certificate: ServerCertificate? = nil
+    ) {
         self.target = target
         self.failure = failure
         self.timings = timings
@@ -146,9 +158,17 @@ public struct ProbeResult: Sendable, Hashable {
     }
 
     public static func failure(
-        _ target: String, _ reason: FailureReason, phase: ProbePhase? = nil, detail: String? = nil, latency: Duration
+        _ target: String,
+        _ reason: FailureReason,
+        phase: ProbePhase? = nil,
+        detail: String? = nil,
+        latency: Duration
     ) -> ProbeResult {
-        ProbeResult(target: target, failure: ProbeFailure(reason, phase: phase, detail: detail), timings: ProbeTimings(total: latency))
+        ProbeResult(
+            target: target,
+            failure: ProbeFailure(reason, phase: phase, detail: detail),
+            timings: ProbeTimings(total: latency)
+        )
     }
 
     public var isSuccess: Bool { failure == nil }

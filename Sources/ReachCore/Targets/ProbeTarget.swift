@@ -34,8 +34,13 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     package static let defaultCoalescing = Duration.milliseconds(50)
 
     package init(
-        name: String, check: Check, interval: Duration = .seconds(1), timeout: Duration = .seconds(2),
-        hysteresis: Hysteresis = Hysteresis(), addressFamily: AddressFamily = .auto, coalescing: Duration = defaultCoalescing,
+        name: String,
+        check: Check,
+        interval: Duration = .seconds(1),
+        timeout: Duration = .seconds(2),
+        hysteresis: Hysteresis = Hysteresis(),
+        addressFamily: AddressFamily = .auto,
+        coalescing: Duration = defaultCoalescing,
         variant: ProbeVariant? = nil
     ) {
         self.variant = variant

@@ -14,14 +14,20 @@ extension UpstreamCheck {
     ///
     /// A resolver on a directly connected network (the home router's) is left out because it
     /// answers while the line behind the router is dead: it would make every outage the server's.
-    package static func resolverReference(resolvConf: String, resolvedUpstream: String?, links: LinkSnapshot?) -> HostPort? {
+    package static func resolverReference(
+        resolvConf: String,
+        resolvedUpstream: String?,
+        links: LinkSnapshot?
+    ) -> HostPort? {
         let onLink = (links?.interfaces ?? []).flatMap(\.addresses).map(\.prefix)
         for text in [resolvConf, resolvedUpstream ?? ""] {
             for line in text.split(separator: "\n") {
                 let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
                 guard words.count >= 2, words[0] == "nameserver" else { continue }
                 // A scoped link-local address (fe80::1%eth0) is on a link by definition.
-                guard let address = IPAddress(words[1]), !address.isLoopback, !onLink.contains(where: { $0.contains(address) }) else { continue }
+                guard let address = IPAddress(words[1]), !address.isLoopback,
+                    !onLink.contains(where: { $0.contains(address) })
+                else { continue }
                 return HostPort(host: "\(address)", port: 53)
             }
         }

@@ -38,7 +38,12 @@ final class AlertReceiver: Sendable {
         """
 
     init(errorLog: String) async throws {
-        child = try ChildProcess("alert-receiver", executable: "/usr/bin/env", arguments: ["python3", "-c", Self.script], errorLog: errorLog)
+        child = try ChildProcess(
+            "alert-receiver",
+            executable: "/usr/bin/env",
+            arguments: ["python3", "-c", Self.script],
+            errorLog: errorLog
+        )
         let line = try await child.waitForLine { Int($0) != nil }
         port = Int(line) ?? 0
     }
@@ -51,12 +56,20 @@ final class AlertReceiver: Sendable {
         return seen.withLock { seen in
             let now = ContinuousClock.now
             for line in lines.dropFirst(1 + seen.lines) {
-                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                    continue
+                }
                 let alerts = (object["alerts"] as? [[String: Any]] ?? []).map { alert in
                     (labels: alert["labels"] as? [String: String] ?? [:], status: alert["status"] as? String ?? "")
                 }
                 seen.notifications.append(
-                    Notification(at: now, receiver: object["receiver"] as? String ?? "", status: object["status"] as? String ?? "", alerts: alerts))
+                    Notification(
+                        at: now,
+                        receiver: object["receiver"] as? String ?? "",
+                        status: object["status"] as? String ?? "",
+                        alerts: alerts
+                    )
+                )
             }
             seen.lines = max(seen.lines, lines.count - 1)
             return seen.notifications

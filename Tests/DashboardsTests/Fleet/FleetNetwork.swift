@@ -75,7 +75,9 @@ final class FleetNetwork: Sendable {
         // Leftovers of a crashed run (this pid's, or a process's that is gone) would hold the
         // management network's address.
         await removeNamespaces { name in
-            guard let pid = name.dropFirst(3).prefix(while: \.isNumber).nonEmpty.flatMap({ Int32($0) }) else { return false }
+            guard let pid = name.dropFirst(3).prefix(while: \.isNumber).nonEmpty.flatMap({ Int32($0) }) else {
+                return false
+            }
             return pid == getpid() || (kill(pid, 0) != 0 && errno == ESRCH)
         }
         do {
@@ -90,32 +92,55 @@ final class FleetNetwork: Sendable {
     private func build() async throws {
         let namespaces = [serverNamespace, managementNamespace] + (1...sites).map(router) + hosts.map(namespace(of:))
         for name in namespaces { try await Self.ip(["netns", "add", name]) }
-        try await Self.ip(["link", "add", managementLink, "type", "veth", "peer", "name", "root", "netns", managementNamespace])
-        try await batch(managementNamespace, ["link set lo up", "link add br0 type bridge", "link set br0 up", "link set root master br0", "link set root up"])
+        try await Self.ip([
+            "link", "add", managementLink, "type", "veth", "peer", "name", "root", "netns", managementNamespace,
+        ])
+        try await batch(
+            managementNamespace,
+            [
+                "link set lo up", "link add br0 type bridge", "link set br0 up", "link set root master br0",
+                "link set root up",
+            ]
+        )
         try await Self.ip(["addr", "add", "\(Self.managementGateway)/16", "dev", managementLink])
         try await Self.ip(["link", "set", managementLink, "up"])
         var serverLines = ["link set lo up", "addr add \(Self.serverAddress)/32 dev lo"]
         for site in 1...sites {
-            try await batch(router(site), [
-                "link set lo up", "link add lan type bridge", "addr add 10.70.\(site).1/24 dev lan", "link set lan up",
-                "link add wan type veth peer name s\(site) netns \(serverNamespace)", "addr add 10.71.\(site).1/30 dev wan", "link set wan up",
-                "route add default via 10.71.\(site).2",
-            ])
+            try await batch(
+                router(site),
+                [
+                    "link set lo up", "link add lan type bridge", "addr add 10.70.\(site).1/24 dev lan",
+                    "link set lan up",
+                    "link add wan type veth peer name s\(site) netns \(serverNamespace)",
+                    "addr add 10.71.\(site).1/30 dev wan", "link set wan up",
+                    "route add default via 10.71.\(site).2",
+                ]
+            )
             try await sysctl(in: router(site), "net.ipv4.ip_forward=1")
-            serverLines += ["addr add 10.71.\(site).2/30 dev s\(site)", "link set s\(site) up", "route add 10.70.\(site).0/24 via 10.71.\(site).1"]
+            serverLines += [
+                "addr add 10.71.\(site).2/30 dev s\(site)", "link set s\(site) up",
+                "route add 10.70.\(site).0/24 via 10.71.\(site).1",
+            ]
         }
         try await batch(serverNamespace, serverLines)
         for host in hosts {
             let name = namespace(of: host)
-            try await batch(name, [
-                "link set lo up",
-                "link add eth0 type veth peer name h\(host.number) netns \(router(host.site))",
-                "addr add \(host.address)/24 dev eth0", "link set eth0 up", "route add default via 10.70.\(host.site).1",
-                "link add mgmt0 type veth peer name m\(host.site)-\(host.number) netns \(managementNamespace)",
-                "addr add \(host.managementAddress)/16 dev mgmt0", "link set mgmt0 up",
-            ])
+            try await batch(
+                name,
+                [
+                    "link set lo up",
+                    "link add eth0 type veth peer name h\(host.number) netns \(router(host.site))",
+                    "addr add \(host.address)/24 dev eth0", "link set eth0 up",
+                    "route add default via 10.70.\(host.site).1",
+                    "link add mgmt0 type veth peer name m\(host.site)-\(host.number) netns \(managementNamespace)",
+                    "addr add \(host.managementAddress)/16 dev mgmt0", "link set mgmt0 up",
+                ]
+            )
             try await batch(router(host.site), ["link set h\(host.number) master lan", "link set h\(host.number) up"])
-            try await batch(managementNamespace, ["link set m\(host.site)-\(host.number) master br0", "link set m\(host.site)-\(host.number) up"])
+            try await batch(
+                managementNamespace,
+                ["link set m\(host.site)-\(host.number) master br0", "link set m\(host.site)-\(host.number) up"]
+            )
             // reachd asks the gateway itself (ICMP echo) whose fault a failure is, as systemd's sysctl allows.
             try await sysctl(in: name, "net.ipv4.ping_group_range=0 2147483647")
         }
@@ -155,7 +180,10 @@ final class FleetNetwork: Sendable {
     }
 
     private func batch(_ namespace: String, _ lines: [String]) async throws {
-        try await TestNamespace.runOffPool([TestNamespace.ipPath, "-n", namespace, "-batch", "-"], input: lines.joined(separator: "\n") + "\n")
+        try await TestNamespace.runOffPool(
+            [TestNamespace.ipPath, "-n", namespace, "-batch", "-"],
+            input: lines.joined(separator: "\n") + "\n"
+        )
     }
 
     private func sysctl(in namespace: String, _ setting: String) async throws {
@@ -182,12 +210,15 @@ private final class ServerProcess: Sendable {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try "ok\n".write(toFile: "\(root)/health", atomically: true, encoding: .utf8)
         let process = try ChildProcess(
-            "fleet-server", executable: TestNamespace.ipPath,
+            "fleet-server",
+            executable: TestNamespace.ipPath,
             arguments: [
-                "netns", "exec", namespace, "/usr/bin/env", "python3", "-m", "http.server", "\(FleetNetwork.serverPort)",
+                "netns", "exec", namespace, "/usr/bin/env", "python3", "-m", "http.server",
+                "\(FleetNetwork.serverPort)",
                 "--bind", FleetNetwork.serverAddress, "--directory", root,
             ],
-            errorLog: "\(directory)/server.log")
+            errorLog: "\(directory)/server.log"
+        )
         child.withLock { $0 = process }
         try await waitUntil("the fleet's server listening", timeout: .seconds(10), every: .milliseconds(50)) {
             await Self.isListening(namespace: namespace)
@@ -195,7 +226,12 @@ private final class ServerProcess: Sendable {
     }
 
     func stop() async {
-        guard let process = child.withLock({ state -> ChildProcess? in defer { state = nil }; return state }) else { return }
+        guard
+            let process = child.withLock({ state -> ChildProcess? in
+                defer { state = nil }
+                return state
+            })
+        else { return }
         process.signal(SIGKILL)
         _ = await process.waitForExit()
     }

@@ -45,7 +45,11 @@ func substitutingGrafanaVariables(_ expr: String) -> String {
 }
 
 /// Runs a program to completion with `input` on its standard input; returns its status and both outputs together.
-func run(_ executable: String, _ arguments: [String], input: String? = nil) async throws -> (status: Int32, output: String) {
+func run(
+    _ executable: String,
+    _ arguments: [String],
+    input: String? = nil
+) async throws -> (status: Int32, output: String) {
     let result = try await runProgram(executable, arguments, input: input)
     return (result.status, result.output + result.errors)
 }
@@ -63,7 +67,10 @@ struct PrometheusAPI {
 
     /// An instant query: the status, how many results (a scalar counts as one), any error.
     func query(_ promQL: String) async throws -> Answer {
-        let (_, body) = try await loopbackGet(port: port, path: "/api/v1/query?query=\(percentEncodedQueryValue(promQL))")
+        let (_, body) = try await loopbackGet(
+            port: port,
+            path: "/api/v1/query?query=\(percentEncodedQueryValue(promQL))"
+        )
         let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
         let data = document["data"] as? [String: Any] ?? [:]
         let results: Int
@@ -72,7 +79,12 @@ struct PrometheusAPI {
         case "scalar", "string": results = 1
         default: results = 0
         }
-        return Answer(status: document["status"] as? String ?? "none", results: results, error: document["error"] as? String ?? "", raw: body)
+        return Answer(
+            status: document["status"] as? String ?? "none",
+            results: results,
+            error: document["error"] as? String ?? "",
+            raw: body
+        )
     }
 
     func hasData(_ promQL: String) async -> Bool {
@@ -86,7 +98,10 @@ struct PrometheusAPI {
         let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
         let groups = (document["data"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []
         return groups.flatMap { $0["rules"] as? [[String: Any]] ?? [] }.map {
-            ($0["name"] as? String ?? "", $0["query"] as? String ?? "", $0["health"] as? String ?? "", $0["lastError"] as? String ?? "")
+            (
+                $0["name"] as? String ?? "", $0["query"] as? String ?? "", $0["health"] as? String ?? "",
+                $0["lastError"] as? String ?? ""
+            )
         }
     }
 }
@@ -94,22 +109,32 @@ struct PrometheusAPI {
 /// Asks Prometheus `condition` every 100 ms (each ask is a query it evaluates) until it holds or
 /// `timeout` passes; says whether it held.
 func eventually(within timeout: Duration, _ condition: () async throws -> Bool) async -> Bool {
-    (try? await waitUntil("Prometheus to say so", timeout: timeout, every: .milliseconds(100)) { (try? await condition()) == true }) != nil
+    (try? await waitUntil("Prometheus to say so", timeout: timeout, every: .milliseconds(100)) {
+        (try? await condition()) == true
+    }) != nil
 }
-
 
 /// Starts `prometheus` on `configuration` with its data in `directory`, on a free loopback port,
 /// and returns once it is ready.
-func startPrometheus(_ prometheus: String, configuration: URL, in directory: URL) async throws -> (ChildProcess, PrometheusAPI) {
+func startPrometheus(
+    _ prometheus: String,
+    configuration: URL,
+    in directory: URL
+) async throws -> (ChildProcess, PrometheusAPI) {
     let port = try freeLoopbackPort()
     let server = try ChildProcess(
-        "prometheus", executable: prometheus,
+        "prometheus",
+        executable: prometheus,
         arguments: [
             "--config.file=\(configuration.path)", "--storage.tsdb.path=\(directory.appending(path: "data").path)",
             "--web.listen-address=127.0.0.1:\(port)", "--web.enable-lifecycle", "--log.level=warn",
         ],
-        errorLog: directory.appending(path: "prometheus.log").path, directory: directory.path)
-    let ready = await eventually(within: .seconds(60)) { try await loopbackGet(port: port, path: "/-/ready").status == 200 }
+        errorLog: directory.appending(path: "prometheus.log").path,
+        directory: directory.path
+    )
+    let ready = await eventually(within: .seconds(60)) {
+        try await loopbackGet(port: port, path: "/-/ready").status == 200
+    }
     guard ready else {
         server.signal(SIGKILL)
         throw ChildProcess.Failed(description: "Prometheus never got ready:\n\(server.errors)")

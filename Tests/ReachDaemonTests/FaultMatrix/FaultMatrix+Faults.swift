@@ -36,25 +36,43 @@ extension FaultMatrix {
                   restored_dir: \(scratch.path)/restored.d
                   lost_dir: \(scratch.path)/lost.d
                 """
-            let started = try await MatrixDaemon(directory: scratch.path, namespace: topology.host, configuration: configuration, run: 1, systemBus: nil)
+            let started = try await MatrixDaemon(
+                directory: scratch.path,
+                namespace: topology.host,
+                configuration: configuration,
+                run: 1,
+                systemBus: nil
+            )
             daemon = started
             try await started.waitForLog("reachd running")
-            try await waitUntil("the unix socket is there", timeout: .seconds(20)) { FileManager.default.fileExists(atPath: started.socketPath) }
+            try await waitUntil("the unix socket is there", timeout: .seconds(20)) {
+                FileManager.default.fileExists(atPath: started.socketPath)
+            }
             let watching = try VerdictObserver(socket: started.socketPath)
             observer = watching
-            guard await watching.first(after: began, timeout: .seconds(20), where: { $0.state == "connected" }) != nil else {
+            guard await watching.first(after: began, timeout: .seconds(20), where: { $0.state == "connected" }) != nil
+            else {
                 throw ChildProcess.Failed(description: "reachd never said connected at start; its log:\n\(started.log)")
             }
             let run = FaultRun(topology: topology, daemon: started, observer: watching)
             await faultCases(run)
             let (falseConnected, details) = run.falseConnected()
             for stretch in details {
-                Issue.record("\(stretch.label): for \(MatrixCase.seconds(stretch.duration)) the verdict was \(stretch.verdict) while the truth was \(stretch.truth)")
+                Issue.record(
+                    "\(stretch.label): for \(MatrixCase.seconds(stretch.duration)) the verdict was \(stretch.verdict) while the truth was \(stretch.truth)"
+                )
             }
             print("\n" + MatrixCase.table(run.cases))
-            print(String(
-                format: "fault matrix (whose fault): %d/%d cases passed, false-connected seconds = %.2f (wall time %.0f s)",
-                run.cases.filter(\.passed).count, run.cases.count, falseConnected, MatrixCase.seconds(ContinuousClock.now - began)))
+            print(
+                String(
+                    format:
+                        "fault matrix (whose fault): %d/%d cases passed, false-connected seconds = %.2f (wall time %.0f s)",
+                    run.cases.filter(\.passed).count,
+                    run.cases.count,
+                    falseConnected,
+                    MatrixCase.seconds(ContinuousClock.now - began)
+                )
+            )
             for row in run.cases where !row.passed {
                 Issue.record("\(row.group) / \(row.name): \(row.failure ?? "")")
             }
@@ -73,25 +91,62 @@ extension FaultMatrix {
     private func faultCases(_ run: FaultRun) async {
         let topology = run.topology
         await run.quiet("all well for 10 s", hold: .seconds(10))
-        await run.fault("gateway silent (router A's LAN address removed)", fault: "gateway", bound: Self.gatewayBound,
-            apply: { try await topology.setGatewaySilent(.a, true) }, restore: { try await topology.setGatewaySilent(.a, false) })
-        await run.fault("router A's upstream link down", fault: "upstream", bound: Self.upstreamBound,
-            apply: { try await topology.setUpstream(.a, up: false) }, restore: { try await topology.setUpstream(.a, up: true) })
+        await run.fault(
+            "gateway silent (router A's LAN address removed)",
+            fault: "gateway",
+            bound: Self.gatewayBound,
+            apply: { try await topology.setGatewaySilent(.a, true) },
+            restore: { try await topology.setGatewaySilent(.a, false) }
+        )
+        await run.fault(
+            "router A's upstream link down",
+            fault: "upstream",
+            bound: Self.upstreamBound,
+            apply: { try await topology.setUpstream(.a, up: false) },
+            restore: { try await topology.setUpstream(.a, up: true) }
+        )
         let http = try? topology.http
-        await run.fault("server refused", fault: "server", reason: "connection_refused", bound: MatrixRun.answerBound,
-            apply: { try await http?.set("close") }, restore: { try await http?.set("open") })
-        await run.fault("server answering 503", fault: "server", reason: "http_status", bound: MatrixRun.answerBound,
-            apply: { try await http?.set("503") }, restore: { try await http?.set("ok") })
-        await run.fault("server blackholed, the upstream reference answering", fault: "server", reason: "timeout", bound: Self.upstreamBound,
+        await run.fault(
+            "server refused",
+            fault: "server",
+            reason: "connection_refused",
+            bound: MatrixRun.answerBound,
+            apply: { try await http?.set("close") },
+            restore: { try await http?.set("open") }
+        )
+        await run.fault(
+            "server answering 503",
+            fault: "server",
+            reason: "http_status",
+            bound: MatrixRun.answerBound,
+            apply: { try await http?.set("503") },
+            restore: { try await http?.set("ok") }
+        )
+        await run.fault(
+            "server blackholed, the upstream reference answering",
+            fault: "server",
+            reason: "timeout",
+            bound: Self.upstreamBound,
             holdBeyond: Self.upstreamBound,
-            apply: { try await topology.setServerBlackholed(true) }, restore: { try await topology.setServerBlackholed(false) })
+            apply: { try await topology.setServerBlackholed(true) },
+            restore: { try await topology.setServerBlackholed(false) }
+        )
         // The resolver's refusal reaches glibc, which gives up after its own attempt (resolv.conf's
         // 1 s): measured 6 s from the stop, with the stop itself.
-        await run.fault("DNS server stopped, a name target", fault: "dns", reason: "dns_failure", bound: Self.upstreamBound + .seconds(4),
+        await run.fault(
+            "DNS server stopped, a name target",
+            fault: "dns",
+            reason: "dns_failure",
+            bound: Self.upstreamBound + .seconds(4),
             holdBeyond: Self.upstreamBound,
-            apply: { try await topology.setDNS(running: false) }, restore: { try await topology.setDNS(running: true) })
+            apply: { try await topology.setDNS(running: false) },
+            restore: { try await topology.setDNS(running: true) }
+        )
         // Last: without ping sockets, the neighbour table alone (and a line in the log, once).
-        await run.fault("gateway silent, ping sockets not allowed (ping_group_range 1 0)", fault: "gateway", bound: Self.neighbourBound,
+        await run.fault(
+            "gateway silent, ping sockets not allowed (ping_group_range 1 0)",
+            fault: "gateway",
+            bound: Self.neighbourBound,
             evidenceIsLate: true,
             apply: {
                 try await topology.setPingSockets(allowed: false)
@@ -100,9 +155,12 @@ extension FaultMatrix {
             restore: {
                 try await topology.setGatewaySilent(.a, false)
                 try await topology.setPingSockets(allowed: true)
-            })
+            }
+        )
         if var row = run.cases.popLast() {
-            if row.passed, !run.daemon.log.contains("ICMP echo to the gateway is not allowed") { row.failure = "reachd did not say it falls back to the neighbour table" }
+            if row.passed, !run.daemon.log.contains("ICMP echo to the gateway is not allowed") {
+                row.failure = "reachd did not say it falls back to the neighbour table"
+            }
             run.cases.append(row)
         }
     }
@@ -129,10 +187,20 @@ final class FaultRun {
     /// before the one that tells says this fault or none (not known yet), unless `evidenceIsLate`
     /// (the neighbour table: the kernel's own timers tell a silent gateway up to a minute late).
     func fault(
-        _ name: String, fault: String, reason: String? = nil, bound: Duration, holdBeyond: Duration = .milliseconds(300),
-        evidenceIsLate: Bool = false, apply: () async throws -> Void, restore: () async throws -> Void
+        _ name: String,
+        fault: String,
+        reason: String? = nil,
+        bound: Duration,
+        holdBeyond: Duration = .milliseconds(300),
+        evidenceIsLate: Bool = false,
+        apply: () async throws -> Void,
+        restore: () async throws -> Void
     ) async {
-        var row = MatrixCase(group: "fault", name: name, expected: "disconnected, fault=\(fault)" + (reason.map { " (\($0))" } ?? ""))
+        var row = MatrixCase(
+            group: "fault",
+            name: name,
+            expected: "disconnected, fault=\(fault)" + (reason.map { " (\($0))" } ?? "")
+        )
         do {
             let applied = ContinuousClock.now
             // Any disconnection counts as detected for the ledger at once: the fault is checked below.
@@ -143,27 +211,38 @@ final class FaultRun {
             }
             if let told {
                 row.detected = told.at - applied
-                if let guessed = observer.faultsTold(from: applied, until: told.at).first(where: { $0 != fault }), !evidenceIsLate {
+                if let guessed = observer.faultsTold(from: applied, until: told.at).first(where: { $0 != fault }),
+                    !evidenceIsLate
+                {
                     row.failure = "said fault=\(guessed) before \(fault)"
                 }
                 try await Task.sleep(for: holdBeyond)  // the fault held on: every event in this window is recorded, the check reads the last
                 if let latest = observer.latest, latest.fault != fault || latest.state != "disconnected" {
-                    row.failure = "told \(fault) after \(MatrixCase.seconds(row.detected)), then \(latest.summary) fault=\(latest.fault ?? "nil")"
+                    row.failure =
+                        "told \(fault) after \(MatrixCase.seconds(row.detected)), then \(latest.summary) fault=\(latest.fault ?? "nil")"
                 }
             } else {
                 let latest = observer.latest
-                row.failure = "at +\(MatrixCase.seconds(bound)) the verdict was \(latest?.summary ?? "none") fault=\(latest?.fault ?? "nil")"
+                row.failure =
+                    "at +\(MatrixCase.seconds(bound)) the verdict was \(latest?.summary ?? "none") fault=\(latest?.fault ?? "nil")"
             }
             let restoring = ContinuousClock.now
             ledger.mark(.unsettled, at: restoring, bound: .zero, "\(name): restoring")
             try await restore()
             ledger.mark(.up, at: .now, bound: MatrixRun.restoreAfterHangBound + MatrixRun.slack, "\(name): restored")
-            if let back = await observer.first(after: restoring, timeout: .seconds(30), where: { $0.state == "connected" }) {
+            if let back = await observer.first(
+                after: restoring,
+                timeout: .seconds(30),
+                where: { $0.state == "connected" }
+            ) {
                 row.restored = back.at - restoring
             } else {
-                row.failure = row.failure ?? "not connected within 30 s of restoring: \(observer.latest?.summary ?? "none")"
+                row.failure =
+                    row.failure ?? "not connected within 30 s of restoring: \(observer.latest?.summary ?? "none")"
             }
-            if let back = observer.latest, back.state == "connected", back.fault != nil { row.failure = row.failure ?? "connected with fault \(back.fault!)" }
+            if let back = observer.latest, back.state == "connected", back.fault != nil {
+                row.failure = row.failure ?? "connected with fault \(back.fault!)"
+            }
         } catch {
             row.failure = "the test could not act: \(error)"
         }
@@ -179,7 +258,9 @@ final class FaultRun {
         try? await Task.sleep(for: hold)  // the quiet window measured: echo requests are counted across it
         let echoes = await echoRequests() - before
         row.expected = "connected, \(echoes) echo requests to the gateways"
-        if let wrong = observer.all.first(where: { $0.at >= start && $0.state != "connected" }) { row.failure = "the verdict was \(wrong.summary)" }
+        if let wrong = observer.all.first(where: { $0.at >= start && $0.state != "connected" }) {
+            row.failure = "the verdict was \(wrong.summary)"
+        }
         if echoes != 0 { row.failure = row.failure ?? "\(echoes) echo requests reached the routers while all was well" }
         finish(row)
     }
@@ -189,8 +270,13 @@ final class FaultRun {
         var total = 0
         for router in [topology.routerA, topology.routerB] {
             for file in ["/proc/net/snmp", "/proc/net/snmp6"] {
-                guard let text = try? await runProgram(MatrixNetwork.ipPath, ["netns", "exec", router, "cat", file]).output else { continue }
-                total += Self.counter(text, table: "IcmpMsg", name: "InType8") + Self.counter(text, table: nil, name: "Icmp6InEchos")
+                guard
+                    let text = try? await runProgram(MatrixNetwork.ipPath, ["netns", "exec", router, "cat", file])
+                        .output
+                else { continue }
+                total +=
+                    Self.counter(text, table: "IcmpMsg", name: "InType8")
+                    + Self.counter(text, table: nil, name: "Icmp6InEchos")
             }
         }
         return total
@@ -200,8 +286,11 @@ final class FaultRun {
     static func counter(_ text: String, table: String?, name: String) -> Int {
         let lines = text.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
         if let table {
-            for (header, values) in zip(lines, lines.dropFirst()) where header.first == "\(table):" && values.first == "\(table):" {
-                if let index = header.firstIndex(of: Substring(name)), index < values.count { return Int(values[index]) ?? 0 }
+            for (header, values) in zip(lines, lines.dropFirst())
+            where header.first == "\(table):" && values.first == "\(table):" {
+                if let index = header.firstIndex(of: Substring(name)), index < values.count {
+                    return Int(values[index]) ?? 0
+                }
             }
             return 0
         }
@@ -209,13 +298,19 @@ final class FaultRun {
     }
 
     func falseConnected() -> (seconds: Double, details: [TruthLedger.Disagreement]) {
-        let found = ledger.disagreements(until: .now, verdict: { self.observer.verdict(at: $0) }, changes: observer.all.map(\.at))
-            .filter { $0.truth == .down }
+        let found = ledger.disagreements(
+            until: .now,
+            verdict: { self.observer.verdict(at: $0) },
+            changes: observer.all.map(\.at)
+        )
+        .filter { $0.truth == .down }
         return (found.map { MatrixCase.seconds($0.duration) }.reduce(0, +), found)
     }
 
     func finish(_ row: MatrixCase) {
         cases.append(row)
-        print("fault matrix: whose fault / \(row.name): \(row.failure.map { "FAIL \($0)" } ?? "ok") (detected \(MatrixCase.seconds(row.detected)), restored \(MatrixCase.seconds(row.restored)))")
+        print(
+            "fault matrix: whose fault / \(row.name): \(row.failure.map { "FAIL \($0)" } ?? "ok") (detected \(MatrixCase.seconds(row.detected)), restored \(MatrixCase.seconds(row.restored)))"
+        )
     }
 }

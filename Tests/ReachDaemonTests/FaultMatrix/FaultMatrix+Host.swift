@@ -26,20 +26,32 @@ extension FaultMatrix {
             let thawed = ContinuousClock.now
             run.ledger.mark(.down, at: thawed, bound: MatrixRun.linkBound, name)
             run.daemon.signal(SIGCONT)
-            if let seen = await run.observer.first(after: thawed, timeout: MatrixRun.linkBound, where: { $0.summary == "disconnected/no_link" }) {
+            if let seen = await run.observer.first(
+                after: thawed,
+                timeout: MatrixRun.linkBound,
+                where: { $0.summary == "disconnected/no_link" }
+            ) {
                 row.detected = seen.at - thawed
             } else {
-                row.failure = "at +\(MatrixCase.seconds(MatrixRun.linkBound)) after the thaw the verdict was \(run.observer.latest?.summary ?? "none")"
+                row.failure =
+                    "at +\(MatrixCase.seconds(MatrixRun.linkBound)) after the thaw the verdict was \(run.observer.latest?.summary ?? "none")"
             }
-            if !run.daemon.log.contains("ENOBUFS") { row.failure = row.failure ?? "reachd did not log the overrun: the socket never overflowed" }
+            if !run.daemon.log.contains("ENOBUFS") {
+                row.failure = row.failure ?? "reachd did not log the overrun: the socket never overflowed"
+            }
             let restoring = ContinuousClock.now
             run.ledger.mark(.unsettled, at: restoring, bound: .zero, "\(name): restoring")
             try await network.restoreLink()
             run.ledger.mark(.up, at: .now, bound: MatrixRun.restoreBound, "\(name): restored")
-            if let back = await run.observer.first(after: restoring, timeout: MatrixRun.restoreBound, where: { $0.state == "connected" }) {
+            if let back = await run.observer.first(
+                after: restoring,
+                timeout: MatrixRun.restoreBound,
+                where: { $0.state == "connected" }
+            ) {
                 row.restored = back.at - restoring
             } else {
-                row.failure = row.failure ?? "not connected within \(MatrixCase.seconds(MatrixRun.restoreBound)) of restoring"
+                row.failure =
+                    row.failure ?? "not connected within \(MatrixCase.seconds(MatrixRun.restoreBound)) of restoring"
             }
             try await run.waitForAProbeLater()
             run.announcedGaps += run.observer.sequenceGaps(from: start, to: .now)
@@ -54,37 +66,57 @@ extension FaultMatrix {
     /// evidence either way). The server fails meanwhile; on waking reachd probes at once and says so.
     func systemSleep(_ run: MatrixRun) async {
         let name = "system sleep (PrepareForSleep), the server failing meanwhile, then wake"
-        var row = MatrixCase(group: "reachd", name: name, expected: "probing stops, verdict held; disconnected/http_status on waking")
+        var row = MatrixCase(
+            group: "reachd",
+            name: name,
+            expected: "probing stops, verdict held; disconnected/http_status on waking"
+        )
         let start = ContinuousClock.now
         do {
             run.ledger.mark(.unsettled, at: start, bound: .zero, "\(name): asleep")
             let sleeps = run.daemon.log.components(separatedBy: "probing suspended").count
             try await run.logind.sleep()
             // reachd hears it (a probe in flight, on loopback, ends within a millisecond of this).
-            try await waitUntil("reachd suspends probing", timeout: .seconds(10)) { run.daemon.log.components(separatedBy: "probing suspended").count > sleeps }
+            try await waitUntil("reachd suspends probing", timeout: .seconds(10)) {
+                run.daemon.log.components(separatedBy: "probing suspended").count > sleeps
+            }
             let probesAsleep = await run.daemon.metric("reachd_probes_total") ?? -1
             try await run.server.set("503")
             try await Task.sleep(for: .seconds(3))  // three intervals asleep: the probe count across them must not move
             let probesLater = await run.daemon.metric("reachd_probes_total") ?? -1
-            if probesLater != probesAsleep { row.failure = "probes went on while asleep: reachd_probes_total \(probesAsleep) → \(probesLater)" }
+            if probesLater != probesAsleep {
+                row.failure = "probes went on while asleep: reachd_probes_total \(probesAsleep) → \(probesLater)"
+            }
             if let moved = run.observer.all.first(where: { $0.at >= start && $0.state != "connected" }) {
                 row.failure = row.failure ?? "published \(moved.summary) while asleep"
             }
             let woke = ContinuousClock.now
             run.ledger.mark(.down, at: woke, bound: MatrixRun.slack, name)
             try await run.logind.wake()
-            if let seen = await run.observer.first(after: woke, timeout: MatrixRun.slack, where: { $0.summary == "disconnected/http_status" }) {
+            if let seen = await run.observer.first(
+                after: woke,
+                timeout: MatrixRun.slack,
+                where: { $0.summary == "disconnected/http_status" }
+            ) {
                 row.detected = seen.at - woke
             } else {
-                row.failure = row.failure ?? "at +\(MatrixCase.seconds(MatrixRun.slack)) after waking the verdict was \(run.observer.latest?.summary ?? "none")"
+                row.failure =
+                    row.failure
+                    ?? "at +\(MatrixCase.seconds(MatrixRun.slack)) after waking the verdict was \(run.observer.latest?.summary ?? "none")"
             }
             let restoring = ContinuousClock.now
             try await run.server.set("ok")
             run.ledger.mark(.up, at: .now, bound: MatrixRun.restoreBound, "\(name): restored")
-            if let back = await run.observer.first(after: restoring, timeout: MatrixRun.restoreBound, where: { $0.state == "connected" }) {
+            if let back = await run.observer.first(
+                after: restoring,
+                timeout: MatrixRun.restoreBound,
+                where: { $0.state == "connected" }
+            ) {
                 row.restored = back.at - restoring
             } else {
-                row.failure = row.failure ?? "not connected within \(MatrixCase.seconds(MatrixRun.restoreBound)) of the server's return"
+                row.failure =
+                    row.failure
+                    ?? "not connected within \(MatrixCase.seconds(MatrixRun.restoreBound)) of the server's return"
             }
         } catch {
             row.failure = "the test could not act: \(error)"
@@ -96,7 +128,11 @@ extension FaultMatrix {
     /// does): probing keeps its 1 s pace, latencies stay real, `since` keeps the moment it was
     /// stamped with, and a transition made meanwhile is stamped with the clock of its moment.
     func clockJumps(_ run: MatrixRun) async {
-        var row = MatrixCase(group: "reachd", name: "wall clock set 1 h forward, then 1 h back", expected: "pace, latency and since unmoved")
+        var row = MatrixCase(
+            group: "reachd",
+            name: "wall clock set 1 h forward, then 1 h back",
+            expected: "pace, latency and since unmoved"
+        )
         let clock = WallClockJump()
         do {
             guard let before = await run.daemon.status(), let since = before["since"] as? String else {
@@ -112,10 +148,18 @@ extension FaultMatrix {
                 try clock.set(offset: 0)
                 let jump = offset > 0 ? "+1 h" : "-1 h"
                 if !(2...5).contains(paced) { row.failure = row.failure ?? "\(jump): \(Int(paced)) probes in 3 s" }
-                if status?["since"] as? String != since { row.failure = row.failure ?? "\(jump): since moved from \(since) to \(status?["since"] ?? "nil")" }
-                if status?["likely_connected"] as? Bool != true { row.failure = row.failure ?? "\(jump): likely_connected is not true" }
-                let latencies = (status?["targets"] as? [[String: Any]] ?? []).compactMap { $0["latency_seconds"] as? Double }
-                if let slow = latencies.first(where: { $0 > 2.5 }) { row.failure = row.failure ?? "\(jump): a latency of \(slow) s" }
+                if status?["since"] as? String != since {
+                    row.failure = row.failure ?? "\(jump): since moved from \(since) to \(status?["since"] ?? "nil")"
+                }
+                if status?["likely_connected"] as? Bool != true {
+                    row.failure = row.failure ?? "\(jump): likely_connected is not true"
+                }
+                let latencies = (status?["targets"] as? [[String: Any]] ?? []).compactMap {
+                    $0["latency_seconds"] as? Double
+                }
+                if let slow = latencies.first(where: { $0 > 2.5 }) {
+                    row.failure = row.failure ?? "\(jump): a latency of \(slow) s"
+                }
                 if let moved = run.observer.all.first(where: { $0.at >= start && $0.state != "connected" }) {
                     row.failure = row.failure ?? "\(jump): published \(moved.summary)"
                 }
@@ -126,7 +170,9 @@ extension FaultMatrix {
             let applied = ContinuousClock.now
             run.ledger.mark(.down, at: applied, bound: MatrixRun.answerBound, "503 while the clock is 1 h behind")
             try await run.server.set("503")
-            let seen = await run.observer.first(after: applied, timeout: MatrixRun.answerBound) { $0.state == "disconnected" }
+            let seen = await run.observer.first(after: applied, timeout: MatrixRun.answerBound) {
+                $0.state == "disconnected"
+            }
             let stamped = ((await run.daemon.status())?["since"] as? String).flatMap(RFC3339Text.seconds(from:))
             let jumpedNow = Date().timeIntervalSince1970
             try clock.set(offset: 0)
@@ -134,14 +180,24 @@ extension FaultMatrix {
             try await run.server.set("ok")
             run.ledger.mark(.up, at: .now, bound: MatrixRun.restoreBound, "503 while the clock is 1 h behind: restored")
             row.detected = seen.map { $0.at - applied }
-            if seen == nil { row.failure = row.failure ?? "the 503 during the jump was not seen within \(MatrixCase.seconds(MatrixRun.answerBound))" }
+            if seen == nil {
+                row.failure =
+                    row.failure
+                    ?? "the 503 during the jump was not seen within \(MatrixCase.seconds(MatrixRun.answerBound))"
+            }
             if seen != nil, abs((stamped ?? 0) - jumpedNow) > 10 {
                 row.failure = row.failure ?? "since is \(stamped ?? 0), not the jumped clock's \(jumpedNow)"
             }
-            if let back = await run.observer.first(after: restoring, timeout: MatrixRun.restoreBound, where: { $0.state == "connected" }) {
+            if let back = await run.observer.first(
+                after: restoring,
+                timeout: MatrixRun.restoreBound,
+                where: { $0.state == "connected" }
+            ) {
                 row.restored = back.at - restoring
             } else {
-                row.failure = row.failure ?? "not connected within \(MatrixCase.seconds(MatrixRun.restoreBound)) of the server's return"
+                row.failure =
+                    row.failure
+                    ?? "not connected within \(MatrixCase.seconds(MatrixRun.restoreBound)) of the server's return"
             }
         } catch {
             try? clock.set(offset: 0)

@@ -12,10 +12,28 @@ extension FaultMatrix {
     func portalCases(_ run: MatrixRun, portal: PortalServer) async {
         let network = run.network
         let signIn = { try await network.setPortal(false) }
-        await portalCase(run, "redirecting portal, check URL set", evidence: "check_url", url: PortalServer.signInURL,
-            apply: { try await portal.set("redirect"); try await network.setPortal(true) }, restore: signIn)
-        await portalCase(run, "login page answering 200, check URL set", evidence: "check_url", url: PortalServer.checkURL,
-            apply: { try await portal.set("login"); try await network.setPortal(true) }, restore: signIn)
+        await portalCase(
+            run,
+            "redirecting portal, check URL set",
+            evidence: "check_url",
+            url: PortalServer.signInURL,
+            apply: {
+                try await portal.set("redirect")
+                try await network.setPortal(true)
+            },
+            restore: signIn
+        )
+        await portalCase(
+            run,
+            "login page answering 200, check URL set",
+            evidence: "check_url",
+            url: PortalServer.checkURL,
+            apply: {
+                try await portal.set("login")
+                try await network.setPortal(true)
+            },
+            restore: signIn
+        )
 
         // An HTTPS target (added by reload) whose handshake the portal answers with its own certificate.
         let path = run.daemon.configPath
@@ -24,30 +42,70 @@ extension FaultMatrix {
         let withoutCheck = original.components(separatedBy: "captive_portal:\n").first ?? original
         do {
             try await reload(run, withTLS)
-            await portalCase(run, "HTTPS target intercepted, check URL set", evidence: "tls_intercepted", url: PortalServer.checkURL,
-                apply: { try await portal.set("login"); try await network.setPortal(true) }, restore: signIn)
+            await portalCase(
+                run,
+                "HTTPS target intercepted, check URL set",
+                evidence: "tls_intercepted",
+                url: PortalServer.checkURL,
+                apply: {
+                    try await portal.set("login")
+                    try await network.setPortal(true)
+                },
+                restore: signIn
+            )
             try await reload(run, withoutCheck)
-            await portalCase(run, "redirecting portal, no check URL", evidence: "redirect", url: PortalServer.signInURL,
-                apply: { try await portal.set("redirect"); try await network.setPortal(true) }, restore: signIn)
+            await portalCase(
+                run,
+                "redirecting portal, no check URL",
+                evidence: "redirect",
+                url: PortalServer.signInURL,
+                apply: {
+                    try await portal.set("redirect")
+                    try await network.setPortal(true)
+                },
+                restore: signIn
+            )
             try await reload(run, original)
         } catch {
-            run.finish(MatrixCase(group: "portal", name: "reloads for the portal cases", expected: "applied", failure: "\(error)"))
+            run.finish(
+                MatrixCase(
+                    group: "portal",
+                    name: "reloads for the portal cases",
+                    expected: "applied",
+                    failure: "\(error)"
+                )
+            )
         }
     }
 
     private func portalCase(
-        _ run: MatrixRun, _ name: String, evidence: String, url: String, apply: () async throws -> Void, restore: () async throws -> Void
+        _ run: MatrixRun,
+        _ name: String,
+        evidence: String,
+        url: String,
+        apply: () async throws -> Void,
+        restore: () async throws -> Void
     ) async {
         let start = ContinuousClock.now
-        await run.fault("portal", name, reason: "captive_portal", bound: MatrixRun.answerBound, restoreBound: Self.signInBound, apply: apply, restore: restore)
+        await run.fault(
+            "portal",
+            name,
+            reason: "captive_portal",
+            bound: MatrixRun.answerBound,
+            restoreBound: Self.signInBound,
+            apply: apply,
+            restore: restore
+        )
         guard var row = run.cases.popLast() else { return }
         // The evidence the verdict settled on: an HTTPS target's failed handshake names the check
         // URL's interception more precisely once that target's probe has failed too.
         let seen = run.observer.all.last { $0.at >= start && $0.reason == "captive_portal" }
         if row.passed, let seen, seen.portalEvidence != evidence || seen.portalURL != url {
-            row.failure = "the portal was told as \(seen.portalEvidence ?? "nil") with sign-in URL \(seen.portalURL ?? "nil"), not \(evidence) with \(url)"
+            row.failure =
+                "the portal was told as \(seen.portalEvidence ?? "nil") with sign-in URL \(seen.portalURL ?? "nil"), not \(evidence) with \(url)"
         }
-        row.expected = "disconnected/captive_portal (\(evidence)), connected within \(MatrixCase.seconds(Optional(Self.signInBound))) of signing in"
+        row.expected =
+            "disconnected/captive_portal (\(evidence)), connected within \(MatrixCase.seconds(Optional(Self.signInBound))) of signing in"
         run.cases.append(row)
     }
 
@@ -59,7 +117,9 @@ extension FaultMatrix {
         run.ledger.mark(.unsettled, at: .now, bound: .zero, "portal: reload")
         try configuration.write(toFile: run.daemon.configPath, atomically: true, encoding: .utf8)
         run.daemon.signal(SIGHUP)
-        try await waitUntil("reachd reloads", timeout: .seconds(10)) { run.daemon.log.components(separatedBy: "configuration reloaded").count > reloads }
+        try await waitUntil("reachd reloads", timeout: .seconds(10)) {
+            run.daemon.log.components(separatedBy: "configuration reloaded").count > reloads
+        }
         run.ledger.mark(.up, at: .now, bound: MatrixRun.restoreBound, "portal: reloaded")
         try await Task.sleep(for: MatrixRun.restoreBound)  // the ledger allows the reload this long to settle: the window it judges
     }

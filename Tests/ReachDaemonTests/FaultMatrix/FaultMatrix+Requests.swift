@@ -37,13 +37,24 @@ extension FaultMatrix {
         """#
 
     func badRequests(_ run: MatrixRun) async {
-        let endpoints = [("GET", "/v1/status"), ("GET", "/v1/events"), ("POST", "/v1/check"), ("GET", "/metrics"), ("GET", "/healthz")]
+        let endpoints = [
+            ("GET", "/v1/status"), ("GET", "/v1/events"), ("POST", "/v1/check"), ("GET", "/metrics"),
+            ("GET", "/healthz"),
+        ]
         let kinds = ["oversized-header", "oversized-uri", "oversized-body", "wrong-method", "bad-version"]
         let requests = endpoints.flatMap { method, path in kinds.map { "\($0) \(method) \(path)" } } + ["garbage GET /"]
-        var row = MatrixCase(group: "bad input", name: "malformed and oversized requests to every endpoint (\(requests.count))", expected: "4xx each, verdict unmoved")
+        var row = MatrixCase(
+            group: "bad input",
+            name: "malformed and oversized requests to every endpoint (\(requests.count))",
+            expected: "4xx each, verdict unmoved"
+        )
         let start = ContinuousClock.now
         do {
-            let answers = try await runProgram("/usr/bin/python3", ["-c", Self.client, run.daemon.socketPath], input: requests.joined(separator: "\n") + "\n")
+            let answers = try await runProgram(
+                "/usr/bin/python3",
+                ["-c", Self.client, run.daemon.socketPath],
+                input: requests.joined(separator: "\n") + "\n"
+            )
             let lines = answers.output.split(separator: "\n")
             let wrong = lines.filter { line in
                 let status = line.split(separator: " ").dropFirst(3).first.flatMap { Int($0) } ?? 0

@@ -14,7 +14,9 @@ struct FaultMatrix {
     @Test(.timeLimit(.minutes(6)))
     func everyFaultGetsATrueVerdictInTime() async throws {
         guard await GRPCFaultServer.isAvailable() else {
-            Issue.record("needs grpcio: python3 -m pip install grpcio grpcio-health-checking (scripts/test installs it)")
+            Issue.record(
+                "needs grpcio: python3 -m pip install grpcio grpcio-health-checking (scripts/test installs it)"
+            )
             return
         }
         let began = ContinuousClock.now
@@ -33,12 +35,21 @@ struct FaultMatrix {
             server = started
             let grpc = try GRPCFaultServer(namespace: network.server)
             let portalServer = try PortalServer(
-                namespace: network.server, certificate: try await FaultServer.makeCertificate(in: directory, name: "portal"))
+                namespace: network.server,
+                certificate: try await FaultServer.makeCertificate(in: directory, name: "portal")
+            )
             portal = portalServer
             try await portalServer.waitUntilReady()
             try await started.waitUntilReady()
             try await grpc.waitUntilReady()
-            let matrix = try await MatrixRun(network: network, bus: bus, logind: logind, server: started, grpc: grpc, directory: directory)
+            let matrix = try await MatrixRun(
+                network: network,
+                bus: bus,
+                logind: logind,
+                server: started,
+                grpc: grpc,
+                directory: directory
+            )
             run = matrix
             await linkCases(matrix)
             await netlinkOverrun(matrix)
@@ -54,7 +65,9 @@ struct FaultMatrix {
             await crowdLeaves(matrix, crowd)
             let (falseConnected, falseDisconnected, details) = matrix.accounting()
             for stretch in details {
-                Issue.record("\(stretch.label): from +\(MatrixCase.seconds(stretch.at - began)) for \(MatrixCase.seconds(stretch.duration)) the verdict was \(stretch.verdict) while the truth was \(stretch.truth)")
+                Issue.record(
+                    "\(stretch.label): from +\(MatrixCase.seconds(stretch.at - began)) for \(MatrixCase.seconds(stretch.duration)) the verdict was \(stretch.verdict) while the truth was \(stretch.truth)"
+                )
             }
             let lost = matrix.observer.sequenceGaps() - matrix.announcedGaps + matrix.hookMismatches
             await daemonCases(matrix)
@@ -63,9 +76,19 @@ struct FaultMatrix {
             let passed = matrix.cases.filter(\.passed).count
             print("\n" + MatrixCase.table(matrix.cases))
             let wall = MatrixCase.seconds(ContinuousClock.now - began)
-            print(String(
-                format: "fault matrix: %d/%d cases passed, false-connected seconds = %.2f, false-disconnected seconds beyond one probe interval = %.2f, transitions lost = %d, peak RSS %.1f MiB (matrix wall time %.0f s)",
-                passed, matrix.cases.count, falseConnected, falseDisconnected, lost, Double(matrix.peakResidentKiB) / 1024, wall))
+            print(
+                String(
+                    format:
+                        "fault matrix: %d/%d cases passed, false-connected seconds = %.2f, false-disconnected seconds beyond one probe interval = %.2f, transitions lost = %d, peak RSS %.1f MiB (matrix wall time %.0f s)",
+                    passed,
+                    matrix.cases.count,
+                    falseConnected,
+                    falseDisconnected,
+                    lost,
+                    Double(matrix.peakResidentKiB) / 1024,
+                    wall
+                )
+            )
             for row in matrix.cases where !row.passed {
                 Issue.record("\(row.group) / \(row.name): \(row.failure ?? "")")
             }
@@ -93,17 +116,48 @@ struct FaultMatrix {
     private func linkCases(_ run: MatrixRun) async {
         let network = run.network
         let (host, server) = (network.host, network.server)
-        await run.fault("link", "interface down/up", reason: "no_link", bound: MatrixRun.linkBound,
-            apply: { try await network.ip(in: host, "link", "set", "m0", "down") }, restore: { try await network.restoreLink() })
-        await run.fault("link", "carrier lost on the peer", reason: "no_link", bound: MatrixRun.carrierBound,
-            restoreBound: MatrixRun.restoreCarrierBound, apply: { try await network.ip(in: server, "link", "set", "m1", "down") }, restore: { try await network.restoreLink() })
-        await run.fault("link", "default route removed", reason: "no_route", bound: MatrixRun.linkBound,
-            apply: { try await network.ip(in: host, "route", "del", "default") }, restore: { try await network.restoreLink() })
-        await run.fault("link", "address removed", reason: "no_address", bound: MatrixRun.linkBound,
+        await run.fault(
+            "link",
+            "interface down/up",
+            reason: "no_link",
+            bound: MatrixRun.linkBound,
+            apply: { try await network.ip(in: host, "link", "set", "m0", "down") },
+            restore: { try await network.restoreLink() }
+        )
+        await run.fault(
+            "link",
+            "carrier lost on the peer",
+            reason: "no_link",
+            bound: MatrixRun.carrierBound,
+            restoreBound: MatrixRun.restoreCarrierBound,
+            apply: { try await network.ip(in: server, "link", "set", "m1", "down") },
+            restore: { try await network.restoreLink() }
+        )
+        await run.fault(
+            "link",
+            "default route removed",
+            reason: "no_route",
+            bound: MatrixRun.linkBound,
+            apply: { try await network.ip(in: host, "route", "del", "default") },
+            restore: { try await network.restoreLink() }
+        )
+        await run.fault(
+            "link",
+            "address removed",
+            reason: "no_address",
+            bound: MatrixRun.linkBound,
             apply: { try await network.ip(in: host, "addr", "del", "\(MatrixNetwork.hostAddress)/32", "dev", "m0") },
-            restore: { try await network.restoreLink() })
-        await run.fault("link", "interface deleted and recreated", reason: "no_link", bound: MatrixRun.linkBound,
-            restoreBound: MatrixRun.restoreCarrierBound, apply: { try await network.ip(in: host, "link", "del", "m0") }, restore: { try await network.createLink() })
+            restore: { try await network.restoreLink() }
+        )
+        await run.fault(
+            "link",
+            "interface deleted and recreated",
+            reason: "no_link",
+            bound: MatrixRun.linkBound,
+            restoreBound: MatrixRun.restoreCarrierBound,
+            apply: { try await network.ip(in: host, "link", "del", "m0") },
+            restore: { try await network.createLink() }
+        )
         await run.storm("link", "1,000-flap storm", bound: MatrixRun.restoreBound) {
             try await network.ipBatch(in: host, (0..<1_000).flatMap { _ in ["link set m0 down", "link set m0 up"] })
             try await network.restoreLink()
@@ -115,11 +169,14 @@ struct FaultMatrix {
         var sockets = 0
         await run.steady("link", "forged and random netlink datagrams from a process", hold: .seconds(1)) {
             sockets = try await NetlinkForger.send(to: run.daemon, count: 500)
-        } restore: {}
+        } restore: {
+        }
         guard var row = run.cases.popLast() else { return }
         row.expected = "connected throughout, \(sockets) socket(s) sent 1,000 datagrams, dropped"
         if row.passed, sockets == 0 { row.failure = "no netlink socket of reachd found" }
-        if row.passed, !run.daemon.log.contains("Dropped a netlink datagram not sent by the kernel") { row.failure = "reachd did not log the drop" }
+        if row.passed, !run.daemon.log.contains("Dropped a netlink datagram not sent by the kernel") {
+            row.failure = "reachd did not log the drop"
+        }
         run.cases.append(row)
     }
 
@@ -129,14 +186,25 @@ struct FaultMatrix {
         // The link cases above flapped the link under an open watch: what the server pushes now
         // must count (the stream was reopened in the new epoch), within a second, long before the
         // 10 s poll.
-        await run.fault("grpc", "NOT_SERVING pushed after link flaps", reason: "not_serving", bound: MatrixRun.linkBound,
-            apply: { try await run.grpc.set("not_serving") }, restore: { try await run.grpc.set("serving") })
-        await run.fault("grpc", "server killed under watch", reason: "connection_refused", bound: MatrixRun.linkBound,
+        await run.fault(
+            "grpc",
+            "NOT_SERVING pushed after link flaps",
+            reason: "not_serving",
+            bound: MatrixRun.linkBound,
+            apply: { try await run.grpc.set("not_serving") },
+            restore: { try await run.grpc.set("serving") }
+        )
+        await run.fault(
+            "grpc",
+            "server killed under watch",
+            reason: "connection_refused",
+            bound: MatrixRun.linkBound,
             apply: { await run.grpc.kill() },
             restore: {
                 run.grpc = try GRPCFaultServer(namespace: run.network.server)
                 try await run.grpc.waitUntilReady()
-            })
+            }
+        )
     }
 
     // MARK: Server
@@ -145,23 +213,86 @@ struct FaultMatrix {
         let server = run.server
         let network = run.network
         let ok = { try await server.set("ok") }
-        await run.fault("server", "503", reason: "http_status", bound: MatrixRun.answerBound, apply: { try await server.set("503") }, restore: ok)
-        await run.fault("server", "refused", reason: "connection_refused", bound: MatrixRun.answerBound,
-            apply: { try await server.set("close") }, restore: { try await server.set("open") })
-        await run.fault("server", "garbage", reason: "protocol_error", bound: MatrixRun.answerBound, apply: { try await server.set("garbage") }, restore: ok)
-        await run.fault("server", "DNS failure", reason: "dns_failure", bound: MatrixRun.answerBound,
-            apply: { try network.setServerNameResolves(false) }, restore: { try network.setServerNameResolves(true) })
-        await run.fault("server", "blackhole", reason: "timeout", bound: MatrixRun.silenceBound, restoreBound: MatrixRun.restoreAfterHangBound,
-            apply: { try await network.setBlackhole(true) }, restore: { try await network.setBlackhole(false) })
-        await run.steady("server", "slow, 1.5 s (under the 2 s deadline)", hold: .seconds(4), apply: { try await server.set("slow 1.5") }, restore: ok)
-        await run.fault("server", "slow, 2.5 s (over the 2 s deadline)", reason: "timeout", bound: MatrixRun.silenceBound,
-            restoreBound: MatrixRun.restoreAfterHangBound, apply: { try await server.set("slow 2.5") }, restore: ok)
-        await run.fault("server", "head, then a stalled body", reason: "timeout", bound: MatrixRun.silenceBound,
-            restoreBound: MatrixRun.restoreAfterHangBound, apply: { try await server.set("stall") }, restore: ok)
-        await run.steady("server", "healthy on IPv4 only; its name has an AAAA record too (refused)", hold: .seconds(4),
-            apply: { try await network.setIPv6(silent: false) }, restore: { try await network.setIPv6(silent: nil) })
-        await run.steady("server", "healthy on IPv4 only; its AAAA address is silent", hold: .seconds(4),
-            apply: { try await network.setIPv6(silent: true) }, restore: { try await network.setIPv6(silent: nil) })
+        await run.fault(
+            "server",
+            "503",
+            reason: "http_status",
+            bound: MatrixRun.answerBound,
+            apply: { try await server.set("503") },
+            restore: ok
+        )
+        await run.fault(
+            "server",
+            "refused",
+            reason: "connection_refused",
+            bound: MatrixRun.answerBound,
+            apply: { try await server.set("close") },
+            restore: { try await server.set("open") }
+        )
+        await run.fault(
+            "server",
+            "garbage",
+            reason: "protocol_error",
+            bound: MatrixRun.answerBound,
+            apply: { try await server.set("garbage") },
+            restore: ok
+        )
+        await run.fault(
+            "server",
+            "DNS failure",
+            reason: "dns_failure",
+            bound: MatrixRun.answerBound,
+            apply: { try network.setServerNameResolves(false) },
+            restore: { try network.setServerNameResolves(true) }
+        )
+        await run.fault(
+            "server",
+            "blackhole",
+            reason: "timeout",
+            bound: MatrixRun.silenceBound,
+            restoreBound: MatrixRun.restoreAfterHangBound,
+            apply: { try await network.setBlackhole(true) },
+            restore: { try await network.setBlackhole(false) }
+        )
+        await run.steady(
+            "server",
+            "slow, 1.5 s (under the 2 s deadline)",
+            hold: .seconds(4),
+            apply: { try await server.set("slow 1.5") },
+            restore: ok
+        )
+        await run.fault(
+            "server",
+            "slow, 2.5 s (over the 2 s deadline)",
+            reason: "timeout",
+            bound: MatrixRun.silenceBound,
+            restoreBound: MatrixRun.restoreAfterHangBound,
+            apply: { try await server.set("slow 2.5") },
+            restore: ok
+        )
+        await run.fault(
+            "server",
+            "head, then a stalled body",
+            reason: "timeout",
+            bound: MatrixRun.silenceBound,
+            restoreBound: MatrixRun.restoreAfterHangBound,
+            apply: { try await server.set("stall") },
+            restore: ok
+        )
+        await run.steady(
+            "server",
+            "healthy on IPv4 only; its name has an AAAA record too (refused)",
+            hold: .seconds(4),
+            apply: { try await network.setIPv6(silent: false) },
+            restore: { try await network.setIPv6(silent: nil) }
+        )
+        await run.steady(
+            "server",
+            "healthy on IPv4 only; its AAAA address is silent",
+            hold: .seconds(4),
+            apply: { try await network.setIPv6(silent: true) },
+            restore: { try await network.setIPv6(silent: nil) }
+        )
         await run.storm("server", "restarting every 500 ms for 5 s", bound: MatrixRun.restoreBound) {
             try await server.set("restarting 5")
         }
@@ -180,14 +311,24 @@ struct FaultMatrix {
     /// allocator keeps what it grew to), the second must cost nothing more; one client that never
     /// reads stays for the server cases.
     private func crowdArrives(_ run: MatrixRun) async -> CrowdState {
-        var row = MatrixCase(group: "subscribers", name: "1,000 SSE clients come and go, twice", expected: "subscribers and memory back")
-        var state = CrowdState(crowd: nil, residentKiB: run.daemon.residentKiB, subscribers: await run.daemon.subscribers() ?? -1)
+        var row = MatrixCase(
+            group: "subscribers",
+            name: "1,000 SSE clients come and go, twice",
+            expected: "subscribers and memory back"
+        )
+        var state = CrowdState(
+            crowd: nil,
+            residentKiB: run.daemon.residentKiB,
+            subscribers: await run.daemon.subscribers() ?? -1
+        )
         do {
             let warmUp = try SubscriberCrowd(socket: run.daemon.socketPath, crowd: 1_000)
             try await warmUp.waitUntilCrowdIsGone()
             await warmUp.stop()
             let baseline = state.subscribers
-            _ = try? await waitUntil("the warm-up's subscriptions end", timeout: .seconds(20)) { await run.daemon.subscribers() ?? -1 <= baseline }
+            _ = try? await waitUntil("the warm-up's subscriptions end", timeout: .seconds(20)) {
+                await run.daemon.subscribers() ?? -1 <= baseline
+            }
             let warmedKiB = run.daemon.residentKiB
             let started = ContinuousClock.now
             let crowd = try SubscriberCrowd(socket: run.daemon.socketPath, crowd: 1_000)
@@ -196,15 +337,23 @@ struct FaultMatrix {
             row.detected = ContinuousClock.now - started
             // The vanished ones are noticed when reachd next writes to them (a heartbeat or an event): allow a moment.
             let expected = baseline + 1
-            let back = (try? await waitUntil("the crowd's subscriptions end", timeout: .seconds(20)) { await run.daemon.subscribers() ?? -1 <= expected }) != nil
-            if !back { row.failure = "reachd_subscribers is \(await run.daemon.subscribers() ?? -1), expected \(expected)" }
+            let back =
+                (try? await waitUntil("the crowd's subscriptions end", timeout: .seconds(20)) {
+                    await run.daemon.subscribers() ?? -1 <= expected
+                }) != nil
+            if !back {
+                row.failure = "reachd_subscribers is \(await run.daemon.subscribers() ?? -1), expected \(expected)"
+            }
             let warmUpGrowth = warmedKiB - state.residentKiB
             let growth = run.daemon.residentKiB - warmedKiB
             state.residentKiB = run.daemon.residentKiB
-            row.expected = "subscribers back to \(expected); RSS +\(warmUpGrowth / 1024) MiB, then +\(growth / 1024) MiB"
+            row.expected =
+                "subscribers back to \(expected); RSS +\(warmUpGrowth / 1024) MiB, then +\(growth / 1024) MiB"
             // The allocator's arenas wander by a few MiB with load; a leak of what the first round
             // took (about 40 KiB a client) would be tens of MiB.
-            if growth > 16 * 1024 { row.failure = row.failure ?? "the second 1,000 grew RSS by \(growth / 1024) MiB more" }
+            if growth > 16 * 1024 {
+                row.failure = row.failure ?? "the second 1,000 grew RSS by \(growth / 1024) MiB more"
+            }
         } catch {
             row.failure = "\(error)"
         }
@@ -215,7 +364,11 @@ struct FaultMatrix {
     /// The client that never read held on through every server case: reachd kept publishing to
     /// everyone else without a gap (the headline's transitions lost) and without growing.
     private func crowdLeaves(_ run: MatrixRun, _ state: CrowdState) async {
-        var row = MatrixCase(group: "subscribers", name: "an SSE client that never reads", expected: "others lose nothing, memory bounded")
+        var row = MatrixCase(
+            group: "subscribers",
+            name: "an SSE client that never reads",
+            expected: "others lose nothing, memory bounded"
+        )
         let grown = run.daemon.residentKiB - state.residentKiB
         row.expected = "others lose nothing; RSS +\(grown / 1024) MiB over the server cases"
         if grown > 8 * 1024 { row.failure = "RSS grew \(grown / 1024) MiB while it did not read" }
@@ -230,7 +383,11 @@ struct FaultMatrix {
         let path = run.daemon.configPath
         let original = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         let withTLS = run.daemon.configuration(original, addingTLSTarget: nil)
-        await run.fault("server", "TLS name mismatch (target added by reload)", reason: "tls_failure", bound: MatrixRun.answerBound,
+        await run.fault(
+            "server",
+            "TLS name mismatch (target added by reload)",
+            reason: "tls_failure",
+            bound: MatrixRun.answerBound,
             apply: {
                 try withTLS.write(toFile: path, atomically: true, encoding: .utf8)
                 run.daemon.signal(SIGHUP)
@@ -238,19 +395,30 @@ struct FaultMatrix {
             restore: {
                 try original.write(toFile: path, atomically: true, encoding: .utf8)
                 run.daemon.signal(SIGHUP)
-            })
+            }
+        )
 
         // SIGHUP with a configuration that does not parse: rejected, the old one stays, nothing published.
-        var hup = MatrixCase(group: "reachd", name: "SIGHUP with a bad config", expected: "reload_rejected, verdict unchanged")
+        var hup = MatrixCase(
+            group: "reachd",
+            name: "SIGHUP with a bad config",
+            expected: "reload_rejected, verdict unchanged"
+        )
         do {
             let good = try String(contentsOfFile: run.daemon.configPath, encoding: .utf8)
-            try (good + "\nprobe:\n  interval: soon\n").write(toFile: run.daemon.configPath, atomically: true, encoding: .utf8)
+            try (good + "\nprobe:\n  interval: soon\n").write(
+                toFile: run.daemon.configPath,
+                atomically: true,
+                encoding: .utf8
+            )
             let before = run.observer.all.count
             run.daemon.signal(SIGHUP)
             try await run.daemon.waitForLog("reload_rejected", timeout: .seconds(10))
             try await run.waitForAProbeLater()
             if !run.daemon.isRunning { hup.failure = "reachd exited" }
-            if run.observer.all.count != before { hup.failure = "the verdict moved: \(run.observer.latest?.summary ?? "")" }
+            if run.observer.all.count != before {
+                hup.failure = "the verdict moved: \(run.observer.latest?.summary ?? "")"
+            }
             if !run.daemon.log.contains("probe.interval") { hup.failure = "the rejection does not name probe.interval" }
             try good.write(toFile: run.daemon.configPath, atomically: true, encoding: .utf8)
         } catch {
@@ -259,7 +427,11 @@ struct FaultMatrix {
         run.finish(hup)
 
         // SIGKILL and a restart: a subscriber resuming from the last id it saw gets `reset`, never silence.
-        var restart = MatrixCase(group: "reachd", name: "SIGKILL, restart, resuming client", expected: "reset, then connected")
+        var restart = MatrixCase(
+            group: "reachd",
+            name: "SIGKILL, restart, resuming client",
+            expected: "reset, then connected"
+        )
         do {
             let last = run.observer.latest?.sequence ?? 0
             run.daemon.signal(SIGKILL)
@@ -268,18 +440,28 @@ struct FaultMatrix {
             let restarting = ContinuousClock.now
             _ = try await run.restartDaemon()
             try await waitUntil("the new socket answers", timeout: .seconds(20)) {
-                (try? await runProgram("/usr/bin/curl", ["-sf", "--unix-socket", run.daemon.socketPath, "http://localhost/healthz"]))?.status == 0
+                (try? await runProgram(
+                    "/usr/bin/curl",
+                    ["-sf", "--unix-socket", run.daemon.socketPath, "http://localhost/healthz"]
+                ))?.status == 0
             }
             run.observer = try VerdictObserver(socket: run.daemon.socketPath, lastEventID: last)
             if let first = await run.observer.first(after: restarting, timeout: .seconds(10), where: { _ in true }) {
-                if !first.reset { restart.failure = "the first event after the restart was \(first.summary) without reset" }
+                if !first.reset {
+                    restart.failure = "the first event after the restart was \(first.summary) without reset"
+                }
             } else {
                 restart.failure = "silence: no event within 10 s of resuming"
             }
-            if let back = await run.observer.first(after: restarting, timeout: .seconds(20), where: { $0.state == "connected" }) {
+            if let back = await run.observer.first(
+                after: restarting,
+                timeout: .seconds(20),
+                where: { $0.state == "connected" }
+            ) {
                 restart.restored = back.at - restarting
             } else {
-                restart.failure = restart.failure ?? "never connected after the restart: \(run.observer.latest?.summary ?? "none")"
+                restart.failure =
+                    restart.failure ?? "never connected after the restart: \(run.observer.latest?.summary ?? "none")"
             }
         } catch {
             restart.failure = "\(error)"
@@ -316,16 +498,29 @@ struct FaultMatrix {
             ("not a duration", target + "probe:\n  interval: soon\n", "probe.interval"),
             ("unsupported URL", "targets:\n  - name: a\n    url: ftp://h/\n", "targets[0].url"),
             ("unknown policy", target + "policy: most\n", "policy"),
-            ("duplicate target name", target + "  - name: a\n    url: http://g/\n", "targets: duplicate target name \"a\""),
-            ("unreadable token file", "server:\n  base_url: http://h/\n  bearer_token_file: /nonexistent/token\n", "server.bearer_token_file"),
+            (
+                "duplicate target name", target + "  - name: a\n    url: http://g/\n",
+                "targets: duplicate target name \"a\""
+            ),
+            (
+                "unreadable token file", "server:\n  base_url: http://h/\n  bearer_token_file: /nonexistent/token\n",
+                "server.bearer_token_file"
+            ),
             ("not YAML", "targets: [\n", "reachd.yaml"),
             ("oversized file (1 MiB + 1)", String(repeating: "#", count: (1 << 20) + 1), "larger than 1 MiB"),
         ]
         for (index, configuration) in configurations.enumerated() {
-            var row = MatrixCase(group: "bad input", name: configuration.name, expected: "exit 78 naming \(configuration.names)")
+            var row = MatrixCase(
+                group: "bad input",
+                name: configuration.name,
+                expected: "exit 78 naming \(configuration.names)"
+            )
             do {
                 let path = "\(directory)/bad-\(index)/reachd.yaml"
-                try FileManager.default.createDirectory(atPath: "\(directory)/bad-\(index)", withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: "\(directory)/bad-\(index)",
+                    withIntermediateDirectories: true
+                )
                 try configuration.yaml.write(toFile: path, atomically: true, encoding: .utf8)
                 let reachd = try ReachdProcess(["--config", path], log: "\(directory)/bad-\(index)/stderr")
                 let result = await reachd.finish()

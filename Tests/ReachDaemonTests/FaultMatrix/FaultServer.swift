@@ -101,19 +101,29 @@ final class FaultServer: Sendable {
     ///   - dualStack: Whether the HTTP server listens on IPv6 as well (else on IPv4 only).
     init(namespace: String, certificate: (certificate: String, key: String)? = nil, dualStack: Bool = false) throws {
         child = try ChildProcess(
-            "fault-server", executable: MatrixNetwork.ipPath,
+            "fault-server",
+            executable: MatrixNetwork.ipPath,
             arguments: ["netns", "exec", namespace, "/usr/bin/env", "python3", "-u", "-c", Self.script]
                 + (certificate.map { [$0.certificate, $0.key] } ?? []),
-            environment: ProcessInfo.processInfo.environment.merging(["FAULT_SERVER_DUAL_STACK": dualStack ? "1" : "0"]) { $1 })
+            environment: ProcessInfo.processInfo.environment.merging(["FAULT_SERVER_DUAL_STACK": dualStack ? "1" : "0"])
+            { $1 }
+        )
     }
 
     /// Makes a self-signed certificate for `name.test` in `directory`; returns its files.
-    static func makeCertificate(in directory: String, name: String = "other") async throws -> (certificate: String, key: String) {
+    static func makeCertificate(
+        in directory: String,
+        name: String = "other"
+    ) async throws -> (certificate: String, key: String) {
         let (certificate, key) = ("\(directory)/\(name).pem", "\(directory)/\(name).key")
         let result = try await runProgram(
             "/usr/bin/openssl",
-            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", certificate,
-             "-days", "2", "-subj", "/CN=\(name).test", "-addext", "subjectAltName=DNS:\(name).test"])
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+                "-out", certificate,
+                "-days", "2", "-subj", "/CN=\(name).test", "-addext", "subjectAltName=DNS:\(name).test",
+            ]
+        )
         guard result.status == 0 else { throw ChildProcess.Failed(description: "openssl failed: \(result.errors)") }
         return (certificate, key)
     }
@@ -130,7 +140,9 @@ final class FaultServer: Sendable {
         try child.writeLine(command)
         let child = child
         do {
-            try await waitUntil("the fault server to take \(command)", timeout: timeout) { child.output.dropFirst(before).contains("ack \(command)") }
+            try await waitUntil("the fault server to take \(command)", timeout: timeout) {
+                child.output.dropFirst(before).contains("ack \(command)")
+            }
         } catch is TimedOutWaiting {
             throw ChildProcess.Failed(description: "the fault server did not take \(command)")
         }

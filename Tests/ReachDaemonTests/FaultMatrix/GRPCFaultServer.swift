@@ -37,8 +37,10 @@ final class GRPCFaultServer: Sendable {
 
     init(namespace: String) throws {
         child = try ChildProcess(
-            "grpc-fault-server", executable: MatrixNetwork.ipPath,
-            arguments: ["netns", "exec", namespace, "/usr/bin/env", "python3", "-u", "-c", Self.script])
+            "grpc-fault-server",
+            executable: MatrixNetwork.ipPath,
+            arguments: ["netns", "exec", namespace, "/usr/bin/env", "python3", "-u", "-c", Self.script]
+        )
     }
 
     func waitUntilReady() async throws {

@@ -45,7 +45,13 @@ final class MatrixDaemon: Sendable {
     /// Writes the configuration and hooks (unless there) and starts reachd; `run` numbers its log.
     /// `systemBus` is where it hears logind's sleep signal.
     convenience init(directory: String, network: MatrixNetwork, run: Int, systemBus: String) async throws {
-        try await self.init(directory: directory, namespace: network.host, configuration: Self.configuration(directory: directory), run: run, systemBus: systemBus)
+        try await self.init(
+            directory: directory,
+            namespace: network.host,
+            configuration: Self.configuration(directory: directory),
+            run: run,
+            systemBus: systemBus
+        )
     }
 
     /// Writes `configuration` and the hooks (unless there) and starts reachd in `namespace`.
@@ -57,28 +63,39 @@ final class MatrixDaemon: Sendable {
         if !files.fileExists(atPath: "\(directory)/reachd.yaml") {
             try configuration.write(toFile: "\(directory)/reachd.yaml", atomically: true, encoding: .utf8)
             for direction in ["restored", "lost"] {
-                try files.createDirectory(atPath: "\(directory)/\(direction).d", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+                try files.createDirectory(
+                    atPath: "\(directory)/\(direction).d",
+                    withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o755]
+                )
                 let hook = "\(directory)/\(direction).d/50-record"
                 try await writeExecutable("#!/bin/sh\necho \(direction) >> \(directory)/hooks.log\n", to: hook)
             }
         }
         reachd = try ReachdProcess(
-            ["--config", "\(directory)/reachd.yaml"], listen: nil, environment: systemBus.map { ["DBUS_SYSTEM_BUS_ADDRESS": $0] } ?? [:],
-            namespace: namespace, log: logPath)
+            ["--config", "\(directory)/reachd.yaml"],
+            listen: nil,
+            environment: systemBus.map { ["DBUS_SYSTEM_BUS_ADDRESS": $0] } ?? [:],
+            namespace: namespace,
+            log: logPath
+        )
     }
 
     /// `configuration` with an HTTPS target `tls` first: the fault server's HTTPS port, its
     /// certificate (for `other.test`) trusted; `serverName` is what it is checked against (the
     /// URL's host, `server.test`, when `nil`: a name mismatch).
     func configuration(_ configuration: String, addingTLSTarget serverName: String?) -> String {
-        configuration.replacingOccurrences(of: "targets:\n", with: """
-            targets:
-              - name: tls
-                url: https://\(MatrixNetwork.serverName):\(FaultServer.tlsPort)/health
-                tls:
-                  ca_file: \(directory)/other.pem
-            \(serverName.map { "      server_name: \($0)\n" } ?? "")
-            """)
+        configuration.replacingOccurrences(
+            of: "targets:\n",
+            with: """
+                targets:
+                  - name: tls
+                    url: https://\(MatrixNetwork.serverName):\(FaultServer.tlsPort)/health
+                    tls:
+                      ca_file: \(directory)/other.pem
+                \(serverName.map { "      server_name: \($0)\n" } ?? "")
+                """
+        )
     }
 
     var log: String { reachd.log }
@@ -90,7 +107,9 @@ final class MatrixDaemon: Sendable {
 
     /// Hook runs so far, by direction.
     var hookRuns: (restored: Int, lost: Int) {
-        let lines = (FileManager.default.contents(atPath: "\(directory)/hooks.log")).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let lines =
+            (FileManager.default.contents(atPath: "\(directory)/hooks.log")).map { String(decoding: $0, as: UTF8.self) }
+            ?? ""
         let words = lines.split(separator: "\n")
         return (words.filter { $0 == "restored" }.count, words.filter { $0 == "lost" }.count)
     }
@@ -99,7 +118,8 @@ final class MatrixDaemon: Sendable {
     var peakResidentKiB: Int {
         guard let status = FileManager.default.contents(atPath: "/proc/\(processIdentifier)/status") else { return 0 }
         let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-        return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+        return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
+            ?? 0
     }
 
     func signal(_ signal: Int32) { reachd.signal(signal) }

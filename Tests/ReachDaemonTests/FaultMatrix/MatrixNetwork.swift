@@ -48,7 +48,11 @@ final class MatrixNetwork: Sendable {
         try await Self.ip(["netns", "add", host])
         try await Self.ip(["netns", "add", server])
         try FileManager.default.createDirectory(atPath: etcDirectory, withIntermediateDirectories: true)
-        try "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n".write(toFile: "\(etcDirectory)/resolv.conf", atomically: false, encoding: .utf8)
+        try "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n".write(
+            toFile: "\(etcDirectory)/resolv.conf",
+            atomically: false,
+            encoding: .utf8
+        )
         try setServerNameResolves(true)
         try await ip(in: host, "link", "set", "lo", "up")
         try await ip(in: server, "link", "set", "lo", "up")
@@ -71,16 +75,28 @@ final class MatrixNetwork: Sendable {
 
     /// Starts or ends the HTTP server's blackhole: packets reach it, its answers vanish.
     func setBlackhole(_ on: Bool) async throws {
-        try await ip(in: server, "rule", on ? "add" : "del", "from", Self.serverAddress, "lookup", Self.blackholeTable, "pref", "100")
+        try await ip(
+            in: server,
+            "rule",
+            on ? "add" : "del",
+            "from",
+            Self.serverAddress,
+            "lookup",
+            Self.blackholeTable,
+            "pref",
+            "100"
+        )
     }
 
-    static let nftPath = ["/usr/sbin/nft", "/sbin/nft"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "nft"
+    static let nftPath =
+        ["/usr/sbin/nft", "/sbin/nft"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "nft"
 
     /// Starts or ends the captive portal the way real ones are built: the server namespace, the
     /// host's router, sends the host's web traffic (TCP 80 and 8080, 443 and 8443) to the portal's
     /// server with DNAT; the host is let through once "signed in" (the rule deleted).
     func setPortal(_ on: Bool) async throws {
-        let rules = on
+        let rules =
+            on
             ? """
             table ip portal {
                 chain prerouting {
@@ -92,8 +108,14 @@ final class MatrixNetwork: Sendable {
 
             """
             : "delete table ip portal\n"
-        let result = try await runProgram(Self.ipPath, ["netns", "exec", server, Self.nftPath, "-f", "-"], input: rules)
-        guard result.status == 0 else { throw CommandFailed(description: "nft -f - exited \(result.status): \(result.errors)") }
+        let result = try await runProgram(
+            Self.ipPath,
+            ["netns", "exec", server, Self.nftPath, "-f", "-"],
+            input: rules
+        )
+        guard result.status == 0 else {
+            throw CommandFailed(description: "nft -f - exited \(result.status): \(result.errors)")
+        }
     }
 
     /// Puts back whatever a case took away: the link up on both sides, the address, the default route.
@@ -127,7 +149,9 @@ final class MatrixNetwork: Sendable {
     /// the old file or a prefix of the new one (the IPv4 line always comes first), never an empty one.
     func setServerNameResolves(_ resolves: Bool, ipv6: String? = nil) throws {
         // The portal's own name (its certificate's, where its RFC 8908 API answers) always resolves.
-        let text = "127.0.0.1 localhost\n\(PortalServer.address) portal.test\n" + (resolves ? "\(Self.serverAddress) \(Self.serverName)\n" : "")
+        let text =
+            "127.0.0.1 localhost\n\(PortalServer.address) portal.test\n"
+            + (resolves ? "\(Self.serverAddress) \(Self.serverName)\n" : "")
             + (resolves ? ipv6.map { "\($0) \(Self.serverName)\n" } ?? "" : "")
         let path = "\(etcDirectory)/hosts"
         guard let file = FileHandle(forWritingAtPath: path) else {
@@ -163,7 +187,9 @@ final class MatrixNetwork: Sendable {
     static func ip(_ arguments: [String], input: String? = nil) async throws {
         let result = try await runProgram(ipPath, arguments, input: input)
         guard result.status == 0 else {
-            throw CommandFailed(description: "ip \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")
+            throw CommandFailed(
+                description: "ip \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)"
+            )
         }
     }
 }

@@ -40,8 +40,17 @@ enum NetlinkForger {
     /// `NETLINK_ROUTE` socket reachd holds; returns how many sockets got them.
     static func send(to daemon: MatrixDaemon, count: Int) async throws -> Int {
         let result = try await runProgram(
-            MatrixNetwork.ipPath, ["netns", "exec", daemon.namespace, "/usr/bin/env", "python3", "-c", script, "\(daemon.processIdentifier)", "\(count)"])
-        guard result.status == 0, let sockets = Int(result.output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") else {
+            MatrixNetwork.ipPath,
+            [
+                "netns", "exec", daemon.namespace, "/usr/bin/env", "python3", "-c", script,
+                "\(daemon.processIdentifier)", "\(count)",
+            ]
+        )
+        guard result.status == 0,
+            let sockets = Int(
+                result.output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            )
+        else {
             throw ChildProcess.Failed(description: "the netlink forger failed: \(result.errors)")
         }
         return sockets

@@ -63,8 +63,13 @@ final class PortalServer: Sendable {
     /// - Parameter certificate: The portal's own certificate and key (for `portal.test`), which no target trusts.
     init(namespace: String, certificate: (certificate: String, key: String)) throws {
         child = try ChildProcess(
-            "portal-server", executable: MatrixNetwork.ipPath,
-            arguments: ["netns", "exec", namespace, "/usr/bin/env", "python3", "-u", "-c", Self.script, certificate.certificate, certificate.key])
+            "portal-server",
+            executable: MatrixNetwork.ipPath,
+            arguments: [
+                "netns", "exec", namespace, "/usr/bin/env", "python3", "-u", "-c", Self.script, certificate.certificate,
+                certificate.key,
+            ]
+        )
     }
 
     func waitUntilReady() async throws {
@@ -75,7 +80,9 @@ final class PortalServer: Sendable {
     func set(_ flavour: String) async throws {
         let before = child.output.count
         try child.writeLine(flavour)
-        try await waitUntil("the portal takes \(flavour)", timeout: .seconds(20)) { self.child.output.dropFirst(before).contains("ack \(flavour)") }
+        try await waitUntil("the portal takes \(flavour)", timeout: .seconds(20)) {
+            self.child.output.dropFirst(before).contains("ack \(flavour)")
+        }
     }
 
     func stop() async {

@@ -28,7 +28,11 @@ final class SubscriberCrowd: Sendable {
 
     /// Subscribes the client that never reads, then runs the crowd.
     init(socket: String, crowd: Int) throws {
-        child = try ChildProcess("sse-crowd", executable: "/usr/bin/env", arguments: ["python3", "-u", "-c", Self.script, socket, "\(crowd)"])
+        child = try ChildProcess(
+            "sse-crowd",
+            executable: "/usr/bin/env",
+            arguments: ["python3", "-u", "-c", Self.script, socket, "\(crowd)"]
+        )
     }
 
     func waitUntilCrowdIsGone(timeout: Duration = .seconds(60)) async throws {
@@ -47,7 +51,8 @@ extension MatrixDaemon {
     var residentKiB: Int {
         guard let status = FileManager.default.contents(atPath: "/proc/\(processIdentifier)/status") else { return 0 }
         let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-        return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+        return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
+            ?? 0
     }
 
     /// `reachd_subscribers` from `/metrics`: subscribers to the verdict stream right now.
@@ -57,7 +62,11 @@ extension MatrixDaemon {
 
     /// The sum of a metric's series (`name` or `name{...}`) from `/metrics`.
     func metric(_ name: String) async -> Double? {
-        guard let result = try? await runProgram("/usr/bin/curl", ["-sf", "--unix-socket", socketPath, "http://localhost/metrics"]),
+        guard
+            let result = try? await runProgram(
+                "/usr/bin/curl",
+                ["-sf", "--unix-socket", socketPath, "http://localhost/metrics"]
+            ),
             result.status == 0
         else { return nil }
         let values = result.output.split(separator: "\n")
@@ -68,7 +77,11 @@ extension MatrixDaemon {
 
     /// `GET /v1/status`, parsed.
     func status() async -> [String: Any]? {
-        guard let result = try? await runProgram("/usr/bin/curl", ["-sf", "--unix-socket", socketPath, "http://localhost/v1/status"]),
+        guard
+            let result = try? await runProgram(
+                "/usr/bin/curl",
+                ["-sf", "--unix-socket", socketPath, "http://localhost/v1/status"]
+            ),
             result.status == 0
         else { return nil }
         return try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]

@@ -32,7 +32,11 @@ struct TruthLedger {
 
     /// Every stretch in `[first mark, end)` where the verdict contradicted the truth after the
     /// period's bound had passed. `verdict(at:)` gives the verdict in force at an instant.
-    func disagreements(until end: ContinuousClock.Instant, verdict: (ContinuousClock.Instant) -> ObservedVerdict?, changes: [ContinuousClock.Instant]) -> [Disagreement] {
+    func disagreements(
+        until end: ContinuousClock.Instant,
+        verdict: (ContinuousClock.Instant) -> ObservedVerdict?,
+        changes: [ContinuousClock.Instant]
+    ) -> [Disagreement] {
         var found: [Disagreement] = []
         for (index, period) in periods.enumerated() where period.truth != .unsettled {
             let periodEnd = index + 1 < periods.count ? periods[index + 1].start : end
@@ -44,10 +48,20 @@ struct TruthLedger {
                 guard let said = verdict(from) else { continue }
                 let wrong = period.truth == .up ? said.state != "connected" : said.state == "connected"
                 guard wrong else { continue }
-                if let last = found.last, last.label == period.label, last.at + last.duration == from, last.verdict == said.summary {
+                if let last = found.last, last.label == period.label, last.at + last.duration == from,
+                    last.verdict == said.summary
+                {
                     found[found.count - 1].duration += to - from
                 } else {
-                    found.append(Disagreement(at: from, duration: to - from, label: period.label, truth: period.truth, verdict: said.summary))
+                    found.append(
+                        Disagreement(
+                            at: from,
+                            duration: to - from,
+                            label: period.label,
+                            truth: period.truth,
+                            verdict: said.summary
+                        )
+                    )
                 }
             }
         }

@@ -68,10 +68,12 @@ final class UplinkTopology: Sendable {
     static let serverAddressURL = "http://\(serverAddress):\(FaultServer.port)/health"
     /// The server namespace's table of blackholes (both families), for ``setServerBlackholed(_:)`` and ``setIPv6Broken(_:)``.
     private static let blackholeTable = "100"
-    static let dnsmasqPath = ["/usr/sbin/dnsmasq", "/sbin/dnsmasq"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "dnsmasq"
+    static let dnsmasqPath =
+        ["/usr/sbin/dnsmasq", "/sbin/dnsmasq"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "dnsmasq"
 
     /// Whether the topology can be built here: root, `ip` and `dnsmasq` (`scripts/test` installs it).
-    static let isAvailable: Bool = MatrixNetwork.isAvailable && FileManager.default.isExecutableFile(atPath: dnsmasqPath)
+    static let isAvailable: Bool =
+        MatrixNetwork.isAvailable && FileManager.default.isExecutableFile(atPath: dnsmasqPath)
 
     /// The namespaces: the host (where reachd runs), the routers, the server.
     let host: String
@@ -122,8 +124,16 @@ final class UplinkTopology: Sendable {
             try await ip(in: namespace, "link", "set", "lo", "up")
         }
         try FileManager.default.createDirectory(atPath: etcDirectory, withIntermediateDirectories: true)
-        try "nameserver \(Self.resolverAddress)\noptions timeout:1 attempts:1\n".write(toFile: "\(etcDirectory)/resolv.conf", atomically: false, encoding: .utf8)
-        try "127.0.0.1 localhost\n::1 localhost\n".write(toFile: "\(etcDirectory)/hosts", atomically: false, encoding: .utf8)
+        try "nameserver \(Self.resolverAddress)\noptions timeout:1 attempts:1\n".write(
+            toFile: "\(etcDirectory)/resolv.conf",
+            atomically: false,
+            encoding: .utf8
+        )
+        try "127.0.0.1 localhost\n::1 localhost\n".write(
+            toFile: "\(etcDirectory)/hosts",
+            atomically: false,
+            encoding: .utf8
+        )
         try await sysctl(in: host, "net.ipv4.conf.all.rp_filter=2", "net.ipv4.conf.default.rp_filter=2")
         try await setPingSockets(allowed: true)
         for address in [Self.serverAddress + "/32", Self.resolverAddress + "/32"] {
@@ -144,14 +154,38 @@ final class UplinkTopology: Sendable {
         let router = router(uplink)
         try await sysctl(in: router, "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1")
         // Host ↔ router.
-        try await ip(in: host, "link", "add", uplink.interface, "type", "veth", "peer", "name", uplink.routerLAN, "netns", router)
+        try await ip(
+            in: host,
+            "link",
+            "add",
+            uplink.interface,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            uplink.routerLAN,
+            "netns",
+            router
+        )
         try await ip(in: host, "addr", "add", "\(uplink.hostAddress)/24", "dev", uplink.interface)
         try await ip(in: host, "-6", "addr", "add", "\(uplink.hostAddress6)/64", "dev", uplink.interface, "nodad")
         try await ip(in: host, "link", "set", uplink.interface, "up")
         try await addGatewayAddresses(uplink)
         try await ip(in: router, "link", "set", uplink.routerLAN, "up")
         // Router ↔ server.
-        try await ip(in: router, "link", "add", uplink.routerWAN, "type", "veth", "peer", "name", uplink.serverInterface, "netns", server)
+        try await ip(
+            in: router,
+            "link",
+            "add",
+            uplink.routerWAN,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            uplink.serverInterface,
+            "netns",
+            server
+        )
         try await ip(in: server, "addr", "add", "\(uplink.wanServer)/24", "dev", uplink.serverInterface)
         try await ip(in: server, "-6", "addr", "add", "\(uplink.wanServer6)/64", "dev", uplink.serverInterface, "nodad")
         try await ip(in: server, "link", "set", uplink.serverInterface, "up")
@@ -162,10 +196,54 @@ final class UplinkTopology: Sendable {
         try await ip(in: router, "route", "add", "blackhole", "default", "metric", "4000")
         try await ip(in: router, "-6", "route", "add", "blackhole", "default", "metric", "4000")
         // The host: this uplink's default route in its own table, chosen by the source address.
-        try await ip(in: host, "route", "add", "default", "via", uplink.gateway, "dev", uplink.interface, "table", uplink.table)
-        try await ip(in: host, "-6", "route", "add", "default", "via", uplink.gateway6, "dev", uplink.interface, "table", uplink.table)
-        try await ip(in: host, "rule", "add", "from", uplink.hostAddress, "lookup", uplink.table, "pref", "10\(uplink.number)")
-        try await ip(in: host, "-6", "rule", "add", "from", uplink.hostAddress6, "lookup", uplink.table, "pref", "10\(uplink.number)")
+        try await ip(
+            in: host,
+            "route",
+            "add",
+            "default",
+            "via",
+            uplink.gateway,
+            "dev",
+            uplink.interface,
+            "table",
+            uplink.table
+        )
+        try await ip(
+            in: host,
+            "-6",
+            "route",
+            "add",
+            "default",
+            "via",
+            uplink.gateway6,
+            "dev",
+            uplink.interface,
+            "table",
+            uplink.table
+        )
+        try await ip(
+            in: host,
+            "rule",
+            "add",
+            "from",
+            uplink.hostAddress,
+            "lookup",
+            uplink.table,
+            "pref",
+            "10\(uplink.number)"
+        )
+        try await ip(
+            in: host,
+            "-6",
+            "rule",
+            "add",
+            "from",
+            uplink.hostAddress6,
+            "lookup",
+            uplink.table,
+            "pref",
+            "10\(uplink.number)"
+        )
     }
 
     private func addGatewayAddresses(_ uplink: Uplink) async throws {
@@ -195,9 +273,38 @@ final class UplinkTopology: Sendable {
         try await ip(in: router, "-6", "addr", "replace", "\(uplink.wanRouter6)/64", "dev", uplink.routerWAN, "nodad")
         try await ip(in: router, "link", "set", uplink.routerWAN, "up")
         try await ip(in: router, "route", "replace", "10.64.0.0/24", "via", uplink.wanServer, "dev", uplink.routerWAN)
-        try await ip(in: router, "-6", "route", "replace", "fd64::/64", "via", uplink.wanServer6, "dev", uplink.routerWAN)
-        try await ip(in: server, "route", "replace", "10.64.\(uplink.number).0/24", "via", uplink.wanRouter, "dev", uplink.serverInterface)
-        try await ip(in: server, "-6", "route", "replace", "fd64:\(uplink.number)::/64", "via", uplink.wanRouter6, "dev", uplink.serverInterface)
+        try await ip(
+            in: router,
+            "-6",
+            "route",
+            "replace",
+            "fd64::/64",
+            "via",
+            uplink.wanServer6,
+            "dev",
+            uplink.routerWAN
+        )
+        try await ip(
+            in: server,
+            "route",
+            "replace",
+            "10.64.\(uplink.number).0/24",
+            "via",
+            uplink.wanRouter,
+            "dev",
+            uplink.serverInterface
+        )
+        try await ip(
+            in: server,
+            "-6",
+            "route",
+            "replace",
+            "fd64:\(uplink.number)::/64",
+            "via",
+            uplink.wanRouter6,
+            "dev",
+            uplink.serverInterface
+        )
     }
 
     /// Breaks (or mends) only this router's path to the HTTP server's addresses: the router drops
@@ -216,12 +323,49 @@ final class UplinkTopology: Sendable {
         // be a real no_route.
         let other: Uplink = uplink == .a ? .b : .a
         for family in ["-4", "-6"] {
-            let (gateway, otherGateway) = family == "-4" ? (uplink.gateway, other.gateway) : (uplink.gateway6, other.gateway6)
-            try await ip(in: host, family, "route", "replace", "default", "via", gateway, "dev", uplink.interface, "metric", "50")
+            let (gateway, otherGateway) =
+                family == "-4" ? (uplink.gateway, other.gateway) : (uplink.gateway6, other.gateway6)
+            try await ip(
+                in: host,
+                family,
+                "route",
+                "replace",
+                "default",
+                "via",
+                gateway,
+                "dev",
+                uplink.interface,
+                "metric",
+                "50"
+            )
             try? await ip(in: host, family, "route", "del", "default", "dev", uplink.interface, "metric", "200")
             try? await ip(in: host, family, "route", "del", "default", "dev", other.interface, "metric", "100")
-            try await ip(in: host, family, "route", "replace", "default", "via", otherGateway, "dev", other.interface, "metric", "200")
-            try await ip(in: host, family, "route", "replace", "default", "via", gateway, "dev", uplink.interface, "metric", "100")
+            try await ip(
+                in: host,
+                family,
+                "route",
+                "replace",
+                "default",
+                "via",
+                otherGateway,
+                "dev",
+                other.interface,
+                "metric",
+                "200"
+            )
+            try await ip(
+                in: host,
+                family,
+                "route",
+                "replace",
+                "default",
+                "via",
+                gateway,
+                "dev",
+                uplink.interface,
+                "metric",
+                "100"
+            )
             try await ip(in: host, family, "route", "del", "default", "dev", uplink.interface, "metric", "50")
         }
     }
@@ -231,7 +375,18 @@ final class UplinkTopology: Sendable {
     func setServerBlackholed(_ blackholed: Bool) async throws {
         let verb = blackholed ? "add" : "del"
         try await ip(in: server, "rule", verb, "from", Self.serverAddress, "lookup", Self.blackholeTable, "pref", "100")
-        try await ip(in: server, "-6", "rule", verb, "from", Self.serverAddress6, "lookup", Self.blackholeTable, "pref", "100")
+        try await ip(
+            in: server,
+            "-6",
+            "rule",
+            verb,
+            "from",
+            Self.serverAddress6,
+            "lookup",
+            Self.blackholeTable,
+            "pref",
+            "100"
+        )
     }
 
     /// Breaks (or mends) IPv6 between the host and the server, silently: everything the server
@@ -245,7 +400,9 @@ final class UplinkTopology: Sendable {
     /// `set("open")` and the rest of ``FaultServer``'s commands.
     var http: FaultServer {
         get throws {
-            guard let http = processes.withLock({ $0.http }) else { throw MatrixNetwork.CommandFailed(description: "the topology is not set up") }
+            guard let http = processes.withLock({ $0.http }) else {
+                throw MatrixNetwork.CommandFailed(description: "the topology is not set up")
+            }
             return http
         }
     }
@@ -282,11 +439,17 @@ final class UplinkTopology: Sendable {
         // programs the test ran after it were seen never to be reaped (their runs hung). dnsmasq's
         // parent exits once the daemon is ready (or has failed, saying why); the daemon is handed
         // no pipe of ours, so nothing waits on it.
-        let command = "exec \(MatrixNetwork.ipPath) netns exec \(server) \(Self.dnsmasqPath) --conf-file=\(directory)/dnsmasq.conf </dev/null >/dev/null 2>\(directory)/dnsmasq.stderr"
+        let command =
+            "exec \(MatrixNetwork.ipPath) netns exec \(server) \(Self.dnsmasqPath) --conf-file=\(directory)/dnsmasq.conf </dev/null >/dev/null 2>\(directory)/dnsmasq.stderr"
         let started = try await runProgram("/bin/sh", ["-c", command])
-        let pid = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let pid = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap {
+            Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         guard started.status == 0, let pid else {
-            let errors = (FileManager.default.contents(atPath: "\(directory)/dnsmasq.stderr")).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            let errors =
+                (FileManager.default.contents(atPath: "\(directory)/dnsmasq.stderr")).map {
+                    String(decoding: $0, as: UTF8.self)
+                } ?? ""
             throw MatrixNetwork.CommandFailed(description: "dnsmasq exited \(started.status): \(errors)")
         }
         processes.withLock { $0.dns = pid }
@@ -314,7 +477,12 @@ final class UplinkTopology: Sendable {
             s.recv(512)
             """
         let result = try? await runProgram(
-            MatrixNetwork.ipPath, ["netns", "exec", namespace ?? host, "/usr/bin/env", "python3", "-c", query, Self.serverName, Self.resolverAddress])
+            MatrixNetwork.ipPath,
+            [
+                "netns", "exec", namespace ?? host, "/usr/bin/env", "python3", "-c", query, Self.serverName,
+                Self.resolverAddress,
+            ]
+        )
         return result?.status == 0
     }
 
@@ -337,9 +505,15 @@ final class UplinkTopology: Sendable {
     }
 
     private func sysctl(in namespace: String, _ settings: String...) async throws {
-        let result = try await runProgram(MatrixNetwork.ipPath, ["netns", "exec", namespace, "/usr/sbin/sysctl", "-q", "-w"] + settings)
+        let result = try await runProgram(
+            MatrixNetwork.ipPath,
+            ["netns", "exec", namespace, "/usr/sbin/sysctl", "-q", "-w"] + settings
+        )
         guard result.status == 0 else {
-            throw MatrixNetwork.CommandFailed(description: "sysctl \(settings.joined(separator: " ")) in \(namespace) exited \(result.status): \(result.errors)")
+            throw MatrixNetwork.CommandFailed(
+                description:
+                    "sysctl \(settings.joined(separator: " ")) in \(namespace) exited \(result.status): \(result.errors)"
+            )
         }
     }
 

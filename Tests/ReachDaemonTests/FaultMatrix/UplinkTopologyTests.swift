@@ -89,7 +89,8 @@ struct UplinkTopologyTests {
         let arguments = topology.inHost(["/usr/bin/curl", "-s", "-m", "2", "-w", " %{http_code}"] + options + [url])
         guard let result = try? await runProgram(MatrixNetwork.ipPath, arguments) else { return nil }
         switch result.status {
-        case 0: return result.output.hasSuffix(" 200") ? String(result.output.dropLast(4)) : String(result.output.suffix(3))
+        case 0:
+            return result.output.hasSuffix(" 200") ? String(result.output.dropLast(4)) : String(result.output.suffix(3))
         case 7: return "refused"
         default: return nil
         }
@@ -111,7 +112,10 @@ struct UplinkTopologyTests {
             except socket.timeout:
                 print('silent')
             """
-        let result = try? await runProgram(MatrixNetwork.ipPath, topology.inHost(["/usr/bin/env", "python3", "-c", script, uplink.gateway]))
+        let result = try? await runProgram(
+            MatrixNetwork.ipPath,
+            topology.inHost(["/usr/bin/env", "python3", "-c", script, uplink.gateway])
+        )
         return result?.output.trimmingCharacters(in: .whitespacesAndNewlines) ?? "failed"
     }
 }

@@ -43,7 +43,9 @@ final class VerdictObserver: Sendable {
     convenience init(socket: String, lastEventID: UInt64? = nil) throws {
         try self.init(
             executable: "/usr/bin/curl",
-            arguments: ["-sN", "--unix-socket", socket, "http://localhost/v1/events"] + (lastEventID.map { ["-H", "Last-Event-ID: \($0)"] } ?? []))
+            arguments: ["-sN", "--unix-socket", socket, "http://localhost/v1/events"]
+                + (lastEventID.map { ["-H", "Last-Event-ID: \($0)"] } ?? [])
+        )
     }
 
     /// Reads the verdicts `executable` writes as reachd's event stream frames them.
@@ -71,7 +73,8 @@ final class VerdictObserver: Sendable {
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = pending[pending.startIndex..<newline]
                     pending.removeSubrange(pending.startIndex...newline)
-                    guard line.starts(with: Data("data: ".utf8)), let verdict = Self.parse(line.dropFirst(6), at: now) else { continue }
+                    guard line.starts(with: Data("data: ".utf8)), let verdict = Self.parse(line.dropFirst(6), at: now)
+                    else { continue }
                     received.verdicts.withLock { $0.append(verdict) }
                 }
             }
@@ -85,11 +88,21 @@ final class VerdictObserver: Sendable {
             let sequence = (object["sequence"] as? NSNumber)?.uint64Value
         else { return nil }
         let portal = object["portal"] as? [String: Any]
-        let interfaces = (object["interfaces"] as? [[String: Any]] ?? []).map { "\($0["name"] as? String ?? "?")=\(($0["reachable"] as? Bool).map { "\($0)" } ?? "unknown")" }
+        let interfaces = (object["interfaces"] as? [[String: Any]] ?? []).map {
+            "\($0["name"] as? String ?? "?")=\(($0["reachable"] as? Bool).map { "\($0)" } ?? "unknown")"
+        }
         return ObservedVerdict(
-            at: at, sequence: sequence, state: state, reason: reason, reset: object["reset"] as? Bool ?? false,
-            portalURL: portal?["user_portal_url"] as? String, portalEvidence: portal?["evidence"] as? String, fault: object["fault"] as? String,
-            target: object["target"] as? String, interfaces: interfaces.joined(separator: " "))
+            at: at,
+            sequence: sequence,
+            state: state,
+            reason: reason,
+            reset: object["reset"] as? Bool ?? false,
+            portalURL: portal?["user_portal_url"] as? String,
+            portalEvidence: portal?["evidence"] as? String,
+            fault: object["fault"] as? String,
+            target: object["target"] as? String,
+            interfaces: interfaces.joined(separator: " ")
+        )
     }
 
     var all: [ObservedVerdict] { received.verdicts.withLock { $0 } }
@@ -98,10 +111,14 @@ final class VerdictObserver: Sendable {
 
     /// The first verdict received at or after `since` that satisfies `predicate`, waiting up to `timeout`.
     func first(
-        after since: ContinuousClock.Instant, timeout: Duration, where predicate: (ObservedVerdict) -> Bool
+        after since: ContinuousClock.Instant,
+        timeout: Duration,
+        where predicate: (ObservedVerdict) -> Bool
     ) async -> ObservedVerdict? {
         let received = received
-        return try? await waitFor("a verdict", timeout: timeout) { received.verdicts.withLock { $0.first { $0.at >= since && predicate($0) } } }
+        return try? await waitFor("a verdict", timeout: timeout) {
+            received.verdicts.withLock { $0.first { $0.at >= since && predicate($0) } }
+        }
     }
 
     /// Verdict changes received in `[from, to)`: `(connected, disconnected)` moves, leaving `unknown` not counted.
@@ -110,13 +127,20 @@ final class VerdictObserver: Sendable {
         var counts = (restored: 0, lost: 0)
         for (previous, next) in zip(all, all.dropFirst()) where next.at >= from && next.at < to && !next.reset {
             guard previous.state != next.state, previous.state != "unknown" else { continue }
-            if next.state == "connected" { counts.restored += 1 } else if next.state == "disconnected" { counts.lost += 1 }
+            if next.state == "connected" {
+                counts.restored += 1
+            } else if next.state == "disconnected" {
+                counts.lost += 1
+            }
         }
         return counts
     }
 
     /// Ids that should have arrived and did not: each event's sequence follows the last one's.
-    func sequenceGaps(from: ContinuousClock.Instant = .now - .seconds(100_000), to: ContinuousClock.Instant = .now + .seconds(100_000)) -> Int {
+    func sequenceGaps(
+        from: ContinuousClock.Instant = .now - .seconds(100_000),
+        to: ContinuousClock.Instant = .now + .seconds(100_000)
+    ) -> Int {
         let all = self.all
         var missing = 0
         for (previous, next) in zip(all, all.dropFirst()) where next.at >= from && next.at < to && !next.reset {

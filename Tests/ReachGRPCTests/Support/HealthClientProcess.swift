@@ -19,7 +19,8 @@ final class HealthClientProcess: Sendable {
 
         var description: String {
             switch self {
-            case .pythonPackagesMissing: "python3 cannot import grpc_health even after pip install grpcio grpcio-health-checking"
+            case .pythonPackagesMissing:
+                "python3 cannot import grpc_health even after pip install grpcio grpcio-health-checking"
             case .timedOut(let condition, let lines): "timed out waiting for \(condition); lines so far: \(lines)"
             }
         }
@@ -38,8 +39,13 @@ final class HealthClientProcess: Sendable {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Clients/health_client.py")
         child = try ChildProcess(
-            "health_client.py", executable: "/usr/bin/env", arguments: ["python3", script.path, String(port)] + arguments,
-            environment: token.map { token in ProcessInfo.processInfo.environment.merging(["HEALTH_TOKEN": token]) { $1 } })
+            "health_client.py",
+            executable: "/usr/bin/env",
+            arguments: ["python3", script.path, String(port)] + arguments,
+            environment: token.map { token in
+                ProcessInfo.processInfo.environment.merging(["HEALTH_TOKEN": token]) { $1 }
+            }
+        )
     }
 
     /// The complete lines printed so far.

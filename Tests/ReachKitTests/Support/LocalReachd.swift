@@ -24,7 +24,10 @@ final class LocalReachd: Sendable {
                   failures_before_down: 2   # one probe slowed by a loaded machine is not a loss
                 \(extra)
                 """,
-            in: directory.path, listen: "127.0.0.1:\(port)", log: "\(directory)/reachd-\(UUID().uuidString.prefix(6)).log")
+            in: directory.path,
+            listen: "127.0.0.1:\(port)",
+            log: "\(directory)/reachd-\(UUID().uuidString.prefix(6)).log"
+        )
         _ = try await reachd.waitForPort(timeout: .seconds(30))
     }
 

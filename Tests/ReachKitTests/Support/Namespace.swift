@@ -36,7 +36,9 @@ final class Namespace: Sendable {
 
     private static func run(_ arguments: [String]) async throws {
         let result = try await runProgram(ip, arguments)
-        guard result.status == 0 else { throw Failed(description: "ip \(arguments.joined(separator: " ")): \(result.errors)") }
+        guard result.status == 0 else {
+            throw Failed(description: "ip \(arguments.joined(separator: " ")): \(result.errors)")
+        }
     }
 
     struct Failed: Error, CustomStringConvertible {

@@ -16,17 +16,35 @@ final class RunningQueue<Item: Codable & Sendable>: Sendable {
     ///   - state: What the service says at first.
     ///   - clock: Schedules the queue's retries, cool-downs and expiries (the real clock when `nil`).
     init(
-        _ label: String, _ state: ConnectivityState = .connected, clock: TestClock? = nil, policy: QueuePolicy = QueuePolicy(),
+        _ label: String,
+        _ state: ConnectivityState = .connected,
+        clock: TestClock? = nil,
+        policy: QueuePolicy = QueuePolicy(),
         handler: @escaping DurableQueue<Item>.Handler
     ) async throws {
         directory = try TemporaryDirectory(label)
         store = try await openStore("\(directory)/queue.sqlite")
         if let clock {
             service = TestConnectivityService(state, clock: clock.monitorClock)
-            queue = DurableQueue(name: "uploads", store: store, service: service, policy: policy, clock: clock.monitorClock, logger: .quiet, handler: handler)
+            queue = DurableQueue(
+                name: "uploads",
+                store: store,
+                service: service,
+                policy: policy,
+                clock: clock.monitorClock,
+                logger: .quiet,
+                handler: handler
+            )
         } else {
             service = TestConnectivityService(state)
-            queue = DurableQueue(name: "uploads", store: store, service: service, policy: policy, logger: .quiet, handler: handler)
+            queue = DurableQueue(
+                name: "uploads",
+                store: store,
+                service: service,
+                policy: policy,
+                logger: .quiet,
+                handler: handler
+            )
         }
         let (service, queue) = (self.service, self.queue)
         tasks = [Task { try? await service.run() }, Task { await queue.run() }]

@@ -11,7 +11,10 @@ enum CapturedState {
     /// A table that has applied the three captured dumps, reconciled.
     static func loadedTable(probe: InterfaceKindProbe = fakeProbe) -> InterfaceTable {
         var table = InterfaceTable(kindProbe: probe)
-        for (kind, capture) in [(DumpKind.links, CapturedNetlink.linkDump), (.addresses, CapturedNetlink.addressDump), (.routes, CapturedNetlink.routeDump)] {
+        for (kind, capture) in [
+            (DumpKind.links, CapturedNetlink.linkDump), (.addresses, CapturedNetlink.addressDump),
+            (.routes, CapturedNetlink.routeDump),
+        ] {
             table.beginDump(kind)
             for message in batches(capture).flatMap(\.messages) { table.apply(message) }
             _ = table.endDump(kind, consistent: true)

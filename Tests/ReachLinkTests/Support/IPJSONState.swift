@@ -28,8 +28,11 @@ struct IPJSONState: Equatable, CustomStringConvertible {
     static func read(_ namespace: TestNamespace) async throws -> IPJSONState {
         let links = try await array(namespace.ip("-d", "-j", "link", "show"))
         let addresses = try await array(namespace.ip("-j", "addr", "show"))
-        let routes4 = try await array(namespace.ip("-4", "-j", "route", "show", "table", "main")).map { ($0, "0.0.0.0/0") }
-        let routes = try await routes4 + array(namespace.ip("-6", "-j", "route", "show", "table", "main")).map { ($0, "::/0") }
+        let routes4 = try await array(namespace.ip("-4", "-j", "route", "show", "table", "main")).map {
+            ($0, "0.0.0.0/0")
+        }
+        let routes =
+            try await routes4 + array(namespace.ip("-6", "-j", "route", "show", "table", "main")).map { ($0, "::/0") }
         var interfaces: [Int: Interface] = [:]
         var indexByName: [String: Int] = [:]
         for link in links {
@@ -37,8 +40,14 @@ struct IPJSONState: Equatable, CustomStringConvertible {
             let flags = link["flags"] as? [String] ?? []
             let linkKind = (link["linkinfo"] as? [String: Any])?["info_kind"] as? String
             interfaces[index] = Interface(
-                index: index, name: name, isAdminUp: flags.contains("UP"), isLowerUp: flags.contains("LOWER_UP"),
-                operState: operState(link["operstate"] as? String), linkKind: linkKind, addresses: [], routes: []
+                index: index,
+                name: name,
+                isAdminUp: flags.contains("UP"),
+                isLowerUp: flags.contains("LOWER_UP"),
+                operState: operState(link["operstate"] as? String),
+                linkKind: linkKind,
+                addresses: [],
+                routes: []
             )
             indexByName[name] = index
         }
@@ -46,14 +55,17 @@ struct IPJSONState: Equatable, CustomStringConvertible {
             guard let index = entry["ifindex"] as? Int else { continue }
             for info in entry["addr_info"] as? [[String: Any]] ?? [] {
                 guard let local = info["local"] as? String, let length = info["prefixlen"] as? Int,
-                      let prefix = IPPrefix("\(local)/\(length)") else { continue }
+                    let prefix = IPPrefix("\(local)/\(length)")
+                else { continue }
                 let tentative = info["tentative"] as? Bool == true || info["dadfailed"] as? Bool == true
-                interfaces[index]?.addresses.insert(addressKey(prefix, scope: info["scope"] as? String ?? "?", tentative: tentative))
+                interfaces[index]?.addresses.insert(
+                    addressKey(prefix, scope: info["scope"] as? String ?? "?", tentative: tentative)
+                )
             }
         }
         for (route, defaultDestination) in routes where (route["type"] as? String ?? "unicast") == "unicast" {
             guard let destination = route["dst"] as? String,
-                  let prefix = IPPrefix(destination == "default" ? defaultDestination : destination)
+                let prefix = IPPrefix(destination == "default" ? defaultDestination : destination)
             else { continue }
             // A multipath route lists its hops under "nexthops"; ip omits /32 and /128 on host routes,
             // which IPPrefix reads as host prefixes.
@@ -75,9 +87,17 @@ struct IPJSONState: Equatable, CustomStringConvertible {
         var interfaces: [Int: Interface] = [:]
         for facts in snapshot.interfaces {
             interfaces[facts.index] = Interface(
-                index: facts.index, name: facts.name, isAdminUp: facts.isAdminUp, isLowerUp: facts.isLowerUp,
-                operState: facts.operState, linkKind: facts.linkKind,
-                addresses: Set(facts.addresses.map { Self.addressKey($0.prefix, scope: $0.scope.rawValue, tentative: $0.isTentative) }),
+                index: facts.index,
+                name: facts.name,
+                isAdminUp: facts.isAdminUp,
+                isLowerUp: facts.isLowerUp,
+                operState: facts.operState,
+                linkKind: facts.linkKind,
+                addresses: Set(
+                    facts.addresses.map {
+                        Self.addressKey($0.prefix, scope: $0.scope.rawValue, tentative: $0.isTentative)
+                    }
+                ),
                 routes: Set(facts.routes.map { Self.routeKey($0.destination, gateway: $0.gateway) })
             )
         }

@@ -71,22 +71,46 @@ enum NetlinkBytes {
     }
 
     /// A complete message: header, body; `nlmsg_len` counts everything given.
-    static func message(type: UInt16, flags: UInt16 = 0, sequence: UInt32 = 0, portID: UInt32 = 0, body: [UInt8]) -> [UInt8] {
+    static func message(
+        type: UInt16,
+        flags: UInt16 = 0,
+        sequence: UInt32 = 0,
+        portID: UInt32 = 0,
+        body: [UInt8]
+    ) -> [UInt8] {
         integer(UInt32(16 + body.count)) + integer(type) + integer(flags) + integer(sequence) + integer(portID) + body
     }
 
     /// `ifinfomsg`.
-    static func linkHeader(family: UInt8 = 0, type: UInt16 = 1, index: Int32, flags: UInt32, change: UInt32 = 0) -> [UInt8] {
+    static func linkHeader(
+        family: UInt8 = 0,
+        type: UInt16 = 1,
+        index: Int32,
+        flags: UInt32,
+        change: UInt32 = 0
+    ) -> [UInt8] {
         [family, 0] + integer(type) + integer(index) + integer(flags) + integer(change)
     }
 
     /// `ifaddrmsg`.
-    static func addressHeader(family: UInt8, prefixLength: UInt8, flags: UInt8 = 0, scope: UInt8 = 0, index: UInt32) -> [UInt8] {
+    static func addressHeader(
+        family: UInt8,
+        prefixLength: UInt8,
+        flags: UInt8 = 0,
+        scope: UInt8 = 0,
+        index: UInt32
+    ) -> [UInt8] {
         [family, prefixLength, flags, scope] + integer(index)
     }
 
     /// `rtmsg`.
-    static func routeHeader(family: UInt8, destinationLength: UInt8, table: UInt8 = 254, type: UInt8 = 1, flags: UInt32 = 0) -> [UInt8] {
+    static func routeHeader(
+        family: UInt8,
+        destinationLength: UInt8,
+        table: UInt8 = 254,
+        type: UInt8 = 1,
+        flags: UInt32 = 0
+    ) -> [UInt8] {
         [family, destinationLength, 0, 0, table, 3, 0, type] + integer(flags)
     }
 

@@ -32,7 +32,11 @@ final class RunningSource: Sendable {
         var logger = Logger(label: "reachd.netlink.test")
         logger.logLevel = logLevel
         self.namespace = namespace
-        source = NetlinkLinkSource(logger: logger, networkNamespacePath: namespace.path, receiveBufferSize: receiveBufferSize)
+        source = NetlinkLinkSource(
+            logger: logger,
+            networkNamespacePath: namespace.path,
+            receiveBufferSize: receiveBufferSize
+        )
         let running = Task { [source, recorder] in
             try await source.run { snapshot in
                 recorder.state.withLock { record in
@@ -66,7 +70,10 @@ final class RunningSource: Sendable {
 
     /// Waits until the latest report matches `ip -j`; records the differences when it never does.
     @discardableResult
-    func expectMatchesIP(timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async throws -> LinkSnapshot? {
+    func expectMatchesIP(
+        timeout: Duration = .seconds(5),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> LinkSnapshot? {
         var differences: [String] = ["no snapshot reported"]
         var matched: LinkSnapshot?
         var failure: (any Error)?
@@ -88,7 +95,10 @@ final class RunningSource: Sendable {
             if let failure { throw failure }
             return matched
         } catch is TimedOutWaiting {}
-        Issue.record("the adapter's snapshot never matched ip -j:\n\(differences.joined(separator: "\n"))", sourceLocation: sourceLocation)
+        Issue.record(
+            "the adapter's snapshot never matched ip -j:\n\(differences.joined(separator: "\n"))",
+            sourceLocation: sourceLocation
+        )
         return nil
     }
 
@@ -100,12 +110,14 @@ final class RunningSource: Sendable {
             return stat(path, &info) == 0 ? info.st_ino : nil
         }
         guard let namespaceInode = inode(namespace.path),
-              let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return false }
+            let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        else { return false }
         return threads.contains { thread in
             let folder = "/proc/self/task/\(thread)"
             guard (try? String(contentsOfFile: "\(folder)/comm", encoding: .utf8))?.hasPrefix("reachd-netlink") == true,
-                  inode("\(folder)/ns/net") == namespaceInode,
-                  let call = try? String(contentsOfFile: "\(folder)/syscall", encoding: .utf8) else { return false }
+                inode("\(folder)/ns/net") == namespaceInode,
+                let call = try? String(contentsOfFile: "\(folder)/syscall", encoding: .utf8)
+            else { return false }
             // "NUMBER ARG1 ARG2 ARG3 ...": poll (7 on x86_64) with timeout -1 (an int: the register's
             // upper half may be zero or not), or ppoll (271) with no timespec.
             let fields = call.split(separator: " ")

@@ -3,7 +3,9 @@ import ReachTesting
 
 /// Debian's `promtool` (package `prometheus`), which lints a metrics exposition.
 enum Promtool {
-    static let path: String? = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let path: String? = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// Runs `promtool check metrics` on `exposition`; returns its exit status and everything it printed.
     static func checkMetrics(_ exposition: String) async throws -> (status: Int32, output: String) {

@@ -1,6 +1,7 @@
 import ReachCore
-@testable import ReachNotifications
 import ReachTesting
+
+@testable import ReachNotifications
 
 typealias Policy = NotificationPolicy<TestClock.Instant>
 
@@ -20,7 +21,9 @@ struct PolicyRig {
     var secondNotifications = 0
 
     init(minInterval: Duration = .seconds(10), portalWarning: Duration = .seconds(300), ready: Bool = true) {
-        policy = Policy(settings: .init(minInterval: minInterval, connectedFor: .seconds(5), portalWarning: portalWarning))
+        policy = Policy(
+            settings: .init(minInterval: minInterval, connectedFor: .seconds(5), portalWarning: portalWarning)
+        )
         if ready { apply(policy.serverReady(at: clock.now)) }
     }
 
@@ -59,9 +62,17 @@ struct PolicyRig {
     }
 
     mutating func disconnected(
-        _ reason: String = "connection_refused", target: String? = "server", portal: Policy.Portal? = nil, fault: String? = nil
+        _ reason: String = "connection_refused",
+        target: String? = "server",
+        portal: Policy.Portal? = nil,
+        fault: String? = nil
     ) {
-        apply(policy.verdict(.init(state: .disconnected, reason: reason, target: target, portal: portal, fault: fault), at: clock.now))
+        apply(
+            policy.verdict(
+                .init(state: .disconnected, reason: reason, target: target, portal: portal, fault: fault),
+                at: clock.now
+            )
+        )
     }
 
     mutating func captive(_ portal: Policy.Portal? = nil) {

@@ -1,6 +1,6 @@
 import Foundation
-import ReachTesting
 import ReachCore
+import ReachTesting
 import Synchronization
 import Testing
 
@@ -18,9 +18,11 @@ final class GRPCHealthServerProcess: Sendable {
 
         var description: String {
             switch self {
-            case .pythonPackagesMissing: "python3 cannot import grpc_health even after pip install grpcio grpcio-health-checking"
+            case .pythonPackagesMissing:
+                "python3 cannot import grpc_health even after pip install grpcio grpcio-health-checking"
             case .noPort(let line): "the server printed no port: \(line.debugDescription)"
-            case .badReply(let command, let reply): "command \(command.debugDescription) answered \(reply.debugDescription)"
+            case .badReply(let command, let reply):
+                "command \(command.debugDescription) answered \(reply.debugDescription)"
             }
         }
     }
@@ -48,8 +50,11 @@ final class GRPCHealthServerProcess: Sendable {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Servers/grpc_health_server.py")
         child = try ChildProcess(
-            "grpc_health_server.py", executable: "/usr/bin/env",
-            arguments: ["python3", script.path, mode.rawValue] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? []) + [String(port)])
+            "grpc_health_server.py",
+            executable: "/usr/bin/env",
+            arguments: ["python3", script.path, mode.rawValue] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? [])
+                + [String(port)]
+        )
         let first = try await child.waitForLine(timeout: .seconds(30)) { _ in true }
         guard let chosen = Int(first) else {
             child.signal(SIGKILL)
@@ -62,7 +67,9 @@ final class GRPCHealthServerProcess: Sendable {
     func send(_ command: String) async throws {
         let answered = child.output.count
         try child.writeLine(command)
-        try await waitUntil("the server's reply to \(command)", timeout: .seconds(10)) { self.child.output.count > answered }
+        try await waitUntil("the server's reply to \(command)", timeout: .seconds(10)) {
+            self.child.output.count > answered
+        }
         let reply = child.output[answered]
         guard reply == "ok" else { throw Failure.badReply(command: command, reply: reply) }
     }
@@ -106,7 +113,9 @@ final class WatchRecorder: Sendable {
     func record(_ result: ProbeResult, epoch: ProbeEpoch) {
         let entry = Entry(result: result, epoch: epoch, at: .now)
         entries.withLock { $0.append(entry) }
-        print("watch reported \(result.failure.map { "\($0.reason) (\($0.detail ?? ""))" } ?? "success") after \(result.latency)")
+        print(
+            "watch reported \(result.failure.map { "\($0.reason) (\($0.detail ?? ""))" } ?? "success") after \(result.latency)"
+        )
         expectOurWords(result.failure)
     }
 

@@ -22,7 +22,11 @@ final class HTTPTargetServer: Sendable {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Servers/http_targets.py")
         directory = try TemporaryDirectory("http-targets")
-        child = try ChildProcess("http_targets.py", executable: "/usr/bin/env", arguments: ["python3", script.path, directory.path])
+        child = try ChildProcess(
+            "http_targets.py",
+            executable: "/usr/bin/env",
+            arguments: ["python3", script.path, directory.path]
+        )
         let line = try await child.waitForLine(timeout: .seconds(30)) { _ in true }
         ports = try JSONDecoder().decode(Ports.self, from: Data(line.utf8))
     }

@@ -10,5 +10,9 @@ private let libraryFragments = ["errno", ") (", "NIO", "Error", "error:", ".swif
 func expectOurWords(_ failure: ProbeFailure?, sourceLocation: SourceLocation = #_sourceLocation) {
     guard let detail = failure?.detail else { return }
     let found = libraryFragments.filter { detail.contains($0) }
-    #expect(found.isEmpty, "the detail \"\(detail)\" carries a library's text: \(found)", sourceLocation: sourceLocation)
+    #expect(
+        found.isEmpty,
+        "the detail \"\(detail)\" carries a library's text: \(found)",
+        sourceLocation: sourceLocation
+    )
 }

@@ -17,7 +17,9 @@ struct SSEMessage: Sendable, Equatable {
 
     /// The `data` line as a JSON object.
     var json: [String: Any] {
-        guard let data, let object = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any] else { return [:] }
+        guard let data, let object = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any] else {
+            return [:]
+        }
         return object
     }
 
@@ -27,7 +29,8 @@ struct SSEMessage: Sendable, Equatable {
                 comment = String(line.dropFirst())
                 continue
             }
-            let (field, value) = line.firstIndex(of: ":").map { (line[..<$0], line[line.index(after: $0)...]) } ?? (line, "")
+            let (field, value) =
+                line.firstIndex(of: ":").map { (line[..<$0], line[line.index(after: $0)...]) } ?? (line, "")
             let text = String(value.hasPrefix(" ") ? value.dropFirst() : value)
             switch field {
             case "id": id = text
@@ -52,11 +55,18 @@ final class EventStreamClient: Sendable {
         self.headers = headers
     }
 
-    static func open(_ url: String, headers: [(String, String)] = [], client: HTTPClient = .shared) async throws -> EventStreamClient {
+    static func open(
+        _ url: String,
+        headers: [(String, String)] = [],
+        client: HTTPClient = .shared
+    ) async throws -> EventStreamClient {
         var request = HTTPClientRequest(url: url)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await client.execute(request, timeout: .seconds(10))
-        let stream = EventStreamClient(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) })
+        let stream = EventStreamClient(
+            status: Int(response.status.code),
+            headers: response.headers.map { ($0.name, $0.value) }
+        )
         let body = response.body
         let task = Task {
             do {
@@ -98,13 +108,17 @@ final class EventStreamClient: Sendable {
     /// Waits until at least `count` events (not comments) have arrived; returns them all.
     @discardableResult
     func waitForEvents(_ count: Int, timeout: Duration = .seconds(10)) async throws -> [SSEMessage] {
-        try await waitUntil("\(count) event(s) on the stream (have \(events.count))", timeout: timeout) { self.events.count >= count }
+        try await waitUntil("\(count) event(s) on the stream (have \(events.count))", timeout: timeout) {
+            self.events.count >= count
+        }
         return events
     }
 
     /// Waits until an event with this id has arrived.
     func waitForEvent(id: UInt64, timeout: Duration = .seconds(10)) async throws {
-        try await waitUntil("event \(id) on the stream", timeout: timeout) { self.events.contains { $0.id == String(id) } }
+        try await waitUntil("event \(id) on the stream", timeout: timeout) {
+            self.events.contains { $0.id == String(id) }
+        }
     }
 
     func waitForEnd(timeout: Duration = .seconds(10)) async throws {

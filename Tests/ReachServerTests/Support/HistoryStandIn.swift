@@ -12,12 +12,29 @@ struct HistoryStandIn: HistoryReading {
         let outageStart = start.advanced(by: .seconds(1))
         let outageEnd = outageStart.advanced(by: .seconds(1))
         let outage = HistoryDocument.Outage(
-            start: RFC3339.string(from: outageStart), end: RFC3339.string(from: outageEnd), durationSeconds: 1, reason: "timeout", fault: "server",
-            target: query.target ?? "api")
+            start: RFC3339.string(from: outageStart),
+            end: RFC3339.string(from: outageEnd),
+            durationSeconds: 1,
+            reason: "timeout",
+            fault: "server",
+            target: query.target ?? "api"
+        )
         return HistoryDocument(
-            since: RFC3339.string(from: start), until: RFC3339.string(from: query.window.upperBound), target: query.target,
-            transitions: [.init(at: outage.start, state: "disconnected", reason: "timeout", fault: "server", target: outage.target)],
-            outages: [outage], gaps: [],
-            uptime: HistoryDocument.Uptime(window: query.window, outages: [outageStart..<outageEnd], gaps: []))
+            since: RFC3339.string(from: start),
+            until: RFC3339.string(from: query.window.upperBound),
+            target: query.target,
+            transitions: [
+                .init(
+                    at: outage.start,
+                    state: "disconnected",
+                    reason: "timeout",
+                    fault: "server",
+                    target: outage.target
+                )
+            ],
+            outages: [outage],
+            gaps: [],
+            uptime: HistoryDocument.Uptime(window: query.window, outages: [outageStart..<outageEnd], gaps: [])
+        )
     }
 }

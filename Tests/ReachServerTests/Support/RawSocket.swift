@@ -1,6 +1,7 @@
 import Foundation
 import ReachTesting
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +32,9 @@ final class RawSocket: Sendable {
         while sent < bytes.count {
             if isReadable(timeoutMilliseconds: 0) { break }
             let end = min(bytes.count, sent + chunk)
-            let count = bytes[sent..<end].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent..<end].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 else { break }
             sent += count
         }
