@@ -43,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // Only for yams-oracle: ReachConfigTests hold the YAML reader to Yams, which it replaced.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
@@ -107,6 +108,14 @@ let package = Package(
             path: "Sources/C/COpenSSL",
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
+        ),
+        // The system's libyaml, which the configuration reader composes its nodes from (Yams wraps a
+        // copy of it, but imports the full Foundation, and with it ICU, in every file).
+        .systemLibrary(
+            name: "CYAML",
+            path: "Sources/C/CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
         ),
         .systemLibrary(
             name: "CSystemd",
@@ -299,11 +308,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // YAML configuration: parsing, validation, the embedded default.
+        // YAML configuration: parsing (libyaml), validation, the embedded default.
         .target(
             name: "ReachConfig",
             dependencies: [
-                "ReachCore", "ReachSupport", "ReachPOSIX", "Yams", .product(name: "Logging", package: "swift-log"),
+                "ReachCore", "ReachSupport", "ReachPOSIX", "CYAML", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -809,6 +818,15 @@ let package = Package(
             path: "Tests/HistoryWriterHelper",
             swiftSettings: strict
         ),
+        // What Yams made of YAML texts, which ReachConfigTests compare the reader with. A program of
+        // its own, on which no test target depends: linked into the tests, Yams' copy of libyaml
+        // would stand in for the system's (YamsOracle.swift).
+        .executableTarget(
+            name: "yams-oracle",
+            dependencies: ["Yams"],
+            path: "Tests/YamsOracle",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ReachHistoryTests",
             dependencies: [
@@ -821,7 +839,7 @@ let package = Package(
         .testTarget(
             name: "ReachConfigTests",
             dependencies: [
-                "ReachConfig", "ReachCore", "ReachSupport", "ReachTesting", "Yams",
+                "ReachConfig", "ReachCore", "ReachSupport", "ReachTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

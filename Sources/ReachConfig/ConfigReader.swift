@@ -1,22 +1,20 @@
 import ReachCore
 import ReachSupport
-import Yams
 
 /// A YAML node and the key path that led to it.
 struct ConfigNode {
-    let node: Node
+    let node: YAMLNode
     let path: String
 
     /// The resolved YAML tag: quoted scalars are strings, `true` is a bool, `~` is null.
     ///
-    /// A scalar's tag is read as written (`Node.tag` would resolve it, with Yams' regular
-    /// expressions): an untagged plain scalar is resolved by ``ImplicitTag``.
-    var tagName: Tag.Name {
-        guard case .scalar(let scalar) = node else { return Tag.Name(rawValue: node.tag.rawValue) }
-        switch scalar.tag.description {
-        case Tag.Name.implicit.rawValue: return ImplicitTag.of(scalar.string)
-        case Tag.Name.nonSpecific.rawValue: return .str
-        case let written: return Tag.Name(rawValue: written)
+    /// A scalar's tag is read as written: an untagged plain scalar is resolved by ``ImplicitTag``.
+    var tagName: YAMLTag {
+        guard case .scalar(let scalar) = node else { return node.resolvedTag }
+        switch scalar.tag {
+        case .implicit: return ImplicitTag.of(scalar.string)
+        case .nonSpecific: return .str
+        case let written: return written
         }
     }
 
@@ -27,7 +25,6 @@ struct ConfigNode {
         switch node {
         case .mapping: "a mapping"
         case .sequence: "a list"
-        case .alias: "an alias"
         case .scalar(let scalar):
             tagName == .null
                 ? "no value"
@@ -50,7 +47,7 @@ struct ConfigReader {
         report(message, path: node.path, mark: node.node.mark)
     }
 
-    mutating func report(_ message: String, path: String, mark: Mark? = nil) {
+    mutating func report(_ message: String, path: String, mark: YAMLMark? = nil) {
         problems.append(
             ConfigurationProblem(
                 source: source,
@@ -173,7 +170,7 @@ struct ConfigReader {
             guard let items = sequence(node) else { return nil }
             let values = items.compactMap { string($0) }
             return values.count == items.count ? values : nil
-        case .mapping, .alias:
+        case .mapping:
             report("expected a list of strings, found \(node.summary)", at: node)
             return nil
         }

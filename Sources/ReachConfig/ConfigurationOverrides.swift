@@ -2,7 +2,6 @@ import FoundationEssentials
 import ReachCore
 import ReachPOSIX
 import ReachSupport
-import Yams
 
 #if canImport(Glibc)
 import Glibc
@@ -72,17 +71,11 @@ extension Configuration {
         ).listen
     }
 
-    /// A command-line value becomes YAML through the emitter, which quotes and escapes it: pasted
-    /// into YAML text, a quote and a newline in it could add keys of their own.
-    private static func yaml(_ document: Node) -> String {
-        (try? Yams.serialize(node: document)) ?? ""
-    }
+    /// A command-line value becomes YAML with every string quoted and escaped: pasted into YAML
+    /// text, a quote and a newline in it could add keys of their own.
+    private static func yaml(_ document: YAMLText) -> String { document.text }
 
-    // Nodes built with explicit tags and the rule-less resolver: Yams' default tags would load
-    // its default resolver, whose regular expressions bring in ICU (see `ImplicitTag`).
-    private static func string(_ text: String) -> Node { Node(text, Tag(.str, .basic)) }
-    private static func sequence(_ nodes: [Node]) -> Node { Node(nodes, Tag(.seq, .basic)) }
-    private static func mapping(_ pairs: [(String, Node)]) -> Node {
-        Node(pairs.map { (string($0), $1) }, Tag(.map, .basic))
-    }
+    private static func string(_ text: String) -> YAMLText { .string(text) }
+    private static func sequence(_ items: [YAMLText]) -> YAMLText { .sequence(items) }
+    private static func mapping(_ pairs: [(String, YAMLText)]) -> YAMLText { .mapping(pairs) }
 }

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import ReachCore
 import ReachSupport
-import Yams
 
 #if canImport(Glibc)
 import Glibc

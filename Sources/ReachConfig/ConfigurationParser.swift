@@ -2,7 +2,6 @@ import FoundationEssentials
 import Logging
 import ReachCore
 import ReachSupport
-import Yams
 
 #if canImport(Glibc)
 import Glibc
@@ -83,15 +82,11 @@ struct ConfigurationParser {
     }
 
     mutating func document(_ yaml: String) -> Configuration? {
-        let root: Node
+        let root: YAMLNode
         do {
-            // No resolver rules: they are regular expressions (see `ImplicitTag`).
-            root = try Yams.compose(yaml: yaml, .basic) ?? Node([(Node, Node)](), Tag(.map, .basic))
-        } catch let error as YamlError {
-            reportSyntax(error)
-            return nil
+            root = try YAMLComposer.compose(yaml) ?? .emptyMapping
         } catch {
-            reader.report("cannot parse YAML: \(error)", path: "")
+            reportSyntax(error)
             return nil
         }
         guard let entries = reader.mapping(ConfigNode(node: root, path: ""), keys: Self.rootKeys) else { return nil }
@@ -222,7 +217,7 @@ struct ConfigurationParser {
         return configuration
     }
 
-    mutating func reportSyntax(_ error: YamlError) {
+    mutating func reportSyntax(_ error: YAMLError) {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
@@ -231,7 +226,7 @@ struct ConfigurationParser {
         case .duplicatedKeysInMapping(let duplicates, let context):
             let keys = duplicates.map { "\"\($0)\"" }.joined(separator: ", ")
             reader.report("duplicate key \(keys) in the mapping that starts here", path: "", mark: context.mark)
-        default:
+        case .memory, .reader:
             reader.report("YAML error: \(error)", path: "")
         }
     }

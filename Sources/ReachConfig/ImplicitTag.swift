@@ -1,15 +1,12 @@
-import Yams
-
 /// The YAML 1.1 tag of a plain (unquoted, untagged) scalar, decided as Yams' default resolver
 /// decides it (`bool`, `int`, `float`, then `null`; anything else is a string), without its
 /// regular expressions. Timestamps, merge keys and `=` stay strings: no setting takes them.
 ///
 /// Yams matches every plain scalar against `NSRegularExpression`s, which bring ICU's regex engine
-/// and Unicode tables into a daemon that otherwise never runs them: well over a MiB of resident
-/// code, paid at every start. The rules are small enough to spell out; `ImplicitTagTests` holds
-/// them to Yams' own resolver.
+/// and Unicode tables into a daemon that otherwise never runs them. The rules are small enough to
+/// spell out; `ImplicitTagTests` holds them to Yams' own resolver.
 enum ImplicitTag {
-    static func of(_ text: String) -> Tag.Name {
+    static func of(_ text: String) -> YAMLTag {
         if booleans.contains(text) { return .bool }
         let bytes = Array(text.utf8)
         if isInteger(bytes[...]) { return .int }

@@ -1,6 +1,5 @@
 import ReachPOSIX
 import ReachSupport
-import Yams
 
 /// Reads a web configuration file (``WebConfiguration``) with the keys exporter-toolkit defines,
 /// every problem named by the file, its line and the key, as the main configuration's are.
@@ -37,9 +36,9 @@ struct WebConfigurationParser {
             reader.report("cannot read the web configuration file: \(failure)", path: "")
             return nil
         }
-        let root: Node
+        let root: YAMLNode
         do {
-            root = try Yams.compose(yaml: text, .basic) ?? Node([(Node, Node)](), Tag(.map, .basic))
+            root = try YAMLComposer.compose(text) ?? .emptyMapping
         } catch {
             reader.report("cannot parse YAML: \(error)", path: "")
             return nil
