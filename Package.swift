@@ -298,13 +298,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // reachd's history: transitions and per-minute probe rollups in SQLite (GRDB), across restarts.
+        // reachd's history: transitions and per-minute probe rollups in SQLite, across restarts. On
+        // the system's SQLite directly (GRDBSQLite is only its module map): GRDB imports the full
+        // Foundation, and with it ICU.
         .target(
             name: "ReachHistory",
             dependencies: [
                 "ReachCore", "ReachSupport", "ReachAPI", "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),

@@ -1,4 +1,3 @@
-import GRDB
 import ReachAPI
 import ReachCore
 import ReachSupport
@@ -22,7 +21,7 @@ extension HistoryStore {
                 liveRun: liveRun,
                 now: now.secondsSinceEpoch
             )
-            let transitions = try Row.fetchAll(
+            let transitions = try SQLiteRow.fetchAll(
                 db,
                 sql: """
                     SELECT at, state, reason, fault, target FROM transition WHERE scope = ? AND at >= ? AND at < ?
@@ -111,7 +110,7 @@ extension HistoryStore {
     /// starts unknown and follows its transitions to its recorded end (`now` for the live run);
     /// time outside every run is a gap.
     static func timeline(
-        _ db: Database,
+        _ db: SQLiteConnection,
         scope: String,
         from: Double,
         to: Double,
@@ -120,7 +119,7 @@ extension HistoryStore {
     )
         throws -> (outages: [Spell], gaps: [Spell])
     {
-        let runs = try Row.fetchAll(
+        let runs = try SQLiteRow.fetchAll(
             db,
             sql:
                 "SELECT id, started_at, last_seen_at FROM run WHERE last_seen_at >= ? AND started_at < ? ORDER BY started_at",
@@ -144,7 +143,7 @@ extension HistoryStore {
             let end: Double = isLive ? max(now, run["last_seen_at"]) : run["last_seen_at"]
             if start > covered { add(Spell(start: covered, end: start), to: &gaps) }
             covered = max(covered, end)
-            let changes = try Row.fetchAll(
+            let changes = try SQLiteRow.fetchAll(
                 db,
                 sql:
                     "SELECT at, state, reason, fault, target FROM transition WHERE scope = ? AND run = ? AND at < ? ORDER BY at, id",
@@ -194,21 +193,21 @@ extension HistoryStore {
     }
 
     private static func minutes(
-        _ db: Database,
+        _ db: SQLiteConnection,
         target: String?,
         from: Double,
         to: Double
     ) throws -> [HistoryDocument.Minute] {
-        let rows: [Row]
+        let rows: [SQLiteRow]
         if let target {
-            rows = try Row.fetchAll(
+            rows = try SQLiteRow.fetchAll(
                 db,
                 sql: "SELECT * FROM minute WHERE target = ? AND start >= ? AND start < ? ORDER BY start DESC LIMIT ?",
                 arguments: [target, Int64(from.rounded(.down)), to, HistoryDocument.targetMinuteLimit]
             )
         } else {
             let start = max(from, to - HistoryDocument.allTargetsMinuteSpan.seconds)
-            rows = try Row.fetchAll(
+            rows = try SQLiteRow.fetchAll(
                 db,
                 sql: "SELECT * FROM minute WHERE start >= ? AND start < ? ORDER BY start DESC, target LIMIT ?",
                 arguments: [Int64(start.rounded(.down)), to, HistoryDocument.allTargetsMinuteLimit]

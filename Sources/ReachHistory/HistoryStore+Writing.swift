@@ -1,4 +1,3 @@
-import GRDB
 import ReachAPI
 import ReachCore
 import ReachSupport
@@ -96,7 +95,7 @@ extension HistoryStore {
     }
 
     /// The bytes of the file's pages that hold data (free pages excluded).
-    static func usedBytes(_ db: Database) throws -> Int {
+    static func usedBytes(_ db: SQLiteConnection) throws -> Int {
         let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
         let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
         let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096

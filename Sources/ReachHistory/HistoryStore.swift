@@ -1,7 +1,7 @@
-import Foundation
-import GRDB
+import GRDBSQLite
 import ReachCore
 import ReachPOSIX
+import ReachSupport
 
 /// reachd's history file: every verdict and target transition, a per-target per-minute rollup, and
 /// the spans reachd ran (so that time it did not record reads as unknown, not as uptime).
@@ -14,23 +14,18 @@ import ReachPOSIX
 package final class HistoryStore: Sendable {
     /// The database file.
     package let path: String
-    let pool: DatabasePool
+    let pool: SQLitePool
 
     /// Opens (creating it, and its directory when `createDirectory`) the file at `path`; a corrupt
     /// file is moved aside and a fresh one opened. Synchronous disk work: call it off the cooperative pool.
     ///
     package static func open(path: String, createDirectory: Bool) throws(HistoryStoreError) -> Opening {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.deletingLastPathComponent
         if createDirectory {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory.isEmpty ? "." : directory,
-                    withIntermediateDirectories: true
-                )
-            } catch {
-                throw .unusable(path: path, detail: "cannot create its directory: \(error.localizedDescription)")
+            do { try Directory.create(directory.isEmpty ? "." : directory) } catch {
+                throw .unusable(path: path, detail: "cannot create its directory: \(error.reason)")
             }
-        } else if !FileManager.default.fileExists(atPath: directory) {
+        } else if directory.isEmpty || !Directory.exists(directory) {
             throw .noDirectory(path: path)
         }
         let detail: String
@@ -66,14 +61,11 @@ package final class HistoryStore: Sendable {
 
     private init(path: String) throws(OpenFailure) {
         self.path = path
-        var configuration = Configuration()
-        configuration.label = "reachd.history"
-        configuration.busyMode = .timeout(5)
         do {
-            let pool = try DatabasePool(path: path, configuration: configuration)
+            let pool = try SQLitePool(path: path, label: "reachd.history", busyTimeout: .seconds(5))
             let problems = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
             guard problems == ["ok"] else {
-                try? pool.close()
+                pool.close()
                 throw OpenFailure.corrupt(problems.prefix(3).joined(separator: "; "))
             }
             // Before the first table exists, so that pruning can hand pages back to the file system.
@@ -86,10 +78,10 @@ package final class HistoryStore: Sendable {
             self.pool = pool
         } catch let failure as OpenFailure {
             throw failure
-        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
-            throw .corrupt(error.message ?? "\(error.resultCode)")
-        } catch let error as DatabaseError {
-            throw .other(error.message ?? "\(error)")
+        } catch let error as SQLiteError where [SQLITE_NOTADB, SQLITE_CORRUPT].contains(error.code) {
+            throw .corrupt(error.message)
+        } catch let error as SQLiteError {
+            throw .other(error.message)
         } catch {
             throw .other("\(error)")
         }
@@ -97,32 +89,43 @@ package final class HistoryStore: Sendable {
 
     /// Checkpoints the write-ahead log into the file and closes it.
     package func close() {
-        try? pool.close()
+        pool.close()
     }
 
-    private static func migrate(_ pool: DatabasePool) throws {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+    /// The schema, by version. Which versions a file has is recorded where GRDB's migrator, which
+    /// wrote the files of earlier releases, recorded it (`grdb_migrations`), so that a file moves
+    /// between releases both ways.
+    private static let migrations: [(version: String, sql: String)] = [
+        (
+            "v1",
             // Times are seconds since the epoch. `scope` is "" for the verdict, else a target's name.
-            try db.execute(
-                sql: """
-                    CREATE TABLE run (id INTEGER PRIMARY KEY, started_at REAL NOT NULL, last_seen_at REAL NOT NULL);
-                    CREATE INDEX run_last_seen ON run (last_seen_at);
-                    CREATE TABLE transition (
-                        id INTEGER PRIMARY KEY, run INTEGER NOT NULL, at REAL NOT NULL, scope TEXT NOT NULL,
-                        state TEXT NOT NULL, reason TEXT, fault TEXT, target TEXT
-                    );
-                    CREATE INDEX transition_scope ON transition (scope, run, at);
-                    CREATE INDEX transition_at ON transition (at);
-                    CREATE TABLE minute (
-                        target TEXT NOT NULL, start INTEGER NOT NULL, probes INTEGER NOT NULL, failures TEXT NOT NULL,
-                        latency_p50 REAL, latency_p99 REAL, PRIMARY KEY (target, start)
-                    ) WITHOUT ROWID;
-                    CREATE INDEX minute_start ON minute (start);
-                    """
-            )
+            """
+            CREATE TABLE run (id INTEGER PRIMARY KEY, started_at REAL NOT NULL, last_seen_at REAL NOT NULL);
+            CREATE INDEX run_last_seen ON run (last_seen_at);
+            CREATE TABLE transition (
+                id INTEGER PRIMARY KEY, run INTEGER NOT NULL, at REAL NOT NULL, scope TEXT NOT NULL,
+                state TEXT NOT NULL, reason TEXT, fault TEXT, target TEXT
+            );
+            CREATE INDEX transition_scope ON transition (scope, run, at);
+            CREATE INDEX transition_at ON transition (at);
+            CREATE TABLE minute (
+                target TEXT NOT NULL, start INTEGER NOT NULL, probes INTEGER NOT NULL, failures TEXT NOT NULL,
+                latency_p50 REAL, latency_p99 REAL, PRIMARY KEY (target, start)
+            ) WITHOUT ROWID;
+            CREATE INDEX minute_start ON minute (start);
+            """
+        )
+    ]
+
+    private static func migrate(_ pool: SQLitePool) throws {
+        try pool.write { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+            for (version, sql) in migrations where !applied.contains(version) {
+                try db.execute(sql: sql)
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [version])
+            }
         }
-        try migrator.migrate(pool)
     }
 }
 
@@ -138,7 +141,7 @@ package enum HistoryStoreError: Error, CustomStringConvertible {
         switch self {
         case .unusable(let path, let detail): "the history file \(path) cannot be used: \(detail)"
         case .noDirectory(let path):
-            "\((path as NSString).deletingLastPathComponent) does not exist (the unit's StateDirectory=reachd creates it); set history.path to keep history elsewhere"
+            "\(path.deletingLastPathComponent) does not exist (the unit's StateDirectory=reachd creates it); set history.path to keep history elsewhere"
         }
     }
 }

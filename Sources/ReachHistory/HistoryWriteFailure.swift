@@ -1,4 +1,4 @@
-import GRDB
+import GRDBSQLite
 
 /// A commit to the history file that failed; what it held stays in memory for the next try.
 ///
@@ -14,9 +14,9 @@ package struct HistoryWriteFailure: Error, CustomStringConvertible {
 
     init(_ error: any Error, path: String) {
         self.path = path
-        if let error = error as? DatabaseError {
-            isDiskFull = error.resultCode == .SQLITE_FULL
-            detail = error.message ?? "\(error.resultCode)"
+        if let error = error as? SQLiteError {
+            isDiskFull = error.code == SQLITE_FULL
+            detail = error.message
         } else {
             isDiskFull = false
             detail = "\(error)"

@@ -245,4 +245,73 @@ struct HistoryStoreTests {
         )
         #expect(newest.minutes.count == 2, "the newest minutes stay")
     }
+
+    /// Earlier releases kept history through GRDB, whose migrator recorded the schema's version in
+    /// `grdb_migrations`. Such a file is read and recorded into, and a file this release wrote is
+    /// one an earlier release's migrator finds complete: history survives an upgrade and a downgrade.
+    @Test func aFileOfTheReleasesOnGRDBIsReadAndOneOfOursIsCompleteToThem() async throws {
+        let directory = try TemporaryDirectory("history")
+        let path = directory.path + "/history.sqlite"
+        // The schema and the migrator of the releases before (HistoryStore's `migrate`, on GRDB).
+        var earlier = DatabaseMigrator()
+        earlier.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE run (id INTEGER PRIMARY KEY, started_at REAL NOT NULL, last_seen_at REAL NOT NULL);
+                    CREATE INDEX run_last_seen ON run (last_seen_at);
+                    CREATE TABLE transition (
+                        id INTEGER PRIMARY KEY, run INTEGER NOT NULL, at REAL NOT NULL, scope TEXT NOT NULL,
+                        state TEXT NOT NULL, reason TEXT, fault TEXT, target TEXT
+                    );
+                    CREATE INDEX transition_scope ON transition (scope, run, at);
+                    CREATE INDEX transition_at ON transition (at);
+                    CREATE TABLE minute (
+                        target TEXT NOT NULL, start INTEGER NOT NULL, probes INTEGER NOT NULL, failures TEXT NOT NULL,
+                        latency_p50 REAL, latency_p99 REAL, PRIMARY KEY (target, start)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX minute_start ON minute (start);
+                    """
+            )
+        }
+        let migrator = earlier
+        let pool = try DatabasePool(path: path)
+        try migrator.migrate(pool)
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO run (id, started_at, last_seen_at) VALUES (1, ?, ?)",
+                arguments: [start, start + 100]
+            )
+            try db.execute(
+                sql: """
+                    INSERT INTO transition (run, at, scope, state, reason, fault, target)
+                    VALUES (1, ?, '', 'disconnected', 'connection_refused', 'server', 'api'), (1, ?, '', 'connected', 'healthy', NULL, NULL)
+                    """,
+                arguments: [start + 10, start + 40]
+            )
+        }
+        try pool.close()
+
+        let clock = ManualWallClock(start + 200)
+        let recorder = try await HistoryRecorder(
+            store: try HistoryStore.open(path: path, createDirectory: false).store,
+            settings: HistorySettings(),
+            clock: clock.read,
+            logger: logger
+        )
+        recorder.record(connected(at: clock.now))
+        clock.advance(by: .seconds(10))
+        try await recorder.flush()
+        let document = try await recorder.document(
+            HistoryQuery(window: WallTime(sinceEpoch: .seconds(start))..<clock.now)
+        )
+        #expect(document.outages.map(\.durationSeconds) == [30], "the earlier release's outage")
+        #expect(document.gaps.count == 2, "before its first transition, and between the runs")
+        recorder.store.close()
+        #expect(try rowCount("run", in: path) == 2)
+
+        let again = try DatabaseQueue(path: path)
+        defer { try? again.close() }
+        let complete = try await again.read { db in try migrator.hasCompletedMigrations(db) }
+        #expect(complete)
+    }
 }
