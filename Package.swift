@@ -52,8 +52,12 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.0"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.0"),
         .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.0"),
-        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        // No traits: Hummingbird's default `FullFoundation` links the full Foundation, and with it ICU,
+        // for its URL-encoded form coders' date formats, and `ConfigurationSupport` swift-configuration;
+        // swift-protobuf's `BinaryDelimitedStreams` reads Foundation's streams. reachd uses none of
+        // them, and SwiftPM unions a package's traits across the graph (grpc-swift-protobuf #101).
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
