@@ -8,13 +8,14 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-/// How the release daemon is linked, for the memory a host pays for (README, "Memory"): not
-/// position-independent, so the loader writes no relocations into its 1.4 MB of Swift metadata and
-/// those pages stay shared and clean (as Go links blackbox_exporter); and no dynamic symbol table
-/// for its own symbols, which `-static-stdlib` would otherwise export (3.6 MB of relocations and
-/// 1.3 MB of symbols read at start). Build it with `--static-swift-stdlib` (scripts/run does), so
-/// that only the parts of the Swift runtime and Foundation it uses are loaded.
-let releaseDaemonLinking: [LinkerSetting] = [
+/// How reachd and reachctl are linked for release, for the memory and disk a host pays for (README,
+/// "Memory"): not position-independent, so the loader writes no relocations into their Swift
+/// metadata and those pages stay shared and clean (as Go links blackbox_exporter); and no dynamic
+/// symbol table for their own symbols, which `-static-stdlib` would otherwise export (for reachd
+/// 3.6 MB of relocations and 1.3 MB of symbols read at start; for reachctl 2.8 MB of its 22.6).
+/// Build them with `--static-swift-stdlib` (scripts/run does), so that only the parts of the Swift
+/// runtime and FoundationEssentials they use are linked.
+let releaseLinking: [LinkerSetting] = [
     .unsafeFlags(
         ["-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic"],
         .when(platforms: [.linux], configuration: .release)
@@ -226,7 +227,6 @@ let package = Package(
             dependencies: [
                 "ReachCore", "ReachSupport", "ReachAPI", "ReachClient", "ReachBus", "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strict
         ),
@@ -384,7 +384,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict,
-            linkerSettings: releaseDaemonLinking
+            linkerSettings: releaseLinking
         ),
 
         // MARK: Clients
@@ -415,7 +415,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict,
+            linkerSettings: releaseLinking
         ),
         // The library for programs: the connectivity service backed by reachd, as a
         // swift-service-lifecycle service. Small on purpose: no server, no probers, no YAML, no TLS,

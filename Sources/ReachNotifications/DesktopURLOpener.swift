@@ -1,7 +1,6 @@
 import Logging
 import ReachBus
 import ReachPOSIX
-import Subprocess
 
 /// Opens a page in the person's browser the way a desktop program should: through the desktop
 /// portal (`org.freedesktop.portal.OpenURI` on the session bus) when it is there, which starts the
@@ -96,22 +95,11 @@ package struct DesktopURLOpener: URLOpener {
     /// `xdg-open URL`, in a process group of its own (the browser it may start is not this
     /// program's to signal), without its output; waits for it to exit.
     private func runXDGOpen(_ url: String) async throws(URLOpenFailure) {
-        var options = PlatformOptions()
-        options.processGroupID = 0
-        let environment: Environment = searchPath.map { Environment.inherit.updating(["PATH": $0]) } ?? .inherit
-        let status: TerminationStatus
+        let status: SpawnedProgram.Termination
         do {
-            status = try await Subprocess.run(
-                .name("xdg-open"),
-                arguments: Arguments([url]),
-                environment: environment,
-                platformOptions: options,
-                input: .none,
-                output: .discarded,
-                error: .discarded
-            ).terminationStatus
+            status = try await SpawnedProgram.run("xdg-open", arguments: [url], searchPath: searchPath)
         } catch {
-            throw URLOpenFailure(description: "cannot run xdg-open: \(error)")
+            throw URLOpenFailure(description: "cannot run xdg-open: \(error.reason)")
         }
         switch status {
         case .exited(0): return
