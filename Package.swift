@@ -389,19 +389,12 @@ let package = Package(
 
         // MARK: Clients
 
-        // The one client of the status API, on SwiftNIO alone: TCP or the unix socket, GET and POST,
-        // a token, timeouts, the event stream with resume. No server, no TLS, no HTTP client library.
+        // The one client of the status API, on plain sockets: TCP or the unix socket, GET and POST,
+        // a token, timeouts, TLS on the system's OpenSSL, the event stream with resume. No server,
+        // no event loop, no HTTP client or TLS library.
         .target(
             name: "ReachClient",
-            dependencies: [
-                "COpenSSL",
-                "ReachSupport",
-                "ReachAPI",
-                "ReachPOSIX",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: ["COpenSSL", "ReachSupport", "ReachAPI", "ReachPOSIX"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -884,7 +877,7 @@ let package = Package(
         // reachctl as a person runs it, against a real reachd.
         .testTarget(
             name: "ReachctlTests",
-            dependencies: ["ReachTesting", "reachd", "reachctl"],
+            dependencies: ["ReachClient", "ReachTesting", "reachd", "reachctl"],
             swiftSettings: strict
         ),
         // The desktop agent (`reachctl notify-agent`) on a real desktop: Xvfb, a session bus, dunst.

@@ -1,4 +1,3 @@
-import NIOCore
 import ReachAPI
 import ReachPOSIX
 import ReachSupport
@@ -87,7 +86,7 @@ extension ReachdClient {
             try await request.run { chunk in
                 let events: [ServerSentEvent]
                 do {
-                    events = try parser.feed(chunk.readableBytesView)
+                    events = try parser.feed(chunk)
                 } catch {
                     throw ReachdClientError.broke(endpoint, StatusAPI.events.path, "\(error)")
                 }

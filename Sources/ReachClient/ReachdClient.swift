@@ -1,5 +1,3 @@
-import NIOCore
-import NIOHTTP1
 import ReachAPI
 import ReachSupport
 
@@ -7,8 +5,8 @@ import ReachSupport
 /// the status, a check, the history, and the event stream, followed across breaks
 /// (``follow(backoff:silenceLimit:clock:_:)``).
 ///
-/// It speaks HTTP/1.1 on SwiftNIO to `http://` endpoints or reachd's unix socket; every document
-/// it reads is decoded through ``ReachAPI``.
+/// It speaks HTTP/1.1 to `http(s)://` endpoints or reachd's unix socket on plain sockets
+/// (``ReachdRequest``); every document it reads is decoded through ``ReachAPI``.
 package struct ReachdClient: Sendable {
     /// Where reachd is, and its token.
     package let endpoint: ReachdEndpoint
@@ -80,26 +78,26 @@ package struct ReachdClient: Sendable {
     ) async throws(ReachdClientError) -> String {
         let request = ReachdRequest(
             endpoint: endpoint,
-            method: HTTPMethod(rawValue: route.method),
+            method: route.method,
             path: query.isEmpty ? route.path : "\(route.path)?\(query)",
             headers: [("Accept", StatusAPI.jsonMediaType)],
             connectTimeout: connectTimeout,
             silenceLimit: timeout
         )
         let endpoint = self.endpoint
-        let bytes: ByteBuffer
+        let bytes: [UInt8]
         do {
             bytes = try await withDeadline(timeout) {
-                var body = ByteBuffer()
+                var body: [UInt8] = []
                 try await request.run { chunk in
-                    guard body.readableBytes + chunk.readableBytes <= EventStreamParser.eventLimit else {
+                    guard body.count + chunk.count <= EventStreamParser.eventLimit else {
                         throw ReachdClientError.notReachd(
                             endpoint,
                             route.path,
                             "an answer over \(EventStreamParser.eventLimit >> 20) MiB"
                         )
                     }
-                    body.writeImmutableBuffer(chunk)
+                    body += chunk
                 }
                 return body
             }
@@ -110,7 +108,7 @@ package struct ReachdClient: Sendable {
         } catch {
             throw .broke(endpoint, route.path, "\(error)")
         }
-        return String(buffer: bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -1,12 +1,5 @@
-import NIOCore
-import NIOHTTP1
-import NIOPosix
 import ReachAPI
 import ReachPOSIX
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Why a request to reachd gave no answer, in words a person can act on: the one description of
 /// every way talking to reachd fails, for reachctl's messages and a program's logs alike.
@@ -39,8 +32,19 @@ public struct ReachdClientError: Error, Sendable, CustomStringConvertible {
         ReachdClientError(.endpoint, error.description)
     }
 
-    static func unreachable(_ endpoint: ReachdEndpoint, _ error: any Error) -> ReachdClientError {
-        ReachdClientError(.unreachable, "cannot reach reachd at \(endpoint.base): \(reason(error))")
+    static func unreachable(_ endpoint: ReachdEndpoint, _ reason: String) -> ReachdClientError {
+        ReachdClientError(.unreachable, "cannot reach reachd at \(endpoint.base): \(reason)")
+    }
+
+    /// A connection that failed before or during the answer.
+    init(_ failure: ReachdConnection.Failure, endpoint: ReachdEndpoint, path: String, silenceLimit: Duration) {
+        switch failure {
+        case .unreachable(let reason): self = .unreachable(endpoint, reason)
+        case .silent: self = .broke(endpoint, path, "it went silent for \(silenceLimit)")
+        case .tls(let error): self = .broke(endpoint, path, error.description)
+        case .broke(let error): self = .broke(endpoint, path, error.reason)
+        case .cancelled: self = .broke(endpoint, path, "cancelled")
+        }
     }
 
     static func timedOut(_ endpoint: ReachdEndpoint, _ limit: Duration) -> ReachdClientError {
@@ -51,10 +55,11 @@ public struct ReachdClientError: Error, Sendable, CustomStringConvertible {
         _ endpoint: ReachdEndpoint,
         _ method: String,
         _ path: String,
-        _ status: HTTPResponseStatus,
-        body: ByteBuffer
+        status: Int,
+        reason: String,
+        body: [UInt8]
     ) -> ReachdClientError {
-        let text = String(buffer: body)
+        let text = String(decoding: body, as: UTF8.self)
         let message: String
         if let document = try? APIJSON.decode(APIErrorDocument.self, from: text.utf8) {
             message = ": \(document.error)"
@@ -62,8 +67,8 @@ public struct ReachdClientError: Error, Sendable, CustomStringConvertible {
             message = text.isEmpty ? "" : ": \(text.prefix(200))"
         }
         return ReachdClientError(
-            .refused(status: Int(status.code)),
-            "reachd at \(endpoint.base) answered \(method) \(path) with \(status)\(message)"
+            .refused(status: status),
+            "reachd at \(endpoint.base) answered \(method) \(path) with \(reason.isEmpty ? "\(status)" : "\(status) \(reason)")\(message)"
         )
     }
 
@@ -80,20 +85,5 @@ public struct ReachdClientError: Error, Sendable, CustomStringConvertible {
 
     static func closedStream(_ endpoint: ReachdEndpoint) -> ReachdClientError {
         ReachdClientError(.broke, "reachd at \(endpoint.base) closed the event stream")
-    }
-
-    /// A connection error in words: the system's reason for a socket call, or NIO's own for the rest.
-    static func reason(_ error: any Error) -> String {
-        switch error {
-        case ChannelError.connectTimeout: return "connect timed out"
-        case HTTPParserError.invalidEOFState: return "reachd closed the connection"
-        case let error as HTTPParserError: return "the answer is not HTTP (\(error))"
-        case let error as IOError: return SystemCallError.reason(error.errnoCode)
-        case let error as NIOConnectionError:
-            // One attempt per address tried: the first system error says it.
-            if let first = error.connectionErrors.first { return reason(first.error) }
-            return error.dnsAAAAError.map(reason) ?? error.dnsAError.map(reason) ?? "no address to connect to"
-        default: return "\(error)"
-        }
     }
 }

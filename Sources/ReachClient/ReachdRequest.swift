@@ -1,24 +1,20 @@
-import NIOCore
-import NIOHTTP1
-import NIOPosix
+import ReachPOSIX
 
-/// One request to reachd's status API on SwiftNIO alone: a TCP or unix-socket connection, HTTP/1.1
-/// from NIOHTTP1, the body of a `200` handed over as it arrives, then the connection closed.
+/// One request to reachd's status API: a TCP or unix-socket connection (``ReachdConnection``),
+/// HTTP/1.1 (``HTTPResponseReader``), the body of a `200` handed over as it arrives, then the
+/// connection closed.
 ///
-/// A client needs one request at a time: no HTTP/2 or connection pool, and TLS for an `https://`
-/// endpoint from the system's OpenSSL (``ClientTLSHandler``). Not linking an HTTP client or TLS
-/// library that brings them is what keeps reachctl and an idle program small (the Swift runtime touches every linked module's
-/// metadata at start, so each one costs private memory whether it is used or not).
+/// The connection's blocking calls run on a thread of their own, so waiting for reachd never
+/// occupies a thread of Swift's cooperative pool; cancelling the calling task rings the thread's
+/// doorbell, which ends them at once.
 struct ReachdRequest: Sendable {
     let endpoint: ReachdEndpoint
-    var method: HTTPMethod = .GET
+    var method = "GET"
     let path: String
     var headers: [(String, String)] = []
     let connectTimeout: Duration
     /// How long the answer may go without a byte before the request fails as silent.
     let silenceLimit: Duration
-
-    private typealias Connection = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
 
     /// The most of an error answer's body read, for its message.
     private static let errorBodyLimit = 64 << 10
@@ -28,63 +24,36 @@ struct ReachdRequest: Sendable {
     ///
     /// - Throws: ``ReachdClientError`` for an endpoint that cannot be used, an answer other than
     ///   `200`, one cut short, silence, a connection that could not be made or broke; or what `body` throws.
-    func run(_ body: (ByteBuffer) async throws -> Void) async throws {
+    func run(_ body: ([UInt8]) async throws -> Void) async throws {
         let address: ReachdEndpoint.Address
         do {
             address = try endpoint.address()
         } catch {
             throw ReachdClientError.endpoint(error)
         }
-        let silence = TimeAmount(silenceLimit)
-        let caFile = endpoint.caFile
-        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(
-            .init(connectTimeout)
-        )
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
-            channel.eventLoop.makeCompletedFuture {
-                let pipeline = channel.pipeline.syncOperations
-                try pipeline.addHandler(IdleStateHandler(readTimeout: silence))
-                if case .tcp(let host, _, tls: true) = address {
-                    try pipeline.addHandler(ClientTLSHandler(host: host, caFile: caFile))
-                }
-                try pipeline.addHTTPClientHandlers()
-                try pipeline.addHandler(SilenceHandler())
-                return try Connection(wrappingChannelSynchronously: channel)
-            }
-        }
-        let connection: Connection
+        let doorbell: ShutdownDoorbell
+        do { doorbell = try ShutdownDoorbell() } catch { throw ReachdClientError.unreachable(endpoint, error.reason) }
+        let (parts, feed) = AsyncThrowingStream<HTTPResponseReader.Part, any Error>.makeStream()
+        let exchange = Exchange(request: self, address: address, doorbell: doorbell, feed: feed)
         do {
-            connection =
-                switch address {
-                case .tcp(let host, let port, _):
-                    try await bootstrap.connect(host: host, port: port, channelInitializer: initializer)
-                case .unixSocket(let path):
-                    try await bootstrap.connect(unixDomainSocketPath: path, channelInitializer: initializer)
-                }
+            try DedicatedThread.start(named: "reachd-client") { exchange.run() }
         } catch {
-            throw ReachdClientError.unreachable(endpoint, error)
+            throw ReachdClientError.unreachable(endpoint, error.reason)
         }
-        try await connection.executeThenClose { inbound, outbound in
-            var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
-            head.headers.add(name: "Host", value: address.hostHeader)
-            if let authorization = endpoint.authorization {
-                head.headers.add(name: "Authorization", value: authorization)
-            }
-            head.headers.add(contentsOf: headers)
-            if method == .POST { head.headers.add(name: "Content-Length", value: "0") }
-            var refusal: (status: HTTPResponseStatus, body: ByteBuffer)?
+        // However this ends, the thread stops: cancelled, done, or what `body` threw.
+        defer { doorbell.ring() }
+        try await withTaskCancellationHandler {
+            var refusal: (status: Int, reason: String, body: [UInt8])?
             do {
-                try await outbound.write(.head(head))
-                try await outbound.write(.end(nil))
-                for try await part in inbound {
+                for try await part in parts {
                     switch part {
-                    case .head(let answer) where answer.status != .ok:
-                        refusal = (answer.status, ByteBuffer())
+                    case .head(let status, let reason) where status != 200:
+                        refusal = (status, reason, [])
                     case .head:
                         continue
-                    case .body(var chunk):
+                    case .body(let chunk):
                         if refusal != nil {
-                            if refusal!.body.readableBytes < Self.errorBodyLimit { refusal!.body.writeBuffer(&chunk) }
+                            if refusal!.body.count < Self.errorBodyLimit { refusal!.body += chunk }
                         } else {
                             do {
                                 try await body(chunk)
@@ -96,9 +65,10 @@ struct ReachdRequest: Sendable {
                         if let refusal {
                             throw ReachdClientError.refused(
                                 endpoint,
-                                method.rawValue,
+                                method,
                                 path,
-                                refusal.status,
+                                status: refusal.status,
+                                reason: refusal.reason,
                                 body: refusal.body
                             )
                         }
@@ -109,15 +79,62 @@ struct ReachdRequest: Sendable {
                 throw error.error
             } catch let error as ReachdClientError {
                 throw error
-            } catch is ReachdSilence {
-                throw ReachdClientError.broke(endpoint, path, "it went silent for \(silenceLimit)")
+            } catch ReachdConnection.Failure.cancelled {
+                throw CancellationError()
+            } catch let failure as ReachdConnection.Failure {
+                throw ReachdClientError(failure, endpoint: endpoint, path: path, silenceLimit: silenceLimit)
+            } catch let malformed as HTTPResponseReader.Malformed {
+                let why =
+                    malformed.isCutShort ? "reachd closed the connection" : "the answer is not HTTP (\(malformed))"
+                throw ReachdClientError.broke(endpoint, path, why)
             } catch  where Task.isCancelled {
                 throw CancellationError()
             } catch {
-                throw ReachdClientError.broke(endpoint, path, ReachdClientError.reason(error))
+                throw ReachdClientError.broke(endpoint, path, "\(error)")
             }
             try Task.checkCancellation()
             throw ReachdClientError.broke(endpoint, path, "reachd closed the connection")
+        } onCancel: {
+            doorbell.ring()
+        }
+    }
+
+    /// The request as sent.
+    fileprivate func encoded(host: String) -> [UInt8] {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n"
+        if let authorization = endpoint.authorization { head += "Authorization: \(authorization)\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if method == "POST" { head += "Content-Length: 0\r\n" }
+        return Array((head + "\r\n").utf8)
+    }
+
+    /// The connection's work, on its thread: connect, send, read the answer into `feed`.
+    private struct Exchange: Sendable {
+        let request: ReachdRequest
+        let address: ReachdEndpoint.Address
+        let doorbell: ShutdownDoorbell
+        let feed: AsyncThrowingStream<HTTPResponseReader.Part, any Error>.Continuation
+
+        func run() {
+            do {
+                let connection = try ReachdConnection(
+                    to: address,
+                    caFile: request.endpoint.caFile,
+                    connectTimeout: request.connectTimeout,
+                    silenceLimit: request.silenceLimit,
+                    doorbell: doorbell
+                )
+                try connection.write(request.encoded(host: address.hostHeader), limit: request.silenceLimit)
+                var reader = HTTPResponseReader()
+                while !reader.isComplete {
+                    let bytes = try connection.read(limit: request.silenceLimit)
+                    let parts = bytes.isEmpty ? try reader.finish() : try reader.feed(bytes)
+                    for part in parts { feed.yield(part) }
+                }
+                feed.finish()
+            } catch {
+                feed.finish(throwing: error)
+            }
         }
     }
 }
@@ -125,21 +142,4 @@ struct ReachdRequest: Sendable {
 /// What the caller's body threw, carried past the transport's own errors unchanged.
 struct FromBody: Error {
     let error: any Error
-}
-
-/// Nothing arrived for the silence limit (reachd frozen, or a peer that is not reachd).
-struct ReachdSilence: Error {}
-
-/// Turns the idle handler's "nothing read" into an error that the reader of the answer sees.
-private final class SilenceHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPClientResponsePart
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read else {
-            context.fireUserInboundEventTriggered(event)
-            return
-        }
-        context.fireErrorCaught(ReachdSilence())
-        context.close(promise: nil)
-    }
 }

@@ -25,8 +25,8 @@ import Synchronization
 ///   the same state runs no callback, and one that comes back at the other state runs exactly one.
 ///
 /// It follows reachd with ``ReachClient/ReachdClient``'s one reader of the event stream (HTTP/1.1
-/// on SwiftNIO), as reachctl and the desktop agent do: no HTTP client library, no TLS, no server,
-/// no netlink, no probers.
+/// on a plain socket), as reachctl and the desktop agent do: no event loop, no HTTP client library,
+/// no TLS library of its own, no server, no netlink, no probers.
 public final class ReachdService: ConnectivityService {
     /// Tunables.
     public struct Settings: Sendable {
