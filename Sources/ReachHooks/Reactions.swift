@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Logging
 import ReachCore
 import ServiceLifecycle
@@ -18,7 +17,7 @@ package final class Reactions: Service, Sendable {
         /// Whether ``run()`` runs: only then are reactions registered.
         var isRunning = false
         /// Made with the first webhook, closed when ``run()`` ends.
-        var client: HTTPClient?
+        var client: WebhookClient?
         /// The registered hook reactions and the settings they were made with.
         var hookIDs: (settings: HookSettings, ids: [CallbackID])?
         /// The registered webhook reactions, each with its settings.
@@ -49,36 +48,27 @@ package final class Reactions: Service, Sendable {
         self.state = Mutex(State(hooks: hooks, webhooks: webhooks))
     }
 
-    /// Registers the reactions, keeps them until graceful shutdown, then removes them and closes
-    /// the webhooks' HTTP client.
+    /// Registers the reactions, keeps them until graceful shutdown, then removes them.
     package func run() async throws {
         state.withLock { $0.isRunning = true }
         reregister()
         try? await gracefulShutdown()
-        let (ids, client) = state.withLock { state in
+        let ids = state.withLock { state in
             defer {
                 state.isRunning = false
                 state.client = nil
                 state.hookIDs = nil
                 state.webhookIDs = []
             }
-            return ((state.hookIDs?.ids ?? []) + state.webhookIDs.map(\.id), state.client)
+            return (state.hookIDs?.ids ?? []) + state.webhookIDs.map(\.id)
         }
         for id in ids { monitor.removeCallback(id) }
-        try? await client?.shutdown()
     }
 
     /// The webhooks' HTTP client, made on first use.
-    private func client(in state: inout State) -> HTTPClient {
+    private func client(in state: inout State) -> WebhookClient {
         if let client = state.client { return client }
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        // A failed connect is retried by the sender's own backoff, not silently by the pool.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        let client = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: configuration,
-            backgroundActivityLogger: logger
-        )
+        let client = WebhookClient()
         state.client = client
         return client
     }

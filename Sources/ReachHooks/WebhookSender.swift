@@ -1,7 +1,4 @@
-import AsyncHTTPClient
 import Logging
-import NIOCore
-import NIOHTTP1
 import ReachAPI
 import ReachCore
 import ReachSupport
@@ -16,7 +13,7 @@ import ReachSupport
 /// from the first; the event is then given up, logged and counted.
 struct WebhookSender: Sendable {
     let settings: WebhookSettings
-    let client: HTTPClient
+    let client: WebhookClient
     let observer: (any ReactionObserver)?
     let logger: Logger
     /// Picks a retry delay in `0...ceiling`; random, except in tests that need it fixed.
@@ -43,8 +40,8 @@ struct WebhookSender: Sendable {
             event: ConnectivityEvent(sequence: transition.sequence, verdict: transition.verdict),
             likelyConnected: likelyConnected
         )
-        let body = ByteBuffer(bytes: APIJSON.encode(document))
-        let request = makeRequest(body: body, transition: transition)
+        let body = Array(APIJSON.encode(document))
+        let headers = headers(for: body, transition: transition)
         let clock = ContinuousClock()
         let giveUpAt = clock.now.advanced(by: settings.giveUpAfter)
         var metadata: Logger.Metadata = [
@@ -59,7 +56,8 @@ struct WebhookSender: Sendable {
             let remaining = clock.now.duration(to: giveUpAt)
             do {
                 let status = try await attempt(
-                    request,
+                    body,
+                    headers: headers,
                     timeout: min(settings.timeout, max(remaining, .milliseconds(1)))
                 )
                 metadata["attempts"] = "\(attempts)"
@@ -108,33 +106,29 @@ struct WebhookSender: Sendable {
         throw CancellationError()
     }
 
-    private func makeRequest(body: ByteBuffer, transition: ConnectivityTransition) -> HTTPClientRequest {
-        var request = HTTPClientRequest(url: settings.url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: StatusAPI.jsonMediaType)
-        request.headers.add(name: "User-Agent", value: "reachd/\(ReachVersion.current)")
-        request.headers.add(name: "X-Reachd-Event", value: transition.direction.rawValue)
-        request.headers.add(name: "X-Reachd-Sequence", value: "\(transition.sequence)")
+    private func headers(for body: [UInt8], transition: ConnectivityTransition) -> [(String, String)] {
+        var headers = [
+            ("Content-Type", StatusAPI.jsonMediaType),
+            ("User-Agent", "reachd/\(ReachVersion.current)"),
+            ("X-Reachd-Event", transition.direction.rawValue),
+            ("X-Reachd-Sequence", "\(transition.sequence)"),
+        ]
         if let secret = settings.secret {
-            request.headers.add(
-                name: WebhookSignature.header,
-                value: WebhookSignature.value(for: body.readableBytesView, secret: secret)
-            )
+            headers.append((WebhookSignature.header, WebhookSignature.value(for: body, secret: secret)))
         }
-        request.body = .bytes(body)
-        return request
+        return headers
     }
 
     /// One POST, bounded as a whole (connect to the last byte of the answer) by `timeout`; the
     /// answer's status, or an error when it is not 2xx.
-    private func attempt(_ request: HTTPClientRequest, timeout: Duration) async throws -> Int {
+    private func attempt(_ body: [UInt8], headers: [(String, String)], timeout: Duration) async throws -> Int {
+        guard let url = HTTPURL(settings.url) else {
+            throw AttemptFailed(description: "\(settings.url) is not an http:// or https:// URL")
+        }
         let client = self.client
         // At the deadline the POST is cancelled and `DeadlineExceeded` says "no answer within ...".
         let status = try await withDeadline(timeout) {
-            let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout / .nanoseconds(1))))
-            // Read and drop what the receiver says, up to the deadline: the status is the answer.
-            for try await _ in response.body {}
-            return Int(response.status.code)
+            try await client.post(url, headers: headers, body: body, connectTimeout: timeout)
         }
         guard (200..<300).contains(status) else { throw AttemptFailed(description: "HTTP \(status)") }
         return status

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import Logging
 import Prometheus
@@ -73,15 +72,8 @@ struct WebhookTests {
         try "correct horse battery staple\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
     }
 
-    func withClient(_ body: (HTTPClient) async throws -> Void) async throws {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        do {
-            try await body(client)
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-        try await client.shutdown()
+    func withClient(_ body: (WebhookClient) async throws -> Void) async throws {
+        try await body(WebhookClient())
     }
 
     @Test func aReceiverThatFailsTwiceGetsTheSameSignedEventThreeTimesAndAcceptsIt() async throws {
@@ -203,7 +195,7 @@ struct WebhookTests {
                 firstRetryDelay: first,
                 maximumRetryDelay: maximum
             ),
-            client: HTTPClient(eventLoopGroupProvider: .singleton),
+            client: WebhookClient(),
             observer: nil,
             logger: logs.logger
         )
@@ -215,7 +207,6 @@ struct WebhookTests {
         await #expect(throws: WebhookSender.GaveUp.self) {
             try await sender.deliver(transition(.lost), likelyConnected: false)
         }
-        try await sender.client.shutdown()
         let asked = ceilings.withLock { $0 }
         #expect(asked.count >= 4, "\(asked)")
         #expect(asked == asked.indices.map { min(first * (1 << $0), maximum) }, "doubling from the first delay, capped")
@@ -230,11 +221,10 @@ struct WebhookTests {
     @Test func fullJitterPicksAnywhereBetweenZeroAndTheCeiling() {
         let sender = WebhookSender(
             settings: WebhookSettings(name: "x", url: "http://127.0.0.1:9/"),
-            client: HTTPClient(eventLoopGroupProvider: .singleton),
+            client: WebhookClient(),
             observer: nil,
             logger: logs.logger
         )
-        defer { try? sender.client.syncShutdown() }
         let ceiling = Duration.seconds(8)
         let picks = (0..<1000).map { _ in sender.jitter(ceiling) }
         #expect(picks.allSatisfy { $0 >= .zero && $0 <= ceiling })
@@ -283,5 +273,28 @@ struct WebhookTests {
         let attempts = Int("\(gaveUp.metadata["attempts"] ?? "0")") ?? 0
         #expect(attempts >= 2, "each attempt ended at its own deadline, leaving time to retry: \(attempts) attempts")
         #expect(observer.webhooks.map(\.outcome) == [.gaveUp])
+    }
+
+    /// An https receiver gets TLS with its certificate checked against the system's trust store:
+    /// one a private CA issued is refused, and the webhook is given up saying why.
+    @Test func anHTTPSReceiverWhoseCertificateIsNotTrustedIsRefused() async throws {
+        let directory = try TemporaryDirectory("webhook-tls")
+        let ca = try await PrivateCA.make(in: directory.path)
+        let server = try await LoopbackHTTPSServer(certificate: try await ca.issue(name: "hooks.test"))
+        let settings = WebhookSettings(
+            name: "untrusted",
+            url: "https://127.0.0.1:\(server.port)/reachd",
+            timeout: .seconds(2),
+            giveUpAfter: .milliseconds(300),
+            firstRetryDelay: .milliseconds(50),
+            maximumRetryDelay: .milliseconds(100)
+        )
+        await #expect {
+            try await WebhookSender(settings: settings, client: WebhookClient(), observer: nil, logger: logs.logger)
+                .deliver(transition(.lost), likelyConnected: false)
+        } throws: { error in
+            "\(error)".lowercased().contains("certificate")
+        }
+        await server.stop()
     }
 }
