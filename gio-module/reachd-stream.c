@@ -265,14 +265,16 @@ parse_number (Json *j, long *integer)
 
 static int skip_value (Json *j);
 
-/* Calls `member` for each key of an object (the cursor then at its value), which must consume
- * the value; `member` NULL skips them all. */
+typedef int (*ItemFunc) (Json *j, void *context);
+
+/* The items of an object or array between `open` and `close`, each read by `item`, which must
+ * consume it. */
 static int
-parse_object (Json *j, int (*member) (Json *j, const char *key, void *context), void *context)
+parse_items (Json *j, char open, char close, ItemFunc item, void *context)
 {
-  if (take (j, '{') != 0 || ++j->depth > REACHD_DEPTH_LIMIT)
+  if (take (j, open) != 0 || ++j->depth > REACHD_DEPTH_LIMIT)
     return -1;
-  if (peek (j) == '}')
+  if (peek (j) == (unsigned char) close)
     {
       j->p++;
       j->depth--;
@@ -280,15 +282,10 @@ parse_object (Json *j, int (*member) (Json *j, const char *key, void *context), 
     }
   for (;;)
     {
-      char *key = NULL;
-      if (parse_string (j, &key) != 0)
-        return -1;
-      int result = take (j, ':') == 0 ? (member != NULL ? member (j, key, context) : skip_value (j)) : -1;
-      free (key);
-      if (result != 0)
+      if (item (j, context) != 0)
         return -1;
       int c = peek (j);
-      if (c == '}')
+      if (c == (unsigned char) close)
         {
           j->p++;
           break;
@@ -301,34 +298,44 @@ parse_object (Json *j, int (*member) (Json *j, const char *key, void *context), 
   return 0;
 }
 
-/* Calls `element` for each element of an array, which must consume it. */
 static int
-parse_array (Json *j, int (*element) (Json *j, void *context), void *context)
+skip_item (Json *j, void *context)
 {
-  if (take (j, '[') != 0 || ++j->depth > REACHD_DEPTH_LIMIT)
+  (void) context;
+  return skip_value (j);
+}
+
+typedef struct {
+  int (*member) (Json *j, const char *key, void *context);
+  void *context;
+} Members;
+
+static int
+object_item (Json *j, void *context)
+{
+  Members *members = context;
+  char *key = NULL;
+  if (parse_string (j, &key) != 0)
     return -1;
-  if (peek (j) == ']')
-    {
-      j->p++;
-      j->depth--;
-      return 0;
-    }
-  for (;;)
-    {
-      if ((element != NULL ? element (j, context) : skip_value (j)) != 0)
-        return -1;
-      int c = peek (j);
-      if (c == ']')
-        {
-          j->p++;
-          break;
-        }
-      if (c != ',')
-        return -1;
-      j->p++;
-    }
-  j->depth--;
-  return 0;
+  int result = take (j, ':') == 0 ? (members->member != NULL ? members->member (j, key, members->context) : skip_value (j)) : -1;
+  free (key);
+  return result;
+}
+
+/* Calls `member` for each key of an object (the cursor then at its value), which must consume
+ * the value; `member` NULL skips them all. */
+static int
+parse_object (Json *j, int (*member) (Json *j, const char *key, void *context), void *context)
+{
+  Members members = { member, context };
+  return parse_items (j, '{', '}', object_item, &members);
+}
+
+/* Calls `element` for each element of an array (NULL skips them). */
+static int
+parse_array (Json *j, ItemFunc element, void *context)
+{
+  return parse_items (j, '[', ']', element != NULL ? element : skip_item, context);
 }
 
 static int

@@ -13,6 +13,8 @@ import Testing
 struct GIOModuleTests {
     typealias Connectivity = GLibMonitorProgram.Connectivity
 
+    static func milliseconds(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
+
     /// The module's hold (`HOLD_SECONDS` in reachd-network-monitor.c): how long reachd's last
     /// verdict stands while reachd is away.
     static let hold = Duration.seconds(10)
@@ -54,6 +56,9 @@ struct GIOModuleTests {
         let (netlink, freshInitSeconds) = try await fresh.start()
         #expect(netlink.type == GLibMonitorProgram.netlinkType, "\(fresh.report)")
         #expect(freshInitSeconds < 0.5, "with reachd gone, get_default() took \(freshInitSeconds) s")
+        print(
+            "GIO module: get_default() took \(Self.milliseconds(initSeconds)) with reachd, \(Self.milliseconds(freshInitSeconds)) without (netlink)"
+        )
         _ = await fresh.finish()
         let kernelView = try #require(Connectivity(rawValue: netlink.connectivity ?? 0))
         try await program.waitForChange(
@@ -94,6 +99,7 @@ struct GIOModuleTests {
         let (backend, initSeconds) = try await program.start()
         #expect(backend.type == GLibMonitorProgram.netlinkType, "\(program.report)")
         #expect(initSeconds >= 0.95 && initSeconds < 2, "get_default() took \(initSeconds) s")
+        print("GIO module: get_default() took \(Self.milliseconds(initSeconds)) against a reachd that never answers")
         #expect(silent.hasPendingConnection, "the module did connect")
         _ = await program.finish()
 
