@@ -18,7 +18,12 @@ struct StatusDocumentTests {
     @Test func eachTargetSaysWhereItIsProbed() throws {
         var status = TargetStatus(name: "api", kind: "http", health: .unhealthy)
         status.endpoint = HostPort(host: "2001:db8::5", port: 8443)
-        let verdict = Verdict(state: .connected, reason: .healthy, since: TestClock().wallTimeAtStart, targets: [status])
+        let verdict = Verdict(
+            state: .connected,
+            reason: .healthy,
+            since: TestClock().wallTimeAtStart,
+            targets: [status]
+        )
         let document = StatusDocument(event: ConnectivityEvent(sequence: 1, verdict: verdict), likelyConnected: true)
         let target = try #require((try json(document)["targets"] as? [[String: Any]])?.first)
         #expect(target["host"] as? String == "2001:db8::5")
