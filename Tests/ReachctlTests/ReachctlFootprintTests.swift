@@ -5,14 +5,15 @@ import Testing
 /// reachctl is a client: it talks to reachd through ReachClient alone and must not carry the
 /// server stack, an HTTP client library, TLS or gRPC in its binary, nor full Foundation with ICU's
 /// tables (FoundationEssentials is enough): each one costs size, start-up time and private memory
-/// on every machine that runs it.
+/// on every machine that runs it. Its HTTPS is the system's OpenSSL, linked dynamically: neither
+/// BoringSSL (swift-nio-ssl's, nor swift-crypto's) is in it.
 @Suite("reachctl's binary")
 struct ReachctlFootprintTests {
     /// Mangled-name fragments of the modules a client has no use for: `<length><Module>`, as Swift
     /// mangles a module's symbols, and BoringSSL's C prefix.
     static let forbidden = [
         "11Hummingbird", "15HummingbirdCore", "10Prometheus", "15AsyncHTTPClient", "6NIOSSL", "13CNIOBoringSSL",
-        "CNIOBoringSSL_",
+        "CNIOBoringSSL_", "CCryptoBoringSSL_", "6Crypto", "4X509", "9SwiftASN1", "7NIOCore", "8NIOPosix",
         "8GRPCCore", "21GRPCNIOTransportHTTP2", "12GRPCProtobuf", "13SwiftProtobuf", "8NIOHTTP2", "10Foundation",
         "icu_",
     ]
