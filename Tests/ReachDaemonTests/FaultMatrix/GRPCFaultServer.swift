@@ -4,6 +4,11 @@ import ReachTesting
 /// grpcio's own `grpc.health.v1` server in the server namespace, on every address, port 50051.
 /// Its whole-server status is switched on stdin (`serving`, `not_serving`, answered `ack …`);
 /// the matrix kills it by PID to break a watch stream and starts another to restore it.
+///
+/// Its watches are blocking ones, a thread each: grpcio's default servicer sends a new status to
+/// every watcher under its lock and waits for the serve thread, which may itself wait for that lock
+/// to close a watch (grpc/grpc#43403). After the link flaps, the zombie watches of the lost link
+/// close just then, and the server hung without its `ack` (one matrix run in five).
 final class GRPCFaultServer: Sendable {
     static let port = 50051
     private let child: ChildProcess
@@ -13,8 +18,8 @@ final class GRPCFaultServer: Sendable {
         from concurrent import futures
         import grpc
         from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
-        servicer = health.HealthServicer()
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=64))
+        servicer = health.HealthServicer(experimental_non_blocking=False)
         health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
         server.add_insecure_port('0.0.0.0:\(port)')
         server.start()

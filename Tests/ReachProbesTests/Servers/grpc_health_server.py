@@ -51,8 +51,12 @@ def start_http1(requested: int):
 def start_grpc(requested: int, with_health: bool, tls=None):
     """A gRPC server, with grpcio's health servicer or with no services, over TLS with tls=(cert, key);
     returns (port, stop, servicer)."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
-    servicer = health.HealthServicer()
+    # A Watch holds a thread while it lasts (below): room for many, zombies of a lost link included.
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=64))
+    # Blocking watches: grpcio's default servicer sends to every watcher under its lock and waits for
+    # the serve thread, which may be waiting for that lock to close another watch (a deadlock:
+    # grpc/grpc#43403); a blocking watch only queues the new status for its own thread.
+    servicer = health.HealthServicer(experimental_non_blocking=False)
     if with_health:
         health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
     if tls:
