@@ -68,14 +68,15 @@ let package = Package(
 
         // The small helpers every module shares, each written once and free of reachd's domain: the
         // deadline race, durations, globs, http(s) URLs, host:port, IP addresses, string helpers,
-        // broadcast and subscription, clocks, backoff, secrets. No I/O.
+        // broadcast and subscription, clocks, dates (RFC 3339, HTTP), backoff, secrets. No I/O.
         .target(
             name: "ReachSupport",
             dependencies: [.product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: strict
         ),
-        // The pure core, a folder per concern: Settings, Model (the verdict and its parts), Targets,
-        // Rules (combining, policy) and Engine (monitor, probe schedule, hub, callback registry).
+        // The pure core, a folder per concern: Settings (the engine's), Model (the verdict and its
+        // parts), Targets, Rules (combining, policy, transitions), Monitor (monitor, hub, immediate
+        // check), Probing (probe schedule, scheduler) and Reactions (callback registry).
         // No I/O: driven by an injected clock and fed by adapters.
         .target(
             name: "ReachCore",
@@ -87,7 +88,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // The one wire contract every side shares: the status document and event data, SSE framing,
-        // RFC 3339, the reason codes and their words, the API's version and paths. No networking.
+        // the reason codes and their words, the API's version and paths. No networking.
         .target(
             name: "ReachAPI",
             dependencies: ["ReachCore", "ReachSupport"],
@@ -130,7 +131,7 @@ let package = Package(
         ),
         // grpc.health.v1 messages and service stubs, generated from health.proto and committed.
         .target(
-            name: "GRPCHealth",
+            name: "GRPCHealthProto",
             dependencies: [
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
@@ -171,7 +172,7 @@ let package = Package(
                 "ReachCore", "ReachSupport",
                 "ReachPOSIX",
                 "ReachOutbound",
-                "GRPCHealth",
+                "GRPCHealthProto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -201,7 +202,7 @@ let package = Package(
         .target(
             name: "ReachLogging",
             dependencies: [
-                "ReachCore", "ReachSupport", "ReachAPI", "ReachPOSIX", "CSystemd",
+                "ReachCore", "ReachSupport", "ReachPOSIX", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -258,10 +259,10 @@ let package = Package(
         ),
         // The gRPC face of the verdict: grpc.health.v1.Health (Check, Watch, List).
         .target(
-            name: "ReachGRPC",
+            name: "ReachGRPCServer",
             dependencies: [
                 "ReachCore", "ReachSupport",
-                "GRPCHealth",
+                "GRPCHealthProto",
                 "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
@@ -317,7 +318,6 @@ let package = Package(
             name: "ReachEngine",
             dependencies: [
                 "ReachCore", "ReachSupport",
-                "ReachAPI",
                 "ReachPOSIX",
                 "ReachConfig",
                 "ReachLink",
@@ -347,7 +347,7 @@ let package = Package(
                 "ReachLogging",
                 "ReachMetrics",
                 "ReachServer",
-                "ReachGRPC",
+                "ReachGRPCServer",
                 "ReachHooks",
                 "ReachHistory",
                 .product(name: "Logging", package: "swift-log"),
@@ -555,7 +555,7 @@ let package = Package(
             dependencies: [
                 "ReachAPI", "ReachCaptivePortal", "ReachConfig", "ReachCore", "ReachSupport", "ReachLink",
                 "ReachMetrics", "ReachPOSIX", "ReachProbes", "ReachServer",
-                "GRPCHealth",
+                "GRPCHealthProto",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -768,9 +768,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "ReachGRPCTests",
+            name: "ReachGRPCServerTests",
             dependencies: [
-                "ReachGRPC", "ReachCore", "ReachSupport", "ReachPOSIX", "ReachTesting", "GRPCHealth",
+                "ReachGRPCServer", "ReachCore", "ReachSupport", "ReachPOSIX", "ReachTesting", "GRPCHealthProto",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

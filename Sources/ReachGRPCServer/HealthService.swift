@@ -1,5 +1,5 @@
 import GRPCCore
-import GRPCHealth
+import GRPCHealthProto
 import ReachCore
 import ReachSupport
 

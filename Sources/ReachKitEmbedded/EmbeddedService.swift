@@ -66,17 +66,7 @@ public final class EmbeddedService: ConnectivityService {
     }
 
     public func verdicts() -> AsyncStream<ServiceVerdict> {
-        let subscription = monitor.subscribe()
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: ServiceVerdict.self,
-            bufferingPolicy: .bufferingNewest(32)
-        )
-        let pump = Task {
-            for await event in subscription { continuation.yield(ServiceVerdict(event.verdict)) }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in pump.cancel() }
-        return stream
+        AsyncStream(monitor.subscribe()) { ServiceVerdict($0.verdict) }
     }
 
     @discardableResult

@@ -1,5 +1,3 @@
-import ReachSupport
-
 /// RFC 3339 text in UTC with milliseconds (`2027-01-15T08:00:00.123Z`): the one timestamp format of
 /// the status API, its writer and its reader.
 ///
@@ -13,14 +11,14 @@ package enum RFC3339 {
         // Whole milliseconds since the epoch, rounded down (also before 1970).
         var milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         if attoseconds < 0, attoseconds % 1_000_000_000_000_000 != 0 { milliseconds -= 1 }
-        let (days, millisecondOfDay) = floorDivision(milliseconds, 86_400_000)
-        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        let (days, millisecondOfDay) = milliseconds.flooredDivision(by: 86_400_000)
+        let date = CivilDate(daysSinceEpoch: days)
         let hour = millisecondOfDay / 3_600_000
         let minute = millisecondOfDay / 60_000 % 60
         let second = millisecondOfDay / 1000 % 60
         let millisecond = millisecondOfDay % 1000
         return
-            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millisecond, 3))Z"
+            "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millisecond, 3))Z"
     }
 
     /// The time `text` names: `YYYY-MM-DDTHH:MM:SS`, an optional fraction, then `Z` or a numeric
@@ -68,7 +66,7 @@ package enum RFC3339 {
             return nil
         }
         let seconds =
-            daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+            CivilDate(year: year, month: month, day: day).daysSinceEpoch * 86_400 + hour * 3600 + minute * 60 + second
             - offsetSeconds
         // Only the years that ``string(from:)`` writes (0000–9999 in UTC): a leap second or an
         // offset can carry a time past them, and it would be written in a form this reader refuses.
@@ -85,43 +83,11 @@ package enum RFC3339 {
 
     /// The seconds since the epoch from 0000-01-01T00:00:00Z to the end of 9999 in UTC.
     private static let writableSeconds =
-        (daysSinceEpoch(year: 0, month: 1, day: 1) * 86_400)..<(daysSinceEpoch(year: 10_000, month: 1, day: 1) * 86_400)
+        (CivilDate(year: 0, month: 1, day: 1).daysSinceEpoch * 86_400)
+        ..<(CivilDate(year: 10_000, month: 1, day: 1).daysSinceEpoch * 86_400)
 
     private static func pow10(_ exponent: Int) -> Int64 {
         (0..<exponent).reduce(1) { result, _ in result * 10 }
-    }
-
-    /// Howard Hinnant's `days_from_civil`: the day count of a proleptic Gregorian date.
-    private static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
-        var quotient = value / divisor
-        var remainder = value % divisor
-        if remainder < 0 {
-            quotient -= 1
-            remainder += divisor
-        }
-        return (quotient, remainder)
-    }
-
-    /// Howard Hinnant's `civil_from_days`: proleptic Gregorian year, month, day of a day count.
-    private static func civilDate(daysSinceEpoch: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = daysSinceEpoch + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

@@ -1,5 +1,5 @@
 import ReachCore
-import ReachGRPC
+import ReachGRPCServer
 import ReachSupport
 import ReachTesting
 import ServiceLifecycle

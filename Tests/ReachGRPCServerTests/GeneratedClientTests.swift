@@ -1,9 +1,9 @@
 import GRPCCore
-import GRPCHealth
+import GRPCHealthProto
 import GRPCNIOTransportHTTP2
 import Glibc
 import ReachCore
-import ReachGRPC
+import ReachGRPCServer
 import ReachPOSIX
 import ReachSupport
 import ReachTesting

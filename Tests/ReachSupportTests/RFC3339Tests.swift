@@ -1,4 +1,3 @@
-import ReachAPI
 import ReachSupport
 import Testing
 

@@ -80,6 +80,7 @@ struct ConnectivityCombiner: Sendable {
     private(set) var isSleeping = false
     /// Targets per health, kept as results arrive so that the policy is decided in O(1).
     private var healthCounts: HealthCounts
+    private var transitions = TransitionRule()
     private var hasAnyResult = false
     /// What the variants of the targets' probes found about each uplink and family (``ProbeVariant``).
     var variants: VariantFindings
@@ -283,12 +284,8 @@ struct ConnectivityCombiner: Sendable {
         verdict.fault = fault
         let portalChanged = portal.map { $0.differsInMeaning(from: previousPortal) } ?? (previousPortal != nil)
         if interfacesChanged { verdict.usableInterfaces = usableInterfaces }
-        if state != previousState {
-            verdict.since = now
-            if previousState != .unknown, state != .unknown {
-                change.transition = state == .connected ? .restored : .lost
-            }
-        }
+        if state != previousState { verdict.since = now }
+        change.transition = transitions.next(state)
         change.isHeadline =
             state != previousState || reason != previousReason || fault != previousFault || interfacesChanged
             || portalChanged

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A grpc.health.v1 client for the ReachGRPC tests: grpcio's own generated HealthStub.
+"""A grpc.health.v1 client for the ReachGRPCServer tests: grpcio's own generated HealthStub.
 
 Usage: health_client.py PORT check SERVICE | watch SERVICE | list
 
