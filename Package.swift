@@ -278,6 +278,7 @@ let package = Package(
             dependencies: [
                 "ReachCore", "ReachSupport",
                 "ReachAPI",
+                "ReachConfig",
                 "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -294,7 +295,7 @@ let package = Package(
         .target(
             name: "ReachHistory",
             dependencies: [
-                "ReachCore", "ReachSupport", "ReachAPI", "ReachPOSIX",
+                "ReachCore", "ReachSupport", "ReachAPI", "ReachConfig", "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -341,8 +342,6 @@ let package = Package(
                 "ReachPOSIX",
                 "ReachConfig",
                 "ReachEngine",
-                "ReachLink",
-                "ReachProbes",
                 "ReachSystemd",
                 "ReachLogging",
                 "ReachMetrics",
@@ -481,7 +480,8 @@ let package = Package(
         .testTarget(
             name: "ReachKitTests",
             dependencies: [
-                "ReachKit", "ReachKitQueue", "ReachKitEmbedded", "ReachKitTesting", "ReachAPI", "ReachCore",
+                "ReachKit", "ReachKitQueue", "ReachKitEmbedded", "ReachKitTesting", "ReachAPI", "ReachConfig",
+                "ReachCore",
                 "ReachSupport", "ReachTesting", "reachd", "queue-drain-helper",
                 "reachkit-example",
                 .product(name: "Logging", package: "swift-log"),
@@ -541,7 +541,8 @@ let package = Package(
         .executableTarget(
             name: "history-recording-benchmark",
             dependencies: [
-                "ReachHistory", "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log"),
+                "ReachHistory", "ReachConfig", "ReachCore", "ReachSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/HistoryRecording",
             swiftSettings: strict
@@ -792,7 +793,7 @@ let package = Package(
         .testTarget(
             name: "ReachHooksTests",
             dependencies: [
-                "ReachHooks", "ReachAPI", "ReachCore", "ReachSupport", "ReachMetrics", "ReachTesting",
+                "ReachHooks", "ReachAPI", "ReachConfig", "ReachCore", "ReachSupport", "ReachMetrics", "ReachTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -804,7 +805,8 @@ let package = Package(
         .executableTarget(
             name: "history-writer-helper",
             dependencies: [
-                "ReachHistory", "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log"),
+                "ReachHistory", "ReachConfig", "ReachCore", "ReachSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HistoryWriterHelper",
             swiftSettings: strict
@@ -812,7 +814,8 @@ let package = Package(
         .testTarget(
             name: "ReachHistoryTests",
             dependencies: [
-                "ReachHistory", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "history-writer-helper",
+                "ReachHistory", "ReachAPI", "ReachConfig", "ReachCore", "ReachSupport", "ReachTesting",
+                "history-writer-helper",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -837,8 +840,8 @@ let package = Package(
         .testTarget(
             name: "ReachDaemonTests",
             dependencies: [
-                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachSupport", "ReachPOSIX", "ReachSystemd",
-                "ReachLogging", "ReachTesting",
+                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachEngine", "ReachSupport", "ReachPOSIX",
+                "ReachSystemd", "ReachLogging", "ReachTesting",
                 "reachd",
                 "journal-log-helper",
                 "embedded-verdicts-helper",
@@ -851,7 +854,7 @@ let package = Package(
         .testTarget(
             name: "ReachEngineTests",
             dependencies: [
-                "ReachEngine", "ReachCore", "ReachSupport", "ReachTesting",
+                "ReachEngine", "ReachConfig", "ReachCore", "ReachSupport", "ReachTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -1,6 +1,6 @@
 /// Where and for how long reachd keeps its history (the `history` section): every transition and
 /// a per-target per-minute rollup, in a SQLite file that survives restarts.
-public struct HistorySettings: Sendable, Hashable {
+package struct HistorySettings: Sendable, Hashable {
     /// Whether reachd records history at all.
     package var enabled: Bool
     /// The file; `nil` for the default: `$STATE_DIRECTORY/history.sqlite` under systemd's

@@ -1,8 +1,10 @@
+import ReachCore
+
 /// Where hook scripts live and how long each may run: the configuration's `hooks` section.
 ///
 /// Hooks are for restoration work that belongs to other programs (flush a spool, restart a VPN,
 /// resume a sync), the way NetworkManager's dispatcher scripts are.
-public struct HookSettings: Sendable, Hashable {
+package struct HookSettings: Sendable, Hashable {
     /// Executables run, in lexical order, on every `disconnected` → `connected` transition.
     package var restoredDirectory: String
     /// Executables run, in lexical order, on every `connected` → `disconnected` transition.

@@ -1,7 +1,8 @@
+import ReachCore
 import ReachSupport
 
 /// One webhook: where reachd POSTs its transitions, signed how, and for how long it keeps trying.
-public struct WebhookSettings: Sendable, Hashable {
+package struct WebhookSettings: Sendable, Hashable {
     /// Names the webhook in logs and metrics.
     package var name: String
     /// An `http` or `https` URL.

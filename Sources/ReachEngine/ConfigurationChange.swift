@@ -1,22 +1,28 @@
+import ReachConfig
 import ReachCore
 
-/// What a reload changes, and what of it takes effect only at the next start.
+/// What applying a configuration to a running engine changed (``ConnectivityEngine/apply(_:)``),
+/// what of it takes effect only when the engine is made again, and the check-wait limit now in force.
 ///
-/// reachd applies targets, the policy, the interface filter and the settle window while it runs,
-/// without ending a subscription. Listening sockets, the API token and logging are set up once at
-/// start: a change there is reported, so that the log says a restart is needed rather than
+/// The engine applies targets, the policy, the interface filter, the settle window, the variants
+/// and the captive portal's check URL while it runs, without ending a subscription. The rest of
+/// the captive-portal settings, the certificate warning and the upstream reference are set up
+/// once: a change there is reported, so that the log says a restart is needed rather than
 /// pretending it happened.
 package struct ConfigurationChange: Sendable, Equatable {
     package var addedTargets: [String] = []
     package var removedTargets: [String] = []
     /// Targets whose definition (URL, interval, expectations, …) changed; they start again from `unknown`.
     package var changedTargets: [String] = []
-    /// Keys whose new value takes effect only when reachd restarts.
+    /// Keys of the configuration file whose new value takes effect only at the next start.
     package var needsRestart: [String] = []
     /// Whether the probe scheduler must be rebuilt: the target list or order changed.
     package var targetsChanged: Bool
     /// Whether anything that is applied live changed.
     package var appliesLive: Bool
+    /// How long an immediate check (`POST /v1/check`, `checkNow()`) waits for the new targets'
+    /// results: ``ReachCore/ImmediateCheck/waitLimit(for:)``.
+    package var checkWaitLimit: Duration
 
     package init(from old: Configuration, to new: Configuration) {
         let before = Dictionary(old.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -33,18 +39,10 @@ package struct ConfigurationChange: Sendable, Equatable {
         appliesLive =
             targetsChanged || old.policy != new.policy || old.interfaces != new.interfaces
             || old.linkSettleWindow != new.linkSettleWindow || old.variants != new.variants
-        if old.listen != new.listen { needsRestart.append("listen") }
-        if old.socket != new.socket { needsRestart.append("socket") }
-        if old.apiToken != new.apiToken { needsRestart.append("api.bearer_token_file") }
-        if (old.web?.tls == nil) != (new.web?.tls == nil) {
-            needsRestart.append("api.web_config_file: tls_server_config")
-        }
-        if old.apiIdleTimeout != new.apiIdleTimeout { needsRestart.append("api.idle_timeout") }
-        if old.grpcHealthListen != new.grpcHealthListen { needsRestart.append("grpc_health.listen") }
-        if old.log != new.log { needsRestart.append("log") }
         if old.captivePortal.withoutCheck != new.captivePortal.withoutCheck { needsRestart.append("captive_portal") }
         if old.certificateWarning != new.certificateWarning { needsRestart.append("tls.warn_before") }
         if old.upstream != new.upstream { needsRestart.append("upstream.check") }
+        checkWaitLimit = ImmediateCheck.waitLimit(for: new.targets)
     }
 
     /// `targets +1 -0 ~2 (added: b; changed: a, c)`, for the reload's log line.

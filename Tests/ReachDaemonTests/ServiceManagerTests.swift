@@ -117,7 +117,7 @@ struct ServiceManagerTests {
 
     @Test func aWedgedProbeStopsTheWatchdogSoSystemdRestartsReachd() async throws {
         let socket = try NotifySocket()
-        var configuration = try Configuration.load(from: .embeddedDefault)
+        var configuration = try DaemonConfiguration.load(from: .embeddedDefault)
         configuration.listen.port = 0
         configuration.targets = [
             ProbeTarget(

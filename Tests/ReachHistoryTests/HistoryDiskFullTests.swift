@@ -1,5 +1,6 @@
 import Foundation
 import ReachAPI
+import ReachConfig
 import ReachCore
 import ReachHistory
 import ReachSupport

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ReachConfig
 import ReachCore
 import ReachTesting
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Prometheus
 import ReachAPI
+import ReachConfig
 import ReachCore
 import ReachMetrics
 import ReachSupport

@@ -1,7 +1,9 @@
 import Foundation
+import ReachConfig
 import ReachCore
 import ReachKit
 import ReachKitEmbedded
+import ReachSupport
 import ReachTesting
 import Testing
 
@@ -11,10 +13,10 @@ extension ReachKitProcessTests {
     struct EmbeddedCheckTests {
         @Test func checkNowProbesAtOnceInsteadOfAtTheNextInterval() async throws {
             let server = try await HealthServer()
-            let configuration = try Configuration.parse(
+            let configuration = try DaemonConfiguration.parse(
                 "server:\n  base_url: http://127.0.0.1:\(server.port)\n  health_path: /api/v1/health\nprobe:\n  interval: 60s\n  timeout: 2s\n",
                 source: "test"
-            )
+            ).engine
             let service = try EmbeddedService(configuration: configuration, logger: .quiet)
             let running = Task { try await service.run() }
             defer { running.cancel() }
@@ -27,6 +29,40 @@ extension ReachKitProcessTests {
             #expect(ContinuousClock.now - started < .seconds(10))
             #expect(checked.state == .disconnected && checked.reason.code == "connection_refused", "\(checked.reason)")
             #expect(checked.failingTarget == "server")
+        }
+
+        /// A program changes what it watches while the service runs, as reachd's reload does.
+        @Test func applyChangesTheTargetsLiveNamesWhatNeedsANewServiceAndMovesTheCheckWait() async throws {
+            let first = try await HealthServer()
+            let second = try await HealthServer()
+            func target(_ name: String, _ server: HealthServer, timeout: Duration) -> ProbeTarget {
+                ProbeTarget(
+                    name: name,
+                    check: .http(HTTPCheck(url: server.url, endpoint: HostPort(host: "127.0.0.1", port: server.port))),
+                    timeout: timeout
+                )
+            }
+            let service = try EmbeddedService(
+                configuration: Configuration(targets: [target("first", first, timeout: .seconds(2))]),
+                logger: .quiet
+            )
+            let running = Task { try await service.run() }
+            defer { running.cancel() }
+            try await waitUntil("connected", timeout: .seconds(30)) { service.isConnected }
+            #expect(service.checkWaitLimit == .seconds(3))
+
+            var new = Configuration(targets: [target("second", second, timeout: .seconds(5))])
+            new.certificateWarning = .seconds(86_400)
+            #expect(await service.apply(new) == ["tls.warn_before"])
+            #expect(service.checkWaitLimit == .seconds(6))
+            // Only the new target is watched now: the first server going away changes nothing.
+            await first.stop()
+            let checked = await service.checkNow()
+            #expect(checked.state == .connected, "\(checked.reason)")
+            #expect(service.current.state == .connected)
+            await second.stop()
+            let lost = await service.checkNow()
+            #expect(lost.state == .disconnected && lost.failingTarget == "second", "\(lost.reason)")
         }
     }
 

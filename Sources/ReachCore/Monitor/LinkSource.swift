@@ -9,4 +9,12 @@ package protocol LinkSource: Sendable {
     /// verdict depends on it), then with a fresh complete snapshot after every change. `report` may be
     /// called from any thread, but never concurrently with itself.
     func run(report: @escaping @Sendable (LinkSnapshot) -> Void) async throws
+
+    /// How many times the source lost news of a change and had to read everything again (rtnetlink's
+    /// `ENOBUFS`), for a metric; readable from any thread. Zero for a source that cannot lose news.
+    var overrunCount: Int { get }
+}
+
+extension LinkSource {
+    package var overrunCount: Int { 0 }
 }
