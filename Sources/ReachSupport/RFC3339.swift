@@ -82,9 +82,10 @@ package enum RFC3339 {
     }
 
     /// The seconds since the epoch from 0000-01-01T00:00:00Z to the end of 9999 in UTC.
-    private static let writableSeconds =
-        (CivilDate(year: 0, month: 1, day: 1).daysSinceEpoch * 86_400)
-        ..<(CivilDate(year: 10_000, month: 1, day: 1).daysSinceEpoch * 86_400)
+    private static let writableSeconds: Range<Int64> = {
+        let (first, end) = (CivilDate(year: 0, month: 1, day: 1), CivilDate(year: 10_000, month: 1, day: 1))
+        return (first.daysSinceEpoch * 86_400)..<(end.daysSinceEpoch * 86_400)
+    }()
 
     private static func pow10(_ exponent: Int) -> Int64 {
         (0..<exponent).reduce(1) { result, _ in result * 10 }
