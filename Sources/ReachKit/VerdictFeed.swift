@@ -41,8 +41,10 @@ package final class VerdictFeed: Sendable {
     package var current: ServiceVerdict { state.withLock { _ in sent.latest! } }
 
     package func verdicts() -> AsyncStream<ServiceVerdict> {
+        // Under the lock ``publish(_:sequence:)`` sends under: the current verdict, in the stream
+        // at once, and the subscription to what comes after it, nothing missed or doubled between.
         let (subscription, current) = state.withLock { state in
-            (state.isFinished ? nil : sent.subscribe(), sent.latest!)
+            (state.isFinished ? nil : sent.subscribe(backlog: { _, _ in [] }), sent.latest!)
         }
         guard let subscription else {
             // Ended: the current verdict, and nothing after it.
@@ -51,7 +53,7 @@ package final class VerdictFeed: Sendable {
                 continuation.finish()
             }
         }
-        return AsyncStream(subscription, bufferLimit: bufferLimit) { $0 }
+        return AsyncStream(first: current, subscription, bufferLimit: bufferLimit) { $0 }
     }
 
     /// Makes `verdict` current and sends it to every consumer, in the order of calls. A
