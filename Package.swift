@@ -482,7 +482,7 @@ let package = Package(
             dependencies: [
                 "ReachKit", "ReachKitQueue", "ReachKitEmbedded", "ReachKitTesting", "ReachAPI", "ReachConfig",
                 "ReachCore",
-                "ReachSupport", "ReachTesting", "reachd", "queue-drain-helper",
+                "ReachSupport", "ReachTesting", "ReachTestRigs", "reachd", "queue-drain-helper",
                 "reachkit-example",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -632,13 +632,22 @@ let package = Package(
             dependencies: ["ReachFuzzing", "ReachTesting"],
             swiftSettings: strict
         ),
-        // Fakes and rigs that surround the unit under test: a manual clock, an in-memory link source,
-        // network namespaces to run code in, a small tmpfs to fill.
+        // The fakes that surround the unit under test, pure: a manual clock, an in-memory link source,
+        // the monitor harness, fixtures, captured logs, a gate, and the one way to wait (`waitUntil`).
         .target(
             name: "ReachTesting",
-            dependencies: ["ReachCore", "ReachSupport", "CNetlink", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/ReachTesting",
-            exclude: ["SystemBus"],
+            swiftSettings: strict
+        ),
+        // The process rigs: child processes and the one way to start reachd (a private journal
+        // included), network namespaces, the stand-in servers (HTTP, gRPC health, webhooks, a portal
+        // API), a private CA, a desktop, a system bus with logind, Chromium, a small tmpfs to fill.
+        .target(
+            name: "ReachTestRigs",
+            dependencies: ["ReachTesting", "ReachLogging", "CNetlink"],
+            path: "Tests/ReachTestRigs",
+            exclude: ["SystemBus", "Servers"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -662,7 +671,7 @@ let package = Package(
                 "ReachLink",
                 "ReachCore", "ReachSupport",
                 "ReachPOSIX",
-                "ReachTesting",
+                "ReachTesting", "ReachTestRigs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -680,7 +689,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachCaptivePortalTests",
-            dependencies: ["ReachCaptivePortal", "ReachCore", "ReachTesting"],
+            dependencies: ["ReachCaptivePortal", "ReachCore", "ReachTesting", "ReachTestRigs"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -688,7 +697,7 @@ let package = Package(
             dependencies: [
                 "ReachProbes",
                 "ReachCore", "ReachSupport",
-                "ReachTesting",
+                "ReachTesting", "ReachTestRigs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -699,14 +708,16 @@ let package = Package(
         .testTarget(
             name: "ReachSystemdTests",
             dependencies: [
-                "ReachSystemd", "ReachCore", "ReachSupport", "ReachTesting",
+                "ReachSystemd", "ReachCore", "ReachSupport", "ReachTesting", "ReachTestRigs",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReachNotificationsTests",
-            dependencies: ["ReachNotifications", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting"],
+            dependencies: [
+                "ReachNotifications", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "ReachTestRigs",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -721,14 +732,14 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachMetricsTests",
-            dependencies: ["ReachMetrics", "ReachCore", "ReachSupport", "ReachTesting"],
+            dependencies: ["ReachMetrics", "ReachCore", "ReachSupport", "ReachTesting", "ReachTestRigs"],
             swiftSettings: strict
         ),
         // The repository itself: links in the documentation, the manifest against the imports, the
         // products' public API against PublicAPI/.
         .testTarget(
             name: "RepositoryTests",
-            dependencies: ["ReachTesting"],
+            dependencies: ["ReachTesting", "ReachTestRigs"],
             exclude: ["PublicAPI"],
             swiftSettings: strict
         ),
@@ -745,7 +756,9 @@ let package = Package(
         // The page's renderer, and the page in a real Chromium against a real reachd.
         .testTarget(
             name: "ReachStatusPageTests",
-            dependencies: ["ReachStatusPage", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "reachd"],
+            dependencies: [
+                "ReachStatusPage", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "ReachTestRigs", "reachd",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -756,7 +769,7 @@ let package = Package(
                 "ReachMetrics",
                 "ReachCore", "ReachSupport",
                 "ReachPOSIX",
-                "ReachTesting",
+                "ReachTesting", "ReachTestRigs",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -771,7 +784,8 @@ let package = Package(
         .testTarget(
             name: "ReachGRPCServerTests",
             dependencies: [
-                "ReachGRPCServer", "ReachCore", "ReachSupport", "ReachPOSIX", "ReachTesting", "GRPCHealthProto",
+                "ReachGRPCServer", "ReachCore", "ReachSupport", "ReachPOSIX", "ReachTesting", "ReachTestRigs",
+                "GRPCHealthProto",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -794,6 +808,7 @@ let package = Package(
             name: "ReachHooksTests",
             dependencies: [
                 "ReachHooks", "ReachAPI", "ReachConfig", "ReachCore", "ReachSupport", "ReachMetrics", "ReachTesting",
+                "ReachTestRigs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -814,7 +829,7 @@ let package = Package(
         .testTarget(
             name: "ReachHistoryTests",
             dependencies: [
-                "ReachHistory", "ReachAPI", "ReachConfig", "ReachCore", "ReachSupport", "ReachTesting",
+                "ReachHistory", "ReachAPI", "ReachConfig", "ReachCore", "ReachSupport", "ReachTesting", "ReachTestRigs",
                 "history-writer-helper",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -836,25 +851,33 @@ let package = Package(
             path: "Tests/JournalLogHelper",
             swiftSettings: strict
         ),
-        // The daemon: its composition root in-process, and reachd as a process (the fault matrix too).
+        // The daemon: its composition root in-process, and reachd as a process.
         .testTarget(
             name: "ReachDaemonTests",
             dependencies: [
                 "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachEngine", "ReachSupport", "ReachPOSIX",
-                "ReachSystemd", "ReachLogging", "ReachTesting",
+                "ReachSystemd", "ReachLogging", "ReachTesting", "ReachTestRigs",
                 "reachd",
                 "journal-log-helper",
-                "embedded-verdicts-helper",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Clients"],
+            swiftSettings: strict
+        ),
+        // The fault matrix: real reachd processes in network namespaces against every fault, with
+        // the embedded service beside them (docs/fault-matrix.md); scripts/test runs it alone.
+        .testTarget(
+            name: "FaultMatrixTests",
+            dependencies: [
+                "ReachCore", "ReachLogging", "ReachTesting", "ReachTestRigs", "reachd", "embedded-verdicts-helper",
+            ],
             swiftSettings: strict
         ),
         // The engine's parts, each against the real thing it asks (an HTTPS API on loopback, ...).
         .testTarget(
             name: "ReachEngineTests",
             dependencies: [
-                "ReachEngine", "ReachConfig", "ReachCore", "ReachSupport", "ReachTesting",
+                "ReachEngine", "ReachConfig", "ReachCore", "ReachSupport", "ReachTesting", "ReachTestRigs",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -862,16 +885,20 @@ let package = Package(
         // reachctl as a person runs it, against a real reachd.
         .testTarget(
             name: "ReachctlTests",
-            dependencies: ["ReachTesting", "reachd", "reachctl"],
+            dependencies: ["ReachTesting", "ReachTestRigs", "reachd", "reachctl"],
             swiftSettings: strict
         ),
         // The desktop agent (`reachctl notify-agent`) on a real desktop: Xvfb, a session bus, dunst.
         .testTarget(
             name: "NotifyAgentTests",
-            dependencies: ["ReachTesting", "reachd", "reachctl"],
+            dependencies: ["ReachTesting", "ReachTestRigs", "reachd", "reachctl"],
             swiftSettings: strict
         ),
         // Dashboards/: the Grafana dashboard and the alert rules against a real Prometheus scraping a real reachd.
-        .testTarget(name: "DashboardsTests", dependencies: ["ReachTesting", "reachd"], swiftSettings: strict),
+        .testTarget(
+            name: "DashboardsTests",
+            dependencies: ["ReachTesting", "ReachTestRigs", "reachd"],
+            swiftSettings: strict
+        ),
     ]
 )

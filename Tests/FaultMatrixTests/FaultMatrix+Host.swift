@@ -1,4 +1,5 @@
 import Foundation
+import ReachTestRigs
 import ReachTesting
 
 /// What the host does to reachd besides its network: a netlink overrun while it is frozen, the

@@ -1,6 +1,7 @@
 import Foundation
 import ReachCore
 import ReachLogging
+import ReachTestRigs
 import ReachTesting
 
 /// A second reachd in the same namespace logs to a journald of the test's own while a fault comes
@@ -24,12 +25,10 @@ extension FaultMatrix {
               - name: server
                 url: http://\(MatrixNetwork.serverName):\(FaultServer.port)/health
             """.write(toFile: "\(own)/reachd.yaml", atomically: true, encoding: .utf8)
-            let started = try await PrivateJournal(
-                TestNamespace.ipPath,
-                [
-                    "netns", "exec", run.network.host, BuiltProducts.reachd, "--config", "\(own)/reachd.yaml",
-                    "--log-target", "journald",
-                ]
+            let started = try await PrivateJournal.reachd(
+                ["--config", "\(own)/reachd.yaml"],
+                listen: nil,
+                namespace: run.network.host
             )
             journal = started
             let pid = "_PID=\(started.pid)"

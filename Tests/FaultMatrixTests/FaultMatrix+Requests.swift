@@ -1,5 +1,5 @@
 import Foundation
-import ReachTesting
+import ReachTestRigs
 
 /// Malformed and oversized requests to every endpoint of the live daemon, on its unix socket: each
 /// gets a clear 4xx, reachd stays up, the verdict does not move, and the status still answers.

@@ -1,5 +1,5 @@
 import Foundation
-import ReachTesting
+import ReachTestRigs
 
 /// One reachd of the matrix, running in the host namespace (`ip netns exec`, which execs: the
 /// process is reachd itself), serving its API on a unix socket the test reaches from outside the

@@ -1,5 +1,5 @@
 import Foundation
-import ReachTesting
+import ReachTestRigs
 import Synchronization
 
 /// The fault matrix's network: two namespaces of its own joined by a veth pair.

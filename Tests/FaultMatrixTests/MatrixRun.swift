@@ -1,4 +1,5 @@
 import Foundation
+import ReachTestRigs
 import ReachTesting
 
 /// Drives one reachd through faults and keeps the record: the truth ledger, the verdicts seen,

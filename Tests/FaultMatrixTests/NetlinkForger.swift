@@ -1,5 +1,5 @@
 import Foundation
-import ReachTesting
+import ReachTestRigs
 
 /// A process in reachd's namespace that unicasts netlink datagrams straight to reachd's own
 /// netlink socket, as any local process can: forged `RTM_NEWLINK` messages saying `m0` is down,

@@ -1,5 +1,5 @@
 import Foundation
-import ReachTesting
+import ReachTestRigs
 
 /// Clients of reachd's event stream that misbehave, from outside the namespace through the unix
 /// socket: one that subscribes and never reads a byte, and a crowd of 1,000 that subscribe one

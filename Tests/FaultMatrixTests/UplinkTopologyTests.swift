@@ -1,5 +1,5 @@
 import Foundation
-import ReachTesting
+import ReachTestRigs
 import Testing
 
 /// The uplink topology does what its faults say, seen from the host namespace with curl and

@@ -1,7 +1,6 @@
 import Foundation
 import ReachConfig
 import ReachCore
-import ReachTesting
 import Testing
 
 @Suite("Configuration: captive_portal and tls")

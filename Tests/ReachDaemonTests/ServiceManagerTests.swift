@@ -6,6 +6,7 @@ import ReachCore
 import ReachDaemon
 import ReachSupport
 import ReachSystemd
+import ReachTestRigs
 import ReachTesting
 import Testing
 

@@ -4,6 +4,7 @@ import ReachConfig
 import ReachCore
 import ReachHistory
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 

@@ -3,6 +3,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachHooks
+import ReachTestRigs
 import ReachTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ReachConfig
 import ReachCore
+import ReachTestRigs
 import ReachTesting
 import Testing
 

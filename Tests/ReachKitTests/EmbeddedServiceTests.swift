@@ -4,6 +4,7 @@ import ReachCore
 import ReachKit
 import ReachKitEmbedded
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 
@@ -155,34 +156,11 @@ extension ReachKitProcessTests {
             await namespace.delete()
         }
 
-        private func startServer(in namespace: Namespace) async throws -> ServerProcess {
-            let script = """
-                import http.server
-                class H(http.server.BaseHTTPRequestHandler):
-                    def do_GET(self):
-                        self.send_response(200); self.send_header('Content-Length', '2'); self.end_headers(); self.wfile.write(b'ok')
-                    def log_message(self, *args):
-                        pass
-                http.server.ThreadingHTTPServer.allow_reuse_address = True
-                s = http.server.ThreadingHTTPServer(('198.51.100.1', 8080), H)
-                print('ready', flush=True)
-                s.serve_forever()
-                """
-            let child = try ChildProcess(
-                "server",
-                executable: Namespace.ip,
-                arguments: ["netns", "exec", namespace.name, "python3", "-c", script]
-            )
-            try await child.waitForLine { $0 == "ready" }
-            return ServerProcess(child: child)
-        }
-
-        struct ServerProcess {
-            let child: ChildProcess
-            func stop() async {
-                child.signal(SIGKILL)
-                await child.waitForExit()
-            }
+        /// The server both watch: 200 `ok` at 198.51.100.1:8080, the address of the namespace's far end.
+        private func startServer(in namespace: Namespace) async throws -> StandInServer {
+            let server = try StandInServer(name: "server", listen: ["198.51.100.1:8080"], namespace: namespace.name)
+            try await server.waitUntilReady()
+            return server
         }
     }
 }

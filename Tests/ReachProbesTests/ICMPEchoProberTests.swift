@@ -2,7 +2,7 @@ import Foundation
 import ReachCore
 import ReachProbes
 import ReachSupport
-import ReachTesting
+import ReachTestRigs
 import Testing
 
 /// The ICMP echo prober alone, with real ping sockets, run inside network namespaces of the test's

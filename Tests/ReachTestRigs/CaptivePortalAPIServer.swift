@@ -1,11 +1,9 @@
-import Foundation
-
 /// A captive-portal API (RFC 8908) over HTTPS, on loopback or on an address of a network
-/// namespace: it answers every GET with the JSON it was last given (``answer(_:)``), as
-/// `application/captive+json`, and counts the requests and their `Accept` headers.
+/// namespace: a ``StandInServer`` answering every GET with the JSON it was last given
+/// (``answer(_:)``), as `application/captive+json`, keeping each request's `Accept` header.
 package final class CaptivePortalAPIServer: Sendable {
     package let port: Int
-    private let child: ChildProcess
+    private let server: StandInServer
 
     /// The API's URI on loopback, as networkd's `CAPTIVE_PORTAL=` would name it.
     package var url: String { "https://127.0.0.1:\(port)/captive" }
@@ -19,53 +17,35 @@ package final class CaptivePortalAPIServer: Sendable {
         host: String = "127.0.0.1",
         namespace: String? = nil
     ) async throws {
-        let script = """
-            import http.server, ssl, sys, threading
-            state = {'answer': sys.argv[3].encode()}
-            class API(http.server.BaseHTTPRequestHandler):
-                def do_GET(self):
-                    print('request', self.headers.get('Accept', ''), flush=True)
-                    body = state['answer']
-                    self.send_response(200)
-                    self.send_header('Content-Type', 'application/captive+json')
-                    self.send_header('Content-Length', str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                def log_message(self, *args):
-                    pass
-            \(PythonHTTPS.serve("API", host: host))
-            for line in sys.stdin:
-                state['answer'] = line.strip().encode()
-                print('ack', flush=True)
-            """
-        let python = ["/usr/bin/python3", "-u", "-c", script, certificate.certificate, certificate.key, json]
-        child = try ChildProcess(
-            "captive-portal-api",
-            executable: namespace == nil ? python[0] : TestNamespace.ipPath,
-            arguments: namespace.map { ["netns", "exec", $0] + python } ?? Array(python.dropFirst())
+        server = try StandInServer(
+            name: "captive-portal-api",
+            listen: [],
+            tlsListen: ["\(host):0"],
+            certificate: certificate,
+            logRequests: true,
+            mode: Self.command(json),
+            namespace: namespace
         )
-        let line = try await child.waitForLine { $0.hasPrefix("port ") }
-        self.port = Int(line.dropFirst("port ".count)) ?? 0
+        try await server.waitUntilReady()
+        port = server.tlsPort
+    }
+
+    /// The stand-in's command that answers `json` (on one line, as the server reads it).
+    private static func command(_ json: String) -> String {
+        "json " + json.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     /// Answers `json` from now on.
     package func answer(_ json: String) async throws {
-        let before = child.output.filter { $0 == "ack" }.count
-        try child.writeLine(json)
-        try await waitUntil("the API takes its new answer") { self.child.output.filter { $0 == "ack" }.count > before }
+        try await server.set(Self.command(json))
     }
 
     /// The `Accept` header of every request so far.
     package var requests: [String] {
-        child.output.filter { $0.hasPrefix("request") }.map {
-            String($0.dropFirst("request".count)).trimmingCharacters(in: .whitespaces)
-        }
+        server.requests.map { $0.split(separator: " ", maxSplits: 2).dropFirst(2).first.map(String.init) ?? "" }
     }
 
     package func stop() async {
-        child.signal(SIGKILL)
-        await child.waitForExit()
+        await server.stop()
     }
-
-    deinit { child.signal(SIGKILL) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Synchronization
 
 /// A child process a test starts, talks to and waits on: the one wrapper tests use for any

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 
 /// One tab of a ``Chromium``, attached over the DevTools protocol (a flattened session).
 package struct DevToolsPage: Sendable {

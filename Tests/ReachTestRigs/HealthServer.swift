@@ -1,49 +1,33 @@
-import Foundation
-
-/// A tiny HTTP server (Python's http.server) on loopback that answers 200 on /api/v1/health: the
-/// healthy server a test points reachd at. Given a port, it binds that one (address reuse on), so a
+/// The healthy server a test points reachd at: a ``StandInServer`` on loopback answering 200 `ok`
+/// on `/api/v1/health` (404 elsewhere). Given a port, it binds that one (address reuse on), so a
 /// test can stop it and start it again where reachd expects it.
 package final class HealthServer: Sendable {
+    package static let path = "/api/v1/health"
     package let port: Int
-    private let child: ChildProcess
+    private let server: StandInServer
 
     /// The health URL, as a target's `url:`.
-    package var url: String { "http://127.0.0.1:\(port)/api/v1/health" }
+    package var url: String { "http://127.0.0.1:\(port)\(Self.path)" }
 
     /// - Parameter port: 0 for any free port.
     package init(port: Int = 0) async throws {
-        let script = """
-            import http.server
-            class H(http.server.BaseHTTPRequestHandler):
-                def do_GET(self):
-                    body = b'ok'
-                    self.send_response(200 if self.path == '/api/v1/health' else 404)
-                    self.send_header('Content-Length', str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                def log_message(self, *args):
-                    pass
-            http.server.ThreadingHTTPServer.allow_reuse_address = True
-            s = http.server.ThreadingHTTPServer(('127.0.0.1', \(port)), H)
-            print('port', s.server_address[1], flush=True)
-            s.serve_forever()
-            """
-        child = try ChildProcess("health-server", executable: "/usr/bin/python3", arguments: ["-c", script])
-        let line = try await child.waitForLine { $0.hasPrefix("port ") }
-        self.port = Int(line.dropFirst("port ".count)) ?? port
+        server = try StandInServer(name: "health-server", listen: ["127.0.0.1:\(port)"], path: Self.path)
+        try await server.waitUntilReady()
+        self.port = server.port
+    }
+
+    /// Switches how it answers (``StandInServer/set(_:timeout:)``): `503`, `slow 3`, `ok`, ...
+    package func set(_ command: String) async throws {
+        try await server.set(command)
     }
 
     /// Kills the server without waiting, for clean-up that cannot wait.
     package func kill() {
-        child.signal(SIGKILL)
+        server.kill()
     }
 
-    /// Kills the server and waits until it is gone (its port is free again).
+    /// Stops the server and waits until it is gone (its port is free again).
     package func stop() async {
-        child.signal(SIGKILL)
-        await child.waitForExit()
+        await server.stop()
     }
-
-    /// A safety net for a test that ends early: the server must not outlive it.
-    deinit { child.signal(SIGKILL) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 
 /// A plain HTTP/1.0 GET to 127.0.0.1 over a raw socket (Foundation on Linux has no http client
 /// without FoundationNetworking): the status code and the body, de-chunked if need be.

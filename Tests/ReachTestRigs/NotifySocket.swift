@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 
 /// What systemd listens on for `sd_notify`: a datagram socket at a fresh path, for a test to put in
 /// `NOTIFY_SOCKET` and read back every message a service sends, in order, with when it came.

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Synchronization
 
 /// A throwaway desktop for notification tests: an `Xvfb` display, a private session

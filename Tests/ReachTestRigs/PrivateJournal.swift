@@ -7,7 +7,7 @@ import Testing
 /// A command running beside a `systemd-journald` of the test's own, in a private mount namespace:
 /// tmpfs over the journal's sockets, files and catalog database, so tests run in parallel, never
 /// touch a journald they did not start, and may stop, freeze or restart theirs.
-final class PrivateJournal: Sendable {
+package final class PrivateJournal: Sendable {
     private let child: ChildProcess
     private let journald = Mutex<pid_t>(0)
 
@@ -33,10 +33,10 @@ final class PrivateJournal: Sendable {
         #"for fd in $(ls /proc/$BASHPID/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null; exec "$@""#
 
     /// The command's pid, which is also a way into its mount namespace (`nsenter -t`).
-    var pid: pid_t { child.processIdentifier }
-    var journaldPID: pid_t { journald.withLock { $0 } }
+    package var pid: pid_t { child.processIdentifier }
+    package var journaldPID: pid_t { journald.withLock { $0 } }
 
-    init(
+    package init(
         _ command: String,
         _ arguments: [String],
         journald: Bool = true,
@@ -66,6 +66,17 @@ final class PrivateJournal: Sendable {
         self.journald.withLock { $0 = pid }
     }
 
+    /// reachd, started the one way (``ReachdProcess/command(_:listen:logTarget:namespace:)``),
+    /// logging to this journal.
+    package static func reachd(
+        _ arguments: [String],
+        listen: String? = "127.0.0.1:0",
+        namespace: String? = nil
+    ) async throws -> PrivateJournal {
+        let command = ReachdProcess.command(arguments, listen: listen, logTarget: "journald", namespace: namespace)
+        return try await PrivateJournal(command.executable, command.arguments)
+    }
+
     deinit {
         child.signal(SIGKILL)
         let journaldPID = journald.withLock { $0 }
@@ -75,19 +86,19 @@ final class PrivateJournal: Sendable {
         }
     }
 
-    var standardOutput: String { child.outputText }
-    var standardError: String { child.errors }
+    package var standardOutput: String { child.outputText }
+    package var standardError: String { child.errors }
 
-    func send(_ line: String) {
+    package func send(_ line: String) {
         try? child.writeLine(line)
     }
 
-    func closeInput() {
+    package func closeInput() {
         child.closeInput()
     }
 
     @discardableResult
-    func waitForOutput(_ text: String, timeout: Duration = .seconds(20)) async throws -> String {
+    package func waitForOutput(_ text: String, timeout: Duration = .seconds(20)) async throws -> String {
         let child = child
         return try await waitFor("the command to print \(text)", timeout: timeout) {
             child.outputText.contains(text) ? child.outputText : nil
@@ -95,18 +106,21 @@ final class PrivateJournal: Sendable {
     }
 
     @discardableResult
-    func waitForErrors(_ text: String, timeout: Duration = .seconds(20)) async throws -> String {
+    package func waitForErrors(_ text: String, timeout: Duration = .seconds(20)) async throws -> String {
         try await child.waitForErrors(containing: text, timeout: timeout)
     }
 
     /// Waits for the command to exit (SIGKILL after `timeout`) and its output to end; its exit status.
-    func finish(timeout: Duration = .seconds(15)) async -> Int32 {
+    package func finish(timeout: Duration = .seconds(15)) async -> Int32 {
         await child.finish(timeout: timeout).status
     }
 
     /// Runs a command inside the namespace (while journald or the command runs); its standard output.
     @discardableResult
-    func inside(_ arguments: [String], through process: pid_t? = nil) async throws -> (status: Int32, output: String) {
+    package func inside(
+        _ arguments: [String],
+        through process: pid_t? = nil
+    ) async throws -> (status: Int32, output: String) {
         // journald outlives the command, so the namespace stays reachable through it.
         let member = process ?? (journaldPID > 0 ? journaldPID : pid)
         let result = try await runProgram("/usr/bin/nsenter", ["-t", "\(member)", "-m", "--"] + arguments)
@@ -114,7 +128,7 @@ final class PrivateJournal: Sendable {
     }
 
     /// The journal's entries matching `matches` (`FIELD=value`), fields decoded to strings.
-    func entries(_ matches: [String]) async throws -> [[String: String]] {
+    package func entries(_ matches: [String]) async throws -> [[String: String]] {
         let (_, text) = try await inside(["/usr/bin/journalctl", "--no-pager", "-o", "json"] + matches)
         return text.split(separator: "\n").compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
@@ -125,7 +139,7 @@ final class PrivateJournal: Sendable {
     }
 
     /// Waits until `count` entries match.
-    func waitForEntries(
+    package func waitForEntries(
         _ matches: [String],
         count: Int,
         timeout: Duration = .seconds(20)
@@ -143,7 +157,7 @@ final class PrivateJournal: Sendable {
     }
 
     /// Stops the test's journald (SIGTERM) and waits until it is gone.
-    func stopJournald() async throws {
+    package func stopJournald() async throws {
         let pid = journaldPID
         kill(pid, SIGTERM)
         // Not the test's child (the command inherited it): gone means a zombie or no process.
@@ -154,7 +168,7 @@ final class PrivateJournal: Sendable {
     }
 
     /// Starts a new journald in the namespace and waits for its socket.
-    func restartJournald() async throws {
+    package func restartJournald() async throws {
         // Detached (setsid -f): a long-lived child of the test process would confuse Foundation's
         // reaping of the command. It prints its pid, then becomes journald.
         let (_, announced) = try await inside(
@@ -183,6 +197,3 @@ final class PrivateJournal: Sendable {
         }
     }
 }
-
-/// Executables built next to the test bundle.
-let journalLogHelper = BuiltProducts.directory.appending(path: "journal-log-helper").path

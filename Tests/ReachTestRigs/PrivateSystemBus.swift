@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 
 /// A private, system-like `dbus-daemon` (configured by `bus.conf`) listening on a unix socket in a
 /// temporary directory of its own, with a logind stand-in (`login1-standin.py`) owning

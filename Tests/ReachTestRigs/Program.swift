@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 
 /// How a program ended and what it printed.
 package struct ProgramResult: Sendable {

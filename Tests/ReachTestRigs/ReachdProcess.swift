@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 
 /// Where `swift build` put the package's programs: beside the test bundle.
 package enum BuiltProducts {
@@ -12,7 +13,8 @@ package enum BuiltProducts {
     package static let shippedConfiguration = packageRoot.appending(path: "config/reachd.yaml").path
 }
 
-/// reachd as a process: the one way tests start it.
+/// reachd as a process: the one way tests start it (``command(_:listen:logTarget:namespace:)``
+/// builds its command line, for a journal of the test's own too: ``PrivateJournal/reachd(_:listen:namespace:)``).
 ///
 /// It logs on stderr (whatever journald runs) and, unless told otherwise, serves its API on a
 /// free loopback port, so that the daemons of tests running side by side never collide.
@@ -39,20 +41,32 @@ package final class ReachdProcess: Sendable {
         configurationPath = arguments.firstIndex(of: "--config").flatMap {
             arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
         }
-        var arguments = arguments
-        if !arguments.contains("--check-config") {
-            if let listen, !arguments.contains("--listen") { arguments += ["--listen", listen] }
-            if !arguments.contains("--log-target") { arguments += ["--log-target", "stderr"] }
-        }
-        let executable = namespace == nil ? BuiltProducts.reachd : TestNamespace.ipPath
-        if let namespace { arguments = ["netns", "exec", namespace, BuiltProducts.reachd] + arguments }
+        let command = Self.command(arguments, listen: listen, namespace: namespace)
         child = try ChildProcess(
             "reachd",
-            executable: executable,
-            arguments: arguments,
+            executable: command.executable,
+            arguments: command.arguments,
             errorLog: log,
             environment: clientFreeEnvironment(adding: environment)
         )
+    }
+
+    /// The command that runs the built reachd with `arguments`, plus `--listen listen` (unless
+    /// `nil` or `arguments` name one) and `--log-target logTarget` (unless they name one), in
+    /// `namespace` when given (`ip netns exec`, which execs: the process is reachd itself).
+    package static func command(
+        _ arguments: [String],
+        listen: String? = "127.0.0.1:0",
+        logTarget: String = "stderr",
+        namespace: String? = nil
+    ) -> (executable: String, arguments: [String]) {
+        var arguments = arguments
+        if !arguments.contains("--check-config") {
+            if let listen, !arguments.contains("--listen") { arguments += ["--listen", listen] }
+            if !arguments.contains("--log-target") { arguments += ["--log-target", logTarget] }
+        }
+        guard let namespace else { return (BuiltProducts.reachd, arguments) }
+        return (TestNamespace.ipPath, ["netns", "exec", namespace, BuiltProducts.reachd] + arguments)
     }
 
     /// Writes `configuration` (YAML) to a new file in `directory` and starts reachd on it.

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Synchronization
 
 /// A throw-away network namespace with helpers to run `ip` and `sysctl` in it, and to run code in

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 import Synchronization
 
 /// A small tmpfs of the test's own, mounted in a ``TemporaryDirectory``, for what a full disk does

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTesting
 
 /// An `xdg-open` of a test's own: a script in a directory of its own, put first on `PATH`, that
 /// records each URL it is asked to open and exits with a chosen status instead of starting a browser.

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTestRigs
 import ReachTesting
 import Testing
 
@@ -32,7 +33,7 @@ struct FleetFaultMatrix {
     func aServerOutagePagesOnceASilentSitePagesItsHostsAndALostLinkOnlyItsHost() async throws {
         let scratch = try TemporaryDirectory("fleet")
         let directory = scratch.url
-        let network = FleetNetwork(sites: 4, hostsPerSite: 5, directory: directory.path)
+        let network = FleetNetwork(sites: 4, hostsPerSite: 5)
         try await network.setUp()
         do {
             try await Self.runTheCases(on: network, in: directory)
@@ -46,9 +47,9 @@ struct FleetFaultMatrix {
     private static func runTheCases(on network: FleetNetwork, in directory: URL) async throws {
         var children: [ChildProcess] = []
         var daemons: [ReachdProcess] = []
-        let receiver = try await AlertReceiver(errorLog: directory.appending(path: "receiver.log").path)
-        children.append(receiver.child)
+        let receiver = try await AlertReceiver()
         defer {
+            receiver.stop()
             for child in children { child.signal(SIGKILL) }
             for daemon in daemons { daemon.signal(SIGKILL) }
         }

@@ -1,5 +1,5 @@
 import Foundation
-import ReachTesting
+import ReachTestRigs
 import Synchronization
 
 /// A fleet of hosts in sites, built of network namespaces of the test's own, for the questions a
@@ -14,7 +14,7 @@ import Synchronization
 /// ```
 ///
 /// Each site's router bridges its hosts' links and routes (forwarding on) to the server namespace,
-/// which holds the shared HTTP server (Python's `http.server`, `/health`) on its loopback address.
+/// which holds the shared HTTP server (a stand-in answering `/health`) on its loopback address.
 /// Prometheus, in the test's own namespace, reaches every host's reachd over a management network
 /// that no fault touches (reachd excludes `mgmt*` from its links), so a silent site is still scraped.
 ///
@@ -49,15 +49,11 @@ final class FleetNetwork: Sendable {
     let hostsPerSite: Int
     let hosts: [Host]
     private let prefix: String
-    private let directory: String
     private let server = ServerProcess()
 
-    /// - Parameters:
-    ///   - directory: Where the server's files go.
-    init(sites: Int, hostsPerSite: Int, directory: String) {
+    init(sites: Int, hostsPerSite: Int) {
         self.sites = sites
         self.hostsPerSite = hostsPerSite
-        self.directory = directory
         hosts = (1...sites).flatMap { site in (1...hostsPerSite).map { Host(site: site, number: $0) } }
         prefix = "rdf\(getpid())"
     }
@@ -148,7 +144,7 @@ final class FleetNetwork: Sendable {
 
     /// Starts or stops the shared server (stopped: connections to it are refused).
     func setServer(running: Bool) async throws {
-        try await server.set(running: running, namespace: serverNamespace, directory: directory)
+        try await server.set(running: running, namespace: serverNamespace)
     }
 
     /// Removes (or puts back) the site router's address on its LAN: the gateway goes silent
@@ -200,46 +196,26 @@ extension Substring {
     fileprivate var nonEmpty: Substring? { isEmpty ? nil : self }
 }
 
-/// The shared server: Python's `http.server` in the server namespace, serving `health` (`ok`).
+/// The shared server: a ``ReachTesting/StandInServer`` in the server namespace, answering `/health`.
 private final class ServerProcess: Sendable {
-    private let child = Mutex<ChildProcess?>(nil)
+    private let server = Mutex<StandInServer?>(nil)
 
-    func set(running: Bool, namespace: String, directory: String) async throws {
+    func set(running: Bool, namespace: String) async throws {
         guard running else { return await stop() }
-        let root = "\(directory)/server-root"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        try "ok\n".write(toFile: "\(root)/health", atomically: true, encoding: .utf8)
-        let process = try ChildProcess(
-            "fleet-server",
-            executable: TestNamespace.ipPath,
-            arguments: [
-                "netns", "exec", namespace, "/usr/bin/env", "python3", "-m", "http.server",
-                "\(FleetNetwork.serverPort)",
-                "--bind", FleetNetwork.serverAddress, "--directory", root,
-            ],
-            errorLog: "\(directory)/server.log"
+        let started = try StandInServer(
+            name: "fleet-server",
+            listen: ["\(FleetNetwork.serverAddress):\(FleetNetwork.serverPort)"],
+            path: "/health",
+            namespace: namespace
         )
-        child.withLock { $0 = process }
-        try await waitUntil("the fleet's server listening", timeout: .seconds(10), every: .milliseconds(50)) {
-            await Self.isListening(namespace: namespace)
-        }
+        server.withLock { $0 = started }
+        try await started.waitUntilReady()
     }
 
     func stop() async {
-        guard
-            let process = child.withLock({ state -> ChildProcess? in
-                defer { state = nil }
-                return state
-            })
-        else { return }
-        process.signal(SIGKILL)
-        _ = await process.waitForExit()
-    }
-
-    /// Whether something listens on the server's port in `namespace` (`ss`, run there).
-    private static func isListening(namespace: String) async -> Bool {
-        let listening = try? await TestNamespace.runOffPool(
-            [TestNamespace.ipPath, "netns", "exec", namespace, "ss", "-Hltn", "sport = :\(FleetNetwork.serverPort)"])
-        return !(listening ?? "").isEmpty
+        await server.withLock({ state -> StandInServer? in
+            defer { state = nil }
+            return state
+        })?.stop()
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import ReachTestRigs
 import ReachTesting
 import Synchronization
 

@@ -1,5 +1,5 @@
 import Foundation
-import ReachTesting
+import ReachTestRigs
 import Synchronization
 
 /// A throw-away network namespace for the embedded service's test, with `ip` run off the pool.

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""A real gRPC health server for the GRPCHealthProber tests: grpcio's own grpc.health.v1 servicer.
+"""The gRPC health stand-in of reachd's tests (the prober's tests, the fault matrix): grpcio's own
+grpc.health.v1 servicer, an implementation nobody here wrote.
 
-Usage: grpc_health_server.py [--without-health | --http1] [--tls CERT KEY] [PORT]   (PORT 0 or absent: any free port)
+Usage: grpc_health_server.py [--host HOST] [--without-health | --http1] [--tls CERT KEY] [PORT]
+(PORT 0 or absent: any free port)
 
-Listens on 127.0.0.1 and prints the port it bound as the first line of stdout.
+Listens on HOST (127.0.0.1 by default) and prints the port it bound as the first line of stdout.
 
 --without-health runs a gRPC server with no services at all, so every health call fails with
 UNIMPLEMENTED; --http1 runs a plain HTTP/1.1 server (not gRPC) that answers 404 to everything.
@@ -48,7 +50,7 @@ def start_http1(requested: int):
     return httpd.server_address[1], httpd.shutdown
 
 
-def start_grpc(requested: int, with_health: bool, tls=None):
+def start_grpc(host: str, requested: int, with_health: bool, tls=None):
     """A gRPC server, with grpcio's health servicer or with no services, over TLS with tls=(cert, key);
     returns (port, stop, servicer)."""
     # A Watch holds a thread while it lasts (below): room for many, zombies of a lost link included.
@@ -62,17 +64,21 @@ def start_grpc(requested: int, with_health: bool, tls=None):
     if tls:
         with open(tls[0], "rb") as cert, open(tls[1], "rb") as key:
             credentials = grpc.ssl_server_credentials([(key.read(), cert.read())])
-        port = server.add_secure_port(f"127.0.0.1:{requested}", credentials)
+        port = server.add_secure_port(f"{host}:{requested}", credentials)
     else:
-        port = server.add_insecure_port(f"127.0.0.1:{requested}")
+        port = server.add_insecure_port(f"{host}:{requested}")
     if port == 0:
-        raise OSError(f"cannot bind 127.0.0.1:{requested}")
+        raise OSError(f"cannot bind {host}:{requested}")
     server.start()
     return port, lambda: server.stop(grace=None), servicer
 
 
 def main() -> int:
     args = sys.argv[1:]
+    host = "127.0.0.1"
+    if args and args[0] == "--host":
+        host = args[1]
+        args = args[2:]
     mode = args.pop(0) if args and args[0].startswith("--") and args[0] != "--tls" else "--health"
     tls = None
     if args and args[0] == "--tls":
@@ -83,7 +89,7 @@ def main() -> int:
         port, stop = start_http1(requested)
         servicer = health.HealthServicer()
     elif mode in ("--health", "--without-health"):
-        port, stop, servicer = start_grpc(requested, with_health=(mode == "--health"), tls=tls)
+        port, stop, servicer = start_grpc(host, requested, with_health=(mode == "--health"), tls=tls)
     else:
         print(f"error: unknown mode {mode!r}", file=sys.stderr, flush=True)
         return 2
