@@ -2,7 +2,7 @@ import ReachCore
 import ReachSupport
 
 /// What the engine needs to tell connectivity, validated: every value here is usable as it stands.
-/// reachd's configuration file gives it (with what only the daemon serves: ``DaemonConfiguration``),
+/// reachd's configuration file gives it (with what only the daemon serves: `DaemonConfiguration`),
 /// and a program embedding the engine gives it in code or from the same file.
 public struct Configuration: Sendable, Equatable {
     /// In configuration order; the `server` shorthand, when present, comes first.

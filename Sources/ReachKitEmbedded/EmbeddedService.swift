@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// captive-portal API, the path evidence that tells whose fault it is, certificate warnings and
 /// sleep), run inside the program.
 ///
-/// It takes the engine's ``ReachConfig/Configuration``: built in code, or read from reachd's YAML
+/// It takes the engine's ``Configuration``: built in code, or read from reachd's YAML
 /// (the embedded default probes `http://127.0.0.1:8080/api/v1/health`), so that the verdicts are the
 /// daemon's for the same faults. What only a daemon serves (listen addresses, the token, metrics,
 /// history, hooks, webhooks, sd_notify) is not part of it; a file's sections for those are checked
@@ -28,7 +28,8 @@ public final class EmbeddedService: ConnectivityService {
     /// - Parameters:
     ///   - configuration: What to watch and how; `nil` for reachd's embedded default.
     ///   - clock: Times probes, hysteresis and callback timeouts (a test clock in tests).
-    /// - Throws: ``ReachConfig/ConfigurationError`` only when `configuration` is `nil` and the
+    ///   - logger: Where the engine logs, as reachd's log does.
+    /// - Throws: ``ConfigurationError`` only when `configuration` is `nil` and the
     ///   embedded default cannot be read (which a test pins).
     public init(configuration: Configuration? = nil, clock: MonitorClock = .system(), logger: Logger) throws {
         let configuration = try configuration ?? DaemonConfiguration.load(from: .embeddedDefault).engine
@@ -38,17 +39,9 @@ public final class EmbeddedService: ConnectivityService {
     /// The service for reachd's configuration file, found as reachd finds it: `path`, else
     /// `$REACHD_CONFIG`, else the embedded default.
     ///
-    /// - Throws: ``ReachConfig/ConfigurationError`` naming the file and what is wrong in it.
+    /// - Throws: ``ConfigurationError`` naming the file and what is wrong in it.
     public convenience init(configurationFile path: String?, clock: MonitorClock = .system(), logger: Logger) throws {
-        let environment = ProcessInfo.processInfo.environment
-        try self.init(
-            configuration: DaemonConfiguration.load(
-                from: .resolve(commandLine: path, environment: environment),
-                environment: environment
-            ).engine,
-            clock: clock,
-            logger: logger
-        )
+        try self.init(configuration: Configuration(configurationFile: path), clock: clock, logger: logger)
     }
 
     /// Applies `configuration` while the service runs, as reachd applies a reloaded file, one call

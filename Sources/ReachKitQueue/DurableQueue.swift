@@ -12,7 +12,7 @@ import Synchronization
 /// - ``enqueue(_:key:expiresAfter:)`` returns once the item is on disk. The key makes enqueueing
 ///   idempotent (see the idempotency window, below).
 /// - ``run()`` drains the queue at start (when connected), on every restoration the
-///   ``ConnectivityService`` reports, and when items arrive while connected: up to
+///   `ConnectivityService` reports, and when items arrive while connected: up to
 ///   ``QueuePolicy/concurrency`` at once, in the order ``QueuePolicy`` describes. The queue is a
 ///   swift-service-lifecycle `Service`: on graceful shutdown it starts no more deliveries, lets
 ///   those under way end and records them, and returns; what was not delivered waits in the file
@@ -62,7 +62,11 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
 
     /// - Parameters:
     ///   - name: Names this queue in the store, the logs and the metrics.
+    ///   - store: The file that keeps the items (one may hold many queues).
     ///   - service: Says when connectivity is there and when it is restored.
+    ///   - policy: Concurrency, retries, the breaker, deadlines and expiry.
+    ///   - clock: Times retries, deadlines and expiries (a test clock in tests).
+    ///   - logger: Where failures, dead letters and the breaker are logged.
     ///   - handler: Delivers one item. It runs only while connected, never twice at once for one item.
     public init(
         name: String,
@@ -102,8 +106,11 @@ public final class DurableQueue<Item: Codable & Sendable>: Service {
     /// queue already holds an item with this key (pending, in flight or dead), which is left as it
     /// was (see the idempotency window).
     ///
-    /// - Parameter lifetime: How long it may wait to be delivered before it becomes a dead letter
-    ///   (reason `expired`); `nil` takes the policy's ``QueuePolicy/expiry``.
+    /// - Parameters:
+    ///   - item: What the handler will be given.
+    ///   - key: Names the item while the queue holds it: the idempotency key.
+    ///   - lifetime: How long it may wait to be delivered before it becomes a dead letter
+    ///     (reason `expired`); `nil` takes the policy's ``QueuePolicy/expiry``.
     @discardableResult
     public func enqueue(_ item: Item, key: String, expiresAfter lifetime: Duration? = nil) async throws -> Bool {
         try await enqueue([(key, item)], expiresAfter: lifetime ?? policy.expiry) == 1
