@@ -142,6 +142,7 @@ import Testing
             harness.monitor.current.verdict.fault == nil,
             "the server's or a portal's: not known until the check URL is asked"
         )
+        harness.clock.advance(by: .milliseconds(10))  // the next check begins after the failure
         harness.record(Self.check(200))
         #expect(harness.reason == .captivePortal)
         #expect(harness.monitor.current.verdict.fault == .portal)
@@ -149,6 +150,31 @@ import Testing
         harness.record(Self.check(204))
         #expect(harness.reason == .targetFailed(target: "api", reason: .tlsFailure))
         #expect(harness.monitor.current.verdict.fault == .server)
+        await harness.stop()
+    }
+
+    /// A check that began before the target failed (its answer came after, on a loaded machine) may
+    /// have crossed the network before the portal came: it does not tell whose fault it is.
+    @Test func aCheckThatBeganBeforeTheFailureDoesNotTellWhoseFaultItIs() async {
+        let https = ProbeTarget(
+            name: "api",
+            check: .http(
+                HTTPCheck(url: "https://203.0.113.10/health", endpoint: HostPort(host: "203.0.113.10", port: 443))
+            )
+        )
+        let harness = Self.harness(targets: [https])
+        harness.monitor.update(links: .of(.usable()))
+        harness.record(.failure("api", .tlsFailure, phase: .tls, latency: .milliseconds(3)))
+        harness.clock.advance(by: .milliseconds(500))
+        // 204, but from a probe that began 800 ms ago, 300 ms before the failure.
+        harness.record(
+            ProbeResult(target: PortalCheck.probeName, timings: ProbeTimings(total: .milliseconds(800)))
+        )
+        #expect(harness.monitor.current.verdict.fault == nil, "not the server's: the check is older than the failure")
+        harness.clock.advance(by: .milliseconds(500))
+        harness.record(Self.check(200))
+        #expect(harness.monitor.current.verdict.fault == .portal)
+        #expect(harness.monitor.current.verdict.portal?.evidence == .tlsIntercepted)
         await harness.stop()
     }
 

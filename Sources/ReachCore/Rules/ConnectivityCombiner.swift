@@ -58,11 +58,11 @@ struct ConnectivityCombiner: Sendable {
     private(set) var portalCheck: PortalCheck?
     /// What the check URL's last telling probe said on the current link.
     var portalCheckFinding: PortalCheck.Finding?
-    /// The check URL's results so far, and the count when each unhealthy target went down: a
-    /// failure a portal can cause has no fault until the check URL has been asked after it
-    /// (`ConnectivityCombiner+Portal`).
-    var portalCheckResults = 0
-    var portalCheckResultsAtFailure: [String: Int] = [:]
+    /// When the latest check URL probe that answered began (its result's time less its duration),
+    /// and when each unhealthy target went down: a failure a portal can cause has no fault until
+    /// the check URL has been asked after it, by a probe that began after it (`ConnectivityCombiner+Portal`).
+    var portalCheckStarted: WallTime?
+    var failedAt: [String: WallTime] = [:]
     /// The RFC 8908 API's last answer per interface, and when it came.
     var portalAPIAnswers: [String: (answer: CaptivePortalAPIAnswer, at: WallTime)] = [:]
     /// What the default gateway and the upstream reference showed in the last round while targets
@@ -169,7 +169,8 @@ struct ConnectivityCombiner: Sendable {
         if let portalCheck, result.target == PortalCheck.probeName {
             // A check that failed before any answer learned nothing: the last answer stands.
             if let finding = portalCheck.finding(result) { portalCheckFinding = finding }
-            portalCheckResults += 1
+            let started = WallTime(sinceEpoch: now.sinceEpoch - result.latency)
+            portalCheckStarted = max(portalCheckStarted ?? started, started)
             return settle(control: probeControl, at: now)
         }
         guard let index = indexByName[result.target] else { return Change(accepted: false) }
@@ -180,7 +181,7 @@ struct ConnectivityCombiner: Sendable {
         let after = verdict.targets[index].health
         if after != before {
             count(index, from: before, to: after)
-            portalCheckResultsAtFailure[result.target] = after == .unhealthy ? portalCheckResults : nil
+            failedAt[result.target] = after == .unhealthy ? now : nil
         }
         // A first finding (a target leaving `unknown`: at start, after a reload, a regained link or a
         // wake) is news with the rest of its round: when the last unknown target is found, or sooner
@@ -275,7 +276,8 @@ struct ConnectivityCombiner: Sendable {
         )
         let (state, reason, portal) = decide()
         let fault =
-            state == .disconnected && !awaitsPortalCheck(reason) ? Fault(reason, evidence: evidence(for: reason)) : nil
+            state == .disconnected && !awaitsPortalCheck(reason, at: now)
+            ? Fault(reason, evidence: evidence(for: reason)) : nil
         let usableInterfaces = assessment?.usableInterfaces ?? []
         let interfacesChanged = usableInterfaces != verdict.usableInterfaces
         verdict.state = state
@@ -341,7 +343,7 @@ struct ConnectivityCombiner: Sendable {
         }
         healthCounts = HealthCounts(unknown: verdict.targets.count)
         // A new link may be another network, with or without a portal, behind another gateway.
-        (portalCheckFinding, pathEvidence, portalCheckResultsAtFailure) = (nil, nil, [:])
+        (portalCheckFinding, pathEvidence, failedAt) = (nil, nil, [:])
         let pathsChanged = resetPaths()
         return changed || pathsChanged
     }
