@@ -647,7 +647,7 @@ let package = Package(
             name: "ReachTestRigs",
             dependencies: ["ReachTesting", "ReachLogging", "CNetlink"],
             path: "Tests/ReachTestRigs",
-            exclude: ["SystemBus", "Servers"],
+            exclude: ["SystemBus", "Servers", "Clients"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -55,6 +55,7 @@ extension StatusDocument {
             status.families = target.families.compactMap(IPFamily.init(rawValue:))
             status.answeredFamilies = target.answeredFamilies.compactMap(IPFamily.init(rawValue:))
             status.degradedFamilies = target.degradedFamilies.compactMap(IPFamily.init(rawValue:))
+            if let host = target.host, let port = target.port { status.endpoint = HostPort(host: host, port: port) }
             if let code = target.reason {
                 status.lastFailure = ProbeFailure(
                     FailureReason(code: code, httpStatus: target.httpStatus) ?? .protocolError,
@@ -149,7 +150,9 @@ extension StatusDocument.Target {
             certificate: status.certificate.map(StatusDocument.Certificate.init(certificate:)),
             families: status.families.map(\.rawValue),
             answeredFamilies: status.answeredFamilies.map(\.rawValue),
-            degradedFamilies: status.degradedFamilies.map(\.rawValue)
+            degradedFamilies: status.degradedFamilies.map(\.rawValue),
+            host: status.endpoint?.host,
+            port: status.endpoint?.port
         )
     }
 }

@@ -142,6 +142,11 @@ package struct StatusDocument: Codable, Sendable, Hashable {
         @AddedLater package var answeredFamilies: [String] = []
         /// Of `families`, those that fail while another answers.
         @AddedLater package var degradedFamilies: [String] = []
+        /// Where the target is probed: its URL's or address's host (an IP address without brackets)
+        /// and port, so that a program asking about a host and port can be answered from the
+        /// target's health (reachd's GIO module). `null` from a reachd older than these keys.
+        @Nullable package var host: String? = nil
+        @Nullable package var port: Int? = nil
 
         enum CodingKeys: String, CodingKey {
             case name, kind, health, reason, phase, detail
@@ -154,6 +159,7 @@ package struct StatusDocument: Codable, Sendable, Hashable {
             case certificate, families
             case answeredFamilies = "answered_families"
             case degradedFamilies = "degraded_families"
+            case host, port
         }
     }
 

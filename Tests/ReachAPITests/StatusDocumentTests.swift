@@ -13,6 +13,25 @@ struct StatusDocumentTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
+    /// GLib's can_reach() through the GIO module asks about a host and port: each target says
+    /// where it is probed, an IPv6 address without brackets, and a reader gets it back.
+    @Test func eachTargetSaysWhereItIsProbed() throws {
+        var status = TargetStatus(name: "api", kind: "http", health: .unhealthy)
+        status.endpoint = HostPort(host: "2001:db8::5", port: 8443)
+        let verdict = Verdict(
+            state: .connected,
+            reason: .healthy,
+            since: TestClock().wallTimeAtStart,
+            targets: [status]
+        )
+        let document = StatusDocument(event: ConnectivityEvent(sequence: 1, verdict: verdict), likelyConnected: true)
+        let target = try #require((try json(document)["targets"] as? [[String: Any]])?.first)
+        #expect(target["host"] as? String == "2001:db8::5")
+        #expect(target["port"] as? Int == 8443)
+        let decoded = try JSONDecoder().decode(StatusDocument.self, from: APIJSON.encode(document))
+        #expect(decoded.verdict.targets.first?.endpoint == HostPort(host: "2001:db8::5", port: 8443))
+    }
+
     @Test func aConnectedVerdictHasEveryKeyInSnakeCase() throws {
         let clock = TestClock()
         let verdict = Verdict(
@@ -66,9 +85,10 @@ struct StatusDocumentTests {
                     "name", "kind", "health", "reason", "phase", "detail", "http_status", "latency_seconds", "timings",
                     "last_checked_at",
                     "consecutive_failures", "consecutive_successes", "certificate", "families", "answered_families",
-                    "degraded_families",
+                    "degraded_families", "host", "port",
                 ]
         )
+        #expect(target["host"] is NSNull && target["port"] is NSNull, "a status made without its target: where unknown")
         #expect(target["name"] as? String == "server")
         #expect(target["kind"] as? String == "http")
         #expect(target["health"] as? String == "healthy")
