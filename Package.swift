@@ -702,7 +702,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            exclude: ["Servers"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -813,7 +812,6 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            exclude: ["Servers"],
             swiftSettings: strict
         ),
         // Writes history as fast as it can in a child process, for the test that kills it mid-write.
