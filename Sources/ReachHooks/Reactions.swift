@@ -1,4 +1,5 @@
 import Logging
+import ReachConfig
 import ReachCore
 import ServiceLifecycle
 import Synchronization

@@ -1,5 +1,5 @@
 import Foundation
-import ReachTesting
+import ReachTestRigs
 
 /// What Yams made of YAML texts, asked of `yams-oracle` (Tests/YamsOracle), the program built next
 /// to the test bundle: Yams' own copy of libyaml must not be linked into the tests, where its
