@@ -164,7 +164,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Health probes on SwiftNIO: HTTP(S), TCP connect, gRPC health.
+        // Health probes: HTTP(S), TCP connect, gRPC health and DNS on SwiftNIO; ICMP echo bursts on
+        // a thread of their own (its timer heap from swift-collections).
         .target(
             name: "ReachProbes",
             dependencies: [
@@ -172,6 +173,7 @@ let package = Package(
                 "ReachPOSIX",
                 "ReachOutbound",
                 "GRPCHealth",
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

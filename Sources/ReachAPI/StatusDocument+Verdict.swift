@@ -61,6 +61,7 @@ extension StatusDocument {
                     phase: target.phase.flatMap(ProbePhase.init(rawValue:)),
                     detail: target.detail
                 )
+                status.lastFailure?.reportedBy = target.reportedBy.flatMap { IPAddress($0) }
             }
             return status
         }
@@ -149,7 +150,10 @@ extension StatusDocument.Target {
             certificate: status.certificate.map(StatusDocument.Certificate.init(certificate:)),
             families: status.families.map(\.rawValue),
             answeredFamilies: status.answeredFamilies.map(\.rawValue),
-            degradedFamilies: status.degradedFamilies.map(\.rawValue)
+            degradedFamilies: status.degradedFamilies.map(\.rawValue),
+            resolver: status.lastResult?.resolver.map { "\($0)" },
+            reportedBy: failure?.reportedBy.map { "\($0)" },
+            echoes: status.lastResult?.echoes.map(StatusDocument.Echoes.init(statistics:))
         )
     }
 }

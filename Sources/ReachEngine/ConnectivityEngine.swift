@@ -74,7 +74,9 @@ package struct ConnectivityEngine: Service {
             logger: logger
         )
         let http = HTTPProber(logger: logger)
-        let prober = prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))
+        let icmp = ICMPBurstProber()
+        let prober = prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger), icmp: icmp)
+        Self.sayHostProblems(configuration.targets, logger: logger)
         // One loop for the targets' probes and their variants': an uplink's probe costs what a target's does.
         let timer = EventLoopProbeTimer()
         probes = ProbeService(
@@ -89,7 +91,10 @@ package struct ConnectivityEngine: Service {
                 logger: logger
             ),
             timer: timer,
-            shutdown: { await http.shutdown() }
+            shutdown: {
+                icmp.shutdown()
+                await http.shutdown()
+            }
         )
         services = [
             MonitorService(monitor: monitor),
@@ -112,6 +117,7 @@ package struct ConnectivityEngine: Service {
     /// Stops probing the old targets, applies `configuration` to the monitor, then probes its
     /// targets (a reload that changed them). Called one at a time.
     package func replaceTargets(with configuration: Configuration) async {
+        Self.sayHostProblems(configuration.targets, logger: logger)
         let monitor = monitor
         await probes.replaceTargets(with: configuration.probedTargets) { monitor.reconfigure(configuration.monitor) }
     }

@@ -66,7 +66,7 @@ struct StatusDocumentTests {
                     "name", "kind", "health", "reason", "phase", "detail", "http_status", "latency_seconds", "timings",
                     "last_checked_at",
                     "consecutive_failures", "consecutive_successes", "certificate", "families", "answered_families",
-                    "degraded_families",
+                    "degraded_families", "resolver", "reported_by", "echoes",
                 ]
         )
         #expect(target["name"] as? String == "server")

@@ -274,7 +274,7 @@ struct ConnectivityCombiner: Sendable {
         )
         let (state, reason, portal) = decide()
         let fault =
-            state == .disconnected && !awaitsPortalCheck(reason) ? Fault(reason, evidence: evidence(for: reason)) : nil
+            state == .disconnected && !awaitsPortalCheck(reason) ? fault(for: reason) : nil
         let usableInterfaces = assessment?.usableInterfaces ?? []
         let interfacesChanged = usableInterfaces != verdict.usableInterfaces
         verdict.state = state
