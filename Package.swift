@@ -627,6 +627,12 @@ let package = Package(
             path: "FuzzTesting/FuzzStatusAPI",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "fuzz-dns-message",
+            dependencies: ["CFuzzerEntry", "ReachFuzzing"],
+            path: "FuzzTesting/FuzzDNSMessage",
+            swiftSettings: strict
+        ),
         // Replays every committed corpus and crash input through the same functions, in `swift test`.
         .testTarget(
             name: "ReachFuzzingTests",
@@ -693,8 +699,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            exclude: ["Servers"],
+            exclude: ["Servers", "Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -9,6 +9,12 @@ package struct DNSMessage: Sendable, Hashable {
         package var name: String
         package var type: UInt16
         package var recordClass: UInt16
+
+        package init(name: String, type: UInt16, recordClass: UInt16) {
+            self.name = name
+            self.type = type
+            self.recordClass = recordClass
+        }
     }
 
     package var id: UInt16

@@ -22,13 +22,18 @@ package enum DNSName {
         return bytes.count <= maximumLength ? bytes : nil
     }
 
-    /// A label (or TXT string) as dig prints it: printable ASCII as is, `.` and `\` escaped, any
-    /// other byte (a control character, a space, UTF-8) as `\DDD`, so that no answer can put a
-    /// terminal escape into a log line or a status document.
-    package static func escaped(_ bytes: [UInt8]) -> String {
+    /// A label as dig prints it: printable ASCII as is, `.` and `\` escaped, any other byte (a
+    /// control character, a space, UTF-8) as `\DDD`, so that no answer can put a terminal escape
+    /// into a log line or a status document. A TXT string (`keepingSpaces`) keeps its spaces and
+    /// dots, as its text reads.
+    package static func escaped(_ bytes: [UInt8], keepingSpaces: Bool = false) -> String {
         var text = ""
         text.reserveCapacity(bytes.count)
         for byte in bytes {
+            if keepingSpaces, byte == UInt8(ascii: ".") || byte == UInt8(ascii: " ") {
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+                continue
+            }
             switch byte {
             case UInt8(ascii: "."), UInt8(ascii: "\\"):
                 text.append("\\")

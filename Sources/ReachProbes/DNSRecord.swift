@@ -43,7 +43,7 @@ package enum DNSRecordData: Sendable, Hashable {
         case .address(let address): "\(address)"
         case .name(let name): name
         case .mailExchange(let preference, let exchange): "\(preference) \(exchange)"
-        case .text(let strings): strings.map(DNSName.escaped).joined()
+        case .text(let strings): strings.map { DNSName.escaped($0, keepingSpaces: true) }.joined()
         case .service(let priority, let weight, let port, let target): "\(priority) \(weight) \(port) \(target)"
         case .startOfAuthority(let primary, let mailbox, let serial, let refresh, let retry, let expire, let minimum):
             "\(primary) \(mailbox) \(serial) \(refresh) \(retry) \(expire) \(minimum)"

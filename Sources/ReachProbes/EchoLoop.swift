@@ -55,7 +55,7 @@ package final class EchoLoop: Sendable {
             whenDone(.failure(target, .protocolError, detail: "no eventfd for the echo thread", latency: .zero))
             return .none
         }
-        let (id, startThread, stopping) = shared.withLock { shared in
+        let (id, stopping) = shared.withLock { shared in
             shared.nextID += 1
             let burst = Burst(
                 id: shared.nextID,
@@ -67,34 +67,44 @@ package final class EchoLoop: Sendable {
                 whenDone: whenDone
             )
             if !shared.stopping { shared.incoming.append(burst) }
-            defer { shared.running = shared.running || !shared.stopping }
-            return (shared.nextID, !shared.running && !shared.stopping, shared.stopping)
+            return (shared.nextID, shared.stopping)
         }
         guard !stopping else {
             whenDone(.failure(target, .cancelled, latency: .zero))
             return .none
         }
-        if startThread {
-            do {
-                try DedicatedThread.start(named: "reachd-echo") {
-                    EchoLoopThread(doorbell: doorbell, shared: self).run()
-                }
-            } catch {
-                shared.withLock { $0.running = false }
-                let bursts = shared.withLock { shared in
-                    defer { shared.incoming = [] }
-                    return shared.incoming
-                }
-                for burst in bursts {
-                    burst.whenDone(.failure(burst.target, .protocolError, detail: "\(error)", latency: .zero))
-                }
-                return .none
-            }
-        }
+        startThread(doorbell)
         doorbell.ring()
         return ProbeCancellation { [weak self] in
             self?.shared.withLock { $0.cancelled.append(id) }
             self?.doorbell?.ring()
+        }
+    }
+
+    /// Starts the thread, in the calling thread's network namespace, unless it runs (or the loop
+    /// was shut down): a prober that resolves a name first calls it before it leaves for the
+    /// resolver's thread.
+    func startThread() {
+        if let doorbell { startThread(doorbell) }
+    }
+
+    private func startThread(_ doorbell: ShutdownDoorbell) {
+        let start = shared.withLock { shared in
+            defer { shared.running = shared.running || !shared.stopping }
+            return !shared.running && !shared.stopping
+        }
+        guard start else { return }
+        do {
+            try DedicatedThread.start(named: "reachd-echo") { EchoLoopThread(doorbell: doorbell, shared: self).run() }
+        } catch {
+            let bursts = shared.withLock { shared in
+                shared.running = false
+                defer { shared.incoming = [] }
+                return shared.incoming
+            }
+            for burst in bursts {
+                burst.whenDone(.failure(burst.target, .protocolError, detail: "\(error)", latency: .zero))
+            }
         }
     }
 

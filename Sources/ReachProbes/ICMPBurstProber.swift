@@ -40,6 +40,7 @@ package struct ICMPBurstProber: StartingProber {
             )
         }
         let started = ContinuousClock.now
+        loop.startThread()
         let burst = Mutex<(cancellation: ProbeCancellation?, cancelled: Bool)>((nil, false))
         let resolving = Task {
             let address: IPAddress
