@@ -9,12 +9,7 @@ extension ConfigurationParser {
 
     /// A `dns` target's check from its keys, every problem reported with its position.
     mutating func dnsCheck(_ entries: [String: ConfigNode], at node: ConfigNode) -> DNSCheck? {
-        forbid(["url", "address", "service", "watch", "tls"], in: entries, because: "it does not apply to dns targets")
-        forbid(
-            ["headers", "bearer_token_file", "bearer_token_credential"],
-            in: entries,
-            because: "it applies to http targets only"
-        )
+        forbidOtherKeys(in: entries, kind: "dns")
         guard let queryNode = entries["query"] else {
             reader.report("missing query: the name to ask for, like api.example.com", at: node)
             return nil
@@ -100,16 +95,7 @@ extension ConfigurationParser {
 
     /// An `icmp` target's check from its keys.
     mutating func icmpCheck(_ entries: [String: ConfigNode], at node: ConfigNode) -> ICMPCheck? {
-        forbid(
-            ["url", "address", "service", "watch", "tls", "expect"],
-            in: entries,
-            because: "it does not apply to icmp targets"
-        )
-        forbid(
-            ["headers", "bearer_token_file", "bearer_token_credential"],
-            in: entries,
-            because: "it applies to http targets only"
-        )
+        forbidOtherKeys(in: entries, kind: "icmp")
         guard let hostNode = entries["host"] else {
             reader.report("missing host: the address or name to send echoes to, like 10.0.0.1", at: node)
             return nil
@@ -124,5 +110,16 @@ extension ConfigurationParser {
         let packets =
             entries["packets"].flatMap { reader.integer($0, in: Self.packetsRange) } ?? ICMPCheck.defaultPackets
         return ICMPCheck(host: host, packets: packets)
+    }
+
+    /// Reports the keys of the other kinds in a `dns` or `icmp` target (an icmp target has no `expect`).
+    private mutating func forbidOtherKeys(in entries: [String: ConfigNode], kind: String) {
+        let others = ["url", "address", "service", "watch", "tls"] + (kind == "icmp" ? ["expect"] : [])
+        forbid(others, in: entries, because: "it does not apply to \(kind) targets")
+        forbid(
+            ["headers", "bearer_token_file", "bearer_token_credential"],
+            in: entries,
+            because: "it applies to http targets only"
+        )
     }
 }

@@ -43,11 +43,7 @@ struct DNSAndICMPTargetProcessTests {
             try await server.ip("link", "set", "w1", "up")
             try await host.ip("route", "add", "default", "via", DNSAndICMPTargetProcessTests.gateway)
             try await server.ip("addr", "add", "\(DNSAndICMPTargetProcessTests.resolver)/32", "dev", "lo")
-            try await server.ip("link", "add", "d0", "type", "veth", "peer", "name", "d1")
-            try await server.ip("link", "set", "d0", "up")
-            try await server.ip("link", "set", "d1", "up")
-            try await server.ip("route", "add", "10.75.0.0/24", "dev", "d0")
-            try await server.sysctl("net.ipv4.ip_forward=1", "net.ipv4.icmp_ratelimit=0")
+            try await server.routeToNowhere("10.75.0.0/24")
             try await host.sysctl("net.ipv4.ping_group_range=\(open ? "0 2147483647" : "1 0")")
             try FileManager.default.createDirectory(atPath: etc, withIntermediateDirectories: true)
             try "nameserver \(DNSAndICMPTargetProcessTests.resolver)\n".write(

@@ -39,12 +39,7 @@ struct ICMPBurstProberTests {
                 try await namespace.ip("link", "set", interface, "up")
             }
             try await prober.ip("route", "add", "default", "via", Self.router)
-            // A link of the router's own where nobody is: 10.75.0.0/24's neighbour lookups fail.
-            try await router.ip("link", "add", "d0", "type", "veth", "peer", "name", "d1")
-            try await router.ip("link", "set", "d0", "up")
-            try await router.ip("link", "set", "d1", "up")
-            try await router.ip("route", "add", "10.75.0.0/24", "dev", "d0")
-            try await router.sysctl("net.ipv4.ip_forward=1", "net.ipv4.icmp_ratelimit=0")
+            try await router.routeToNowhere("10.75.0.0/24")
             try await prober.sysctl("net.ipv4.ping_group_range=\(open ? "0 2147483647" : "1 0")")
             try await prober.waitUntilUp("b0")
             try await router.waitUntilUp("b1")
