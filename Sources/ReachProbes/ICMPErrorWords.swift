@@ -4,8 +4,8 @@ import ReachSupport
 /// An ICMP error answering an echo, as a probe's failure: destination unreachable and time
 /// exceeded (ICMP and ICMPv6) are their own reasons, with what the code says in words; any other
 /// error is a `protocol_error` naming its type and code.
-enum ICMPErrorWords {
-    static func failure(_ report: ICMPReport.ErrorReport, family: IPFamily) -> ProbeFailure {
+package enum ICMPErrorWords {
+    package static func failure(_ report: ICMPReport.ErrorReport, family: IPFamily) -> ProbeFailure {
         let from = report.reporter.map { ", from \($0)" } ?? ""
         switch (family, report.type) {
         case (.ipv4, 3):

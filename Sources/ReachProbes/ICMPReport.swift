@@ -3,27 +3,34 @@ import ReachSupport
 /// What a ping socket's reads say (``EchoLoop``): an echo reply's sequence number, the kernel's
 /// receive time, and the ICMP errors queued about an echo (`IP_RECVERR`) with the router that sent
 /// them. Pure functions over the bytes `recvmsg` returned, every length checked.
-enum ICMPReport {
+package enum ICMPReport {
     /// An ICMP error about one of the socket's echoes.
-    struct ErrorReport: Sendable, Hashable {
+    package struct ErrorReport: Sendable, Hashable {
         /// The sequence number of the echo it is about.
-        var sequence: UInt16
+        package var sequence: UInt16
         /// ICMP's type and code (ICMPv6's for an IPv6 socket).
-        var type: UInt8
-        var code: UInt8
+        package var type: UInt8
+        package var code: UInt8
         /// Who sent it: the router (or this machine, when its own neighbour lookup failed).
-        var reporter: IPAddress?
+        package var reporter: IPAddress?
+
+        package init(sequence: UInt16, type: UInt8, code: UInt8, reporter: IPAddress?) {
+            self.sequence = sequence
+            self.type = type
+            self.code = code
+            self.reporter = reporter
+        }
     }
 
     /// The sequence number of an echo reply, `nil` for anything else.
-    static func replySequence(_ bytes: ArraySlice<UInt8>, family: IPFamily) -> UInt16? {
+    package static func replySequence(_ bytes: ArraySlice<UInt8>, family: IPFamily) -> UInt16? {
         guard bytes.count >= 8, bytes[bytes.startIndex] == PingSocket.replyType(family) else { return nil }
         return UInt16(bytes[bytes.startIndex + 6]) << 8 | UInt16(bytes[bytes.startIndex + 7])
     }
 
     /// The kernel's receive time of a reply (`SCM_TIMESTAMPNS`, the real-time clock), in
     /// nanoseconds since the epoch; `nil` when the control data has none.
-    static func receiveTime(control: ArraySlice<UInt8>) -> Int64? {
+    package static func receiveTime(control: ArraySlice<UInt8>) -> Int64? {
         for message in controlMessages(control)
         where message.level == 1 && message.type == PingSocket.timestampNanoseconds {
             guard message.data.count >= 16 else { return nil }
@@ -36,7 +43,7 @@ enum ICMPReport {
     /// The ICMP error an error-queue read (`MSG_ERRQUEUE`) holds: the extended error in the control
     /// data (`struct sock_extended_err`, then the sender's address), and the echo it is about in
     /// the data (the request's own ICMP header). `nil` for a local error, or anything unreadable.
-    static func error(control: ArraySlice<UInt8>, data: ArraySlice<UInt8>, family: IPFamily) -> ErrorReport? {
+    package static func error(control: ArraySlice<UInt8>, data: ArraySlice<UInt8>, family: IPFamily) -> ErrorReport? {
         let (level, type, origin): (Int32, Int32, UInt8) =
             family == .ipv6
             ? (41, PingSocket.ipv6RecvErr, PingSocket.originICMP6) : (0, PingSocket.ipRecvErr, PingSocket.originICMP)
