@@ -135,6 +135,11 @@ package struct StatusDocument: Codable, Sendable, Hashable {
         @Nullable package var reportedBy: String? = nil
         /// An `icmp` target's last burst of echoes; `null` for other kinds.
         @Nullable package var echoes: Echoes? = nil
+        /// Where the target is probed: its URL's or address's host (an IP address without brackets)
+        /// and port, so that a program asking about a host and port can be answered from the
+        /// target's health (reachd's GIO module). `null` from a reachd older than these keys.
+        @Nullable package var host: String? = nil
+        @Nullable package var port: Int? = nil
 
         enum CodingKeys: String, CodingKey {
             case name, kind, health, reason, phase, detail
@@ -150,6 +155,7 @@ package struct StatusDocument: Codable, Sendable, Hashable {
             case resolver
             case reportedBy = "reported_by"
             case echoes
+            case host, port
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Glibc
 
 /// glibc's `mallopt(3)` and its `M_MMAP_THRESHOLD` (-3), declared in `<malloc.h>`, which the
 /// Glibc module does not import.
@@ -22,6 +23,18 @@ enum ReachdMain {
         // mappings of their own, returned to the kernel when freed: at 1,000 targets, 15.7 MiB of
         // private memory instead of 18.8–26.7, for no more CPU (measured A/B).
         _ = mallopt(mmapThreshold, 128 << 10)
+        // SIGABRT from systemd's watchdog (WatchdogSignal=) must end a wedged reachd, with a core
+        // dump. The Swift runtime's backtracer, when it finds swift-backtrace (a toolchain beside
+        // the binary), catches SIGABRT like a crash, prints a backtrace and then lets a signal sent
+        // by another process go: reachd ran on, watchdog pings and all, until systemd's SIGKILL
+        // 90 s later. Swift's own crashes (SIGILL, SIGSEGV, SIGTRAP) keep their backtraces. It is
+        // unblocked too, before any thread inherits the mask: a launcher's blocked SIGABRT (a test
+        // runner's) would leave it pending for good.
+        signal(SIGABRT, SIG_DFL)
+        var abort = sigset_t()
+        sigemptyset(&abort)
+        sigaddset(&abort, SIGABRT)
+        pthread_sigmask(SIG_UNBLOCK, &abort, nil)
         let finished = DispatchSemaphore(value: 0)
         Task.detached {
             await ReachdCommand.main()

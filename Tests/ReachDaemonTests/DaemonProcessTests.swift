@@ -25,6 +25,31 @@ struct DaemonProcessTests {
         #expect(result.errors.contains("msg=\"reachd stopped\""))
     }
 
+    /// systemd's watchdog ends a wedged reachd with SIGABRT. The Swift runtime's backtracer, which
+    /// this (dynamically linked) build finds in its toolchain, would catch it, print a backtrace and
+    /// let reachd run on: the signal must end it, by its default action.
+    @Test func sigabrtEndsItAsTheWatchdogExpects() async throws {
+        let reachd = try ReachdProcess(["--config", BuiltProducts.shippedConfiguration])
+        try await reachd.waitForLog(containing: "reachd running")
+        // The runtime looks for swift-backtrace relative to the libswiftCore it loaded. (/proc's
+        // files say they are empty: cat reads them to their end.)
+        let maps = try await runProgram("/bin/cat", ["/proc/\(reachd.processIdentifier)/maps"]).output
+        let runtime = try #require(
+            maps.split(separator: "\n").lazy.compactMap { $0.split(separator: " ").last }
+                .first { $0.hasSuffix("/libswiftCore.so") }
+        )
+        let backtracer = URL(filePath: String(runtime)).deletingLastPathComponent()
+            .appending(path: "../../../libexec/swift/linux/swift-backtrace").standardized.path
+        try #require(
+            FileManager.default.isExecutableFile(atPath: backtracer),
+            "without the backtracer at \(backtracer) this test proves nothing"
+        )
+        reachd.signal(SIGABRT)
+        let stopTime = await reachd.waitForExit(timeout: .seconds(20))
+        #expect(reachd.wasSignalled && reachd.terminationStatus == SIGABRT, "\(reachd.log.suffix(2000))")
+        #expect(stopTime < .seconds(10), "ended after \(stopTime)")
+    }
+
     @Test func checkConfigSaysOkForTheShippedFile() async throws {
         let result = try await ReachdProcess(["--check-config", BuiltProducts.shippedConfiguration]).finish()
         #expect(result.status == 0)

@@ -133,6 +133,21 @@ struct SystemdUnitTests {
         }
     }
 
+    /// A call a unit's `SystemCallFilter=` denies must fail with an error, not kill the program with
+    /// SIGSYS: every Swift program's libdispatch calls setpriority (in `@resources`) for each worker
+    /// thread, which killed `reachctl wait-online` under the real manager.
+    @Test func everySystemCallFilterReturnsAnErrorInsteadOfKilling() throws {
+        for unit in Self.shippedUnits {
+            let text = try String(
+                contentsOf: BuiltProducts.packageRoot.appending(path: "systemd/\(unit)"),
+                encoding: .utf8
+            )
+            let lines = text.split(separator: "\n")
+            guard lines.contains(where: { $0.hasPrefix("SystemCallFilter=") }) else { continue }
+            #expect(lines.contains("SystemCallErrorNumber=EPERM"), "\(unit) filters system calls without an errno")
+        }
+    }
+
     @Test func sandboxExposureIsAtMostTheLimit() async throws {
         let staged = try await Self.stagedInstall()
         let stage = staged.url

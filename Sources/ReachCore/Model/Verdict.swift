@@ -98,6 +98,9 @@ public struct TargetStatus: Sendable, Hashable {
     public var answeredFamilies: [IPFamily] = []
     /// Of ``families``, those that fail while another answers: the verdict stays connected.
     public var degradedFamilies: [IPFamily] = []
+    /// Where the target is probed (its URL's or address's host and port): a program asking "can I
+    /// reach this host?" (GLib's `g_network_monitor_can_reach`) is answered from the target's health.
+    package var endpoint: HostPort?
 
     public init(
         name: String,
@@ -164,4 +167,12 @@ package struct Verdict: Sendable, Hashable {
     }
 
     package var isConnected: Bool { state == .connected }
+}
+
+extension TargetStatus {
+    /// A configured target's status before its first result.
+    package init(target: ProbeTarget) {
+        self.init(name: target.name, kind: target.kind)
+        endpoint = target.endpoint
+    }
 }

@@ -108,7 +108,7 @@ struct ConnectivityCombiner: Sendable {
             state: .unknown,
             reason: .starting,
             since: now,
-            targets: targets.map { TargetStatus(name: $0.name, kind: $0.kind) }
+            targets: targets.map(TargetStatus.init(target:))
         )
         self.healthCounts = HealthCounts(unknown: targets.count)
     }
@@ -215,8 +215,8 @@ struct ConnectivityCombiner: Sendable {
         let previous = Dictionary(verdict.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let statuses = targets.map { target in
             unchanged.contains(target.name)
-                ? previous[target.name] ?? TargetStatus(name: target.name, kind: target.kind)
-                : TargetStatus(name: target.name, kind: target.kind)
+                ? previous[target.name] ?? TargetStatus(target: target)
+                : TargetStatus(target: target)
         }
         // A new or changed target that starts from `unknown` may look like a fresh status: count it by name.
         let targetsChanged = statuses != verdict.targets || unchanged.count != targets.count
