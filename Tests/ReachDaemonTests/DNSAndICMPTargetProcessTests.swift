@@ -78,11 +78,12 @@ struct DNSAndICMPTargetProcessTests {
         let process: ReachdProcess
         let socket: String
 
-        init(_ wire: Wire, targets: String) throws {
+        init(_ wire: Wire, targets: String, policy: String = "all") throws {
             socket = "\(wire.directory.path)/reachd.sock"
             let configuration = """
                 socket: \(socket)
                 upstream: { check: none }
+                policy: \(policy)
                 probe: { failures_before_down: 1, successes_before_up: 1 }
                 targets:
                 \(targets)
@@ -92,6 +93,20 @@ struct DNSAndICMPTargetProcessTests {
                 in: wire.directory.path,
                 listen: "127.0.0.1:0",
                 namespace: wire.host.name
+            )
+        }
+
+        /// The embedded engine (ReachKitEmbedded, in `embedded-verdicts-helper`) on the same
+        /// configuration, in the same namespace: its verdicts are framed as reachd's events.
+        func embedded(in wire: Wire) throws -> ChildProcess {
+            try ChildProcess(
+                "embedded",
+                executable: TestNamespace.ipPath,
+                arguments: [
+                    "netns", "exec", wire.host.name,
+                    BuiltProducts.directory.appending(path: "embedded-verdicts-helper").path,
+                    try #require(process.configurationPath),
+                ]
             )
         }
 
@@ -140,6 +155,7 @@ struct DNSAndICMPTargetProcessTests {
         let wire = try await Wire()
         var resolver: Dnsmasq?
         var daemon: Daemon?
+        var embedded: ChildProcess?
         do {
             try await wire.build(pingSockets: true)
             resolver = try await wire.resolver(["host-record=api.wire.test,192.0.2.10"])
@@ -164,16 +180,39 @@ struct DNSAndICMPTargetProcessTests {
             let text = try await reachctl(["--endpoint", started.socket, "status"]).output
             #expect(text.contains("via \(Self.resolver):53"), "\(text)")
 
-            // The name gone: NXDOMAIN.
+            let helper = try started.embedded(in: wire)
+            embedded = helper
+            _ = try await helper.waitForLine(timeout: .seconds(20)) {
+                $0.contains("\"state\":\"connected\"") && $0.contains("\"resolver\":\"\(Self.resolver):53\"")
+            }
+
+            // The name gone: NXDOMAIN, said by the embedded engine too; the log's fields are the
+            // journal's REACHD_REASON and REACHD_RESOLVER.
             await resolver?.stop()
             resolver = try await wire.resolver([])
             try await started.waitFor("named", reason: "nxdomain", fault: "dns")
+            _ = try await helper.waitForLine(timeout: .seconds(20)) {
+                $0.contains("\"reason\":\"nxdomain\"") && $0.contains("\"fault\":\"dns\"")
+            }
+            // The move down is logged with whichever reason came first (while one dnsmasq stops and
+            // the next starts, nothing answers: connection_refused), and the resolver asked.
+            let logged = try await started.process.waitForLog(containing: "target named down: ")
+            let line = logged.split(separator: "\n").first { $0.contains("target named down: ") } ?? ""
+            #expect(line.contains("reason=") && line.contains("resolver=\(Self.resolver):53"), "\(line)")
             // Another address: the expectation fails.
             await resolver?.stop()
             resolver = try await wire.resolver(["host-record=api.wire.test,192.0.2.99"])
             let other = try await started.waitFor("named", reason: "unexpected_answer", fault: "dns")
             #expect((other["detail"] as? String)?.contains("192.0.2.99") == true, "\(other)")
             try await started.waitFor("hosts", reason: nil)
+            // Behind the loss rule, half the queries dropped at random: each lost one is a
+            // timeout, the resolver's fault, and the next answered one brings the target back.
+            try await NFTables.drop(in: wire.server, "udp dport 53", percent: 50)
+            try await started.waitFor("named", reason: "timeout", timeout: .seconds(40))
+            try await started.waitFor("named", reason: "unexpected_answer", timeout: .seconds(40))
+            try await TestNamespace.runOffPool([
+                TestNamespace.ipPath, "netns", "exec", wire.server.name, "nft", "flush", "ruleset",
+            ])
             // Every query dropped: a timeout, the resolver's fault (the gateway answers).
             try await NFTables.drop(in: wire.server, "udp dport 53")
             let silent = try await started.waitFor("named", reason: "timeout", fault: "dns")
@@ -189,6 +228,7 @@ struct DNSAndICMPTargetProcessTests {
         } catch {
             Issue.record("\(error)")
         }
+        await embedded?.stop()
         await daemon?.process.kill()
         await resolver?.stop()
         await wire.tearDown()
@@ -201,6 +241,7 @@ struct DNSAndICMPTargetProcessTests {
         var embedded: ChildProcess?
         do {
             try await wire.build(pingSockets: true)
+            try await wire.server.ip("addr", "add", "\(Self.unreachable)/32", "dev", "lo")
             let targets = """
                   - name: gateway-ping
                     kind: icmp
@@ -211,37 +252,44 @@ struct DNSAndICMPTargetProcessTests {
                     timeout: 4s
                     interval: 2s
                 """
-            let started = try Daemon(wire, targets: targets)
+            // Either target answering is enough: the verdict is connected until every echo is lost.
+            let started = try Daemon(wire, targets: targets, policy: "any")
             daemon = started
             let answered = try await started.waitFor("gateway-ping", reason: nil)
             let echoes = try #require(answered["echoes"] as? [String: Any])
             #expect(echoes["sent"] as? Int == 5 && echoes["received"] as? Int == 5, "\(echoes)")
             #expect((echoes["rtt_median_seconds"] as? Double ?? 0) > 0)
+            // The far host answers first (the gateway holds its address), then is gone: the
+            // gateway's host unreachable, logged as the target's move down.
+            try await started.waitFor("far", reason: nil)
+            try await wire.server.ip("addr", "del", "\(Self.unreachable)/32", "dev", "lo")
             let far = try await started.waitFor("far", reason: "destination_unreachable")
             #expect(far["reported_by"] as? String == Self.gateway)
             #expect(far["detail"] as? String == "host unreachable, from \(Self.gateway)")
+            #expect(await started.status()?["state"] as? String == "connected", "gateway-ping answers")
+            let logged = try await started.process.waitForLog(containing: "target far down: destination_unreachable")
+            let line = logged.split(separator: "\n").first { $0.contains("target far down") } ?? ""
+            #expect(
+                line.contains("reported_by=\(Self.gateway)") && line.contains("echoes_sent=")
+                    && line.contains("echoes_received=0"),
+                "\(line)"
+            )
             let text = try await reachctl(["--endpoint", started.socket, "status"]).output
             #expect(text.contains("5/5 echoes"), "\(text)")
             // The embedded engine (ReachKitEmbedded) on the same configuration says the same.
-            let helper = try ChildProcess(
-                "embedded",
-                executable: TestNamespace.ipPath,
-                arguments: [
-                    "netns", "exec", wire.host.name,
-                    BuiltProducts.directory.appending(path: "embedded-verdicts-helper").path,
-                    try #require(started.process.configurationPath),
-                ]
-            )
+            let helper = try started.embedded(in: wire)
             embedded = helper
             _ = try await helper.waitForLine(timeout: .seconds(20)) {
                 $0.contains("\"reported_by\":\"\(Self.gateway)\"")
                     && $0.contains("\"reason\":\"destination_unreachable\"")
                     && $0.contains("\"received\":5")
             }
-            // Every echo dropped: a timeout, and the gateway's fault (it answers no echo either).
+            // Every echo dropped (100 % loss): disconnected, a timeout, and the gateway's fault (it
+            // answers no echo either).
             try await NFTables.drop(in: wire.server, "icmp type echo-request")
             let lost = try await started.waitFor("gateway-ping", reason: "timeout", fault: "gateway")
             #expect((lost["echoes"] as? [String: Any])?["received"] as? Int == 0)
+            #expect(await started.status()?["state"] as? String == "disconnected")
         } catch {
             Issue.record("\(error)")
         }
@@ -283,6 +331,9 @@ struct DNSAndICMPTargetProcessTests {
                 check.output.hasPrefix("warning: icmp target gateway-ping: ICMP echo is not allowed"),
                 "\(check.output)"
             )
+            // Opened, as the warning says: the next probe's echoes go out, without a restart.
+            try await wire.host.sysctl("net.ipv4.ping_group_range=0 2147483647")
+            try await started.waitFor("gateway-ping", reason: nil)
         } catch {
             Issue.record("\(error)")
         }

@@ -8,8 +8,9 @@ import Testing
 /// The `icmp` target's prober with real ping sockets, in network namespaces of the test's own: the
 /// prober's (`b0`: 10.76.0.1, fd76::1) joined by a veth to a router's (`b1`: 10.76.0.2, fd76::2)
 /// whose kernel answers echoes, and which routes 10.75.0.0/24 to a link where nobody answers its
-/// neighbour lookups (so it reports the echoes host unreachable). Ping sockets are open to every
-/// group in the prober's namespace, as systemd's sysctl does, except where a case closes them.
+/// neighbour lookups (so it reports the echoes host unreachable); a case adds a routing loop. Ping
+/// sockets are open to every group in the prober's namespace, as systemd's sysctl does, except
+/// where a case closes them.
 @Suite(
     "ICMP echo bursts in network namespaces",
     .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason))
@@ -124,6 +125,36 @@ struct ICMPBurstProberTests {
         #expect(result.failure?.reportedBy == IPAddress(Self.router))
         #expect(result.failure?.detail == "host unreachable, from \(Self.router)")
         #expect(result.echoes?.received == 0)
+    }
+
+    @Test func aRoutingLoopIsTimeExceededFromTheRouterWhereTheHopsRanOut() async throws {
+        // The router sends 10.77.0.0/24 to a third namespace (10.78.0.2), which sends it back: the
+        // echoes go round until their 64 hops run out, at the third one (the 64th forward).
+        let (result, _) = try await withPair { prober, router in
+            let loop = try await TestNamespace.make("burst-loop")
+            do {
+                try await router.ip("link", "add", "r0", "type", "veth", "peer", "name", "r1", "netns", loop.name)
+                try await router.ip("addr", "add", "10.78.0.1/30", "dev", "r0")
+                try await loop.ip("addr", "add", "10.78.0.2/30", "dev", "r1")
+                try await router.ip("link", "set", "r0", "up")
+                try await loop.ip("link", "set", "r1", "up")
+                try await router.ip("route", "add", "10.77.0.0/24", "via", "10.78.0.2")
+                try await loop.ip("route", "add", "default", "via", "10.78.0.1")
+                try await loop.sysctl("net.ipv4.ip_forward=1", "net.ipv4.icmp_ratelimit=0")
+                try await router.waitUntilUp("r0")
+                try await loop.waitUntilUp("r1")
+                let result = try await Self.probe("10.77.0.5", timeout: .seconds(2), in: prober)
+                await loop.delete()
+                return result
+            } catch {
+                await loop.delete()
+                throw error
+            }
+        }
+        #expect(result.failure?.reason == .timeExceeded, "\(result)")
+        #expect(result.failure?.reportedBy == IPAddress("10.78.0.2"))
+        #expect(result.failure?.detail == "TTL exceeded in transit, from 10.78.0.2")
+        #expect(result.echoes?.sent == 5 && result.echoes?.received == 0)
     }
 
     @Test func anotherTargetsICMPErrorsDoNotTouchAHealthyTarget() async throws {
