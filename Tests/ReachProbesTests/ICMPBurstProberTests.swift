@@ -117,6 +117,17 @@ struct ICMPBurstProberTests {
         #expect(took >= .milliseconds(980) && took < .milliseconds(1500), "\(took)")
     }
 
+    @Test func oneEchoOfTheBurstBackIsUpWithItsLoss() async throws {
+        let (result, _) = try await withPair { prober, router in
+            // Four of every five echoes dropped, counted (not at random): only the fifth answers.
+            try await NFTables.drop(in: router, "icmp type echo-request numgen inc mod 5 < 4")
+            return try await Self.probe(Self.router, in: prober)
+        }
+        #expect(result.isSuccess, "\(result)")
+        #expect(result.echoes?.sent == 5 && result.echoes?.received == 1 && result.echoes?.loss == 0.8)
+        #expect(result.echoes?.jitter == nil, "one round trip has no difference")
+    }
+
     @Test func anUnreachableHostIsTheRoutersICMPErrorWithItsAddress() async throws {
         let (result, _) = try await withPair { prober, _ in
             try await Self.probe(Self.unreachable, timeout: .seconds(4), in: prober)
