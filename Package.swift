@@ -68,14 +68,15 @@ let package = Package(
 
         // The small helpers every module shares, each written once and free of reachd's domain: the
         // deadline race, durations, globs, http(s) URLs, host:port, IP addresses, string helpers,
-        // broadcast and subscription, clocks, backoff, secrets. No I/O.
+        // broadcast and subscription, clocks, dates (RFC 3339, HTTP), backoff, secrets. No I/O.
         .target(
             name: "ReachSupport",
             dependencies: [.product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: strict
         ),
-        // The pure core, a folder per concern: Settings, Model (the verdict and its parts), Targets,
-        // Rules (combining, policy) and Engine (monitor, probe schedule, hub, callback registry).
+        // The pure core, a folder per concern: Settings (the engine's), Model (the verdict and its
+        // parts), Targets, Rules (combining, policy, transitions), Monitor (monitor, hub, immediate
+        // check), Probing (probe schedule, scheduler) and Reactions (callback registry).
         // No I/O: driven by an injected clock and fed by adapters.
         .target(
             name: "ReachCore",
@@ -87,7 +88,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // The one wire contract every side shares: the status document and event data, SSE framing,
-        // RFC 3339, the reason codes and their words, the API's version and paths. No networking.
+        // the reason codes and their words, the API's version and paths. No networking.
         .target(
             name: "ReachAPI",
             dependencies: ["ReachCore", "ReachSupport"],
@@ -130,7 +131,7 @@ let package = Package(
         ),
         // grpc.health.v1 messages and service stubs, generated from health.proto and committed.
         .target(
-            name: "GRPCHealth",
+            name: "GRPCHealthProto",
             dependencies: [
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
@@ -172,7 +173,7 @@ let package = Package(
                 "ReachCore", "ReachSupport",
                 "ReachPOSIX",
                 "ReachOutbound",
-                "GRPCHealth",
+                "GRPCHealthProto",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -203,7 +204,7 @@ let package = Package(
         .target(
             name: "ReachLogging",
             dependencies: [
-                "ReachCore", "ReachSupport", "ReachAPI", "ReachPOSIX", "CSystemd",
+                "ReachCore", "ReachSupport", "ReachPOSIX", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -260,10 +261,10 @@ let package = Package(
         ),
         // The gRPC face of the verdict: grpc.health.v1.Health (Check, Watch, List).
         .target(
-            name: "ReachGRPC",
+            name: "ReachGRPCServer",
             dependencies: [
                 "ReachCore", "ReachSupport",
-                "GRPCHealth",
+                "GRPCHealthProto",
                 "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
@@ -279,6 +280,7 @@ let package = Package(
             dependencies: [
                 "ReachCore", "ReachSupport",
                 "ReachAPI",
+                "ReachConfig",
                 "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -295,7 +297,7 @@ let package = Package(
         .target(
             name: "ReachHistory",
             dependencies: [
-                "ReachCore", "ReachSupport", "ReachAPI", "ReachPOSIX",
+                "ReachCore", "ReachSupport", "ReachAPI", "ReachConfig", "ReachPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -319,7 +321,6 @@ let package = Package(
             name: "ReachEngine",
             dependencies: [
                 "ReachCore", "ReachSupport",
-                "ReachAPI",
                 "ReachPOSIX",
                 "ReachConfig",
                 "ReachLink",
@@ -343,13 +344,11 @@ let package = Package(
                 "ReachPOSIX",
                 "ReachConfig",
                 "ReachEngine",
-                "ReachLink",
-                "ReachProbes",
                 "ReachSystemd",
                 "ReachLogging",
                 "ReachMetrics",
                 "ReachServer",
-                "ReachGRPC",
+                "ReachGRPCServer",
                 "ReachHooks",
                 "ReachHistory",
                 .product(name: "Logging", package: "swift-log"),
@@ -483,8 +482,9 @@ let package = Package(
         .testTarget(
             name: "ReachKitTests",
             dependencies: [
-                "ReachKit", "ReachKitQueue", "ReachKitEmbedded", "ReachKitTesting", "ReachAPI", "ReachCore",
-                "ReachSupport", "ReachTesting", "reachd", "queue-drain-helper",
+                "ReachKit", "ReachKitQueue", "ReachKitEmbedded", "ReachKitTesting", "ReachAPI", "ReachConfig",
+                "ReachCore",
+                "ReachSupport", "ReachTesting", "ReachTestRigs", "reachd", "queue-drain-helper",
                 "reachkit-example",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -543,7 +543,8 @@ let package = Package(
         .executableTarget(
             name: "history-recording-benchmark",
             dependencies: [
-                "ReachHistory", "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log"),
+                "ReachHistory", "ReachConfig", "ReachCore", "ReachSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/HistoryRecording",
             swiftSettings: strict
@@ -557,7 +558,7 @@ let package = Package(
             dependencies: [
                 "ReachAPI", "ReachCaptivePortal", "ReachConfig", "ReachCore", "ReachSupport", "ReachLink",
                 "ReachMetrics", "ReachPOSIX", "ReachProbes", "ReachServer",
-                "GRPCHealth",
+                "GRPCHealthProto",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -639,13 +640,22 @@ let package = Package(
             dependencies: ["ReachFuzzing", "ReachTesting"],
             swiftSettings: strict
         ),
-        // Fakes and rigs that surround the unit under test: a manual clock, an in-memory link source,
-        // network namespaces to run code in, a small tmpfs to fill.
+        // The fakes that surround the unit under test, pure: a manual clock, an in-memory link source,
+        // the monitor harness, fixtures, captured logs, a gate, and the one way to wait (`waitUntil`).
         .target(
             name: "ReachTesting",
-            dependencies: ["ReachCore", "ReachSupport", "CNetlink", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/ReachTesting",
-            exclude: ["SystemBus"],
+            swiftSettings: strict
+        ),
+        // The process rigs: child processes and the one way to start reachd (a private journal
+        // included), network namespaces, the stand-in servers (HTTP, gRPC health, webhooks, a portal
+        // API), a private CA, a desktop, a system bus with logind, Chromium, a small tmpfs to fill.
+        .target(
+            name: "ReachTestRigs",
+            dependencies: ["ReachTesting", "ReachLogging", "CNetlink"],
+            path: "Tests/ReachTestRigs",
+            exclude: ["SystemBus", "Servers", "Clients"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -669,7 +679,7 @@ let package = Package(
                 "ReachLink",
                 "ReachCore", "ReachSupport",
                 "ReachPOSIX",
-                "ReachTesting",
+                "ReachTesting", "ReachTestRigs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -687,7 +697,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachCaptivePortalTests",
-            dependencies: ["ReachCaptivePortal", "ReachCore", "ReachTesting"],
+            dependencies: ["ReachCaptivePortal", "ReachCore", "ReachTesting", "ReachTestRigs"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -695,7 +705,7 @@ let package = Package(
             dependencies: [
                 "ReachProbes",
                 "ReachCore", "ReachSupport",
-                "ReachTesting",
+                "ReachTesting", "ReachTestRigs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -707,14 +717,16 @@ let package = Package(
         .testTarget(
             name: "ReachSystemdTests",
             dependencies: [
-                "ReachSystemd", "ReachCore", "ReachSupport", "ReachTesting",
+                "ReachSystemd", "ReachCore", "ReachSupport", "ReachTesting", "ReachTestRigs",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ReachNotificationsTests",
-            dependencies: ["ReachNotifications", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting"],
+            dependencies: [
+                "ReachNotifications", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "ReachTestRigs",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -729,14 +741,14 @@ let package = Package(
         ),
         .testTarget(
             name: "ReachMetricsTests",
-            dependencies: ["ReachMetrics", "ReachCore", "ReachSupport", "ReachTesting"],
+            dependencies: ["ReachMetrics", "ReachCore", "ReachSupport", "ReachTesting", "ReachTestRigs"],
             swiftSettings: strict
         ),
         // The repository itself: links in the documentation, the manifest against the imports, the
         // products' public API against PublicAPI/.
         .testTarget(
             name: "RepositoryTests",
-            dependencies: ["ReachTesting"],
+            dependencies: ["ReachTesting", "ReachTestRigs"],
             exclude: ["PublicAPI"],
             swiftSettings: strict
         ),
@@ -753,7 +765,9 @@ let package = Package(
         // The page's renderer, and the page in a real Chromium against a real reachd.
         .testTarget(
             name: "ReachStatusPageTests",
-            dependencies: ["ReachStatusPage", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "reachd"],
+            dependencies: [
+                "ReachStatusPage", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "ReachTestRigs", "reachd",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -764,7 +778,7 @@ let package = Package(
                 "ReachMetrics",
                 "ReachCore", "ReachSupport",
                 "ReachPOSIX",
-                "ReachTesting",
+                "ReachTesting", "ReachTestRigs",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -777,9 +791,10 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "ReachGRPCTests",
+            name: "ReachGRPCServerTests",
             dependencies: [
-                "ReachGRPC", "ReachCore", "ReachSupport", "ReachPOSIX", "ReachTesting", "GRPCHealth",
+                "ReachGRPCServer", "ReachCore", "ReachSupport", "ReachPOSIX", "ReachTesting", "ReachTestRigs",
+                "GRPCHealthProto",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -801,7 +816,8 @@ let package = Package(
         .testTarget(
             name: "ReachHooksTests",
             dependencies: [
-                "ReachHooks", "ReachAPI", "ReachCore", "ReachSupport", "ReachMetrics", "ReachTesting",
+                "ReachHooks", "ReachAPI", "ReachConfig", "ReachCore", "ReachSupport", "ReachMetrics", "ReachTesting",
+                "ReachTestRigs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -813,7 +829,8 @@ let package = Package(
         .executableTarget(
             name: "history-writer-helper",
             dependencies: [
-                "ReachHistory", "ReachCore", "ReachSupport", .product(name: "Logging", package: "swift-log"),
+                "ReachHistory", "ReachConfig", "ReachCore", "ReachSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HistoryWriterHelper",
             swiftSettings: strict
@@ -821,7 +838,8 @@ let package = Package(
         .testTarget(
             name: "ReachHistoryTests",
             dependencies: [
-                "ReachHistory", "ReachAPI", "ReachCore", "ReachSupport", "ReachTesting", "history-writer-helper",
+                "ReachHistory", "ReachAPI", "ReachConfig", "ReachCore", "ReachSupport", "ReachTesting", "ReachTestRigs",
+                "history-writer-helper",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -842,25 +860,33 @@ let package = Package(
             path: "Tests/JournalLogHelper",
             swiftSettings: strict
         ),
-        // The daemon: its composition root in-process, and reachd as a process (the fault matrix too).
+        // The daemon: its composition root in-process, and reachd as a process.
         .testTarget(
             name: "ReachDaemonTests",
             dependencies: [
-                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachSupport", "ReachPOSIX", "ReachSystemd",
-                "ReachLogging", "ReachTesting",
+                "ReachDaemon", "ReachAPI", "ReachConfig", "ReachCore", "ReachEngine", "ReachSupport", "ReachPOSIX",
+                "ReachSystemd", "ReachLogging", "ReachTesting", "ReachTestRigs",
                 "reachd",
                 "journal-log-helper",
-                "embedded-verdicts-helper",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Clients"],
+            swiftSettings: strict
+        ),
+        // The fault matrix: real reachd processes in network namespaces against every fault, with
+        // the embedded service beside them (docs/fault-matrix.md); scripts/test runs it alone.
+        .testTarget(
+            name: "FaultMatrixTests",
+            dependencies: [
+                "ReachCore", "ReachLogging", "ReachTesting", "ReachTestRigs", "reachd", "embedded-verdicts-helper",
+            ],
             swiftSettings: strict
         ),
         // The engine's parts, each against the real thing it asks (an HTTPS API on loopback, ...).
         .testTarget(
             name: "ReachEngineTests",
             dependencies: [
-                "ReachEngine", "ReachCore", "ReachSupport", "ReachTesting",
+                "ReachEngine", "ReachConfig", "ReachCore", "ReachSupport", "ReachTesting", "ReachTestRigs",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -868,16 +894,20 @@ let package = Package(
         // reachctl as a person runs it, against a real reachd.
         .testTarget(
             name: "ReachctlTests",
-            dependencies: ["ReachTesting", "reachd", "reachctl"],
+            dependencies: ["ReachTesting", "ReachTestRigs", "reachd", "reachctl"],
             swiftSettings: strict
         ),
         // The desktop agent (`reachctl notify-agent`) on a real desktop: Xvfb, a session bus, dunst.
         .testTarget(
             name: "NotifyAgentTests",
-            dependencies: ["ReachTesting", "reachd", "reachctl"],
+            dependencies: ["ReachTesting", "ReachTestRigs", "reachd", "reachctl"],
             swiftSettings: strict
         ),
         // Dashboards/: the Grafana dashboard and the alert rules against a real Prometheus scraping a real reachd.
-        .testTarget(name: "DashboardsTests", dependencies: ["ReachTesting", "reachd"], swiftSettings: strict),
+        .testTarget(
+            name: "DashboardsTests",
+            dependencies: ["ReachTesting", "ReachTestRigs", "reachd"],
+            swiftSettings: strict
+        ),
     ]
 )

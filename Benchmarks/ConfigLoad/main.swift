@@ -40,7 +40,7 @@ var samples: [Duration] = []
 let clock = ContinuousClock()
 for _ in 0..<repetitions {
     let start = clock.now
-    let loaded = try Configuration.parse(yaml, source: "benchmark.yaml")
+    let loaded = try DaemonConfiguration.parse(yaml, source: "benchmark.yaml")
     samples.append(clock.now - start)
     precondition(loaded.targets.count == targetCount)
 }

@@ -1,5 +1,5 @@
 import GRPCCore
-import GRPCHealth
+import GRPCHealthProto
 import GRPCProtobuf
 import ReachCore
 import ReachProbes

@@ -62,7 +62,7 @@ extension FuzzInput {
                 metrics: ReachMetrics(targets: targets),
                 address: .tcp(host: "127.0.0.1", port: 0),
                 bearerToken: token,
-                checkWaitLimit: .milliseconds(1),
+                checkWaitLimit: { .milliseconds(1) },
                 logger: logger
             ).makeRouter().buildResponder()
         }

@@ -27,7 +27,7 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
     /// The window's end: the request's `until`, or the time of the answer.
     package var until: String
     /// The target asked about; `null` for the unified verdict.
-    package var target: String?
+    @Nullable package var target: String?
     /// State changes inside the window, oldest first; at most ``transitionLimit``, the newest kept.
     package var transitions: [Transition]
     /// Spells of `disconnected` (or, for a target, `unhealthy`) overlapping the window, oldest
@@ -68,11 +68,11 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
         /// `connected`, `disconnected`, `unknown`; for a target, `healthy`, `unhealthy`, `unknown`.
         package var state: String
         /// The verdict's reason code (``StatusDocument/reason``), or the target's failure code; `null` for a healthy target.
-        package var reason: String?
+        @Nullable package var reason: String?
         /// ``StatusDocument/fault`` at that time; `null` unless disconnected (or unhealthy).
-        package var fault: String?
+        @Nullable package var fault: String?
         /// The failing target for the verdict (``StatusDocument/target``); the target itself for a target's change.
-        package var target: String?
+        @Nullable package var target: String?
 
         package init(at: String, state: String, reason: String?, fault: String? = nil, target: String? = nil) {
             self.at = at
@@ -81,15 +81,6 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
             self.fault = fault
             self.target = target
         }
-
-        package func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(at, forKey: .at)
-            try container.encode(state, forKey: .state)
-            try container.encode(reason, forKey: .reason)
-            try container.encode(fault, forKey: .fault)
-            try container.encode(target, forKey: .target)
-        }
     }
 
     /// A spell of `disconnected` (or a target's `unhealthy`): from the transition into it to the next
@@ -97,15 +88,15 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
     package struct Outage: Codable, Sendable, Hashable {
         package var start: String
         /// `null` while it lasts.
-        package var end: String?
+        @Nullable package var end: String?
         /// `end - start`, or `until - start` while it lasts.
         package var durationSeconds: Double
         /// The reason that held longest while it lasted (the first of equals): a server killed with a
         /// probe in flight is `connection_reset` for a moment, then `connection_refused`. The
         /// transitions keep every change.
-        package var reason: String?
-        package var fault: String?
-        package var target: String?
+        @Nullable package var reason: String?
+        @Nullable package var fault: String?
+        @Nullable package var target: String?
 
         package init(
             start: String,
@@ -128,33 +119,17 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
             case durationSeconds = "duration_seconds"
             case reason, fault, target
         }
-
-        package func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(start, forKey: .start)
-            try container.encode(end, forKey: .end)
-            try container.encode(durationSeconds, forKey: .durationSeconds)
-            try container.encode(reason, forKey: .reason)
-            try container.encode(fault, forKey: .fault)
-            try container.encode(target, forKey: .target)
-        }
     }
 
     /// A spell without a verdict: reachd was not running (nothing recorded), or its verdict was `unknown`.
     package struct Gap: Codable, Sendable, Hashable {
         package var start: String
         /// `null` while it lasts.
-        package var end: String?
+        @Nullable package var end: String?
 
         package init(start: String, end: String?) {
             self.start = start
             self.end = end
-        }
-
-        package func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(start, forKey: .start)
-            try container.encode(end, forKey: .end)
         }
     }
 
@@ -162,7 +137,7 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
     package struct Uptime: Codable, Sendable, Hashable {
         /// `connected / (connected + disconnected)`: unknown time counts neither way. `null` when
         /// the window has no known time at all.
-        package var ratio: Double?
+        @Nullable package var ratio: Double?
         package var connectedSeconds: Double
         package var disconnectedSeconds: Double
         package var unknownSeconds: Double
@@ -180,14 +155,6 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
             case disconnectedSeconds = "disconnected_seconds"
             case unknownSeconds = "unknown_seconds"
         }
-
-        package func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(ratio, forKey: .ratio)
-            try container.encode(connectedSeconds, forKey: .connectedSeconds)
-            try container.encode(disconnectedSeconds, forKey: .disconnectedSeconds)
-            try container.encode(unknownSeconds, forKey: .unknownSeconds)
-        }
     }
 
     /// One target's probes in one minute.
@@ -200,9 +167,9 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
         /// Failed probes by failure code (`timeout`, `connection_refused`, ...); `{}` when none failed.
         package var failures: [String: Int]
         /// The median duration of the minute's probes, failed ones included; `null` without probes.
-        package var latencyP50Seconds: Double?
+        @Nullable package var latencyP50Seconds: Double?
         /// The 99th percentile of the same.
-        package var latencyP99Seconds: Double?
+        @Nullable package var latencyP99Seconds: Double?
 
         package init(
             target: String,
@@ -225,28 +192,5 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
             case latencyP50Seconds = "latency_p50_seconds"
             case latencyP99Seconds = "latency_p99_seconds"
         }
-
-        package func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(target, forKey: .target)
-            try container.encode(start, forKey: .start)
-            try container.encode(probes, forKey: .probes)
-            try container.encode(failures, forKey: .failures)
-            try container.encode(latencyP50Seconds, forKey: .latencyP50Seconds)
-            try container.encode(latencyP99Seconds, forKey: .latencyP99Seconds)
-        }
-    }
-
-    /// Writes every key, `null` included: a missing key would read as a schema change.
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(since, forKey: .since)
-        try container.encode(until, forKey: .until)
-        try container.encode(target, forKey: .target)
-        try container.encode(transitions, forKey: .transitions)
-        try container.encode(outages, forKey: .outages)
-        try container.encode(gaps, forKey: .gaps)
-        try container.encode(uptime, forKey: .uptime)
-        try container.encode(minutes, forKey: .minutes)
     }
 }

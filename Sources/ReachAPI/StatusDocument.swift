@@ -10,7 +10,8 @@ import ReachCore
 ///
 /// A field is one property here (`@Nullable` when it may be unknown, `@AddedLater` for a list
 /// older reachds did not write) and one coding key, plus `openapi.yaml` and the docs: the
-/// synthesized coding writes and reads it, and the memberwise initializer takes it.
+/// synthesized coding writes and reads it, and the memberwise initializer takes it. One entry in
+/// ``facts`` shows it on the status page and in `reachctl status`.
 package struct StatusDocument: Codable, Sendable, Hashable {
     /// `connected`, `disconnected` or `unknown`.
     package var state: String
@@ -50,6 +51,20 @@ package struct StatusDocument: Codable, Sendable, Hashable {
     /// The families (`ipv4`, `ipv6`) over which some target fails while it answers over the other:
     /// the union of the targets' `degraded_families`. `state` stays `connected`.
     @AddedLater package var degradedFamilies: [String] = []
+
+    /// What the status page's verdict card and `reachctl status` show beside the state and the
+    /// reason, in this order (``VerdictFact``).
+    package static let facts = [
+        VerdictFact(key: "target", label: "Failing target", inSummary: false) { $0.target.map { [$0] } ?? [] },
+        VerdictFact(key: "fault", label: "Fault", words: VerdictFact.faultWords) { $0.fault.map { [$0] } ?? [] },
+        VerdictFact(
+            key: "degraded_families",
+            id: "families",
+            label: "Degraded address family",
+            inSummary: false,
+            words: VerdictFact.familyWords
+        ) { $0.degradedFamilies },
+    ]
 
     /// A captive portal: where to sign in, for how long the session lasts, and how reachd knows.
     package struct Portal: Codable, Sendable, Hashable {

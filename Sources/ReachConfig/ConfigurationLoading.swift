@@ -5,7 +5,7 @@ import ReachPOSIX
 import Glibc
 #endif
 
-extension Configuration {
+extension DaemonConfiguration {
     /// Where a configuration comes from.
     package enum Source: Sendable, Equatable, CustomStringConvertible {
         case file(String)
@@ -37,7 +37,7 @@ extension Configuration {
         source: String,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         webConfigFile: String? = nil
-    ) throws(ConfigurationError) -> Configuration {
+    ) throws(ConfigurationError) -> DaemonConfiguration {
         try ConfigurationParser.parse(yaml, source: source, environment: environment, webConfigFile: webConfigFile)
     }
 
@@ -46,7 +46,7 @@ extension Configuration {
         from source: Source,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         webConfigFile: String? = nil
-    ) throws(ConfigurationError) -> Configuration {
+    ) throws(ConfigurationError) -> DaemonConfiguration {
         switch source {
         case .embeddedDefault:
             return try parse(

@@ -8,7 +8,7 @@ import Yams
 import Glibc
 #endif
 
-extension Configuration {
+extension DaemonConfiguration {
     /// Replaces the targets with one HTTP target per URL in a file (one per line; blank lines and
     /// `#` comments skipped), named `target-1`, `target-2`, ... in file order, with the default
     /// cadence and deadline. For benchmarks and quick checks that watch many URLs. A problem names
@@ -37,7 +37,7 @@ extension Configuration {
             Self.mapping([("name", Self.string("target-\(number + 1)")), ("url", Self.string(entry.url))])
         }
         do throws(ConfigurationError) {
-            targets = try Configuration.parse(
+            engine.targets = try DaemonConfiguration.parse(
                 Self.yaml(Self.mapping([("targets", Self.sequence(list))])),
                 source: path,
                 environment: [:]
@@ -55,7 +55,7 @@ extension Configuration {
                 }
             )
         }
-        policy = policy.capped(at: targets.count)
+        engine.policy = engine.policy.capped(at: engine.targets.count)
     }
 
     /// Replaces the status endpoint's address with `host:port`; a non-loopback one needs ``apiToken``

@@ -149,9 +149,9 @@ extension ConfigurationParser {
     }
 }
 
-extension Configuration {
+extension DaemonConfiguration {
     /// This configuration with the `hooks` and `webhooks` sections applied.
-    func with(_ reactions: ConfigurationParser.Reactions) -> Configuration {
+    func with(_ reactions: ConfigurationParser.Reactions) -> DaemonConfiguration {
         var configuration = self
         configuration.hooks = reactions.hooks
         configuration.webhooks = reactions.webhooks

@@ -8,7 +8,7 @@ import Yams
 import Glibc
 #endif
 
-/// Maps a YAML document onto ``Configuration``, reporting every problem at once.
+/// Maps a YAML document onto ``DaemonConfiguration``, reporting every problem at once.
 struct ConfigurationParser {
     static let rootKeys =
         [
@@ -62,7 +62,7 @@ struct ConfigurationParser {
         environment: [String: String],
         tokenIsSet: Bool = false,
         webConfigFile: String? = nil
-    ) throws(ConfigurationError) -> Configuration {
+    ) throws(ConfigurationError) -> DaemonConfiguration {
         var parser = ConfigurationParser(
             source: source,
             environment: environment,
@@ -82,7 +82,7 @@ struct ConfigurationParser {
         return configuration
     }
 
-    mutating func document(_ yaml: String) -> Configuration? {
+    mutating func document(_ yaml: String) -> DaemonConfiguration? {
         let root: Node
         do {
             // No resolver rules: they are regular expressions (see `ImplicitTag`).
@@ -196,7 +196,7 @@ struct ConfigurationParser {
         let reactions = parseReactions(entries)
         let captivePortal =
             entries["captive_portal"].flatMap { parseCaptivePortal($0, defaults: defaults) } ?? CaptivePortalSettings()
-        var configuration = Configuration(
+        var configuration = DaemonConfiguration(
             targets: targets,
             policy: policy,
             interfaces: filter,

@@ -2,12 +2,10 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachEngine
-import ReachGRPC
+import ReachGRPCServer
 import ReachHooks
-import ReachLink
 import ReachMetrics
 import ReachPOSIX
-import ReachProbes
 import ReachServer
 import ReachSupport
 import ReachSystemd
@@ -22,10 +20,12 @@ import UnixSignals
 /// Each part is one service in ``services``; adding one is one line there. The engine's adapters
 /// default to the real ones; tests pass stand-ins for those around the unit they test.
 package struct Daemon: Sendable {
-    package let configuration: Configuration
+    package let configuration: DaemonConfiguration
     package var monitor: ConnectivityMonitor { engine.monitor }
+    /// How long `POST /v1/check` waits now: the engine's, for the targets in force.
+    package var checkWaitLimit: Duration { engine.checkWaitLimit }
     private let engine: ConnectivityEngine
-    private let source: Configuration.Source
+    private let source: DaemonConfiguration.Source
     private let reloads: ReloadService
     private let serviceManager: ServiceManagerService
     private let metrics: ReachMetrics
@@ -48,14 +48,14 @@ package struct Daemon: Sendable {
     ///   - reload: Loads the configuration again on SIGHUP, as it was loaded at start; without it
     ///     a reload re-applies the configuration reachd started with.
     package init(
-        configuration: Configuration,
-        source: Configuration.Source,
+        configuration: DaemonConfiguration,
+        source: DaemonConfiguration.Source,
         clock: MonitorClock = .system(),
         linkSource: (any LinkSource)? = nil,
         systemBusAddress: String? = nil,
         prober: (any Prober)? = nil,
         notifier: SystemdNotifier = SystemdNotifier(socket: nil, watchdogInterval: nil),
-        reload: (@Sendable () throws(ConfigurationError) -> Configuration)? = nil,
+        reload: (@Sendable () throws(ConfigurationError) -> DaemonConfiguration)? = nil,
         logger: Logger
     ) {
         self.configuration = configuration
@@ -63,36 +63,27 @@ package struct Daemon: Sendable {
         self.logger = logger
         let metrics = ReachMetrics(targets: configuration.targets, interfaces: configuration.interfaces)
         self.metrics = metrics
-        // The history follows the engine's monitor and records its probes: made with the monitor,
-        // in the engine's initializer, which calls this once.
-        var recorder: HistoryService?
         let engine = ConnectivityEngine(
-            configuration: configuration,
+            configuration: configuration.engine,
             clock: clock,
             linkSource: linkSource,
             systemBusAddress: systemBusAddress,
             prober: prober,
-            probeObservers: { monitor in
-                let made = HistoryService(
-                    settings: configuration.history,
-                    monitor: monitor,
-                    metrics: metrics,
-                    clock: clock,
-                    logger: logger
-                )
-                recorder = made
-                return [metrics, made]
-            },
-            linkObserver: { metrics.update(links: $0) },
             logger: logger
         )
         self.engine = engine
-        let history = recorder!
-        self.history = history
         let monitor = engine.monitor
-        if let netlink = engine.linkSource as? NetlinkLinkSource {
-            metrics.sampleNetlinkOverruns { netlink.overrunCount }
-        }
+        // The history follows the engine's monitor, and records its probes with the metrics.
+        let history = HistoryService(
+            settings: configuration.history,
+            monitor: monitor,
+            metrics: metrics,
+            clock: clock,
+            logger: logger
+        )
+        self.history = history
+        engine.observe(probes: [metrics, history]) { metrics.update(links: $0) }
+        metrics.sampleNetlinkOverruns { engine.linkOverrunCount }
         let reactions = Reactions(
             monitor: monitor,
             hooks: configuration.hooks,
@@ -101,13 +92,12 @@ package struct Daemon: Sendable {
             logger: logger
         )
         self.reactions = reactions
-        // The first probes' timeouts: how long `POST /v1/check` waits, and READY=1 at the latest.
-        let checkWaitLimit = StatusServer.checkWaitLimit(for: configuration.targets)
         let serviceManager = ServiceManagerService(
             notifier: notifier,
             monitor: monitor,
             engine: engine,
-            readyTimeout: checkWaitLimit,
+            // The first probes' timeouts: READY=1 goes out then at the latest.
+            readyTimeout: engine.checkWaitLimit,
             clock: clock,
             logger: logger
         )
@@ -138,7 +128,7 @@ package struct Daemon: Sendable {
             address: .tcp(host: configuration.listen.host, port: configuration.listen.port),
             bearerToken: configuration.apiToken,
             security: try? security.get(),
-            checkWaitLimit: checkWaitLimit,
+            checkWaitLimit: { engine.checkWaitLimit },
             limits: limits,
             history: history,
             logger: logger
@@ -149,7 +139,7 @@ package struct Daemon: Sendable {
                 metrics: metrics,
                 address: .unixSocket(path),
                 bearerToken: configuration.apiToken,
-                checkWaitLimit: checkWaitLimit,
+                checkWaitLimit: { engine.checkWaitLimit },
                 limits: limits,
                 history: history,
                 logger: logger
@@ -222,7 +212,7 @@ package struct Daemon: Sendable {
     /// client CAs make a TLS context (`--check-config` and start-up say the same).
     ///
     /// - Throws: ``ReachConfig/ConfigurationError`` naming the web configuration file and key.
-    package static func checkListenerSecurity(_ configuration: Configuration) throws(ConfigurationError) {
+    package static func checkListenerSecurity(_ configuration: DaemonConfiguration) throws(ConfigurationError) {
         if let web = configuration.web { _ = try ListenerSecurity(web) }
     }
 

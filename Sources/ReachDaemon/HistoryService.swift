@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ReachAPI
+import ReachConfig
 import ReachCore
 import ReachHistory
 import ReachMetrics

@@ -13,11 +13,13 @@ import Synchronization
 
 /// Reloads the configuration on SIGHUP (`systemctl reload reachd`, `reachctl reload`).
 ///
-/// A valid configuration is applied while reachd runs: subscribers keep their streams, targets
-/// that did not change keep their state, added and changed ones are probed at once, removed ones
-/// are forgotten. The web configuration file is read again: new connections get its certificate
-/// and users (``ReachServer/ListenerSecurity``). What only a restart can change (listening sockets, the token, logging) is named
-/// in the log and otherwise ignored. An invalid configuration is rejected with the same messages
+/// A valid configuration is applied while reachd runs: the engine's part by the engine
+/// (``ReachEngine/ConnectivityEngine/apply(_:)``: subscribers keep their streams, targets that did
+/// not change keep their state, added and changed ones are probed at once, removed ones are
+/// forgotten), then the daemon's: hooks, webhooks, history, metrics, and the web configuration
+/// file, read again (new connections get its certificate and users: ``ReachServer/ListenerSecurity``).
+/// What only a restart can change (listening sockets, the token, logging, and what the engine names)
+/// is named in the log and otherwise ignored. An invalid configuration is rejected with the same messages
 /// as `--check-config`, and the running one stays in force. systemd hears of it from
 /// ``ServiceManagerService``, the one owner of sd_notify (``ServiceManagerService/reloading(_:)``).
 ///
@@ -26,8 +28,8 @@ import Synchronization
 /// during start-up is applied then: neither lost nor applied to an engine that is not running yet.
 final class ReloadService: Service, Sendable {
     /// Loads the configuration as at start: the same file, the same command-line overrides.
-    let load: @Sendable () throws(ConfigurationError) -> Configuration
-    private let running: Mutex<Configuration>
+    let load: @Sendable () throws(ConfigurationError) -> DaemonConfiguration
+    private let running: Mutex<DaemonConfiguration>
     let engine: ConnectivityEngine
     let metrics: ReachMetrics
     let reactions: Reactions
@@ -40,8 +42,8 @@ final class ReloadService: Service, Sendable {
     let logger: Logger
 
     init(
-        configuration: Configuration,
-        load: @escaping @Sendable () throws(ConfigurationError) -> Configuration,
+        configuration: DaemonConfiguration,
+        load: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration,
         engine: ConnectivityEngine,
         metrics: ReachMetrics,
         reactions: Reactions,
@@ -81,7 +83,7 @@ final class ReloadService: Service, Sendable {
     }
 
     private func apply() async -> ConfigurationChange? {
-        let configuration: Configuration
+        let configuration: DaemonConfiguration
         do {
             configuration = try load()
             try security?.update(configuration.web)
@@ -95,17 +97,14 @@ final class ReloadService: Service, Sendable {
             )
             return nil
         }
-        let change = running.withLock { running in
+        let needsRestart = running.withLock { running in
             defer { running = configuration }
-            return ConfigurationChange(from: running, to: configuration)
+            return configuration.settingsNeedingRestart(since: running)
         }
         reactions.reconfigure(hooks: configuration.hooks, webhooks: configuration.webhooks)
         history.reconfigure(configuration.history)
-        if change.targetsChanged {
-            await engine.replaceTargets(with: configuration)
-        } else if change.appliesLive {
-            engine.monitor.reconfigure(configuration.monitor)
-        }
+        var change = await engine.apply(configuration.engine)
+        change.needsRestart = needsRestart + change.needsRestart
         if change.appliesLive {
             metrics.reconfigure(targets: configuration.targets, interfaces: configuration.interfaces)
         }
@@ -120,5 +119,21 @@ final class ReloadService: Service, Sendable {
             )
         }
         return change
+    }
+}
+
+extension DaemonConfiguration {
+    /// The keys of what only the daemon serves that differ from `old` and take effect only when
+    /// reachd restarts: the listening sockets, the token, TLS on or off, the idle timeout, logging.
+    func settingsNeedingRestart(since old: DaemonConfiguration) -> [String] {
+        var keys: [String] = []
+        if old.listen != listen { keys.append("listen") }
+        if old.socket != socket { keys.append("socket") }
+        if old.apiToken != apiToken { keys.append("api.bearer_token_file") }
+        if (old.web?.tls == nil) != (web?.tls == nil) { keys.append("api.web_config_file: tls_server_config") }
+        if old.apiIdleTimeout != apiIdleTimeout { keys.append("api.idle_timeout") }
+        if old.grpcHealthListen != grpcHealthListen { keys.append("grpc_health.listen") }
+        if old.log != log { keys.append("log") }
+        return keys
     }
 }

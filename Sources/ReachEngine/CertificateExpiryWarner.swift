@@ -1,5 +1,4 @@
 import Logging
-import ReachAPI
 import ReachCore
 import ReachSupport
 import Synchronization

@@ -1,6 +1,5 @@
 import Logging
 import ReachCore
-import ReachLink
 import ServiceLifecycle
 
 /// Feeds a ``LinkSource`` into the monitor, as a service.
@@ -11,17 +10,17 @@ import ServiceLifecycle
 struct LinkService: Service {
     let source: any LinkSource
     let monitor: ConnectivityMonitor
-    /// Also sees every snapshot (the daemon's link metrics).
-    let observer: @Sendable (LinkSnapshot) -> Void
+    /// Also see every snapshot (the daemon's link metrics), as they are when the service starts.
+    let observers: EngineObservers
     let logger: Logger
 
     func run() async {
-        let (source, monitor, observer) = (source, monitor, observer)
+        let (source, monitor, observe) = (source, monitor, observers.links)
         do {
             try await cancelWhenGracefulShutdown {
                 try await source.run { snapshot in
                     monitor.update(links: snapshot)
-                    observer(snapshot)
+                    observe(snapshot)
                 }
             }
         } catch is CancellationError {

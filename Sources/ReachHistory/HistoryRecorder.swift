@@ -1,5 +1,6 @@
 import Logging
 import ReachAPI
+import ReachConfig
 import ReachCore
 import ReachSupport
 import Synchronization

@@ -1,5 +1,6 @@
 import Logging
 import ReachAPI
+import ReachConfig
 import ReachCore
 
 /// Runs one direction's hook directory for a transition: each accepted hook in lexical order, one

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Logging
+import ReachConfig
 import ReachCore
 import ServiceLifecycle
 import Synchronization

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ReachAPI
+import ReachConfig
 import ReachCore
 import ReachSupport
 

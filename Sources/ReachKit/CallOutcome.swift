@@ -24,6 +24,7 @@ public enum CallOutcome: Sendable, Hashable {
     /// is success.
     ///
     /// - Parameters:
+    ///   - status: The response's status code.
     ///   - retryAfter: The response's `Retry-After` header, if any.
     ///   - now: The time an HTTP date is read against (the system's wall clock by default).
     public static func http(

@@ -24,7 +24,7 @@ import Synchronization
 ///   `unknown` in between (reachd restarting, the stream broken) is not one, so a reachd restart at
 ///   the same state runs no callback, and one that comes back at the other state runs exactly one.
 ///
-/// It follows reachd with ``ReachClient/ReachdClient``'s one reader of the event stream (HTTP/1.1
+/// It follows reachd with `ReachdClient`'s one reader of the event stream (HTTP/1.1
 /// on SwiftNIO), as reachctl and the desktop agent do: no HTTP client library, no TLS, no server,
 /// no netlink, no probers.
 public final class ReachdService: ConnectivityService {
@@ -82,7 +82,11 @@ public final class ReachdService: ConnectivityService {
 
     /// Makes the service; nothing connects until ``run()``, which is called once.
     ///
-    /// - Parameter clock: Times reconnects, evidence and callback timeouts (a test clock in tests).
+    /// - Parameters:
+    ///   - endpoint: Where reachd is, and how to prove who the program is (``ReachdEndpoint/resolve(configured:tokenFile:caFile:user:passwordFile:environment:)``).
+    ///   - settings: The validity window, callback timeout and reconnection pace.
+    ///   - clock: Times reconnects, evidence and callback timeouts (a test clock in tests).
+    ///   - logger: Where reconnections and callback outcomes are logged.
     public init(
         endpoint: ReachdEndpoint,
         settings: Settings = Settings(),

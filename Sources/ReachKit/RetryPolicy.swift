@@ -58,6 +58,7 @@ public struct RetryPolicy: Sendable {
     ///   - clock: Times the waits and the deadline.
     ///   - classify: What a result came to: an HTTP status through ``CallOutcome/http(status:retryAfter:now:)``,
     ///     a gRPC code through ``CallOutcome/grpc(code:)``; ``CallOutcome/default(_:)`` when not given.
+    ///   - operation: One attempt, given its number (1 for the first).
     /// - Throws: The last attempt's error, or ``CallInterrupted``.
     public func run<Value: Sendable>(
         breaker: CircuitBreaker? = nil,

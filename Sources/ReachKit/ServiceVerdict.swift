@@ -46,7 +46,7 @@ public struct ServiceVerdict: Sendable, Hashable {
     /// portal): "is it us or the server?", for a program to decide by instead of the reason's
     /// words. `nil` unless `disconnected`, and while the monitor still gathers its evidence.
     public var fault: Fault?
-    /// The captive portal: where a person signs in (``ReachCore/CaptivePortal/userPortalURL``), the
+    /// The captive portal: where a person signs in (``CaptivePortal/userPortalURL``), the
     /// venue's page, and when a signed-in session ends; `nil` when there is none.
     public var portal: CaptivePortal?
     /// Interfaces that give a usable link, in index order.

@@ -6,21 +6,19 @@ import Synchronization
 /// What a service that learns its verdicts from outside the core (``ReachdService`` from reachd's
 /// event stream, the test kit's service from the test) shares: the current verdict, every consumer
 /// of ``ConnectivityService/verdicts()``, and the callbacks its transitions run by the core's
-/// reaction rule (``ReachCore/TransitionReactions``, the code the embedded monitor runs).
+/// transition rule (``ReachCore/TransitionRule``) and reaction rule (``ReachCore/TransitionReactions``),
+/// the code the embedded monitor runs.
 ///
-/// Each consumer gets the current verdict first, then every change, from a buffer of its own that
-/// keeps the newest few when the consumer falls behind (the sender never waits).
+/// Each consumer gets the current verdict first, then every change, from a ``ReachSupport/Broadcast``
+/// that keeps the newest few for a consumer that falls behind (the sender never waits).
 package final class VerdictFeed: Sendable {
     private struct State {
-        var current: ServiceVerdict
-        /// The last `connected` or `disconnected`: what a transition moves from.
-        var lastDefinite: ConnectivityState?
-        var consumers: [Int: AsyncStream<ServiceVerdict>.Continuation] = [:]
-        var lastID = 0
+        var transitions: TransitionRule
         var isFinished = false
     }
 
     private let state: Mutex<State>
+    private let sent: Broadcast<ServiceVerdict>
     private let reactions: TransitionReactions
     private let callbackTimeout: Duration
     private let bufferLimit: Int
@@ -33,52 +31,40 @@ package final class VerdictFeed: Sendable {
         logger: Logger,
         bufferLimit: Int = 32
     ) {
-        state = Mutex(State(current: initial, lastDefinite: initial.state == .unknown ? nil : initial.state))
+        state = Mutex(State(transitions: TransitionRule(initial: initial.state)))
+        sent = Broadcast(initial: initial, bufferLimit: bufferLimit)
         reactions = TransitionReactions(clock: clock, logger: logger)
         self.callbackTimeout = callbackTimeout
         self.bufferLimit = bufferLimit
     }
 
-    package var current: ServiceVerdict { state.withLock { $0.current } }
+    package var current: ServiceVerdict { state.withLock { _ in sent.latest! } }
 
     package func verdicts() -> AsyncStream<ServiceVerdict> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: ServiceVerdict.self,
-            bufferingPolicy: .bufferingNewest(bufferLimit)
-        )
-        let id: Int? = state.withLock { state in
-            continuation.yield(state.current)
-            guard !state.isFinished else { return nil }
-            state.lastID += 1
-            state.consumers[state.lastID] = continuation
-            return state.lastID
+        // Under the lock ``publish(_:sequence:)`` sends under: the current verdict, in the stream
+        // at once, and the subscription to what comes after it, nothing missed or doubled between.
+        let (subscription, current) = state.withLock { state in
+            (state.isFinished ? nil : sent.subscribe(backlog: { _, _ in [] }), sent.latest!)
         }
-        guard let id else {
-            continuation.finish()
-            return stream
+        guard let subscription else {
+            // Ended: the current verdict, and nothing after it.
+            return AsyncStream { continuation in
+                continuation.yield(current)
+                continuation.finish()
+            }
         }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.consumers.removeValue(forKey: id) }
-        }
-        return stream
+        return AsyncStream(first: current, subscription, bufferLimit: bufferLimit) { $0 }
     }
 
-    /// Makes `verdict` current and sends it to every consumer, in the order of calls. A move
-    /// between `connected` and `disconnected` is a transition (`unknown` in between is none): it
-    /// is handed to the callbacks, numbered `sequence`, and returned.
+    /// Makes `verdict` current and sends it to every consumer, in the order of calls. A
+    /// transition (``ReachCore/TransitionRule``) is handed to the callbacks, numbered `sequence`,
+    /// and returned.
     @discardableResult
     package func publish(_ verdict: ServiceVerdict, sequence: UInt64) -> ServiceTransition? {
         state.withLock { state in
-            state.current = verdict
-            for consumer in state.consumers.values { consumer.yield(verdict) }
-            guard verdict.state != .unknown else { return nil }
-            defer { state.lastDefinite = verdict.state }
-            guard let last = state.lastDefinite, last != verdict.state else { return nil }
-            let transition = ServiceTransition(
-                direction: verdict.isConnected ? .restored : .lost,
-                sequence: sequence,
-                verdict: verdict
-            )
+            sent.send(verdict)
+            guard let direction = state.transitions.next(verdict.state) else { return nil }
+            let transition = ServiceTransition(direction: direction, sequence: sequence, verdict: verdict)
             // Under the lock, so that callbacks see transitions in the order they were published.
             reactions.deliver(transition.core)
             return transition
@@ -103,11 +89,9 @@ package final class VerdictFeed: Sendable {
     /// Runs the callbacks until the calling task is cancelled; then ends every verdict stream.
     package func run() async {
         await reactions.run()
-        let consumers = state.withLock { state in
+        state.withLock { state in
             state.isFinished = true
-            defer { state.consumers = [:] }
-            return state.consumers.values
+            sent.finish()
         }
-        for consumer in consumers { consumer.finish() }
     }
 }

@@ -13,39 +13,48 @@ import ServiceLifecycle
 /// captive-portal API, the path evidence that tells whose fault it is, certificate warnings and
 /// sleep), run inside the program.
 ///
-/// It takes reachd's ``ReachConfig/Configuration`` (from the same YAML, or the embedded default,
-/// which probes `http://127.0.0.1:8080/api/v1/health`), so that the verdicts are the daemon's for
-/// the same faults. What only a daemon serves (listen addresses, the token, metrics, history,
-/// hooks, webhooks, sd_notify) is ignored here.
+/// It takes the engine's ``Configuration``: built in code, or read from reachd's YAML
+/// (the embedded default probes `http://127.0.0.1:8080/api/v1/health`), so that the verdicts are the
+/// daemon's for the same faults. What only a daemon serves (listen addresses, the token, metrics,
+/// history, hooks, webhooks, sd_notify) is not part of it; a file's sections for those are checked
+/// and left aside. ``apply(_:)`` changes the configuration while the service runs, as reachd's reload does.
 public final class EmbeddedService: ConnectivityService {
     /// The monitor the service runs: for the package's own tests and benchmarks, which feed it by hand.
     package var monitor: ConnectivityMonitor { engine.monitor }
+    /// How long ``checkNow()`` waits for the targets in force (``apply(_:)`` changes it).
+    package var checkWaitLimit: Duration { engine.checkWaitLimit }
     private let engine: ConnectivityEngine
 
     /// - Parameters:
-    ///   - configuration: reachd's configuration; `nil` for its embedded default.
+    ///   - configuration: What to watch and how; `nil` for reachd's embedded default.
     ///   - clock: Times probes, hysteresis and callback timeouts (a test clock in tests).
-    /// - Throws: ``ReachConfig/ConfigurationError`` only when `configuration` is `nil` and the
+    ///   - logger: Where the engine logs, as reachd's log does.
+    /// - Throws: ``ConfigurationError`` only when `configuration` is `nil` and the
     ///   embedded default cannot be read (which a test pins).
     public init(configuration: Configuration? = nil, clock: MonitorClock = .system(), logger: Logger) throws {
-        let configuration = try configuration ?? Configuration.load(from: .embeddedDefault)
+        let configuration = try configuration ?? DaemonConfiguration.load(from: .embeddedDefault).engine
         engine = ConnectivityEngine(configuration: configuration, clock: clock, logger: logger)
     }
 
     /// The service for reachd's configuration file, found as reachd finds it: `path`, else
     /// `$REACHD_CONFIG`, else the embedded default.
     ///
-    /// - Throws: ``ReachConfig/ConfigurationError`` naming the file and what is wrong in it.
+    /// - Throws: ``ConfigurationError`` naming the file and what is wrong in it.
     public convenience init(configurationFile path: String?, clock: MonitorClock = .system(), logger: Logger) throws {
-        let environment = ProcessInfo.processInfo.environment
-        try self.init(
-            configuration: Configuration.load(
-                from: .resolve(commandLine: path, environment: environment),
-                environment: environment
-            ),
-            clock: clock,
-            logger: logger
-        )
+        try self.init(configuration: Configuration(configurationFile: path), clock: clock, logger: logger)
+    }
+
+    /// Applies `configuration` while the service runs, as reachd applies a reloaded file, one call
+    /// at a time: the targets, the policy, the interfaces, the settle window, the variants and the
+    /// portal's check URL change now (streams and callbacks carry on; unchanged targets keep their
+    /// state; added and changed ones are probed at once); ``checkNow()`` waits for the new targets.
+    ///
+    /// - Returns: The settings, by their key in reachd's YAML (`captive_portal`, `tls.warn_before`,
+    ///   `upstream.check`), that changed but take effect only in a service made anew; empty when
+    ///   everything applied.
+    @discardableResult
+    public func apply(_ configuration: Configuration) async -> [String] {
+        await engine.apply(configuration).needsRestart
     }
 
     // MARK: ConnectivityService
@@ -60,23 +69,12 @@ public final class EmbeddedService: ConnectivityService {
     /// (with the same code).
     public func checkNow() async -> ServiceVerdict {
         ServiceVerdict(
-            await ImmediateCheck(monitor: monitor, waitLimit: ImmediateCheck.waitLimit(for: monitor.targets)).run()
-                .verdict
+            await ImmediateCheck(monitor: monitor, waitLimit: engine.checkWaitLimit).run().verdict
         )
     }
 
     public func verdicts() -> AsyncStream<ServiceVerdict> {
-        let subscription = monitor.subscribe()
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: ServiceVerdict.self,
-            bufferingPolicy: .bufferingNewest(32)
-        )
-        let pump = Task {
-            for await event in subscription { continuation.yield(ServiceVerdict(event.verdict)) }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in pump.cancel() }
-        return stream
+        AsyncStream(monitor.subscribe()) { ServiceVerdict($0.verdict) }
     }
 
     @discardableResult

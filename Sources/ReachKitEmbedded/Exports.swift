@@ -1,4 +1,4 @@
-// What a program that imports ReachKitEmbedded uses without importing anything else: reachd's
+// What a program that imports ReachKitEmbedded uses without importing anything else: the engine's
 // configuration, which ``EmbeddedService`` takes, and the error that names what is wrong in it.
 @_exported import struct ReachConfig.Configuration
 @_exported import struct ReachConfig.ConfigurationError

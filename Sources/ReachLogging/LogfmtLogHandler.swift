@@ -1,5 +1,4 @@
 import Logging
-import ReachAPI
 import ReachCore
 import ReachPOSIX
 import ReachSupport

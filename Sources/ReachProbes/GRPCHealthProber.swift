@@ -1,5 +1,5 @@
 import GRPCCore
-import GRPCHealth
+import GRPCHealthProto
 import GRPCNIOTransportHTTP2
 import GRPCProtobuf
 import Logging

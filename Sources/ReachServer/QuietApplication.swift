@@ -16,7 +16,7 @@ import Glibc
 /// Hummingbird's stock `run()` adds a service that wakes every second to format the `Date` header,
 /// whether or not anyone is asking; on an idle daemon that tick (and the executor threads it wakes)
 /// was the only thing running. This application formats the header when a response needs it
-/// (``HTTPDate``, cached per second), so an idle reachd sleeps. Everything else (routing,
+/// (``DateHeader``, cached per second), so an idle reachd sleeps. Everything else (routing,
 /// middleware, connection limits, the HTTP/1 channel, graceful shutdown) is Hummingbird's own.
 struct QuietApplication<Responder: HTTPResponder>: ApplicationProtocol
 where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
@@ -55,7 +55,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
                 logger.debug("unhandled error in a responder", metadata: ["error": "\(error)"])
                 response = Response(status: .internalServerError)
             }
-            response.headers[.date] = HTTPDate.now
+            response.headers[.date] = DateHeader.now
             if let serverName = configuration.serverName {
                 response.headers[.server] = serverName
             }

@@ -11,7 +11,8 @@ struct StatusRoutes: Sendable {
     let monitor: ConnectivityMonitor
     let metrics: ReachMetrics
     let events: EventStream
-    let check: ImmediateCheck
+    /// How long a check waits for fresh results, asked at each check (a reload changes it).
+    let checkWaitLimit: @Sendable () -> Duration
     let history: (any HistoryReading)?
     /// The longest `/healthz` waits for the monitor to answer before calling reachd unhealthy.
     var livenessLimit: Duration = .seconds(1)
@@ -29,7 +30,7 @@ struct StatusRoutes: Sendable {
 
     /// `POST /v1/check`.
     func check() async -> Response {
-        JSONBody.response(document(await check.run()))
+        JSONBody.response(document(await ImmediateCheck(monitor: monitor, waitLimit: checkWaitLimit()).run()))
     }
 
     /// `GET /v1/history`: `400` for a parameter that is not what it must be, `503` without history.

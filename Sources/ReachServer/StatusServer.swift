@@ -86,7 +86,7 @@ package struct StatusServer: Sendable {
     private let bearerToken: Secret?
     private let security: ListenerSecurity?
     private let heartbeatInterval: Duration
-    private let checkWaitLimit: Duration
+    private let checkWaitLimit: @Sendable () -> Duration
     private let limits: Limits
     private let history: (any HistoryReading)?
     private let logger: Logger
@@ -97,7 +97,8 @@ package struct StatusServer: Sendable {
     ///   - security: TLS and basic auth from the web configuration file; plain HTTP when `nil`.
     ///   - heartbeatInterval: How often an idle event stream carries a `: heartbeat` comment.
     ///   - checkWaitLimit: The longest `POST /v1/check` waits for fresh results before answering
-    ///     with what it has; see ``checkWaitLimit(for:)``.
+    ///     with what it has, asked at each check: the engine's for the targets in force
+    ///     (``ReachCore/ImmediateCheck/waitLimit(for:)``), which a reload changes.
     ///   - limits: What one client may cost: header and body sizes, idle time, connections.
     ///   - history: What `GET /v1/history` reads, and the status page's uptime and transitions; `nil`
     ///     answers it with `503` (history is off) and the page says there is no history.
@@ -108,7 +109,7 @@ package struct StatusServer: Sendable {
         bearerToken: Secret? = nil,
         security: ListenerSecurity? = nil,
         heartbeatInterval: Duration = .seconds(15),
-        checkWaitLimit: Duration = .seconds(3),
+        checkWaitLimit: @escaping @Sendable () -> Duration = { .seconds(3) },
         limits: Limits = Limits(),
         history: (any HistoryReading)? = nil,
         logger: Logger
@@ -124,12 +125,6 @@ package struct StatusServer: Sendable {
         self.limits = limits
         self.history = history
         self.logger = logger
-    }
-
-    /// How long `POST /v1/check` should wait for `targets` (``ReachCore/ImmediateCheck/waitLimit(for:)``):
-    /// the longest probe timeout plus a second, never over 30 s.
-    package static func checkWaitLimit(for targets: [ProbeTarget]) -> Duration {
-        ImmediateCheck.waitLimit(for: targets)
     }
 
     /// The HTTP application: a `Service` to run in the daemon's `ServiceGroup`. Graceful shutdown
@@ -197,7 +192,7 @@ package struct StatusServer: Sendable {
             monitor: monitor,
             metrics: metrics,
             events: EventStream(monitor: monitor, heartbeatInterval: heartbeatInterval),
-            check: ImmediateCheck(monitor: monitor, waitLimit: checkWaitLimit),
+            checkWaitLimit: checkWaitLimit,
             history: history
         )
         router.get(RouterPath(StatusAPI.status.path)) { _, _ in handlers.status() }

@@ -34,14 +34,9 @@ enum PageWords {
         }
     }
 
-    /// An address family as a person writes it: `IPv4`, `IPv6`; the code for one this version does not know.
-    static func family(_ code: String) -> String {
-        switch IPFamily(rawValue: code) {
-        case .ipv4: "IPv4"
-        case .ipv6: "IPv6"
-        case nil: code
-        }
-    }
+    /// An address family as a person writes it: `IPv4`, `IPv6` (``ReachAPI/VerdictFact/familyWords``);
+    /// the code for one this version does not know.
+    static func family(_ code: String) -> String { VerdictFact.familyWords[code] ?? code }
 
     /// Address families, comma separated.
     static func families(_ codes: [String]) -> String { codes.map(family).joined(separator: ", ") }

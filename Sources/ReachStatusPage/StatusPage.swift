@@ -63,19 +63,33 @@ package struct StatusPage: Sendable {
         return page.markup
     }
 
-    /// What the script starts from: the words table, the document the page was rendered from, the
-    /// render time and each target's recent latency as `[epoch seconds, seconds]` pairs.
+    /// What the script starts from: the words table, the verdict's facts, the document the page was
+    /// rendered from, the render time and each target's recent latency as `[epoch seconds, seconds]` pairs.
     private struct PageData: Encodable {
         let words: [String: [String: String]]
+        let facts: [Fact]
         let status: StatusDocument
         let now: Double
         let latency: [String: [[Double]]]
     }
 
+    /// A ``ReachAPI/VerdictFact`` as the script reads it: which key of each event fills which element, in which words.
+    private struct Fact: Encodable {
+        let key: String
+        let id: String
+        let words: [String: String]
+    }
+
     /// ``PageData`` in the API's JSON, safe inside the page's `<script type="application/json">`.
     private var pageData: String {
         let latency = (history?.latency ?? [:]).mapValues { $0.map { [$0.epochSeconds, $0.seconds] } }
-        let data = PageData(words: PageWords.table, status: status, now: now.secondsSinceEpoch, latency: latency)
+        let data = PageData(
+            words: PageWords.table,
+            facts: StatusDocument.facts.map { Fact(key: $0.key, id: $0.id, words: $0.words) },
+            status: status,
+            now: now.secondsSinceEpoch,
+            latency: latency
+        )
         return PageWords.scriptSafe(String(decoding: APIJSON.encode(data), as: UTF8.self))
     }
 
@@ -92,13 +106,17 @@ package struct StatusPage: Sendable {
             </div>
             <p class="since">Since <time id="verdict-since" datetime="\(status.since)">\(PageWords.time(status.since))</time> (<span id="verdict-for">\(lasted)</span>)</p>
             <dl class="facts">
-            <div id="verdict-target-row"\(hidden(status.target == nil))><dt>Failing target</dt><dd id="verdict-target">\(status.target)</dd></div>
-            <div id="verdict-fault-row"\(hidden(status.fault == nil))><dt>Fault</dt><dd id="verdict-fault">\(status.fault.map(PageWords.fault))</dd></div>
-            <div id="verdict-families-row"\(hidden(status.degradedFamilies.isEmpty))><dt>Degraded address family</dt><dd id="verdict-families">\(PageWords.families(status.degradedFamilies))</dd></div>
+            \(HTML.joined(status.factValues.map(factRow), separator: "\n"))
             </dl>
             </section>
             """
     }
 
-    private func hidden(_ isHidden: Bool) -> HTML { isHidden ? " hidden" : "" }
+    /// One fact's line of the verdict card; hidden while the document has no value for it.
+    private func factRow(_ fact: VerdictFact, _ codes: [String]) -> HTML {
+        let hidden: HTML = codes.isEmpty ? " hidden" : ""
+        return """
+            <div id="verdict-\(fact.id)-row"\(hidden)><dt>\(fact.label)</dt><dd id="verdict-\(fact.id)">\(fact.text(codes))</dd></div>
+            """
+    }
 }

@@ -48,12 +48,12 @@ extension StatusPageAssets {
             $("verdict-reason").textContent = doc.reason_detail;
             $("verdict-since").dateTime = doc.since;
             $("verdict-since").textContent = time(doc.since);
-            $("verdict-target").textContent = doc.target || "";
-            show("verdict-target-row", doc.target != null);
-            $("verdict-fault").textContent = doc.fault ? fault(doc.fault) : "";
-            show("verdict-fault-row", doc.fault != null);
-            $("verdict-families").textContent = families(doc.degraded_families);
-            show("verdict-families-row", $("verdict-families").textContent !== "");
+            for (const fact of data.facts) {
+              const value = doc[fact.key];
+              const codes = value == null ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
+              $(`verdict-${fact.id}`).textContent = codes.map((code) => fact.words[code] || code).join(", ");
+              show(`verdict-${fact.id}-row`, codes.length > 0);
+            }
             $("sequence").textContent = String(doc.sequence);
             document.title = `${state(doc.state)} \\u00b7 reachd`;
             tick();

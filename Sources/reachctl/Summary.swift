@@ -31,8 +31,8 @@ enum Summary {
     static func render(_ document: StatusDocument, now: WallTime = WallTime.now()) -> String {
         var lines = [document.headline]
         lines.append("  \(document.reasonDetail)")
-        if let fault = document.fault {
-            lines.append("fault:      \(fault)\(FaultWords.sentence(fault).map { " — \($0)" } ?? "")")
+        for (fact, codes) in document.factValues where fact.inSummary && !codes.isEmpty {
+            lines.append(fact.summaryLine(codes))
         }
         var since = document.since
         if let time = RFC3339.wallTime(from: document.since) {

@@ -86,9 +86,9 @@ struct ReachdCommand: AsyncParsableCommand {
     func run() async throws {
         if let checkConfig {
             do {
-                let configuration = try Configuration.load(from: .file(checkConfig), webConfigFile: webConfigFile)
+                let configuration = try DaemonConfiguration.load(from: .file(checkConfig), webConfigFile: webConfigFile)
                 try Daemon.checkListenerSecurity(configuration)
-                for warning in Daemon.hostWarnings(configuration) { print("warning: \(warning)") }
+                for warning in Daemon.hostWarnings(configuration.engine) { print("warning: \(warning)") }
                 print("ok")
                 return
             } catch {
@@ -98,11 +98,11 @@ struct ReachdCommand: AsyncParsableCommand {
         }
 
         let environment = ProcessInfo.processInfo.environment
-        let source = Configuration.Source.resolve(commandLine: config, environment: environment)
+        let source = DaemonConfiguration.Source.resolve(commandLine: config, environment: environment)
         let (targetsFile, listen, logTarget, webConfigFile) = (targetsFile, listen, logTarget, webConfigFile)
         // A reload (SIGHUP) loads the configuration exactly as start-up does, overrides included.
-        let load: @Sendable () throws(ConfigurationError) -> Configuration = { () throws(ConfigurationError) in
-            var configuration = try Configuration.load(
+        let load: @Sendable () throws(ConfigurationError) -> DaemonConfiguration = { () throws(ConfigurationError) in
+            var configuration = try DaemonConfiguration.load(
                 from: source,
                 environment: environment,
                 webConfigFile: webConfigFile
@@ -113,7 +113,7 @@ struct ReachdCommand: AsyncParsableCommand {
             try Daemon.checkListenerSecurity(configuration)
             return configuration
         }
-        let configuration: Configuration
+        let configuration: DaemonConfiguration
         do {
             configuration = try load()
         } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ReachConfig
 import ReachCore
 import ReachHistory
 import ReachSupport

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTestRigs
 import ReachTesting
 import Synchronization
 import Testing
@@ -6,10 +7,10 @@ import Testing
 /// Where screenshots go: `.build/notifications/` of the package, for a person to look at.
 let notifyAgentScreenshots = BuiltProducts.packageRoot.appending(path: ".build/notifications")
 
-/// The health endpoint reachd watches: answers 200 ("up") or 503 ("down") on `/health`, or, as a
-/// captive portal does, `302` to ``portalSignInURL`` ("portal"), switched through stdin, on a fixed
-/// port so that it can be stopped (connection refused) and started again. Prints `hit` for every
-/// request, so a test can count probes.
+/// The health endpoint reachd watches: a ``ReachTesting/StandInServer`` answering 200 ("up") or
+/// 503 ("down") on `/health`, or, as a captive portal does, `302` to ``portalSignInURL``
+/// ("portal"), on a fixed port so that it can be stopped (connection refused) and started again.
+/// It keeps every request, so a test can count probes.
 final class NotifyAgentTarget: Sendable {
     enum Mode: String {
         case up, down, portal
@@ -17,7 +18,7 @@ final class NotifyAgentTarget: Sendable {
 
     static let portalSignInURL = "http://portal.test/login"
     let port: Int
-    private let child: ChildProcess
+    private let server: StandInServer
 
     convenience init(port: Int, up: Bool, rig: NotifyAgentRig) async throws {
         try await self.init(port: port, mode: up ? .up : .down, rig: rig)
@@ -25,57 +26,38 @@ final class NotifyAgentTarget: Sendable {
 
     init(port: Int, mode: Mode, rig: NotifyAgentRig) async throws {
         self.port = port
-        let script = """
-            import http.server, sys, threading
-            state = {'mode': '\(mode.rawValue)'}
-            class H(http.server.BaseHTTPRequestHandler):
-                def do_GET(self):
-                    print('hit', flush=True)
-                    if state['mode'] == 'portal':
-                        self.send_response(302)
-                        self.send_header('Location', '\(Self.portalSignInURL)')
-                        self.send_header('Content-Length', '0')
-                        self.end_headers()
-                        return
-                    up = state['mode'] == 'up'
-                    body = b'ok' if up else b'down'
-                    self.send_response(200 if up and self.path == '/health' else 503)
-                    self.send_header('Content-Length', str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                def log_message(self, *args):
-                    pass
-            http.server.ThreadingHTTPServer.allow_reuse_address = True
-            server = http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H)
-            threading.Thread(target=server.serve_forever, daemon=True).start()
-            print('ready', flush=True)
-            for line in sys.stdin:
-                state['mode'] = line.strip()
-                print('now', line.strip(), flush=True)
-            """
-        let process = try ChildProcess(
-            "health target",
-            executable: "/usr/bin/python3",
-            arguments: ["-c", script, "\(port)"]
+        server = try StandInServer(
+            name: "health target",
+            listen: ["127.0.0.1:\(port)"],
+            path: "/health",
+            logRequests: true,
+            mode: Self.command(mode)
         )
-        child = rig.track(process)
-        try await process.waitForLine { $0 == "ready" }
+        rig.onStop { [server] in await server.stop() }
+        try await server.waitUntilReady()
     }
 
-    var hits: Int { child.output.count { $0 == "hit" } }
+    private static func command(_ mode: Mode) -> String {
+        switch mode {
+        case .up: "up"
+        case .down: "down"
+        case .portal: "redirect \(portalSignInURL)"
+        }
+    }
+
+    var hits: Int { server.requests.count }
 
     func set(up: Bool) throws {
         try set(up ? .up : .down)
     }
 
+    /// Switches the mode without waiting: the flap storm sends them as fast as it can.
     func set(_ mode: Mode) throws {
-        try child.writeLine(mode.rawValue)
+        try server.send(Self.command(mode))
     }
 
     func stop() async {
-        child.closeInput()
-        child.signal(SIGKILL)
-        await child.waitForExit()
+        await server.stop()
     }
 }
 

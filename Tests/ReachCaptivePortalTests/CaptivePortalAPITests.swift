@@ -1,6 +1,7 @@
 import Foundation
 import ReachCaptivePortal
 import ReachCore
+import ReachTestRigs
 import ReachTesting
 import Testing
 

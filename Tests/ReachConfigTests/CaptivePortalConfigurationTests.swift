@@ -1,13 +1,12 @@
 import Foundation
 import ReachConfig
 import ReachCore
-import ReachTesting
 import Testing
 
 @Suite("Configuration: captive_portal and tls")
 struct CaptivePortalConfigurationTests {
     @Test func nothingIsContactedUnlessConfigured() throws {
-        let configuration = try Configuration.load(from: .embeddedDefault)
+        let configuration = try DaemonConfiguration.load(from: .embeddedDefault)
         #expect(configuration.captivePortal.check == nil)
         #expect(configuration.captivePortal.apiURL == nil)
         #expect(configuration.captivePortal.networkdStateDirectory == "/run/systemd/netif/links")
@@ -17,7 +16,7 @@ struct CaptivePortalConfigurationTests {
     }
 
     @Test func theCheckURLIsProbedWithTheTargetsDefaults() throws {
-        let configuration = try Configuration.parse(
+        let configuration = try DaemonConfiguration.parse(
             """
             probe: { interval: 2s, timeout: 500ms }
             captive_portal:
@@ -97,19 +96,5 @@ struct CaptivePortalConfigurationTests {
             line: 1,
             saying: "not a duration"
         )
-    }
-
-    @Test func aChangedCheckURLIsAppliedByReloadAndTheRestNeedsARestart() throws {
-        let old = try Configuration.parse(oneTarget, source: "t.yaml")
-        let new = try Configuration.parse(
-            "captive_portal: { check_url: \"http://c.example/\", expect_body: Success }\n" + oneTarget,
-            source: "t.yaml"
-        )
-        #expect(ConfigurationChange(from: old, to: new).targetsChanged)
-        let api = try Configuration.parse(
-            "captive_portal: { api_url: \"https://p.example/\" }\n" + oneTarget,
-            source: "t.yaml"
-        )
-        #expect(ConfigurationChange(from: old, to: api).needsRestart == ["captive_portal"])
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// Parses `yaml` expecting failure; returns the problems.
 func problems(_ yaml: String, source: String = "bad.yaml") -> [ConfigurationProblem] {
     do {
-        _ = try Configuration.parse(yaml, source: source)
+        _ = try DaemonConfiguration.parse(yaml, source: source)
         Issue.record("expected problems in:\n\(yaml)")
         return []
     } catch {
@@ -48,7 +48,7 @@ struct ConfigurationProblemTests {
             line: 1,
             saying: "reversed range z-a"
         )
-        let fine = try Configuration.parse(
+        let fine = try DaemonConfiguration.parse(
             "interfaces: { include: [\"br-*\", \"wl[a-z]n*\", \"x[-]\", \"[\"] }\n" + oneTarget,
             source: "t.yaml"
         )
@@ -379,14 +379,14 @@ struct ConfigurationProblemTests {
 
     @Test func anUnreadableFileSaysWhy() throws {
         let missing = "/nonexistent/reachd.yaml"
-        #expect(throws: ConfigurationError.self) { try Configuration.load(from: .file(missing)) }
+        #expect(throws: ConfigurationError.self) { try DaemonConfiguration.load(from: .file(missing)) }
         do {
-            _ = try Configuration.load(from: .file(missing))
+            _ = try DaemonConfiguration.load(from: .file(missing))
         } catch {
             #expect(error.description == "/nonexistent/reachd.yaml: cannot read the file: no such file")
         }
         do {
-            _ = try Configuration.load(from: .file(NSTemporaryDirectory()))
+            _ = try DaemonConfiguration.load(from: .file(NSTemporaryDirectory()))
         } catch {
             #expect(error.problems.first?.message.contains("directory") == true)
         }
@@ -411,7 +411,7 @@ struct BoundedFileTests {
     @Test func aConfigurationFileOverOneMebibyteIsRefusedNamingTheFile() throws {
         let path = try file("huge.yaml", bytes: (1 << 20) + 1)
         do {
-            _ = try Configuration.load(from: .file(path))
+            _ = try DaemonConfiguration.load(from: .file(path))
             Issue.record("a 1 MiB + 1 byte configuration was read")
         } catch {
             #expect(
@@ -431,13 +431,16 @@ struct BoundedFileTests {
         )
         let fits = try file("fits", bytes: 64 << 10)
         #expect(throws: Never.self) {
-            try Configuration.parse("server:\n  base_url: http://h\n  bearer_token_file: \(fits)\n", source: "t.yaml")
+            try DaemonConfiguration.parse(
+                "server:\n  base_url: http://h\n  bearer_token_file: \(fits)\n",
+                source: "t.yaml"
+            )
         }
     }
 
     @Test func aTargetsFileOverOneMebibyteIsRefusedNamingTheFile() throws {
         let path = try file("targets.txt", bytes: (1 << 20) + 1)
-        var configuration = try Configuration.parse(oneTarget, source: "t.yaml")
+        var configuration = try DaemonConfiguration.parse(oneTarget, source: "t.yaml")
         do {
             try configuration.replaceTargets(withURLsIn: path)
             Issue.record("a 1 MiB + 1 byte targets file was read")
@@ -448,7 +451,7 @@ struct BoundedFileTests {
 
     @Test func anEndlessFileIsReadOnlyUpToTheCap() throws {
         do {
-            _ = try Configuration.load(from: .file("/dev/zero"))
+            _ = try DaemonConfiguration.load(from: .file("/dev/zero"))
             Issue.record("/dev/zero was read as a configuration")
         } catch {
             #expect(error.description.contains("larger than 1 MiB"), "\(error)")

@@ -13,7 +13,7 @@ let repositoryRoot = URL(filePath: #filePath).deletingLastPathComponent().deleti
 @Suite("Configuration: valid files")
 struct ConfigurationTests {
     @Test func theShippedFileWatchesALocalHealthEndpoint() throws {
-        let configuration = try Configuration.load(
+        let configuration = try DaemonConfiguration.load(
             from: .file(repositoryRoot.appending(path: "config/reachd.yaml").path)
         )
         #expect(configuration.targets.count == 1)
@@ -46,15 +46,15 @@ struct ConfigurationTests {
             "regenerate Sources/ReachConfig/DefaultConfiguration.swift from config/reachd.yaml"
         )
         #expect(
-            try Configuration.load(from: .embeddedDefault)
-                == Configuration.load(from: .file(repositoryRoot.appending(path: "config/reachd.yaml").path))
+            try DaemonConfiguration.load(from: .embeddedDefault)
+                == DaemonConfiguration.load(from: .file(repositoryRoot.appending(path: "config/reachd.yaml").path))
         )
     }
 
     @Test func coalescingIsOneSettingForAllTargets() throws {
         let yaml =
             "probe: { coalesce: 0s }\ntargets:\n  - { name: a, url: http://h/ }\n  - { name: b, kind: tcp, address: \"h:1\" }\n"
-        #expect(try Configuration.parse(yaml, source: "t.yaml").targets.map(\.coalescing) == [.zero, .zero])
+        #expect(try DaemonConfiguration.parse(yaml, source: "t.yaml").targets.map(\.coalescing) == [.zero, .zero])
         expectProblem(
             "targets:\n  - { name: a, url: http://h/, coalesce: 0s }\n",
             at: "targets[0].coalesce",
@@ -71,9 +71,9 @@ struct ConfigurationTests {
 
     @Test func perInterfaceProbingIsOneSettingForAllTargetsAndOffByDefault() throws {
         let yaml = "probe: { per_interface: true }\ntargets:\n  - { name: a, url: http://h/ }\n"
-        #expect(try Configuration.parse(yaml, source: "t.yaml").variants.perInterface)
-        #expect(try Configuration.parse(yaml, source: "t.yaml").monitor.variants.perInterface)
-        #expect(try !Configuration.load(from: .embeddedDefault).variants.perInterface)
+        #expect(try DaemonConfiguration.parse(yaml, source: "t.yaml").variants.perInterface)
+        #expect(try DaemonConfiguration.parse(yaml, source: "t.yaml").monitor.variants.perInterface)
+        #expect(try !DaemonConfiguration.load(from: .embeddedDefault).variants.perInterface)
         expectProblem(
             "targets:\n  - { name: a, url: http://h/, per_interface: true }\n",
             at: "targets[0].per_interface",
@@ -83,7 +83,10 @@ struct ConfigurationTests {
     }
 
     @Test func theServerShorthandDefaultsItsHealthPath() throws {
-        let configuration = try Configuration.parse("server:\n  base_url: https://api.example.com/\n", source: "t.yaml")
+        let configuration = try DaemonConfiguration.parse(
+            "server:\n  base_url: https://api.example.com/\n",
+            source: "t.yaml"
+        )
         #expect(configuration.targets.map(\.name) == ["server"])
         #expect(
             configuration.targets[0].check
@@ -135,7 +138,7 @@ struct ConfigurationTests {
             listen: "[::1]:9999"
             log: { target: stderr, level: debug }
             """
-        let configuration = try Configuration.parse(yaml, source: "full.yaml")
+        let configuration = try DaemonConfiguration.parse(yaml, source: "full.yaml")
         #expect(configuration.targets.map(\.name) == ["server", "api", "quoted-true", "database", "backend"])
         let server = configuration.targets[0]
         #expect(
@@ -190,7 +193,7 @@ struct ConfigurationTests {
         ("0x1F", .number(31)),
     ])
     func jsonExpectationsKeepTheirYAMLType(yaml: String, expected: JSONScalar) throws {
-        let configuration = try Configuration.parse(
+        let configuration = try DaemonConfiguration.parse(
             "targets:\n  - name: a\n    url: http://h/\n    expect:\n      json: { pointer: /x, equals: \(yaml) }\n",
             source: "t"
         )
@@ -206,22 +209,24 @@ struct ConfigurationTests {
             "targets:\n"
             + (0..<1000).map { "  - name: t\($0)\n    kind: tcp\n    address: 10.0.\($0 / 256).\($0 % 256):80\n" }
             .joined()
-        let configuration = try Configuration.parse(yaml, source: "many.yaml")
+        let configuration = try DaemonConfiguration.parse(yaml, source: "many.yaml")
         #expect(configuration.targets.count == 1000)
         #expect(configuration.targets.map(\.name) == (0..<1000).map { "t\($0)" })
     }
 
     @Test func theSourceIsTheCommandLineThenTheEnvironmentThenTheDefault() {
         #expect(
-            Configuration.Source.resolve(commandLine: "/a.yaml", environment: ["REACHD_CONFIG": "/b.yaml"])
+            DaemonConfiguration.Source.resolve(commandLine: "/a.yaml", environment: ["REACHD_CONFIG": "/b.yaml"])
                 == .file("/a.yaml")
         )
         #expect(
-            Configuration.Source.resolve(commandLine: nil, environment: ["REACHD_CONFIG": "/b.yaml"])
+            DaemonConfiguration.Source.resolve(commandLine: nil, environment: ["REACHD_CONFIG": "/b.yaml"])
                 == .file("/b.yaml")
         )
-        #expect(Configuration.Source.resolve(commandLine: nil, environment: ["REACHD_CONFIG": ""]) == .embeddedDefault)
-        #expect(Configuration.Source.resolve(commandLine: nil, environment: [:]) == .embeddedDefault)
+        #expect(
+            DaemonConfiguration.Source.resolve(commandLine: nil, environment: ["REACHD_CONFIG": ""]) == .embeddedDefault
+        )
+        #expect(DaemonConfiguration.Source.resolve(commandLine: nil, environment: [:]) == .embeddedDefault)
     }
 }
 
@@ -235,29 +240,5 @@ struct SuggestionTests {
         #expect(Suggestion.closest(to: "failures_before_dwon", in: keys) == "failures_before_down")
         #expect(Suggestion.closest(to: "colour", in: keys) == nil)
         #expect(Suggestion.closest(to: "x", in: keys) == nil)
-    }
-}
-
-@Suite("What a reload changes")
-struct ConfigurationChangeTests {
-    @Test func targetsAreComparedByNameAndDefinitionAndRestartOnlySettingsAreNamed() throws {
-        let old = try Configuration.load(from: .embeddedDefault)
-        var new = old
-        new.targets[0].interval = .seconds(5)
-        new.targets.append(ProbeTarget(name: "extra", check: .tcp(HostPort(host: "127.0.0.1", port: 22))))
-        new.listen.port = 9999
-        new.policy = .any
-        let change = ConfigurationChange(from: old, to: new)
-        #expect(change.addedTargets == ["extra"])
-        #expect(change.changedTargets == ["server"])
-        #expect(change.removedTargets == [])
-        #expect(change.needsRestart == ["listen"])
-        #expect(change.targetsChanged && change.appliesLive)
-        #expect(change.summary == "targets +1 -0 ~1 (added: extra; changed: server); restart needed for: listen")
-
-        let none = ConfigurationChange(from: old, to: old)
-        #expect(!none.targetsChanged && !none.appliesLive && none.needsRestart.isEmpty)
-        #expect(none.summary == "targets +0 -0 ~0")
-        #expect(ConfigurationChange(from: new, to: old).removedTargets == ["extra"])
     }
 }

@@ -6,7 +6,7 @@ import Testing
 @Suite("Configuration: dns and icmp targets")
 struct DNSAndICMPConfigurationTests {
     static func target(_ lines: String) throws -> ProbeTarget {
-        let configuration = try Configuration.parse("targets:\n  - name: t\n" + lines, source: "t.yaml")
+        let configuration = try DaemonConfiguration.parse("targets:\n  - name: t\n" + lines, source: "t.yaml").engine
         return try #require(configuration.targets.first)
     }
 

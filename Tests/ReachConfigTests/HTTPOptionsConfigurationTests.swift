@@ -17,7 +17,7 @@ struct HTTPOptionsConfigurationTests {
     }
 
     func httpCheck(_ yaml: String, environment: [String: String] = [:]) throws -> HTTPCheck {
-        let configuration = try Configuration.parse(yaml, source: "t.yaml", environment: environment)
+        let configuration = try DaemonConfiguration.parse(yaml, source: "t.yaml", environment: environment)
         guard case .http(let check) = try #require(configuration.targets.first).check else {
             Issue.record("not an http target")
             throw CancellationError()
@@ -99,9 +99,9 @@ struct HTTPOptionsConfigurationTests {
               - { name: a, url: http://h/ }
               - { name: b, url: http://h/, address_family: ipv6 }
             """
-        let configuration = try Configuration.parse(yaml, source: "t.yaml")
+        let configuration = try DaemonConfiguration.parse(yaml, source: "t.yaml")
         #expect(configuration.targets.map(\.addressFamily) == [.ipv4, .ipv6])
-        #expect(try Configuration.parse(oneTarget, source: "t.yaml").targets.first?.addressFamily == .auto)
+        #expect(try DaemonConfiguration.parse(oneTarget, source: "t.yaml").targets.first?.addressFamily == .auto)
         expectProblem(
             "probe: { address_family: ip4 }\n" + oneTarget,
             at: "probe.address_family",
@@ -111,7 +111,7 @@ struct HTTPOptionsConfigurationTests {
     }
 
     @Test func grpcTargetsMaySpeakTLS() throws {
-        let configuration = try Configuration.parse(
+        let configuration = try DaemonConfiguration.parse(
             """
             targets:
               - { name: plain, kind: grpc, address: "10.0.0.1:50051" }
@@ -145,7 +145,7 @@ struct HTTPOptionsConfigurationTests {
     }
 
     @Test func grpcTargetsMayWatch() throws {
-        let configuration = try Configuration.parse(
+        let configuration = try DaemonConfiguration.parse(
             "targets:\n  - { name: g, kind: grpc, address: \"10.0.0.1:50051\", watch: true }\n",
             source: "t.yaml"
         )
@@ -210,13 +210,13 @@ struct ListenConfigurationTests {
         let directory = try TemporaryDirectory("api-token")
         let file = "\(directory)/token"
         try "t0ken\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let configuration = try Configuration.parse(
+        let configuration = try DaemonConfiguration.parse(
             "listen: 0.0.0.0:9780\napi: { bearer_token_file: \(file) }\n" + oneTarget,
             source: "t.yaml"
         )
         #expect(configuration.apiToken?.revealed == "t0ken")
         #expect(
-            try Configuration.parse("listen: \"[::1]:9780\"\n" + oneTarget, source: "t.yaml").apiToken == nil,
+            try DaemonConfiguration.parse("listen: \"[::1]:9780\"\n" + oneTarget, source: "t.yaml").apiToken == nil,
             "loopback needs none"
         )
     }
@@ -240,20 +240,23 @@ struct ListenConfigurationTests {
     }
 
     @Test func aListenOverrideKeepsTheTokenRule() throws {
-        var open = try Configuration.parse(oneTarget, source: "t.yaml")
+        var open = try DaemonConfiguration.parse(oneTarget, source: "t.yaml")
         #expect(throws: ConfigurationError.self) { try open.replaceListenAddress(with: "0.0.0.0:9780") }
         try open.replaceListenAddress(with: "127.0.0.1:0")
         #expect(open.listen == HostPort(host: "127.0.0.1", port: 0))
         let directory = try TemporaryDirectory("api-token")
         let file = "\(directory)/token"
         try "t0ken\n".write(toFile: file, atomically: true, encoding: .utf8)
-        var guarded = try Configuration.parse("api: { bearer_token_file: \(file) }\n" + oneTarget, source: "t.yaml")
+        var guarded = try DaemonConfiguration.parse(
+            "api: { bearer_token_file: \(file) }\n" + oneTarget,
+            source: "t.yaml"
+        )
         try guarded.replaceListenAddress(with: "0.0.0.0:9780")
         #expect(guarded.listen == HostPort(host: "0.0.0.0", port: 9780))
     }
 
     @Test func aListenOverrideCannotAddKeysOfItsOwn() throws {
-        var open = try Configuration.parse(oneTarget, source: "t.yaml")
+        var open = try DaemonConfiguration.parse(oneTarget, source: "t.yaml")
         let injected = "0.0.0.0:9780\"\napi: {bearer_token_file: /etc/hostname}\n#"
         #expect(throws: ConfigurationError.self) { try open.replaceListenAddress(with: injected) }
         #expect(open.listen == HostPort(host: "127.0.0.1", port: 9780))
@@ -261,9 +264,9 @@ struct ListenConfigurationTests {
     }
 
     @Test func theIdleTimeoutIsOneMinuteUnlessSet() throws {
-        #expect(try Configuration.parse(oneTarget, source: "t.yaml").apiIdleTimeout == .seconds(60))
+        #expect(try DaemonConfiguration.parse(oneTarget, source: "t.yaml").apiIdleTimeout == .seconds(60))
         #expect(
-            try Configuration.parse("api: { idle_timeout: 5s }\n" + oneTarget, source: "t.yaml").apiIdleTimeout
+            try DaemonConfiguration.parse("api: { idle_timeout: 5s }\n" + oneTarget, source: "t.yaml").apiIdleTimeout
                 == .seconds(5)
         )
         expectProblem(
@@ -279,8 +282,8 @@ struct ListenConfigurationTests {
 @Suite("Configuration: the gRPC health service")
 struct GRPCHealthConfigurationTests {
     @Test func itIsOffUnlessAnAddressIsGiven() throws {
-        #expect(try Configuration.parse(oneTarget, source: "t.yaml").grpcHealthListen == nil)
-        let configuration = try Configuration.parse(
+        #expect(try DaemonConfiguration.parse(oneTarget, source: "t.yaml").grpcHealthListen == nil)
+        let configuration = try DaemonConfiguration.parse(
             "grpc_health: { listen: \"127.0.0.1:9781\" }\n" + oneTarget,
             source: "t.yaml"
         )
@@ -304,7 +307,7 @@ struct GRPCHealthConfigurationTests {
         let directory = try TemporaryDirectory("api-token")
         let file = "\(directory)/token"
         try "t0ken\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let configuration = try Configuration.parse(
+        let configuration = try DaemonConfiguration.parse(
             "grpc_health: { listen: \"0.0.0.0:9781\" }\napi: { bearer_token_file: \(file) }\n" + oneTarget,
             source: "t.yaml"
         )
@@ -327,7 +330,7 @@ struct TargetsFileTests {
     }
 
     @Test func eachURLBecomesATargetInFileOrderTakenLiterally() throws {
-        var configuration = try Configuration.parse(oneTarget, source: "t.yaml")
+        var configuration = try DaemonConfiguration.parse(oneTarget, source: "t.yaml")
         try configuration.replaceTargets(
             withURLsIn: try file("# two health URLs\n\nhttp://10.0.0.1/health\n  http://[::1]:8080/a%2Fb  \n")
         )
@@ -339,7 +342,7 @@ struct TargetsFileTests {
     }
 
     @Test func aProblemNamesTheFilesLine() throws {
-        var configuration = try Configuration.parse(oneTarget, source: "t.yaml")
+        var configuration = try DaemonConfiguration.parse(oneTarget, source: "t.yaml")
         let path = try file("http://10.0.0.1/health\n# comment\nnot a url\"\\x2f\n")
         do {
             try configuration.replaceTargets(withURLsIn: path)

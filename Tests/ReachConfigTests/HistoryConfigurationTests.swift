@@ -5,7 +5,7 @@ import Testing
 @Suite("Configuration: history")
 struct HistoryConfigurationTests {
     @Test func historyIsOnByDefaultInTheStateDirectory() throws {
-        let history = try Configuration.load(from: .embeddedDefault).history
+        let history = try DaemonConfiguration.load(from: .embeddedDefault).history
         #expect(history == HistorySettings())
         #expect(history.resolvedPath(environment: [:]) == ("/var/lib/reachd/history.sqlite", false))
         #expect(
@@ -19,7 +19,7 @@ struct HistoryConfigurationTests {
     }
 
     @Test func everyKeyIsRead() throws {
-        let configuration = try Configuration.parse(
+        let configuration = try DaemonConfiguration.parse(
             "history: { enabled: false, path: /srv/h.sqlite, retention: 30d, max_size: 1GiB }\n\(oneTarget)",
             source: "t.yaml"
         )
@@ -34,7 +34,8 @@ struct HistoryConfigurationTests {
         )
         #expect(configuration.history.resolvedPath(environment: ["STATE_DIRECTORY": "/x"]) == ("/srv/h.sqlite", true))
         #expect(
-            try Configuration.parse("history: { max_size: 500MB }\n\(oneTarget)", source: "t.yaml").history.maximumSize
+            try DaemonConfiguration.parse("history: { max_size: 500MB }\n\(oneTarget)", source: "t.yaml").history
+                .maximumSize
                 == 500_000_000
         )
     }

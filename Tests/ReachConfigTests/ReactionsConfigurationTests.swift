@@ -17,7 +17,7 @@ struct ReactionsConfigurationTests {
     }
 
     @Test func withoutTheSectionsHooksUseTheDispatcherStyleDirectoriesAndThereAreNoWebhooks() throws {
-        let configuration = try Configuration.parse(oneTarget, source: "t.yaml")
+        let configuration = try DaemonConfiguration.parse(oneTarget, source: "t.yaml")
         #expect(configuration.hooks == HookSettings())
         #expect(configuration.hooks.restoredDirectory == "/etc/reachd/restored.d")
         #expect(configuration.hooks.lostDirectory == "/etc/reachd/lost.d")
@@ -25,7 +25,7 @@ struct ReactionsConfigurationTests {
     }
 
     @Test func theSectionsAreRead() throws {
-        let configuration = try Configuration.parse(
+        let configuration = try DaemonConfiguration.parse(
             oneTarget + """
                 hooks: { restored_dir: /srv/up.d, lost_dir: /srv/down.d, timeout: 45s, kill_grace: 2s }
                 webhooks:
@@ -158,7 +158,7 @@ struct ReactionsConfigurationTests {
     }
 
     @Test func theSecretNeverAppearsInAProblemOrTheConfigurationsDescription() throws {
-        let configuration = try Configuration.parse(
+        let configuration = try DaemonConfiguration.parse(
             oneTarget + "webhooks:\n  - { name: x, url: http://h/, secret_file: \(directory)/secret }\n",
             source: "t.yaml"
         )

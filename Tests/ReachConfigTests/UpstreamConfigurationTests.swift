@@ -6,8 +6,8 @@ import Testing
 @Suite("Configuration: upstream")
 struct UpstreamConfigurationTests {
     @Test func theSystemsResolverIsTheDefaultReference() throws {
-        #expect(try Configuration.load(from: .embeddedDefault).upstream == .resolver)
-        #expect(try Configuration.parse(oneTarget, source: "t.yaml").upstream == .resolver)
+        #expect(try DaemonConfiguration.load(from: .embeddedDefault).upstream == .resolver)
+        #expect(try DaemonConfiguration.parse(oneTarget, source: "t.yaml").upstream == .resolver)
     }
 
     @Test func aReferenceIsTheResolverATCPAddressOrNone() throws {
@@ -19,7 +19,7 @@ struct UpstreamConfigurationTests {
         ]
         for (text, expected) in cases {
             #expect(
-                try Configuration.parse("upstream: { check: \(text) }\n" + oneTarget, source: "t.yaml").upstream
+                try DaemonConfiguration.parse("upstream: { check: \(text) }\n" + oneTarget, source: "t.yaml").upstream
                     == expected,
                 "\(text)"
             )
@@ -36,11 +36,5 @@ struct UpstreamConfigurationTests {
             )
         }
         expectProblem("upstream: { checks: none }\n" + oneTarget, at: "upstream.checks", line: 1, saying: "unknown key")
-    }
-
-    @Test func aChangedReferenceNeedsARestart() throws {
-        let old = try Configuration.parse(oneTarget, source: "t.yaml")
-        let new = try Configuration.parse("upstream: { check: none }\n" + oneTarget, source: "t.yaml")
-        #expect(ConfigurationChange(from: old, to: new).needsRestart == ["upstream.check"])
     }
 }

@@ -26,10 +26,10 @@ struct WebConfigurationTests {
     }
 
     /// Writes `web` as the web configuration and parses a configuration naming it (with `extra` lines).
-    func parse(web: String, extra: String = "") throws(ConfigurationError) -> Configuration {
+    func parse(web: String, extra: String = "") throws(ConfigurationError) -> DaemonConfiguration {
         let path = "\(directory)/web.yml"
         try? web.write(toFile: path, atomically: true, encoding: .utf8)
-        return try Configuration.parse(
+        return try DaemonConfiguration.parse(
             "server:\n  base_url: http://127.0.0.1:1\n" + extra,
             source: "t.yaml",
             environment: [:],

@@ -2,6 +2,7 @@ import Foundation
 import ReachCore
 import ReachLogging
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 
@@ -37,10 +38,7 @@ struct CertificateExpiryTests {
           - { name: soon, url: "\(soonServer.url)", tls: { ca_file: \(ca.certificate) } }
           - { name: old, url: "\(oldServer.url)", tls: { ca_file: \(ca.certificate) } }
         """.write(to: config, atomically: true, encoding: .utf8)
-        let reachd = try await PrivateJournal(
-            BuiltProducts.reachd,
-            ["--config", config.path, "--log-target", "journald"]
-        )
+        let reachd = try await PrivateJournal.reachd(["--config", config.path], listen: nil)
         defer { kill(reachd.pid, SIGKILL) }
 
         // The journal: one warning per target, with the catalog's fields.

@@ -1,4 +1,5 @@
 import Foundation
+import ReachTestRigs
 import ReachTesting
 import Testing
 
@@ -58,7 +59,7 @@ struct DNSAndICMPTargetProcessTests {
         /// dnsmasq on the resolver's address with `records` (the zone `wire.test`), started.
         func resolver(_ records: [String]) async throws -> Dnsmasq {
             let dnsmasq = try Dnsmasq(
-                namespace: server.name,
+                namespace: server,
                 addresses: [DNSAndICMPTargetProcessTests.resolver],
                 records: ["local=/wire.test/"] + records
             )
@@ -92,7 +93,7 @@ struct DNSAndICMPTargetProcessTests {
                 configuration: configuration,
                 in: wire.directory.path,
                 listen: "127.0.0.1:0",
-                namespace: wire.host.name
+                namespace: wire.host
             )
         }
 

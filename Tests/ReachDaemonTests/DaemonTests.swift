@@ -2,6 +2,7 @@ import Logging
 import ReachConfig
 import ReachCore
 import ReachDaemon
+import ReachEngine
 import ReachSupport
 import ReachTesting
 import Testing
@@ -10,8 +11,8 @@ import Testing
 struct DaemonTests {
     static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-    static func configuration() throws -> Configuration {
-        var configuration = try Configuration.load(from: .embeddedDefault)
+    static func configuration() throws -> DaemonConfiguration {
+        var configuration = try DaemonConfiguration.load(from: .embeddedDefault)
         configuration.targets = [.http("server")]
         configuration.linkSettleWindow = .zero
         configuration.listen.port = 0
@@ -102,6 +103,45 @@ struct DaemonTests {
         }
         running.cancel()
         try await running.value
+    }
+
+    /// A reload goes through the engine (``ReachEngine/ConnectivityEngine/apply(_:)``) and adds what
+    /// only the daemon cannot apply live; the check-wait limit then follows the new targets.
+    @Test func aReloadAppliesLiveNamesWhatNeedsARestartAndMovesTheCheckWaitLimit() async throws {
+        let old = try Self.configuration()
+        var new = old
+        new.targets[0].interval = .seconds(5)
+        new.targets.append(
+            ProbeTarget(name: "extra", check: .tcp(HostPort(host: "127.0.0.1", port: 22)), timeout: .seconds(10))
+        )
+        new.listen.port = 9999
+        new.policy = .any
+        let daemon = Daemon(
+            configuration: old,
+            source: .embeddedDefault,
+            linkSource: InMemoryLinkSource(initial: .offline),
+            reload: { [new] in new },
+            logger: Self.logger
+        )
+        let running = Task { try await daemon.run() }
+        defer { running.cancel() }
+        try await waitUntil("no link") { daemon.monitor.current.verdict.reason == .noLink }
+        #expect(daemon.checkWaitLimit == .seconds(3))
+
+        let change = try #require(await daemon.reload())
+        #expect(change.addedTargets == ["extra"])
+        #expect(change.changedTargets == ["server"])
+        #expect(change.removedTargets == [])
+        #expect(change.needsRestart == ["listen"])
+        #expect(change.targetsChanged && change.appliesLive)
+        #expect(change.summary == "targets +1 -0 ~1 (added: extra; changed: server); restart needed for: listen")
+        #expect(change.checkWaitLimit == .seconds(11))
+        #expect(daemon.checkWaitLimit == .seconds(11), "what POST /v1/check waits now")
+        #expect(daemon.monitor.targets.map(\.name) == ["server", "extra"])
+
+        let none = try #require(await daemon.reload())
+        #expect(!none.targetsChanged && !none.appliesLive && none.needsRestart.isEmpty)
+        #expect(none.summary == "targets +0 -0 ~0")
     }
 
     @Test func aConfigurationBuiltInCodeCannotServeBeyondLoopbackWithoutAToken() async throws {

@@ -1,4 +1,6 @@
 import Foundation
+import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 
@@ -14,6 +16,7 @@ struct GIOModuleTests {
     typealias Connectivity = GLibMonitorProgram.Connectivity
 
     static func milliseconds(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
+    static func seconds(_ duration: Duration) -> String { String(format: "%.2f s", duration.seconds) }
 
     /// The module's hold (`HOLD_SECONDS` in reachd-network-monitor.c): how long reachd's last
     /// verdict stands while reachd is away.
@@ -69,7 +72,7 @@ struct GIOModuleTests {
         )
         let held = ContinuousClock.now - killed
         print(
-            "GIO module: reachd's verdict held \(MatrixCase.seconds(.some(held))) after it died, then the kernel's view (\(netlink.state))"
+            "GIO module: reachd's verdict held \(Self.seconds(held)) after it died, then the kernel's view (\(netlink.state))"
         )
         #expect(held >= Self.hold - .milliseconds(500) && held < Self.hold + .seconds(3), "held \(held)")
 
@@ -80,7 +83,7 @@ struct GIOModuleTests {
         let restarted = ContinuousClock.now
         try await program.waitForChange(to: .limited, after: mark, timeout: .seconds(15))
         print(
-            "GIO module: reachd's verdict again \(MatrixCase.seconds(.some(ContinuousClock.now - restarted))) after its restart"
+            "GIO module: reachd's verdict again \(Self.seconds(ContinuousClock.now - restarted)) after its restart"
         )
         mark = program.mark
         let healthAgain = try await HealthServer(port: health.port)

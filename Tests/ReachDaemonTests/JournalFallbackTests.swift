@@ -1,6 +1,7 @@
 import Foundation
 import ReachCore
 import ReachLogging
+import ReachTestRigs
 import ReachTesting
 import Testing
 

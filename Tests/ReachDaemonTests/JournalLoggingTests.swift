@@ -1,7 +1,7 @@
 import Foundation
 import ReachCore
 import ReachLogging
-import ReachTesting
+import ReachTestRigs
 import Testing
 
 /// reachd's lines in a real journald (one per test, in its own mount namespace), read back with
@@ -148,10 +148,7 @@ struct JournalLoggingTests {
     }
 
     @Test func reachdLogsItsStartAndStopToTheJournal() async throws {
-        let reachd = try await PrivateJournal(
-            BuiltProducts.reachd,
-            ["--config", BuiltProducts.shippedConfiguration, "--listen", "127.0.0.1:0", "--log-target", "journald"]
-        )
+        let reachd = try await PrivateJournal.reachd(["--config", BuiltProducts.shippedConfiguration])
         let started = try await reachd.waitForEntries(
             ["SYSLOG_IDENTIFIER=reachd", "_PID=\(reachd.pid)", "MESSAGE_ID=\(ReachLogEvent.started.journalMessageID)"],
             count: 1

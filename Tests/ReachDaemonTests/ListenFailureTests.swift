@@ -3,7 +3,7 @@ import ReachCore
 import ReachDaemon
 import ReachPOSIX
 import ReachSupport
-import ReachTesting
+import ReachTestRigs
 import Testing
 
 /// An address reachd cannot listen on stops it at start, before it claims to run, with one

@@ -6,6 +6,7 @@ import ReachCore
 import ReachDaemon
 import ReachSupport
 import ReachSystemd
+import ReachTestRigs
 import ReachTesting
 import Testing
 
@@ -117,7 +118,7 @@ struct ServiceManagerTests {
 
     @Test func aWedgedProbeStopsTheWatchdogSoSystemdRestartsReachd() async throws {
         let socket = try NotifySocket()
-        var configuration = try Configuration.load(from: .embeddedDefault)
+        var configuration = try DaemonConfiguration.load(from: .embeddedDefault)
         configuration.listen.port = 0
         configuration.targets = [
             ProbeTarget(

@@ -1,8 +1,10 @@
 import Foundation
 import ReachAPI
+import ReachConfig
 import ReachCore
 import ReachHistory
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import ReachHistory
+import ReachTestRigs
 import ReachTesting
 import Testing
 

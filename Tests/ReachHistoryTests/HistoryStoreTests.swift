@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import ReachAPI
+import ReachConfig
 import ReachCore
 import ReachHistory
 import ReachSupport

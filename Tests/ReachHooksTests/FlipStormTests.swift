@@ -1,7 +1,9 @@
 import Foundation
 import Logging
+import ReachConfig
 import ReachCore
 import ReachHooks
+import ReachTestRigs
 import ReachTesting
 import Testing
 

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+import ReachConfig
 import ReachCore
+import ReachTestRigs
 import ReachTesting
 import Testing
 

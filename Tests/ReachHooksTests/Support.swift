@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import ReachCore
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Synchronization
 import Testing

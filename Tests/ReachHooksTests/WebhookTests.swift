@@ -3,61 +3,16 @@ import Foundation
 import Logging
 import Prometheus
 import ReachAPI
+import ReachConfig
 import ReachCore
 import ReachMetrics
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Synchronization
 import Testing
 
 @testable import ReachHooks
-
-/// A real HTTP receiver (Python's http.server) on loopback, verifying the signature itself.
-final class WebhookReceiver: Sendable {
-    let port: Int
-    let logPath: String
-    private let directory: TemporaryDirectory
-    private let process: Process
-
-    init(_ options: [String]) async throws {
-        directory = try TemporaryDirectory("webhook")
-        logPath = "\(directory)/requests.jsonl"
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "Servers/webhook_receiver.py"
-        ).path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, logPath] + options
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        self.process = process
-        let reader = output.fileHandleForReading
-        let line = await offPool { reader.availableData }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
-            process.terminate()
-            throw POSIXError(.EPROTO)
-        }
-        self.port = port
-    }
-
-    var url: String { "http://127.0.0.1:\(port)/reachd" }
-
-    /// Every request the receiver got, in order.
-    var requests: [[String: Any]] {
-        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-    }
-
-    func stop() {
-        // SIGKILL: the test process may ignore SIGTERM (service-lifecycle's signal handling), and children inherit that.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-}
 
 @Suite("Webhooks: delivery, signature, retries, giving up", .serialized)
 struct WebhookTests {

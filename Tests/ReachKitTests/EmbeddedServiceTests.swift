@@ -1,7 +1,10 @@
 import Foundation
+import ReachConfig
 import ReachCore
 import ReachKit
 import ReachKitEmbedded
+import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 
@@ -11,10 +14,10 @@ extension ReachKitProcessTests {
     struct EmbeddedCheckTests {
         @Test func checkNowProbesAtOnceInsteadOfAtTheNextInterval() async throws {
             let server = try await HealthServer()
-            let configuration = try Configuration.parse(
+            let configuration = try DaemonConfiguration.parse(
                 "server:\n  base_url: http://127.0.0.1:\(server.port)\n  health_path: /api/v1/health\nprobe:\n  interval: 60s\n  timeout: 2s\n",
                 source: "test"
-            )
+            ).engine
             let service = try EmbeddedService(configuration: configuration, logger: .quiet)
             let running = Task { try await service.run() }
             defer { running.cancel() }
@@ -28,6 +31,40 @@ extension ReachKitProcessTests {
             #expect(checked.state == .disconnected && checked.reason.code == "connection_refused", "\(checked.reason)")
             #expect(checked.failingTarget == "server")
         }
+
+        /// A program changes what it watches while the service runs, as reachd's reload does.
+        @Test func applyChangesTheTargetsLiveNamesWhatNeedsANewServiceAndMovesTheCheckWait() async throws {
+            let first = try await HealthServer()
+            let second = try await HealthServer()
+            func target(_ name: String, _ server: HealthServer, timeout: Duration) -> ProbeTarget {
+                ProbeTarget(
+                    name: name,
+                    check: .http(HTTPCheck(url: server.url, endpoint: HostPort(host: "127.0.0.1", port: server.port))),
+                    timeout: timeout
+                )
+            }
+            let service = try EmbeddedService(
+                configuration: Configuration(targets: [target("first", first, timeout: .seconds(2))]),
+                logger: .quiet
+            )
+            let running = Task { try await service.run() }
+            defer { running.cancel() }
+            try await waitUntil("connected", timeout: .seconds(30)) { service.isConnected }
+            #expect(service.checkWaitLimit == .seconds(3))
+
+            var new = Configuration(targets: [target("second", second, timeout: .seconds(5))])
+            new.certificateWarning = .seconds(86_400)
+            #expect(await service.apply(new) == ["tls.warn_before"])
+            #expect(service.checkWaitLimit == .seconds(6))
+            // Only the new target is watched now: the first server going away changes nothing.
+            await first.stop()
+            let checked = await service.checkNow()
+            #expect(checked.state == .connected, "\(checked.reason)")
+            #expect(service.current.state == .connected)
+            await second.stop()
+            let lost = await service.checkNow()
+            #expect(lost.state == .disconnected && lost.failingTarget == "second", "\(lost.reason)")
+        }
     }
 
     /// The embedded service (in `reachkit-example embedded`, run inside a network namespace) and reachd
@@ -36,22 +73,17 @@ extension ReachKitProcessTests {
     @Suite(
         "The embedded service",
         .serialized,
-        .enabled(if: Namespace.isAvailable, "needs root to make a network namespace")
+        .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason))
     )
     struct EmbeddedServiceTests {
         private static let products = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
 
         @Test func givesTheDaemonsVerdictsForTheSameFaults() async throws {
             let directory = try TemporaryDirectory("embedded")
-            let namespace = try await Namespace("embedded")
+            let namespace = try await TestNamespace.make("embedded")
             // rd0 is the host's link (address, default route); rd1 holds the server's address.
-            try await namespace.ip("link", "set", "lo", "up")
-            try await namespace.ip("link", "add", "rd0", "type", "veth", "peer", "name", "rd1")
-            try await namespace.ip("link", "set", "rd1", "up")
-            try await namespace.ip("link", "set", "rd0", "up")
+            try await namespace.addVethWithDefaultRoute()
             try await namespace.ip("addr", "add", "198.51.100.1/24", "dev", "rd1")
-            try await namespace.ip("addr", "add", "198.51.100.2/24", "dev", "rd0")
-            try await namespace.ip("route", "add", "default", "via", "198.51.100.1", "dev", "rd0")
 
             let socket = "\(directory)/reachd.sock"
             let config = "\(directory)/reachd.yaml"
@@ -67,18 +99,19 @@ extension ReachKitProcessTests {
             let reachd = try ReachdProcess(
                 ["--config", config],
                 listen: nil,
-                namespace: namespace.name,
+                namespace: namespace,
                 log: "\(directory)/reachd.log"
             )
             defer { reachd.signal(SIGKILL) }
+            // Line-buffered: the example prints with `print`, which a pipe would hold in its buffer.
+            let example = TestNamespace.command(
+                ["stdbuf", "-oL", Self.products.appending(path: "reachkit-example").path, "embedded", config],
+                in: namespace
+            )
             let embedded = try ChildProcess(
                 "reachkit-example",
-                executable: Namespace.ip,
-                // Line-buffered: the example prints with `print`, which a pipe would hold in its buffer.
-                arguments: [
-                    "netns", "exec", namespace.name, "stdbuf", "-oL",
-                    Self.products.appending(path: "reachkit-example").path, "embedded", config,
-                ],
+                executable: example.executable,
+                arguments: example.arguments,
                 errorLog: "\(directory)/example.log",
                 environment: ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": directory.path]) { $1 }
             )
@@ -119,34 +152,11 @@ extension ReachKitProcessTests {
             await namespace.delete()
         }
 
-        private func startServer(in namespace: Namespace) async throws -> ServerProcess {
-            let script = """
-                import http.server
-                class H(http.server.BaseHTTPRequestHandler):
-                    def do_GET(self):
-                        self.send_response(200); self.send_header('Content-Length', '2'); self.end_headers(); self.wfile.write(b'ok')
-                    def log_message(self, *args):
-                        pass
-                http.server.ThreadingHTTPServer.allow_reuse_address = True
-                s = http.server.ThreadingHTTPServer(('198.51.100.1', 8080), H)
-                print('ready', flush=True)
-                s.serve_forever()
-                """
-            let child = try ChildProcess(
-                "server",
-                executable: Namespace.ip,
-                arguments: ["netns", "exec", namespace.name, "python3", "-c", script]
-            )
-            try await child.waitForLine { $0 == "ready" }
-            return ServerProcess(child: child)
-        }
-
-        struct ServerProcess {
-            let child: ChildProcess
-            func stop() async {
-                child.signal(SIGKILL)
-                await child.waitForExit()
-            }
+        /// The server both watch: 200 `ok` at 198.51.100.1:8080, the address of the namespace's far end.
+        private func startServer(in namespace: TestNamespace) async throws -> StandInServer {
+            let server = try StandInServer(name: "server", listen: ["198.51.100.1:8080"], namespace: namespace)
+            try await server.waitUntilReady()
+            return server
         }
     }
 }

@@ -3,6 +3,7 @@ import ReachKit
 import ReachKitEmbedded
 import ReachKitQueue
 import ReachKitTesting
+import ReachTestRigs
 import ReachTesting
 import ServiceLifecycle
 import ServiceLifecycleTestKit

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ReachCore
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import ReachKit
 import ReachKitTesting
+import ReachTestRigs
 import ReachTesting
 import Synchronization
 import Testing
@@ -15,29 +16,9 @@ import Testing
 struct RetryPolicyTests {
     @Test func anHTTPCallAnswered503WithRetryAfterWaitsAsAskedThenGets200() async throws {
         // The server a real client talks to: 503 with `Retry-After: 7` once, then 200.
-        let server = try ChildProcess(
-            "retry-after-server",
-            executable: "/usr/bin/python3",
-            arguments: [
-                "-c",
-                """
-                import http.server
-                class H(http.server.BaseHTTPRequestHandler):
-                    calls = 0
-                    def do_GET(self):
-                        H.calls += 1
-                        self.send_response(503 if H.calls == 1 else 200)
-                        if H.calls == 1: self.send_header('Retry-After', '7')
-                        self.send_header('Content-Length', '0')
-                        self.end_headers()
-                    def log_message(self, *args): pass
-                s = http.server.HTTPServer(('127.0.0.1', 0), H)
-                print('port', s.server_address[1], flush=True)
-                s.serve_forever()
-                """,
-            ]
-        )
-        let port = try await server.waitForLine { $0.hasPrefix("port ") }.dropFirst("port ".count)
+        let server = try StandInServer(name: "retry-after-server", mode: "once retry-after 7")
+        try await server.waitUntilReady()
+        let port = server.port
         let clock = TestClock()
         let attempts = Collected<Duration>()
         let policy = RetryPolicy(
@@ -71,8 +52,7 @@ struct RetryPolicyTests {
         let response = try await call.value
         #expect(response.status.code == 200)
         #expect(attempts.all == [.zero, .seconds(7)])
-        server.signal(SIGKILL)
-        await server.waitForExit()
+        await server.stop()
     }
 
     @Test func retryableAnswersAreRetriedUntilTheAttemptsAreSpentAndPermanentOnesAreNot() async throws {

@@ -3,6 +3,7 @@ import Logging
 import ReachCore
 import ReachLink
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 

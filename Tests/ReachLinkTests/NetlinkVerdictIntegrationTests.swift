@@ -2,6 +2,7 @@ import Logging
 import ReachCore
 import ReachLink
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Synchronization
 import Testing

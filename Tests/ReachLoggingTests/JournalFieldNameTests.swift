@@ -20,7 +20,8 @@ struct JournalFieldNameTests {
         ].map { try! NSRegularExpression(pattern: $0) }
         var keys: Set<String> = []
         let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)!
-        for case let file as URL in files where file.pathExtension == "swift" && !file.path.contains("/GRPCHealth/") {
+        for case let file as URL in files
+        where file.pathExtension == "swift" && !file.path.contains("/GRPCHealthProto/") {
             let text = try String(contentsOf: file, encoding: .utf8)
             let range = NSRange(text.startIndex..., in: text)
             for pattern in patterns {

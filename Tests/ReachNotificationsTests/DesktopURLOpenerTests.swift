@@ -1,5 +1,6 @@
 import Foundation
 import ReachNotifications
+import ReachTestRigs
 import ReachTesting
 import Testing
 

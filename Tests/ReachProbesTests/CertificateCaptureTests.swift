@@ -3,6 +3,7 @@ import Logging
 import ReachCore
 import ReachProbes
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 

@@ -4,6 +4,7 @@ import NIOPosix
 import ReachCore
 import ReachProbes
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 
@@ -34,7 +35,7 @@ struct DNSProberTests {
         let dnsmasq: Dnsmasq
         do {
             try await namespace.ip("link", "set", "lo", "up")
-            dnsmasq = try Dnsmasq(namespace: namespace.name, addresses: ["127.0.0.1"], records: Self.records)
+            dnsmasq = try Dnsmasq(namespace: namespace, addresses: ["127.0.0.1"], records: Self.records)
             try await dnsmasq.start()
         } catch {
             await namespace.delete()

@@ -3,7 +3,7 @@ import Logging
 import ReachCore
 import ReachProbes
 import ReachSupport
-import ReachTesting
+import ReachTestRigs
 import Testing
 
 /// The HTTP prober against real servers on 127.0.0.1 that answer well, badly, slowly or not at all.

@@ -2,6 +2,7 @@ import Foundation
 import ReachCore
 import ReachProbes
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 

@@ -2,7 +2,7 @@ import Foundation
 import ReachCore
 import ReachProbes
 import ReachSupport
-import ReachTesting
+import ReachTestRigs
 import Testing
 
 /// The ICMP echo prober alone, with real ping sockets, run inside network namespaces of the test's
@@ -47,7 +47,7 @@ struct ICMPEchoProberTests {
         }
         do {
             try await prober.ip("link", "set", "lo", "up")
-            try await prober.ip("link", "add", "p0", "type", "veth", "peer", "name", "p1", "netns", peer.name)
+            try await prober.addVeth("p0", peer: "p1", in: peer)
             for (namespace, interface, number) in [(prober, "p0", 1), (peer, "p1", 2)] {
                 try await namespace.ip("addr", "add", "10.77.0.\(number)/24", "dev", interface)
                 try await namespace.ip("-6", "addr", "add", "fd77::\(number)/64", "dev", interface, "nodad")

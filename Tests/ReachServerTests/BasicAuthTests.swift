@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import ReachSupport
-import ReachTesting
+import ReachTestRigs
 import Testing
 
 @testable import ReachServer

@@ -1,6 +1,7 @@
 import Foundation
 import ReachPOSIX
 import ReachServer
+import ReachTestRigs
 import ReachTesting
 import ServiceLifecycle
 import Testing

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import ReachCore
 import ReachMetrics
 import ReachServer
+import ReachTestRigs
 import ReachTesting
 import Testing
 

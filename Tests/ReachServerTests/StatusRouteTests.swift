@@ -217,12 +217,12 @@ struct StatusRouteTests {
     }
 
     @Test func theCheckWaitCoversTheLongestProbeTimeout() {
-        #expect(StatusServer.checkWaitLimit(for: []) == .seconds(3))
-        #expect(StatusServer.checkWaitLimit(for: [.http("a")]) == .seconds(3))
+        #expect(ImmediateCheck.waitLimit(for: []) == .seconds(3))
+        #expect(ImmediateCheck.waitLimit(for: [.http("a")]) == .seconds(3))
         var slow = ProbeTarget.http("b")
         slow.timeout = .seconds(5)
-        #expect(StatusServer.checkWaitLimit(for: [.http("a"), slow]) == .seconds(6))
+        #expect(ImmediateCheck.waitLimit(for: [.http("a"), slow]) == .seconds(6))
         slow.timeout = .seconds(300)
-        #expect(StatusServer.checkWaitLimit(for: [slow]) == .seconds(30), "an answer clients still wait for")
+        #expect(ImmediateCheck.waitLimit(for: [slow]) == .seconds(30), "an answer clients still wait for")
     }
 }

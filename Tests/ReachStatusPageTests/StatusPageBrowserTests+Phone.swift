@@ -2,6 +2,7 @@ import Foundation
 import ReachCore
 import ReachStatusPage
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 

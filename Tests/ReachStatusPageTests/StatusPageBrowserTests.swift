@@ -2,6 +2,7 @@ import Foundation
 import ReachAPI
 import ReachCore
 import ReachSupport
+import ReachTestRigs
 import ReachTesting
 import Testing
 

@@ -3,6 +3,7 @@ import Logging
 import ReachCore
 import ReachSupport
 import ReachSystemd
+import ReachTestRigs
 import ReachTesting
 import Synchronization
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import ReachTesting
+import ReachTestRigs
 import Testing
 
 @Suite("reachctl reload")

@@ -13,8 +13,6 @@ import Testing
 /// product and never builds into the folder a running `swift test` holds.
 @Suite("The products' public API is what PublicAPI/ says")
 struct PublicAPITests {
-    static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
     static let pinned = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "PublicAPI")
 
     /// How to write the files anew when a change to the API is meant.
@@ -51,21 +49,8 @@ struct PublicAPITests {
     /// `Path.to.symbol: declaration` for every public symbol of `module`, sorted, without the members
     /// a protocol's extensions give (those change with the toolchain, not with our code).
     static func publicSymbols(of module: String) async throws -> [String] {
-        let build = try BuildFolder.containingThisTest()
-        let compile = try build.compileArguments(of: module)
         let scratch = try TemporaryDirectory("symbols")
-        let reexported = try reexportedModules(of: module)
-        var arguments = [
-            "-module-name", module, "-output-dir", scratch.path, "-module-cache-path", "\(scratch)/cache",
-            "-minimum-access-level", "public", "-skip-synthesized-members",
-        ]
-        if !reexported.isEmpty {
-            arguments.append("-experimental-allowed-reexported-modules=\(reexported.joined(separator: ","))")
-        }
-        arguments += searchArguments(of: compile.arguments)
-        let extract = compile.compiler.deletingLastPathComponent().appending(path: "swift-symbolgraph-extract")
-        let run = try await runProgram(extract.path, arguments)
-        #expect(run.status == 0, "swift-symbolgraph-extract failed: \(run.errors)")
+        try await SymbolGraphs.extract(module, into: scratch.path)
         var lines: Set<String> = []
         for file in try FileManager.default.contentsOfDirectory(at: scratch.url, includingPropertiesForKeys: nil)
         where file.lastPathComponent.hasSuffix(".symbols.json") {
@@ -77,38 +62,6 @@ struct PublicAPITests {
             }
         }
         return lines.sorted()
-    }
-
-    /// The modules a product re-exports types of (`@_exported import struct M.T`): their symbols are its API.
-    static func reexportedModules(of module: String) throws -> [String] {
-        let folder = root.appending(path: "Sources/\(module)")
-        let pattern = /^@_exported\s+import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)/
-        var modules: Set<String> = []
-        for file in try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
-        where file.pathExtension == "swift" {
-            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
-                if let match = line.firstMatch(of: pattern) { modules.insert(String(match.1)) }
-            }
-        }
-        return modules.sorted()
-    }
-
-    /// What the extractor needs of the compiler's arguments to load the module as it was built:
-    /// the target, the SDK, and where the modules and the C module maps it imports are.
-    static func searchArguments(of arguments: [String]) -> [String] {
-        var kept: [String] = []
-        var index = arguments.startIndex
-        while index < arguments.endIndex {
-            let argument = arguments[index]
-            if ["-I", "-F", "-Xcc", "-target", "-sdk"].contains(argument), index + 1 < arguments.endIndex {
-                kept += [argument, arguments[index + 1]]
-                index += 2
-                continue
-            }
-            if argument.hasPrefix("-I") { kept.append(argument) }
-            index += 1
-        }
-        return kept
     }
 
     /// The part of a symbol graph (`*.symbols.json`) the API lines are made of.

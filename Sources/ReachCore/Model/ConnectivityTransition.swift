@@ -32,7 +32,7 @@ public struct CallbackID: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// How one run of one callback went, or that transitions owed to it were skipped: reported as an
-/// event and logged, so that what the reaction rule (see ``ConnectivityMonitor``) coalesced or
+/// event and logged, so that what the reaction rule (see `ConnectivityMonitor`) coalesced or
 /// skipped is never silent.
 public struct CallbackReport: Sendable, Hashable {
     public enum Outcome: Sendable, Hashable {

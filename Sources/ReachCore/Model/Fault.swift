@@ -1,5 +1,5 @@
 /// Where the path to the server breaks: the question a person on the phone with support is asked
-/// first, "is it you or us?". Every `disconnected` verdict carries one (``Verdict/fault``).
+/// first, "is it you or us?". Every `disconnected` verdict carries one (its `fault`).
 ///
 /// Ordered from this machine outwards: the link, the router, name resolution, the internet
 /// connection beyond the router, the server itself. A portal holds the traffic on the network.

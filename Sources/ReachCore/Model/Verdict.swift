@@ -20,7 +20,7 @@ public enum VerdictReason: Sendable, Hashable, CustomStringConvertible {
     case noLink
     case noAddress
     case noRoute
-    /// A captive portal holds this machine's traffic until someone signs in (``Verdict/portal`` says where).
+    /// A captive portal holds this machine's traffic until someone signs in (the verdict's `portal` says where).
     case captivePortal
     /// The target policy does not hold; this is the first failing target (in configuration order) and its reason.
     case targetFailed(target: String, reason: FailureReason)
@@ -92,7 +92,7 @@ public struct TargetStatus: Sendable, Hashable {
     /// before the handshake: its expiry is worth knowing most when the server is away.
     public var certificate: ServerCertificate?
     /// The families the target is checked over one at a time (a name with addresses of both,
-    /// ``ProbeVariantSettings/familyCheckRounds``); empty when it is not.
+    /// every `probe` section's tenth interval by default); empty when it is not.
     public var families: [IPFamily] = []
     /// Of ``families``, those whose last check answered.
     public var answeredFamilies: [IPFamily] = []

@@ -62,14 +62,19 @@ extension ConnectivityCombiner {
     }
 
     /// Whether `reason` is a failure a portal between here and the server can cause (its login
-    /// page's status or body, its certificate on an HTTPS target's handshake) while the check URL
-    /// has not been asked since the target went down: then whose fault it is, the server's or the
-    /// portal's, is not known yet, and is not guessed (the check URL's next result tells, within a
-    /// probe interval).
-    func awaitsPortalCheck(_ reason: VerdictReason) -> Bool {
-        guard portalCheck != nil, case .targetFailed(let name, let failure) = reason else { return false }
+    /// page's status or body, its certificate on an HTTPS target's handshake) while no check URL
+    /// probe that began after the target went down has answered: then whose fault it is, the
+    /// server's or the portal's, is not known yet, and is not guessed (the check URL's next result
+    /// tells, within a probe interval). A check that began before the failure, and ended after it,
+    /// may have crossed the network before a portal came: it does not tell (a loaded machine
+    /// stretched such a check past the failure of a target the portal intercepted, and the fault
+    /// read `server` for a moment). A wall clock set back since the failure does not hold the fault back.
+    func awaitsPortalCheck(_ reason: VerdictReason, at now: WallTime) -> Bool {
+        guard portalCheck != nil, case .targetFailed(let name, let failure) = reason,
+            let failed = failedAt[name], failed <= now
+        else { return false }
         switch failure {
-        case .tlsFailure, .httpStatus, .unexpectedBody: return portalCheckResultsAtFailure[name] == portalCheckResults
+        case .tlsFailure, .httpStatus, .unexpectedBody: return portalCheckStarted.map { $0 < failed } ?? true
         default: return false
         }
     }

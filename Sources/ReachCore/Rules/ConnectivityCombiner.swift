@@ -58,11 +58,11 @@ struct ConnectivityCombiner: Sendable {
     private(set) var portalCheck: PortalCheck?
     /// What the check URL's last telling probe said on the current link.
     var portalCheckFinding: PortalCheck.Finding?
-    /// The check URL's results so far, and the count when each unhealthy target went down: a
-    /// failure a portal can cause has no fault until the check URL has been asked after it
-    /// (`ConnectivityCombiner+Portal`).
-    var portalCheckResults = 0
-    var portalCheckResultsAtFailure: [String: Int] = [:]
+    /// When the latest check URL probe that answered began (its result's time less its duration),
+    /// and when each unhealthy target went down: a failure a portal can cause has no fault until
+    /// the check URL has been asked after it, by a probe that began after it (`ConnectivityCombiner+Portal`).
+    var portalCheckStarted: WallTime?
+    var failedAt: [String: WallTime] = [:]
     /// The RFC 8908 API's last answer per interface, and when it came.
     var portalAPIAnswers: [String: (answer: CaptivePortalAPIAnswer, at: WallTime)] = [:]
     /// What the default gateway and the upstream reference showed in the last round while targets
@@ -80,6 +80,7 @@ struct ConnectivityCombiner: Sendable {
     private(set) var isSleeping = false
     /// Targets per health, kept as results arrive so that the policy is decided in O(1).
     private var healthCounts: HealthCounts
+    private var transitions = TransitionRule()
     private var hasAnyResult = false
     /// What the variants of the targets' probes found about each uplink and family (``ProbeVariant``).
     var variants: VariantFindings
@@ -168,7 +169,8 @@ struct ConnectivityCombiner: Sendable {
         if let portalCheck, result.target == PortalCheck.probeName {
             // A check that failed before any answer learned nothing: the last answer stands.
             if let finding = portalCheck.finding(result) { portalCheckFinding = finding }
-            portalCheckResults += 1
+            let started = WallTime(sinceEpoch: now.sinceEpoch - result.latency)
+            portalCheckStarted = max(portalCheckStarted ?? started, started)
             return settle(control: probeControl, at: now)
         }
         guard let index = indexByName[result.target] else { return Change(accepted: false) }
@@ -179,7 +181,7 @@ struct ConnectivityCombiner: Sendable {
         let after = verdict.targets[index].health
         if after != before {
             count(index, from: before, to: after)
-            portalCheckResultsAtFailure[result.target] = after == .unhealthy ? portalCheckResults : nil
+            failedAt[result.target] = after == .unhealthy ? now : nil
         }
         // A first finding (a target leaving `unknown`: at start, after a reload, a regained link or a
         // wake) is news with the rest of its round: when the last unknown target is found, or sooner
@@ -274,7 +276,7 @@ struct ConnectivityCombiner: Sendable {
         )
         let (state, reason, portal) = decide()
         let fault =
-            state == .disconnected && !awaitsPortalCheck(reason) ? fault(for: reason) : nil
+            state == .disconnected && !awaitsPortalCheck(reason, at: now) ? fault(for: reason) : nil
         let usableInterfaces = assessment?.usableInterfaces ?? []
         let interfacesChanged = usableInterfaces != verdict.usableInterfaces
         verdict.state = state
@@ -283,12 +285,8 @@ struct ConnectivityCombiner: Sendable {
         verdict.fault = fault
         let portalChanged = portal.map { $0.differsInMeaning(from: previousPortal) } ?? (previousPortal != nil)
         if interfacesChanged { verdict.usableInterfaces = usableInterfaces }
-        if state != previousState {
-            verdict.since = now
-            if previousState != .unknown, state != .unknown {
-                change.transition = state == .connected ? .restored : .lost
-            }
-        }
+        if state != previousState { verdict.since = now }
+        change.transition = transitions.next(state)
         change.isHeadline =
             state != previousState || reason != previousReason || fault != previousFault || interfacesChanged
             || portalChanged
@@ -344,7 +342,7 @@ struct ConnectivityCombiner: Sendable {
         }
         healthCounts = HealthCounts(unknown: verdict.targets.count)
         // A new link may be another network, with or without a portal, behind another gateway.
-        (portalCheckFinding, pathEvidence, portalCheckResultsAtFailure) = (nil, nil, [:])
+        (portalCheckFinding, pathEvidence, failedAt) = (nil, nil, [:])
         let pathsChanged = resetPaths()
         return changed || pathsChanged
     }

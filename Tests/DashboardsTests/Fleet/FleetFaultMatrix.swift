@@ -1,4 +1,5 @@
 import Foundation
+import ReachTestRigs
 import ReachTesting
 import Testing
 
@@ -18,7 +19,7 @@ private let alertmanagerPath = executableOnPath("prometheus-alertmanager") ?? ex
 @Suite(
     "FleetFaultMatrix: a fleet's alerts with a real Prometheus and Alertmanager",
     .serialized,
-    .enabled(if: TestNamespace.isAvailable, "needs root: network namespaces"),
+    .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason)),
     .enabled(
         if: prometheusPath != nil && alertmanagerPath != nil,
         "needs prometheus and prometheus-alertmanager (scripts/test installs them)"
@@ -32,8 +33,7 @@ struct FleetFaultMatrix {
     func aServerOutagePagesOnceASilentSitePagesItsHostsAndALostLinkOnlyItsHost() async throws {
         let scratch = try TemporaryDirectory("fleet")
         let directory = scratch.url
-        let network = FleetNetwork(sites: 4, hostsPerSite: 5, directory: directory.path)
-        try await network.setUp()
+        let network = try await FleetNetwork.make(sites: 4, hostsPerSite: 5)
         do {
             try await Self.runTheCases(on: network, in: directory)
         } catch {
@@ -46,9 +46,9 @@ struct FleetFaultMatrix {
     private static func runTheCases(on network: FleetNetwork, in directory: URL) async throws {
         var children: [ChildProcess] = []
         var daemons: [ReachdProcess] = []
-        let receiver = try await AlertReceiver(errorLog: directory.appending(path: "receiver.log").path)
-        children.append(receiver.child)
+        let receiver = try await AlertReceiver()
         defer {
+            receiver.stop()
             for child in children { child.signal(SIGKILL) }
             for daemon in daemons { daemon.signal(SIGKILL) }
         }

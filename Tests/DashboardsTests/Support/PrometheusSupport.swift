@@ -1,4 +1,5 @@
 import Foundation
+import ReachTestRigs
 import ReachTesting
 
 // What the tests of Dashboards/ share: the Prometheus and promtool on this machine, Prometheus's

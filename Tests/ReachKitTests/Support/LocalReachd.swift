@@ -1,4 +1,5 @@
 import Foundation
+import ReachTestRigs
 import ReachTesting
 
 /// reachd watching a health server on loopback, with its status API on a fixed port (and, when

@@ -1,7 +1,7 @@
 import Foundation
 import ReachCore
 import ReachSupport
-import ReachTesting
+import ReachTestRigs
 
 /// What `ip -j` says about a namespace, reduced to what a ``LinkSnapshot`` carries, so the two can be
 /// compared: names, indices, admin and carrier flags, operstate, link kind, addresses with scope and

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import ReachCore
 import ReachLink
+import ReachTestRigs
 import ReachTesting
 import Synchronization
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import ReachTesting
+import ReachTestRigs
 
 /// Debian's `promtool` (package `prometheus`), which lints a metrics exposition.
 enum Promtool {

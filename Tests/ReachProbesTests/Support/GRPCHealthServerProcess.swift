@@ -1,5 +1,6 @@
 import Foundation
 import ReachCore
+import ReachTestRigs
 import ReachTesting
 import Synchronization
 import Testing
@@ -8,7 +9,7 @@ import Testing
 import Glibc
 #endif
 
-/// `Servers/grpc_health_server.py` running as a child process: grpcio's own `grpc.health.v1`
+/// ReachTestRigs' `Servers/grpc_health_server.py` running as a child process: grpcio's own `grpc.health.v1`
 /// servicer, a health server nobody here wrote, whose status the test switches over stdin.
 final class GRPCHealthServerProcess: Sendable {
     enum Failure: Error, CustomStringConvertible {
@@ -47,12 +48,11 @@ final class GRPCHealthServerProcess: Sendable {
     /// - Parameter tls: The certificate chain and key to serve gRPC over TLS with; plaintext when `nil`.
     init(port: Int = 0, mode: Mode = .health, tls: (certificate: String, key: String)? = nil) async throws {
         guard Self.pythonReady else { throw Failure.pythonPackagesMissing }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Servers/grpc_health_server.py")
         child = try ChildProcess(
             "grpc_health_server.py",
             executable: "/usr/bin/env",
-            arguments: ["python3", script.path, mode.rawValue] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? [])
+            arguments: ["python3", StandInScripts.grpcHealth, mode.rawValue]
+                + (tls.map { ["--tls", $0.certificate, $0.key] } ?? [])
                 + [String(port)]
         )
         let first = try await child.waitForLine(timeout: .seconds(30)) { _ in true }

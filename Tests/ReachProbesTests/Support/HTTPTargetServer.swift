@@ -1,43 +1,49 @@
-import Foundation
+import ReachTestRigs
 import ReachTesting
 
-/// `Servers/http_targets.py` running as a child process: real HTTP(S) endpoints that misbehave on
-/// purpose (slow, stalled, garbage, reset, self-signed TLS, a blackhole).
+/// Real HTTP(S) endpoints that misbehave on purpose, one path each (slow, stalled, garbage, reset,
+/// self-signed TLS, a blackhole): the fixed paths of a ``ReachTesting/StandInServer``.
 final class HTTPTargetServer: Sendable {
-    struct Ports: Decodable {
+    /// Where the server listens, and the certificate its HTTPS presents.
+    struct Ports: Sendable {
         let http: Int
         let https: Int
         let blackhole: Int
+        /// The self-signed certificate, for `caFile`.
         let ca: String
+        /// The only name the certificate holds (not 127.0.0.1).
         let server_name: String
     }
 
+    static let serverName = "reachd-test.example"
     let ports: Ports
-    /// Read on threads of its own (``ChildProcess``): waiting for the ports holds no pool thread.
-    private let child: ChildProcess
+    private let server: StandInServer
     /// The certificate and key: removed with the server.
     private let directory: TemporaryDirectory
 
     init() async throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Servers/http_targets.py")
         directory = try TemporaryDirectory("http-targets")
-        child = try ChildProcess(
-            "http_targets.py",
-            executable: "/usr/bin/env",
-            arguments: ["python3", script.path, directory.path]
+        server = try StandInServer(
+            name: "http-targets",
+            tlsListen: ["127.0.0.1:0"],
+            selfSigned: (directory.path, Self.serverName),
+            blackhole: ["127.0.0.1:0"]
         )
-        let line = try await child.waitForLine(timeout: .seconds(30)) { _ in true }
-        ports = try JSONDecoder().decode(Ports.self, from: Data(line.utf8))
+        try await server.waitUntilReady()
+        ports = Ports(
+            http: server.port,
+            https: server.tlsPort,
+            blackhole: server.blackholePort,
+            ca: server.certificateFile ?? "",
+            server_name: Self.serverName
+        )
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(ports.http)\(path)" }
     func secureURL(_ path: String) -> String { "https://127.0.0.1:\(ports.https)\(path)" }
 
-    /// Ends the server: closing its stdin ends it; the signal is the backstop (Foundation reaps it).
     func stop() {
-        child.closeInput()
-        if child.isRunning { child.signal(SIGKILL) }
+        server.kill()
     }
 
     deinit { stop() }

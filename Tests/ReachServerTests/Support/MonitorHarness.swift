@@ -19,7 +19,7 @@ extension MonitorHarness {
             address: address,
             bearerToken: token.map(Secret.init),
             heartbeatInterval: heartbeat,
-            checkWaitLimit: checkWaitLimit,
+            checkWaitLimit: { checkWaitLimit },
             history: history,
             logger: .quiet
         )
