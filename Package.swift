@@ -711,7 +711,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            exclude: ["Servers", "Fixtures"],
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -822,7 +822,6 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            exclude: ["Servers"],
             swiftSettings: strict
         ),
         // Writes history as fast as it can in a child process, for the test that kills it mid-write.
