@@ -45,9 +45,9 @@ public enum FailureReason: Sendable, Hashable, CustomStringConvertible {
     /// This machine does not allow the probe: ICMP echo needs reachd's group in
     /// `net.ipv4.ping_group_range`. Not a network fault: the verdict names none.
     case notPermitted
-    /// A router (``ProbeFailure/reportedBy``) answered an echo with ICMP destination unreachable.
+    /// A router (the failure's `reportedBy`) answered an echo with ICMP destination unreachable.
     case destinationUnreachable
-    /// A router (``ProbeFailure/reportedBy``) answered an echo with ICMP time exceeded: a routing loop,
+    /// A router (the failure's `reportedBy`) answered an echo with ICMP time exceeded: a routing loop,
     /// or a path longer than the packet's hop limit.
     case timeExceeded
 
