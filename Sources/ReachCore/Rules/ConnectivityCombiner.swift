@@ -282,8 +282,7 @@ struct ConnectivityCombiner: Sendable {
         )
         let (state, reason, portal) = decide()
         let fault =
-            state == .disconnected && !awaitsPortalCheck(reason, at: now)
-            ? Fault(reason, evidence: evidence(for: reason)) : nil
+            state == .disconnected && !awaitsPortalCheck(reason, at: now) ? fault(for: reason) : nil
         let usableInterfaces = assessment?.usableInterfaces ?? []
         let interfacesChanged = usableInterfaces != verdict.usableInterfaces
         verdict.state = state

@@ -6,6 +6,8 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
         case http(HTTPCheck)
         case tcp(HostPort)
         case grpc(GRPCHealthCheck)
+        case dns(DNSCheck)
+        case icmp(ICMPCheck)
     }
 
     /// Unique among targets; the key in status output, metrics and gRPC health service names.
@@ -55,12 +57,14 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
 
     public var id: String { name }
 
-    /// `http`, `tcp` or `grpc`.
+    /// `http`, `tcp`, `grpc`, `dns` or `icmp`.
     package var kind: String {
         switch check {
         case .http: "http"
         case .tcp: "tcp"
         case .grpc: "grpc"
+        case .dns: "dns"
+        case .icmp: "icmp"
         }
     }
 
@@ -69,6 +73,8 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
         case .http(let http): http.endpoint
         case .tcp(let endpoint): endpoint
         case .grpc(let grpc): grpc.endpoint
+        case .dns(let dns): dns.endpoint
+        case .icmp(let icmp): HostPort(host: icmp.host, port: 0)
         }
     }
 
@@ -76,7 +82,7 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     package var usesTLS: Bool {
         switch check {
         case .http(let http): http.isHTTPS
-        case .tcp: false
+        case .tcp, .dns, .icmp: false
         case .grpc(let grpc): grpc.tls != nil
         }
     }
