@@ -24,7 +24,8 @@ extension StatusDocument {
             targets: verdict.targets.map(Target.init(status:)),
             portal: verdict.portal.map(Portal.init(portal:)),
             interfaces: verdict.interfaces.map(Interface.init(reachability:)),
-            degradedFamilies: verdict.degradedFamilies.map(\.rawValue)
+            degradedFamilies: verdict.degradedFamilies.map(\.rawValue),
+            quality: verdict.quality.map(Quality.init)
         )
     }
 
@@ -56,6 +57,7 @@ extension StatusDocument {
             status.answeredFamilies = target.answeredFamilies.compactMap(IPFamily.init(rawValue:))
             status.degradedFamilies = target.degradedFamilies.compactMap(IPFamily.init(rawValue:))
             if let host = target.host, let port = target.port { status.endpoint = HostPort(host: host, port: port) }
+            status.quality = target.quality?.targetQuality
             if let code = target.reason {
                 status.lastFailure = ProbeFailure(
                     FailureReason(code: code, httpStatus: target.httpStatus) ?? .protocolError,
@@ -75,6 +77,7 @@ extension StatusDocument {
             fault: fault.flatMap(Fault.init(rawValue:))
         )
         verdict.interfaces = interfaces.map(\.reachability)
+        verdict.quality = quality?.verdictQuality
         return verdict
     }
 }
@@ -152,7 +155,9 @@ extension StatusDocument.Target {
             answeredFamilies: status.answeredFamilies.map(\.rawValue),
             degradedFamilies: status.degradedFamilies.map(\.rawValue),
             host: status.endpoint?.host,
-            port: status.endpoint?.port
+            port: status.endpoint?.port,
+            quality: status.quality.map(StatusDocument.TargetQuality.init),
+            qualityWindow: StatusDocument.QualityWindow(measures: status.qualityMeasures, budget: status.qualityBudget)
         )
     }
 }

@@ -103,7 +103,8 @@ package final class HistoryStore: Sendable {
     private static func migrate(_ pool: DatabasePool) throws {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            // Times are seconds since the epoch. `scope` is "" for the verdict, else a target's name.
+            // Times are seconds since the epoch. `scope` is "" for the verdict, "#quality" for its
+            // quality, else a target's name.
             try db.execute(
                 sql: """
                     CREATE TABLE run (id INTEGER PRIMARY KEY, started_at REAL NOT NULL, last_seen_at REAL NOT NULL);
