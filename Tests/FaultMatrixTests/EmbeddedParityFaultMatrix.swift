@@ -25,8 +25,7 @@ struct EmbeddedParityFaultMatrix {
 
     @Test(.timeLimit(.minutes(6)))
     func theEmbeddedServiceAndReachdTellEveryFaultAlike() async throws {
-        let topology = try UplinkTopology()
-        try await topology.setUp()
+        let topology = try await UplinkTopology.make()
         let scratch = try TemporaryDirectory("parity")
         var sides: SideBySide?
         do {
@@ -54,11 +53,11 @@ struct EmbeddedParityFaultMatrix {
             }
             let http = try topology.http
             await fault("link down (both routers' links)") {
-                try await topology.ip(in: topology.routerA, "link", "set", UplinkTopology.Uplink.a.routerLAN, "down")
-                try await topology.ip(in: topology.routerB, "link", "set", UplinkTopology.Uplink.b.routerLAN, "down")
+                try await topology.routerA.ip("link", "set", UplinkTopology.Uplink.a.routerLAN, "down")
+                try await topology.routerB.ip("link", "set", UplinkTopology.Uplink.b.routerLAN, "down")
             } restore: {
                 for uplink in UplinkTopology.Uplink.allCases {
-                    try await topology.ip(in: topology.router(uplink), "link", "set", uplink.routerLAN, "up")
+                    try await topology.router(uplink).ip("link", "set", uplink.routerLAN, "up")
                     try await topology.setGatewaySilent(uplink, false)  // the addresses a link taken down loses
                 }
             }
@@ -106,8 +105,7 @@ struct EmbeddedParityFaultMatrix {
     /// with a check URL: its login page answering 200 for every path, and a redirect.
     @Test(.timeLimit(.minutes(4)))
     func theEmbeddedServiceAndReachdTellEveryPortalAlike() async throws {
-        let network = MatrixNetwork()
-        try await network.setUp()
+        let network = try await MatrixNetwork.make()
         let scratch = try TemporaryDirectory("parity-portal")
         var server: FaultServer?
         var portal: PortalServer?
@@ -210,7 +208,7 @@ private struct SideBySide {
     /// - Parameter starting: What both must say before the first case (the same, and this).
     init(
         configuration: String,
-        namespace: String,
+        namespace: TestNamespace,
         directory: String,
         starting: @escaping (ObservedVerdict) -> Bool = { $0.state == "connected" }
     ) async throws {
@@ -230,12 +228,13 @@ private struct SideBySide {
             namespace: namespace,
             log: "\(directory)/reachd.log"
         )
+        let helper = TestNamespace.command(
+            [BuiltProducts.directory.appending(path: "embedded-verdicts-helper").path, file],
+            in: namespace
+        )
         let embedded = try VerdictObserver(
-            executable: TestNamespace.ipPath,
-            arguments: [
-                "netns", "exec", namespace, BuiltProducts.directory.appending(path: "embedded-verdicts-helper").path,
-                file,
-            ],
+            executable: helper.executable,
+            arguments: helper.arguments,
             errorLog: embeddedLog
         )
         do {

@@ -22,8 +22,7 @@ extension FaultMatrix {
     func everyFaultIsToldWhereThePathBreaks() async throws {
         let began = ContinuousClock.now
         let scratch = try TemporaryDirectory("faults")
-        let topology = try UplinkTopology()
-        try await topology.setUp()
+        let topology = try await UplinkTopology.make()
         var daemon: MatrixDaemon?
         var observer: VerdictObserver?
         do {
@@ -271,10 +270,7 @@ final class FaultRun {
         var total = 0
         for router in [topology.routerA, topology.routerB] {
             for file in ["/proc/net/snmp", "/proc/net/snmp6"] {
-                guard
-                    let text = try? await runProgram(MatrixNetwork.ipPath, ["netns", "exec", router, "cat", file])
-                        .output
-                else { continue }
+                guard let text = try? await router.run(["cat", file]).output else { continue }
                 total +=
                     Self.counter(text, table: "IcmpMsg", name: "InType8")
                     + Self.counter(text, table: nil, name: "Icmp6InEchos")

@@ -19,7 +19,7 @@ extension FaultMatrix {
             run.daemon.signal(SIGSTOP)
             let flaps = (0..<3_000).flatMap { _ in ["link set m0 down", "link set m0 up"] }
             do {
-                try await network.ipBatch(in: network.host, flaps + ["link set m0 down"])
+                try await network.host.ipBatch(flaps + ["link set m0 down"])
             } catch {
                 run.daemon.signal(SIGCONT)
                 throw error

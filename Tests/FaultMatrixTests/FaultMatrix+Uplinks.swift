@@ -28,8 +28,7 @@ struct UplinkFaultMatrix {
 
     @Test(.timeLimit(.minutes(4)))
     func uplinksAndFamiliesAreToldApart() async throws {
-        let topology = try UplinkTopology()
-        try await topology.setUp()
+        let topology = try await UplinkTopology.make()
         let scratch = try TemporaryDirectory("uplink-matrix")
         var reachd: ReachdProcess?
         var rows: [MatrixCase] = []

@@ -10,7 +10,11 @@ import Testing
 ///
 /// It runs alone (`swift test --filter FaultMatrix`, after the parallel suite in `scripts/test`) so
 /// that its timings are not those of a machine busy with every other test.
-@Suite("FaultMatrix", .serialized, .enabled(if: MatrixNetwork.isAvailable, "needs root: network namespaces"))
+@Suite(
+    "FaultMatrix",
+    .serialized,
+    .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason))
+)
 struct FaultMatrix {
     @Test(.timeLimit(.minutes(6)))
     func everyFaultGetsATrueVerdictInTime() async throws {
@@ -23,8 +27,7 @@ struct FaultMatrix {
         let began = ContinuousClock.now
         let scratch = try TemporaryDirectory("fault-matrix")
         let directory = scratch.path
-        let network = MatrixNetwork()
-        try await network.setUp()
+        let network = try await MatrixNetwork.make()
         let bus = try await PrivateSystemBus.start()
         var server: FaultServer?
         var portal: PortalServer?
@@ -122,7 +125,7 @@ struct FaultMatrix {
             "interface down/up",
             reason: "no_link",
             bound: MatrixRun.linkBound,
-            apply: { try await network.ip(in: host, "link", "set", "m0", "down") },
+            apply: { try await host.ip("link", "set", "m0", "down") },
             restore: { try await network.restoreLink() }
         )
         await run.fault(
@@ -131,7 +134,7 @@ struct FaultMatrix {
             reason: "no_link",
             bound: MatrixRun.carrierBound,
             restoreBound: MatrixRun.restoreCarrierBound,
-            apply: { try await network.ip(in: server, "link", "set", "m1", "down") },
+            apply: { try await server.ip("link", "set", "m1", "down") },
             restore: { try await network.restoreLink() }
         )
         await run.fault(
@@ -139,7 +142,7 @@ struct FaultMatrix {
             "default route removed",
             reason: "no_route",
             bound: MatrixRun.linkBound,
-            apply: { try await network.ip(in: host, "route", "del", "default") },
+            apply: { try await host.ip("route", "del", "default") },
             restore: { try await network.restoreLink() }
         )
         await run.fault(
@@ -147,7 +150,7 @@ struct FaultMatrix {
             "address removed",
             reason: "no_address",
             bound: MatrixRun.linkBound,
-            apply: { try await network.ip(in: host, "addr", "del", "\(MatrixNetwork.hostAddress)/32", "dev", "m0") },
+            apply: { try await host.ip("addr", "del", "\(MatrixNetwork.hostAddress)/32", "dev", "m0") },
             restore: { try await network.restoreLink() }
         )
         await run.fault(
@@ -156,11 +159,11 @@ struct FaultMatrix {
             reason: "no_link",
             bound: MatrixRun.linkBound,
             restoreBound: MatrixRun.restoreCarrierBound,
-            apply: { try await network.ip(in: host, "link", "del", "m0") },
+            apply: { try await host.ip("link", "del", "m0") },
             restore: { try await network.createLink() }
         )
         await run.storm("link", "1,000-flap storm", bound: MatrixRun.restoreBound) {
-            try await network.ipBatch(in: host, (0..<1_000).flatMap { _ in ["link set m0 down", "link set m0 up"] })
+            try await host.ipBatch((0..<1_000).flatMap { _ in ["link set m0 down", "link set m0 up"] })
             try await network.restoreLink()
         }
     }

@@ -15,7 +15,11 @@ final class FaultServer: Sendable {
     /// - Parameters:
     ///   - certificate: A certificate and key (PEM files) for the HTTPS server on ``tlsPort``.
     ///   - dualStack: Whether the HTTP server listens on IPv6 as well (else on IPv4 only).
-    init(namespace: String, certificate: (certificate: String, key: String)? = nil, dualStack: Bool = false) throws {
+    init(
+        namespace: TestNamespace,
+        certificate: (certificate: String, key: String)? = nil,
+        dualStack: Bool = false
+    ) throws {
         server = try StandInServer(
             name: "fault-server",
             listen: [dualStack ? "[::]:\(Self.port)" : "0.0.0.0:\(Self.port)"],

@@ -15,7 +15,7 @@ import Testing
 @Suite(
     "FaultMatrix: GLib programs and the desktop portal hear reachd",
     .serialized,
-    .enabled(if: MatrixNetwork.isAvailable, "needs root (network namespaces)"),
+    .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason)),
     .enabled(if: GLibMonitorProgram.isAvailable, Comment(rawValue: GLibMonitorProgram.unavailableReason)),
     .enabled(if: XDGDesktopPortal.isAvailable, Comment(rawValue: XDGDesktopPortal.unavailableReason)),
     .enabled(if: PrivateDesktop.isAvailable, Comment(rawValue: PrivateDesktop.unavailableReason))
@@ -25,8 +25,7 @@ struct GIOModuleFaultMatrix {
 
     @Test(.timeLimit(.minutes(5)))
     func glibProgramsAndTheDesktopPortalHearEveryFault() async throws {
-        let network = MatrixNetwork()
-        try await network.setUp()
+        let network = try await MatrixNetwork.make()
         let scratch = try TemporaryDirectory("gio-matrix")
         var server: FaultServer?
         var portal: PortalServer?
@@ -147,7 +146,7 @@ struct GIOModuleFaultMatrix {
                 try await faultServer.set("open")
             }
             await fault("link down", .local, available: false) {
-                try await network.ip(in: network.host, "link", "set", "m0", "down")
+                try await network.host.ip("link", "set", "m0", "down")
             } whileApplied: {
                 let other = try await glib.reach(MatrixNetwork.grpcAddress, 22)
                 #expect(other.reachable == false, "no route: \(other)")

@@ -20,15 +20,12 @@ final class GRPCFaultServer: Sendable {
         (try? await runProgram("/usr/bin/env", ["python3", "-c", "import grpc_health.v1.health"]))?.status == 0
     }
 
-    init(namespace: String) throws {
-        child = try ChildProcess(
-            "grpc-fault-server",
-            executable: MatrixNetwork.ipPath,
-            arguments: [
-                "netns", "exec", namespace, "/usr/bin/env", "python3", "-u", StandInScripts.grpcHealth, "--host",
-                "0.0.0.0", "\(Self.port)",
-            ]
+    init(namespace: TestNamespace) throws {
+        let command = TestNamespace.command(
+            ["/usr/bin/env", "python3", "-u", StandInScripts.grpcHealth, "--host", "0.0.0.0", "\(Self.port)"],
+            in: namespace
         )
+        child = try ChildProcess("grpc-fault-server", executable: command.executable, arguments: command.arguments)
     }
 
     func waitUntilReady() async throws {

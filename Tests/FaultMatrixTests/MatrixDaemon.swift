@@ -7,7 +7,7 @@ import ReachTestRigs
 final class MatrixDaemon: Sendable {
     let directory: String
     /// The network namespace it runs in.
-    let namespace: String
+    let namespace: TestNamespace
     private let reachd: ReachdProcess
     let logPath: String
 
@@ -55,7 +55,8 @@ final class MatrixDaemon: Sendable {
     }
 
     /// Writes `configuration` and the hooks (unless there) and starts reachd in `namespace`.
-    init(directory: String, namespace: String, configuration: String, run: Int, systemBus: String?) async throws {
+    init(directory: String, namespace: TestNamespace, configuration: String, run: Int, systemBus: String?) async throws
+    {
         self.directory = directory
         self.namespace = namespace
         logPath = "\(directory)/reachd-\(run).log"

@@ -39,13 +39,9 @@ enum NetlinkForger {
     /// Sends `count` forged link-down messages and `count` random datagrams to every
     /// `NETLINK_ROUTE` socket reachd holds; returns how many sockets got them.
     static func send(to daemon: MatrixDaemon, count: Int) async throws -> Int {
-        let result = try await runProgram(
-            MatrixNetwork.ipPath,
-            [
-                "netns", "exec", daemon.namespace, "/usr/bin/env", "python3", "-c", script,
-                "\(daemon.processIdentifier)", "\(count)",
-            ]
-        )
+        let result = try await daemon.namespace.run([
+            "/usr/bin/env", "python3", "-c", script, "\(daemon.processIdentifier)", "\(count)",
+        ])
         guard result.status == 0,
             let sockets = Int(
                 result.output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""

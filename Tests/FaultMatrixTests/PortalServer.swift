@@ -26,7 +26,7 @@ final class PortalServer: Sendable {
     private let check: StandInServer
 
     /// - Parameter certificate: The portal's own certificate and key (for `portal.test`), which no target trusts.
-    init(namespace: String, certificate: (certificate: String, key: String)) throws {
+    init(namespace: TestNamespace, certificate: (certificate: String, key: String)) throws {
         portal = try StandInServer(
             name: "portal-server",
             listen: ["\(Self.address):\(Self.port)"],

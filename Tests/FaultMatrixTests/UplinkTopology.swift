@@ -25,8 +25,8 @@ import Synchronization
 /// its own `/etc/resolv.conf` (the resolver, 1 s, one attempt) and `/etc/hosts` (localhost only).
 ///
 /// The faults are methods, each undone by calling it again with the opposite argument. Everything
-/// is removed in ``tearDown()``: the processes, the four namespaces (which take the veths with
-/// them), the `/etc/netns` directory `ip netns exec` mounts over `/etc`, and the files.
+/// is removed in ``tearDown()``: the processes, the four ``TestNamespace``s (with their veths and
+/// their `/etc/netns` files), and the files.
 final class UplinkTopology: Sendable {
     /// The two uplinks of the host.
     enum Uplink: String, CaseIterable, Sendable {
@@ -74,77 +74,57 @@ final class UplinkTopology: Sendable {
 
     /// Whether the topology can be built here: root, `ip` and `dnsmasq` (`scripts/test` installs it).
     static let isAvailable: Bool =
-        MatrixNetwork.isAvailable && FileManager.default.isExecutableFile(atPath: dnsmasqPath)
+        TestNamespace.isAvailable && FileManager.default.isExecutableFile(atPath: dnsmasqPath)
 
     /// The namespaces: the host (where reachd runs), the routers, the server.
-    let host: String
-    let routerA: String
-    let routerB: String
-    let server: String
+    let host: TestNamespace
+    let routerA: TestNamespace
+    let routerB: TestNamespace
+    let server: TestNamespace
     /// The topology's files: dnsmasq's configuration, pid and lease files, its log.
     let directory: TemporaryDirectory
     /// The HTTP server, and dnsmasq's pid (a daemon, not a child of the test: see ``setDNS(running:)``).
     private let processes = Mutex<(http: FaultServer?, dns: Int32?)>((nil, nil))
-    private static let instances = Atomic<Int>(0)
 
-    /// Names the namespaces after the test process (so `scripts/test-leftovers` can tell a
-    /// crashed run's) and a counter (so that topologies of one process do not meet).
-    init() throws {
-        let prefix = "rdu\(getpid())-\(Self.instances.add(1, ordering: .relaxed).newValue)"
-        host = "\(prefix)-host"
-        routerA = "\(prefix)-ra"
-        routerB = "\(prefix)-rb"
-        server = "\(prefix)-srv"
-        directory = try TemporaryDirectory("uplinks")
+    private init(namespaces: [TestNamespace], directory: TemporaryDirectory) {
+        (host, routerA, routerB, server) = (namespaces[0], namespaces[1], namespaces[2], namespaces[3])
+        self.directory = directory
     }
-
-    func router(_ uplink: Uplink) -> String { uplink == .a ? routerA : routerB }
-
-    private var namespaces: [String] { [host, routerA, routerB, server] }
-    private var etcDirectory: String { "/etc/netns/\(host)" }
 
     /// Builds the namespaces, links, addresses and routes, and starts the HTTP server (answering
     /// `ok`) and the resolver. On failure, whatever was built is removed again.
-    func setUp() async throws {
-        await tearDown()  // leftovers of a crashed run with the same name
+    static func make() async throws -> UplinkTopology {
+        let directory = try TemporaryDirectory("uplinks")
+        let namespaces = try await TestNamespace.make(["uplinks-host", "uplinks-ra", "uplinks-rb", "uplinks-srv"])
+        let topology = UplinkTopology(namespaces: namespaces, directory: directory)
         do {
-            try await build()
-            let http = try FaultServer(namespace: server, dualStack: true)
-            processes.withLock { $0.http = http }
+            try await topology.build()
+            let http = try FaultServer(namespace: topology.server, dualStack: true)
+            topology.processes.withLock { $0.http = http }
             try await http.waitUntilReady()
-            try await setDNS(running: true)
+            try await topology.setDNS(running: true)
         } catch {
-            await tearDown()
+            await topology.tearDown()
             throw error
         }
+        return topology
     }
 
+    func router(_ uplink: Uplink) -> TestNamespace { uplink == .a ? routerA : routerB }
+
+    private var namespaces: [TestNamespace] { [host, routerA, routerB, server] }
+
     private func build() async throws {
-        for namespace in namespaces {
-            try await MatrixNetwork.ip(["netns", "add", namespace])
-            try await ip(in: namespace, "link", "set", "lo", "up")
-        }
-        try FileManager.default.createDirectory(atPath: etcDirectory, withIntermediateDirectories: true)
-        try "nameserver \(Self.resolverAddress)\noptions timeout:1 attempts:1\n".write(
-            toFile: "\(etcDirectory)/resolv.conf",
-            atomically: false,
-            encoding: .utf8
-        )
-        try "127.0.0.1 localhost\n::1 localhost\n".write(
-            toFile: "\(etcDirectory)/hosts",
-            atomically: false,
-            encoding: .utf8
-        )
-        try await sysctl(in: host, "net.ipv4.conf.all.rp_filter=2", "net.ipv4.conf.default.rp_filter=2")
+        try host.writeEtc("resolv.conf", "nameserver \(Self.resolverAddress)\noptions timeout:1 attempts:1\n")
+        try host.writeEtc("hosts", "127.0.0.1 localhost\n::1 localhost\n")
+        try await host.sysctl("net.ipv4.conf.all.rp_filter=2", "net.ipv4.conf.default.rp_filter=2")
         try await setPingSockets(allowed: true)
-        for address in [Self.serverAddress + "/32", Self.resolverAddress + "/32"] {
-            try await ip(in: server, "addr", "add", address, "dev", "lo")
-        }
-        for address in [Self.serverAddress6 + "/128", Self.resolverAddress6 + "/128"] {
-            try await ip(in: server, "-6", "addr", "add", address, "dev", "lo")
-        }
-        try await ip(in: server, "route", "add", "blackhole", "default", "table", Self.blackholeTable)
-        try await ip(in: server, "-6", "route", "add", "blackhole", "default", "table", Self.blackholeTable)
+        try await server.ipBatch([
+            "addr add \(Self.serverAddress)/32 dev lo", "addr add \(Self.resolverAddress)/32 dev lo",
+            "addr add \(Self.serverAddress6)/128 dev lo", "addr add \(Self.resolverAddress6)/128 dev lo",
+            "route add blackhole default table \(Self.blackholeTable)",
+            "route add blackhole ::/0 table \(Self.blackholeTable)",
+        ])
         for uplink in Uplink.allCases {
             try await buildUplink(uplink)
         }
@@ -153,104 +133,45 @@ final class UplinkTopology: Sendable {
 
     private func buildUplink(_ uplink: Uplink) async throws {
         let router = router(uplink)
-        try await sysctl(in: router, "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1")
+        try await router.sysctl("net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1")
         // Host ↔ router.
-        try await ip(
-            in: host,
-            "link",
-            "add",
-            uplink.interface,
-            "type",
-            "veth",
-            "peer",
-            "name",
-            uplink.routerLAN,
-            "netns",
-            router
-        )
-        try await ip(in: host, "addr", "add", "\(uplink.hostAddress)/24", "dev", uplink.interface)
-        try await ip(in: host, "-6", "addr", "add", "\(uplink.hostAddress6)/64", "dev", uplink.interface, "nodad")
-        try await ip(in: host, "link", "set", uplink.interface, "up")
+        try await host.addVeth(uplink.interface, peer: uplink.routerLAN, in: router)
+        try await host.ipBatch([
+            "addr add \(uplink.hostAddress)/24 dev \(uplink.interface)",
+            "addr add \(uplink.hostAddress6)/64 dev \(uplink.interface) nodad", "link set \(uplink.interface) up",
+        ])
         try await addGatewayAddresses(uplink)
-        try await ip(in: router, "link", "set", uplink.routerLAN, "up")
+        try await router.ip("link", "set", uplink.routerLAN, "up")
         // Router ↔ server.
-        try await ip(
-            in: router,
-            "link",
-            "add",
-            uplink.routerWAN,
-            "type",
-            "veth",
-            "peer",
-            "name",
-            uplink.serverInterface,
-            "netns",
-            server
-        )
-        try await ip(in: server, "addr", "add", "\(uplink.wanServer)/24", "dev", uplink.serverInterface)
-        try await ip(in: server, "-6", "addr", "add", "\(uplink.wanServer6)/64", "dev", uplink.serverInterface, "nodad")
-        try await ip(in: server, "link", "set", uplink.serverInterface, "up")
+        try await router.addVeth(uplink.routerWAN, peer: uplink.serverInterface, in: server)
+        try await server.ipBatch([
+            "addr add \(uplink.wanServer)/24 dev \(uplink.serverInterface)",
+            "addr add \(uplink.wanServer6)/64 dev \(uplink.serverInterface) nodad",
+            "link set \(uplink.serverInterface) up",
+        ])
         // The router forwards to the server; the server answers each uplink's host addresses back
         // through that uplink's router.
         try await setUpstream(uplink, up: true)
         // The routers forward what they can and drop the rest without a word.
-        try await ip(in: router, "route", "add", "blackhole", "default", "metric", "4000")
-        try await ip(in: router, "-6", "route", "add", "blackhole", "default", "metric", "4000")
+        try await router.ipBatch(["route add blackhole default metric 4000", "route add blackhole ::/0 metric 4000"])
         // The host: this uplink's default route in its own table, chosen by the source address.
-        try await ip(
-            in: host,
-            "route",
-            "add",
-            "default",
-            "via",
-            uplink.gateway,
-            "dev",
-            uplink.interface,
-            "table",
-            uplink.table
-        )
-        try await ip(
-            in: host,
-            "-6",
-            "route",
-            "add",
-            "default",
-            "via",
-            uplink.gateway6,
-            "dev",
-            uplink.interface,
-            "table",
-            uplink.table
-        )
-        try await ip(
-            in: host,
-            "rule",
-            "add",
-            "from",
-            uplink.hostAddress,
-            "lookup",
-            uplink.table,
-            "pref",
-            "10\(uplink.number)"
-        )
-        try await ip(
-            in: host,
-            "-6",
-            "rule",
-            "add",
-            "from",
-            uplink.hostAddress6,
-            "lookup",
-            uplink.table,
-            "pref",
-            "10\(uplink.number)"
+        try await host.ipBatch([
+            "route add default via \(uplink.gateway) dev \(uplink.interface) table \(uplink.table)",
+            "route add default via \(uplink.gateway6) dev \(uplink.interface) table \(uplink.table)",
+            "rule add from \(uplink.hostAddress) lookup \(uplink.table) pref 10\(uplink.number)",
+        ])
+        // (A rule's family is not told by its address.)
+        try await host.ipBatch(
+            ["rule add from \(uplink.hostAddress6) lookup \(uplink.table) pref 10\(uplink.number)"],
+            options: ["-6"]
         )
     }
 
     private func addGatewayAddresses(_ uplink: Uplink) async throws {
-        let router = router(uplink)
-        try await ip(in: router, "addr", "replace", "\(uplink.gateway)/24", "dev", uplink.routerLAN)
-        try await ip(in: router, "-6", "addr", "replace", "\(uplink.gateway6)/64", "dev", uplink.routerLAN, "nodad")
+        try await router(uplink).ipBatch([
+            "addr replace \(uplink.gateway)/24 dev \(uplink.routerLAN)",
+            "addr replace \(uplink.gateway6)/64 dev \(uplink.routerLAN) nodad",
+        ])
     }
 
     // MARK: Faults
@@ -259,62 +180,40 @@ final class UplinkTopology: Sendable {
     /// (neither ARP, neighbour discovery nor ICMP answer), while the host's routes still point at it.
     func setGatewaySilent(_ uplink: Uplink, _ silent: Bool) async throws {
         guard silent else { return try await addGatewayAddresses(uplink) }
-        let router = router(uplink)
-        try await ip(in: router, "addr", "del", "\(uplink.gateway)/24", "dev", uplink.routerLAN)
-        try await ip(in: router, "-6", "addr", "del", "\(uplink.gateway6)/64", "dev", uplink.routerLAN)
+        try await router(uplink).ipBatch([
+            "addr del \(uplink.gateway)/24 dev \(uplink.routerLAN)",
+            "addr del \(uplink.gateway6)/64 dev \(uplink.routerLAN)",
+        ])
     }
 
     /// Takes the router's link to the server down (or up): the gateway answers, nothing beyond it
     /// does (the router's blackhole default swallows it), as when the line behind a home router dies.
     func setUpstream(_ uplink: Uplink, up: Bool) async throws {
         let router = router(uplink)
-        guard up else { return try await ip(in: router, "link", "set", uplink.routerWAN, "down") }
+        guard up else {
+            try await router.ip("link", "set", uplink.routerWAN, "down")
+            return
+        }
         // Taken down, the link lost its IPv6 addresses and its routes: all of it again.
-        try await ip(in: router, "addr", "replace", "\(uplink.wanRouter)/24", "dev", uplink.routerWAN)
-        try await ip(in: router, "-6", "addr", "replace", "\(uplink.wanRouter6)/64", "dev", uplink.routerWAN, "nodad")
-        try await ip(in: router, "link", "set", uplink.routerWAN, "up")
-        try await ip(in: router, "route", "replace", "10.64.0.0/24", "via", uplink.wanServer, "dev", uplink.routerWAN)
-        try await ip(
-            in: router,
-            "-6",
-            "route",
-            "replace",
-            "fd64::/64",
-            "via",
-            uplink.wanServer6,
-            "dev",
-            uplink.routerWAN
-        )
-        try await ip(
-            in: server,
-            "route",
-            "replace",
-            "10.64.\(uplink.number).0/24",
-            "via",
-            uplink.wanRouter,
-            "dev",
-            uplink.serverInterface
-        )
-        try await ip(
-            in: server,
-            "-6",
-            "route",
-            "replace",
-            "fd64:\(uplink.number)::/64",
-            "via",
-            uplink.wanRouter6,
-            "dev",
-            uplink.serverInterface
-        )
+        try await router.ipBatch([
+            "addr replace \(uplink.wanRouter)/24 dev \(uplink.routerWAN)",
+            "addr replace \(uplink.wanRouter6)/64 dev \(uplink.routerWAN) nodad", "link set \(uplink.routerWAN) up",
+            "route replace 10.64.0.0/24 via \(uplink.wanServer) dev \(uplink.routerWAN)",
+            "route replace fd64::/64 via \(uplink.wanServer6) dev \(uplink.routerWAN)",
+        ])
+        try await server.ipBatch([
+            "route replace 10.64.\(uplink.number).0/24 via \(uplink.wanRouter) dev \(uplink.serverInterface)",
+            "route replace fd64:\(uplink.number)::/64 via \(uplink.wanRouter6) dev \(uplink.serverInterface)",
+        ])
     }
 
     /// Breaks (or mends) only this router's path to the HTTP server's addresses: the router drops
     /// what goes to them, while the resolver and the other router's path are untouched.
     func setServerPath(through uplink: Uplink, broken: Bool) async throws {
-        let router = router(uplink)
         let verb = broken ? "add" : "del"
-        try await ip(in: router, "route", verb, "blackhole", "\(Self.serverAddress)/32")
-        try await ip(in: router, "-6", "route", verb, "blackhole", "\(Self.serverAddress6)/128")
+        try await router(uplink).ipBatch([
+            "route \(verb) blackhole \(Self.serverAddress)/32", "route \(verb) blackhole \(Self.serverAddress6)/128",
+        ])
     }
 
     /// Makes the host's main-table default route the one via `uplink` (metric 100), the other
@@ -326,48 +225,20 @@ final class UplinkTopology: Sendable {
         for family in ["-4", "-6"] {
             let (gateway, otherGateway) =
                 family == "-4" ? (uplink.gateway, other.gateway) : (uplink.gateway6, other.gateway6)
-            try await ip(
-                in: host,
-                family,
-                "route",
-                "replace",
-                "default",
-                "via",
-                gateway,
-                "dev",
-                uplink.interface,
-                "metric",
-                "50"
+            try await host.ipBatch(
+                ["route replace default via \(gateway) dev \(uplink.interface) metric 50"],
+                options: [family]
             )
-            try? await ip(in: host, family, "route", "del", "default", "dev", uplink.interface, "metric", "200")
-            try? await ip(in: host, family, "route", "del", "default", "dev", other.interface, "metric", "100")
-            try await ip(
-                in: host,
-                family,
-                "route",
-                "replace",
-                "default",
-                "via",
-                otherGateway,
-                "dev",
-                other.interface,
-                "metric",
-                "200"
+            _ = try? await host.ip(family, "route", "del", "default", "dev", uplink.interface, "metric", "200")
+            _ = try? await host.ip(family, "route", "del", "default", "dev", other.interface, "metric", "100")
+            try await host.ipBatch(
+                [
+                    "route replace default via \(otherGateway) dev \(other.interface) metric 200",
+                    "route replace default via \(gateway) dev \(uplink.interface) metric 100",
+                ],
+                options: [family]
             )
-            try await ip(
-                in: host,
-                family,
-                "route",
-                "replace",
-                "default",
-                "via",
-                gateway,
-                "dev",
-                uplink.interface,
-                "metric",
-                "100"
-            )
-            try await ip(in: host, family, "route", "del", "default", "dev", uplink.interface, "metric", "50")
+            try await host.ip(family, "route", "del", "default", "dev", uplink.interface, "metric", "50")
         }
     }
 
@@ -375,26 +246,16 @@ final class UplinkTopology: Sendable {
     /// SYNs arrive, nothing comes back. The resolver is untouched.
     func setServerBlackholed(_ blackholed: Bool) async throws {
         let verb = blackholed ? "add" : "del"
-        try await ip(in: server, "rule", verb, "from", Self.serverAddress, "lookup", Self.blackholeTable, "pref", "100")
-        try await ip(
-            in: server,
-            "-6",
-            "rule",
-            verb,
-            "from",
-            Self.serverAddress6,
-            "lookup",
-            Self.blackholeTable,
-            "pref",
-            "100"
-        )
+        for (family, address) in [("-4", Self.serverAddress), ("-6", Self.serverAddress6)] {
+            try await server.ip(family, "rule", verb, "from", address, "lookup", Self.blackholeTable, "pref", "100")
+        }
     }
 
     /// Breaks (or mends) IPv6 between the host and the server, silently: everything the server
     /// namespace sends over IPv6 is dropped, while IPv4 (the resolver included, which still gives
     /// AAAA records) works.
     func setIPv6Broken(_ broken: Bool) async throws {
-        try await ip(in: server, "-6", "rule", broken ? "add" : "del", "lookup", Self.blackholeTable, "pref", "90")
+        try await server.ip("-6", "rule", broken ? "add" : "del", "lookup", Self.blackholeTable, "pref", "90")
     }
 
     /// The HTTP server in the server namespace: `set("ok")`, `set("503")`, `set("close")` (refused),
@@ -402,7 +263,7 @@ final class UplinkTopology: Sendable {
     var http: FaultServer {
         get throws {
             guard let http = processes.withLock({ $0.http }) else {
-                throw MatrixNetwork.CommandFailed(description: "the topology is not set up")
+                throw ChildProcess.Failed(description: "the uplink topology is torn down")
             }
             return http
         }
@@ -440,8 +301,8 @@ final class UplinkTopology: Sendable {
         // programs the test ran after it were seen never to be reaped (their runs hung). dnsmasq's
         // parent exits once the daemon is ready (or has failed, saying why); the daemon is handed
         // no pipe of ours, so nothing waits on it.
-        let command =
-            "exec \(MatrixNetwork.ipPath) netns exec \(server) \(Self.dnsmasqPath) --conf-file=\(directory)/dnsmasq.conf </dev/null >/dev/null 2>\(directory)/dnsmasq.stderr"
+        let dnsmasq = server.command([Self.dnsmasqPath, "--conf-file=\(directory)/dnsmasq.conf"])
+        let command = "exec \(dnsmasq.joined(separator: " ")) </dev/null >/dev/null 2>\(directory)/dnsmasq.stderr"
         let started = try await runProgram("/bin/sh", ["-c", command])
         let pid = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap {
             Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -451,7 +312,7 @@ final class UplinkTopology: Sendable {
                 (FileManager.default.contents(atPath: "\(directory)/dnsmasq.stderr")).map {
                     String(decoding: $0, as: UTF8.self)
                 } ?? ""
-            throw MatrixNetwork.CommandFailed(description: "dnsmasq exited \(started.status): \(errors)")
+            throw TestNamespace.CommandFailed(command: dnsmasq, status: started.status, output: errors)
         }
         processes.withLock { $0.dns = pid }
     }
@@ -468,7 +329,7 @@ final class UplinkTopology: Sendable {
     /// Whether the resolver answers a query for ``serverName`` sent to it from `namespace` (the
     /// host's by default, where it goes through the routers; a hand-made query, as only the host
     /// namespace's `/etc/resolv.conf` is ours).
-    func resolves(from namespace: String? = nil) async -> Bool {
+    func resolves(from namespace: TestNamespace? = nil) async -> Bool {
         let query = """
             import socket, sys
             name = b''.join(bytes([len(p)]) + p.encode() for p in sys.argv[1].split('.'))
@@ -477,13 +338,9 @@ final class UplinkTopology: Sendable {
             s.sendto(b'\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00' + name + b'\\x00\\x00\\x01\\x00\\x01', (sys.argv[2], 53))
             s.recv(512)
             """
-        let result = try? await runProgram(
-            MatrixNetwork.ipPath,
-            [
-                "netns", "exec", namespace ?? host, "/usr/bin/env", "python3", "-c", query, Self.serverName,
-                Self.resolverAddress,
-            ]
-        )
+        let result = try? await (namespace ?? host).run([
+            "/usr/bin/env", "python3", "-c", query, Self.serverName, Self.resolverAddress,
+        ])
         return result?.status == 0
     }
 
@@ -491,31 +348,7 @@ final class UplinkTopology: Sendable {
     /// `50-default.conf` does (`net.ipv4.ping_group_range = 0 2147483647`), or closes them as a new
     /// namespace starts (`1 0`: nobody; even root gets `EACCES`).
     func setPingSockets(allowed: Bool) async throws {
-        try await sysctl(in: host, "net.ipv4.ping_group_range=\(allowed ? "0 2147483647" : "1 0")")
-    }
-
-    // MARK: Running things
-
-    /// The arguments to `ip` (``MatrixNetwork/ipPath``) that run `command` in the host namespace
-    /// (`ip netns exec` execs: the process is the command itself, with the host's `/etc` files).
-    func inHost(_ command: [String]) -> [String] { ["netns", "exec", host] + command }
-
-    /// `ip -n NAMESPACE ARGS…`.
-    func ip(in namespace: String, _ arguments: String...) async throws {
-        try await MatrixNetwork.ip(["-n", namespace] + arguments)
-    }
-
-    private func sysctl(in namespace: String, _ settings: String...) async throws {
-        let result = try await runProgram(
-            MatrixNetwork.ipPath,
-            ["netns", "exec", namespace, "/usr/sbin/sysctl", "-q", "-w"] + settings
-        )
-        guard result.status == 0 else {
-            throw MatrixNetwork.CommandFailed(
-                description:
-                    "sysctl \(settings.joined(separator: " ")) in \(namespace) exited \(result.status): \(result.errors)"
-            )
-        }
+        try await host.sysctl("net.ipv4.ping_group_range=\(allowed ? "0 2147483647" : "1 0")")
     }
 
     /// Stops the processes and removes the namespaces, the `/etc/netns` directory and the files;
@@ -527,9 +360,6 @@ final class UplinkTopology: Sendable {
         }
         await http?.stop()
         if let dns { await Self.stop(dns) }
-        for namespace in namespaces {
-            _ = try? await runProgram(MatrixNetwork.ipPath, ["netns", "del", namespace])
-        }
-        try? FileManager.default.removeItem(atPath: etcDirectory)
+        for namespace in namespaces { await namespace.delete() }
     }
 }

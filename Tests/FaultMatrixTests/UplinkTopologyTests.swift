@@ -8,8 +8,7 @@ import Testing
 struct UplinkTopologyTests {
     @Test(.timeLimit(.minutes(3)))
     func everyFaultBreaksWhatItNamesAndNothingElse() async throws {
-        let topology = try UplinkTopology()
-        try await topology.setUp()
+        let topology = try await UplinkTopology.make()
         do {
             try await check(topology)
         } catch {
@@ -86,8 +85,8 @@ struct UplinkTopologyTests {
     /// curl from the host namespace: the body (`ok`), the status when not 200, `refused`, or nil
     /// when nothing answered within 2 s.
     private func fetch(_ topology: UplinkTopology, _ url: String, _ options: String...) async -> String? {
-        let arguments = topology.inHost(["/usr/bin/curl", "-s", "-m", "2", "-w", " %{http_code}"] + options + [url])
-        guard let result = try? await runProgram(MatrixNetwork.ipPath, arguments) else { return nil }
+        let curl = ["/usr/bin/curl", "-s", "-m", "2", "-w", " %{http_code}"] + options + [url]
+        guard let result = try? await topology.host.run(curl) else { return nil }
         switch result.status {
         case 0:
             return result.output.hasSuffix(" 200") ? String(result.output.dropLast(4)) : String(result.output.suffix(3))
@@ -112,10 +111,7 @@ struct UplinkTopologyTests {
             except socket.timeout:
                 print('silent')
             """
-        let result = try? await runProgram(
-            MatrixNetwork.ipPath,
-            topology.inHost(["/usr/bin/env", "python3", "-c", script, uplink.gateway])
-        )
+        let result = try? await topology.host.run(["/usr/bin/env", "python3", "-c", script, uplink.gateway])
         return result?.output.trimmingCharacters(in: .whitespacesAndNewlines) ?? "failed"
     }
 }

@@ -29,6 +29,20 @@ import Testing
         }
     }
 
+    /// A harness on a usable link whose one target, `api` over HTTPS, has just failed its certificate.
+    static func harnessWhoseHTTPSTargetFailedItsCertificate() -> MonitorHarness {
+        let https = ProbeTarget(
+            name: "api",
+            check: .http(
+                HTTPCheck(url: "https://203.0.113.10/health", endpoint: HostPort(host: "203.0.113.10", port: 443))
+            )
+        )
+        let harness = Self.harness(targets: [https])
+        harness.monitor.update(links: .of(.usable()))
+        harness.record(.failure("api", .tlsFailure, phase: .tls, latency: .milliseconds(3)))
+        return harness
+    }
+
     static func check(_ status: Int?, location: String? = nil) -> ProbeResult {
         guard let status else {
             return .failure(PortalCheck.probeName, .timeout, phase: .connect, latency: .seconds(2))
@@ -128,15 +142,7 @@ import Testing
     }
 
     @Test func anHTTPSTargetFailingItsCertificateBehindAnInterceptedCheckURLIsInterception() async {
-        let https = ProbeTarget(
-            name: "api",
-            check: .http(
-                HTTPCheck(url: "https://203.0.113.10/health", endpoint: HostPort(host: "203.0.113.10", port: 443))
-            )
-        )
-        let harness = Self.harness(targets: [https])
-        harness.monitor.update(links: .of(.usable()))
-        harness.record(.failure("api", .tlsFailure, phase: .tls, latency: .milliseconds(3)))
+        let harness = Self.harnessWhoseHTTPSTargetFailedItsCertificate()
         #expect(harness.reason == .targetFailed(target: "api", reason: .tlsFailure))
         #expect(
             harness.monitor.current.verdict.fault == nil,
@@ -156,15 +162,7 @@ import Testing
     /// A check that began before the target failed (its answer came after, on a loaded machine) may
     /// have crossed the network before the portal came: it does not tell whose fault it is.
     @Test func aCheckThatBeganBeforeTheFailureDoesNotTellWhoseFaultItIs() async {
-        let https = ProbeTarget(
-            name: "api",
-            check: .http(
-                HTTPCheck(url: "https://203.0.113.10/health", endpoint: HostPort(host: "203.0.113.10", port: 443))
-            )
-        )
-        let harness = Self.harness(targets: [https])
-        harness.monitor.update(links: .of(.usable()))
-        harness.record(.failure("api", .tlsFailure, phase: .tls, latency: .milliseconds(3)))
+        let harness = Self.harnessWhoseHTTPSTargetFailedItsCertificate()
         harness.clock.advance(by: .milliseconds(500))
         // 204, but from a probe that began 800 ms ago, 300 ms before the failure.
         harness.record(

@@ -73,22 +73,17 @@ extension ReachKitProcessTests {
     @Suite(
         "The embedded service",
         .serialized,
-        .enabled(if: Namespace.isAvailable, "needs root to make a network namespace")
+        .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason))
     )
     struct EmbeddedServiceTests {
         private static let products = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
 
         @Test func givesTheDaemonsVerdictsForTheSameFaults() async throws {
             let directory = try TemporaryDirectory("embedded")
-            let namespace = try await Namespace("embedded")
+            let namespace = try await TestNamespace.make("embedded")
             // rd0 is the host's link (address, default route); rd1 holds the server's address.
-            try await namespace.ip("link", "set", "lo", "up")
-            try await namespace.ip("link", "add", "rd0", "type", "veth", "peer", "name", "rd1")
-            try await namespace.ip("link", "set", "rd1", "up")
-            try await namespace.ip("link", "set", "rd0", "up")
+            try await namespace.addVethWithDefaultRoute()
             try await namespace.ip("addr", "add", "198.51.100.1/24", "dev", "rd1")
-            try await namespace.ip("addr", "add", "198.51.100.2/24", "dev", "rd0")
-            try await namespace.ip("route", "add", "default", "via", "198.51.100.1", "dev", "rd0")
 
             let socket = "\(directory)/reachd.sock"
             let config = "\(directory)/reachd.yaml"
@@ -104,18 +99,19 @@ extension ReachKitProcessTests {
             let reachd = try ReachdProcess(
                 ["--config", config],
                 listen: nil,
-                namespace: namespace.name,
+                namespace: namespace,
                 log: "\(directory)/reachd.log"
             )
             defer { reachd.signal(SIGKILL) }
+            // Line-buffered: the example prints with `print`, which a pipe would hold in its buffer.
+            let example = TestNamespace.command(
+                ["stdbuf", "-oL", Self.products.appending(path: "reachkit-example").path, "embedded", config],
+                in: namespace
+            )
             let embedded = try ChildProcess(
                 "reachkit-example",
-                executable: Namespace.ip,
-                // Line-buffered: the example prints with `print`, which a pipe would hold in its buffer.
-                arguments: [
-                    "netns", "exec", namespace.name, "stdbuf", "-oL",
-                    Self.products.appending(path: "reachkit-example").path, "embedded", config,
-                ],
+                executable: example.executable,
+                arguments: example.arguments,
                 errorLog: "\(directory)/example.log",
                 environment: ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": directory.path]) { $1 }
             )
@@ -157,8 +153,8 @@ extension ReachKitProcessTests {
         }
 
         /// The server both watch: 200 `ok` at 198.51.100.1:8080, the address of the namespace's far end.
-        private func startServer(in namespace: Namespace) async throws -> StandInServer {
-            let server = try StandInServer(name: "server", listen: ["198.51.100.1:8080"], namespace: namespace.name)
+        private func startServer(in namespace: TestNamespace) async throws -> StandInServer {
+            let server = try StandInServer(name: "server", listen: ["198.51.100.1:8080"], namespace: namespace)
             try await server.waitUntilReady()
             return server
         }

@@ -47,7 +47,7 @@ struct ICMPEchoProberTests {
         }
         do {
             try await prober.ip("link", "set", "lo", "up")
-            try await prober.ip("link", "add", "p0", "type", "veth", "peer", "name", "p1", "netns", peer.name)
+            try await prober.addVeth("p0", peer: "p1", in: peer)
             for (namespace, interface, number) in [(prober, "p0", 1), (peer, "p1", 2)] {
                 try await namespace.ip("addr", "add", "10.77.0.\(number)/24", "dev", interface)
                 try await namespace.ip("-6", "addr", "add", "fd77::\(number)/64", "dev", interface, "nodad")

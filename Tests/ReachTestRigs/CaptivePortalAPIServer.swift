@@ -15,7 +15,7 @@ package final class CaptivePortalAPIServer: Sendable {
         certificate: (certificate: String, key: String),
         answer json: String,
         host: String = "127.0.0.1",
-        namespace: String? = nil
+        namespace: TestNamespace? = nil
     ) async throws {
         server = try StandInServer(
             name: "captive-portal-api",

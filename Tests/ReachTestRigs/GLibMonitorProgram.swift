@@ -78,7 +78,7 @@ package final class GLibMonitorProgram: Sendable {
     ///   - command: The program and its arguments; the Python client by default.
     package init(
         endpoint: String,
-        namespace: String? = nil,
+        namespace: TestNamespace? = nil,
         command: [String] = ["/usr/bin/python3", GLibMonitorProgram.python],
         environment extra: [String: String] = [:]
     ) async throws {
@@ -89,11 +89,11 @@ package final class GLibMonitorProgram: Sendable {
         environment["REACHD_ENDPOINT"] = endpoint
         // The module's debug lines (connection lost, trying again) go to stderr, for a failure's report.
         environment["G_MESSAGES_DEBUG"] = "reachd"
-        let arguments = namespace.map { ["netns", "exec", $0] + command } ?? Array(command.dropFirst())
+        let command = TestNamespace.command(command, in: namespace)
         child = try ChildProcess(
             "GLib program",
-            executable: namespace == nil ? command[0] : TestNamespace.ipPath,
-            arguments: arguments,
+            executable: command.executable,
+            arguments: command.arguments,
             environment: environment.merging(extra) { $1 }
         )
     }

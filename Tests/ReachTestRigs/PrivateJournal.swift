@@ -71,7 +71,7 @@ package final class PrivateJournal: Sendable {
     package static func reachd(
         _ arguments: [String],
         listen: String? = "127.0.0.1:0",
-        namespace: String? = nil
+        namespace: TestNamespace? = nil
     ) async throws -> PrivateJournal {
         let command = ReachdProcess.command(arguments, listen: listen, logTarget: "journald", namespace: namespace)
         return try await PrivateJournal(command.executable, command.arguments)

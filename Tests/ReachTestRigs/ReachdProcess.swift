@@ -35,7 +35,7 @@ package final class ReachdProcess: Sendable {
         _ arguments: [String],
         listen: String? = "127.0.0.1:0",
         environment: [String: String] = [:],
-        namespace: String? = nil,
+        namespace: TestNamespace? = nil,
         log: String? = nil
     ) throws {
         configurationPath = arguments.firstIndex(of: "--config").flatMap {
@@ -58,15 +58,14 @@ package final class ReachdProcess: Sendable {
         _ arguments: [String],
         listen: String? = "127.0.0.1:0",
         logTarget: String = "stderr",
-        namespace: String? = nil
+        namespace: TestNamespace? = nil
     ) -> (executable: String, arguments: [String]) {
         var arguments = arguments
         if !arguments.contains("--check-config") {
             if let listen, !arguments.contains("--listen") { arguments += ["--listen", listen] }
             if !arguments.contains("--log-target") { arguments += ["--log-target", logTarget] }
         }
-        guard let namespace else { return (BuiltProducts.reachd, arguments) }
-        return (TestNamespace.ipPath, ["netns", "exec", namespace, BuiltProducts.reachd] + arguments)
+        return TestNamespace.command([BuiltProducts.reachd] + arguments, in: namespace)
     }
 
     /// Writes `configuration` (YAML) to a new file in `directory` and starts reachd on it.
@@ -76,7 +75,7 @@ package final class ReachdProcess: Sendable {
         arguments: [String] = [],
         listen: String? = "127.0.0.1:0",
         environment: [String: String] = [:],
-        namespace: String? = nil,
+        namespace: TestNamespace? = nil,
         log: String? = nil
     ) throws {
         let path = "\(directory)/reachd-\(UUID().uuidString.prefix(8)).yaml"

@@ -46,7 +46,7 @@ package final class StandInServer: Sendable {
         everyPath: Bool = false,
         logRequests: Bool = false,
         mode: String? = nil,
-        namespace: String? = nil
+        namespace: TestNamespace? = nil
     ) throws {
         var arguments = listen.flatMap { ["--listen", $0] } + tlsListen.flatMap { ["--tls-listen", $0] }
         if let certificate { arguments += ["--certificate", certificate.certificate, certificate.key] }
@@ -57,12 +57,11 @@ package final class StandInServer: Sendable {
         if everyPath { arguments.append("--every-path") }
         if logRequests { arguments.append("--log-requests") }
         if let mode { arguments += ["--mode"] + mode.split(separator: " ").map(String.init) }
-        let python = ["/usr/bin/python3", "-u", StandInScripts.http] + arguments
-        child = try ChildProcess(
-            name,
-            executable: namespace == nil ? python[0] : TestNamespace.ipPath,
-            arguments: namespace.map { ["netns", "exec", $0] + python } ?? Array(python.dropFirst())
+        let command = TestNamespace.command(
+            ["/usr/bin/python3", "-u", StandInScripts.http] + arguments,
+            in: namespace
         )
+        child = try ChildProcess(name, executable: command.executable, arguments: command.arguments)
     }
 
     /// Waits until it listens on every address it was given.

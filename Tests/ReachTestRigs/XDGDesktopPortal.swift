@@ -19,7 +19,12 @@ package final class XDGDesktopPortal: Sendable {
 
     /// Starts it with reachd's module and `REACHD_ENDPOINT=endpoint` in its environment, on
     /// `desktop`'s bus, in `namespace` when given; returns once its NetworkMonitor answers.
-    package init(desktop: PrivateDesktop, endpoint: String, namespace: String?, runtimeDirectory: String) async throws {
+    package init(
+        desktop: PrivateDesktop,
+        endpoint: String,
+        namespace: TestNamespace?,
+        runtimeDirectory: String
+    ) async throws {
         try await GLibMonitorProgram.buildModule()
         var environment = desktop.environment
         environment["GIO_USE_NETWORK_MONITOR"] = nil
@@ -28,11 +33,11 @@ package final class XDGDesktopPortal: Sendable {
         environment["XDG_RUNTIME_DIR"] = runtimeDirectory
         self.environment = environment
         // -r: replace a portal already on the bus (there is none: the bus is the test's).
-        let command = [Self.path, "--verbose", "--replace"]
+        let command = TestNamespace.command([Self.path, "--verbose", "--replace"], in: namespace)
         child = try ChildProcess(
             "xdg-desktop-portal",
-            executable: namespace == nil ? Self.path : TestNamespace.ipPath,
-            arguments: namespace.map { ["netns", "exec", $0] + command } ?? Array(command.dropFirst()),
+            executable: command.executable,
+            arguments: command.arguments,
             environment: environment
         )
         do {

@@ -19,7 +19,7 @@ private let alertmanagerPath = executableOnPath("prometheus-alertmanager") ?? ex
 @Suite(
     "FleetFaultMatrix: a fleet's alerts with a real Prometheus and Alertmanager",
     .serialized,
-    .enabled(if: TestNamespace.isAvailable, "needs root: network namespaces"),
+    .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason)),
     .enabled(
         if: prometheusPath != nil && alertmanagerPath != nil,
         "needs prometheus and prometheus-alertmanager (scripts/test installs them)"
@@ -33,8 +33,7 @@ struct FleetFaultMatrix {
     func aServerOutagePagesOnceASilentSitePagesItsHostsAndALostLinkOnlyItsHost() async throws {
         let scratch = try TemporaryDirectory("fleet")
         let directory = scratch.url
-        let network = FleetNetwork(sites: 4, hostsPerSite: 5)
-        try await network.setUp()
+        let network = try await FleetNetwork.make(sites: 4, hostsPerSite: 5)
         do {
             try await Self.runTheCases(on: network, in: directory)
         } catch {

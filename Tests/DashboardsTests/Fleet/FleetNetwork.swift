@@ -2,7 +2,7 @@ import Foundation
 import ReachTestRigs
 import Synchronization
 
-/// A fleet of hosts in sites, built of network namespaces of the test's own, for the questions a
+/// A fleet of hosts in sites, built of network namespaces of the test's own (``TestNamespace``), for the questions a
 /// fleet asks of its alerts: is it the server, for everyone, or one site's or one host's network?
 ///
 /// ```
@@ -48,97 +48,88 @@ final class FleetNetwork: Sendable {
     let sites: Int
     let hostsPerSite: Int
     let hosts: [Host]
-    private let prefix: String
+    /// The namespaces: every host's, every site's router, the server's, the management network's.
+    private let hostNamespaces: [Host: TestNamespace]
+    private let routers: [TestNamespace]
+    let serverNamespace: TestNamespace
+    let managementNamespace: TestNamespace
     private let server = ServerProcess()
 
-    init(sites: Int, hostsPerSite: Int) {
+    private init(sites: Int, hostsPerSite: Int, hosts: [Host], namespaces: [TestNamespace]) {
         self.sites = sites
         self.hostsPerSite = hostsPerSite
-        hosts = (1...sites).flatMap { site in (1...hostsPerSite).map { Host(site: site, number: $0) } }
-        prefix = "rdf\(getpid())"
+        self.hosts = hosts
+        serverNamespace = namespaces[0]
+        managementNamespace = namespaces[1]
+        routers = Array(namespaces[2..<(2 + sites)])
+        hostNamespaces = Dictionary(uniqueKeysWithValues: zip(hosts, namespaces[(2 + sites)...]))
     }
 
-    /// The namespace of `host`, of site `site`'s router, of the server, of the management network.
-    func namespace(of host: Host) -> String { "\(prefix)-h\(host.site)-\(host.number)" }
-    func router(_ site: Int) -> String { "\(prefix)-site\(site)" }
-    var serverNamespace: String { "\(prefix)-server" }
-    var managementNamespace: String { "\(prefix)-mgmt" }
+    /// Builds everything and starts the server; on failure, removes whatever was built.
+    static func make(sites: Int, hostsPerSite: Int) async throws -> FleetNetwork {
+        // A crashed run's namespaces would still hold the management network's address.
+        await TestNamespace.deleteLeftovers(labelled: "fleet-")
+        let hosts = (1...sites).flatMap { site in (1...hostsPerSite).map { Host(site: site, number: $0) } }
+        let labels =
+            ["fleet-server", "fleet-mgmt"] + (1...sites).map { "fleet-site\($0)" }
+            + hosts.map { "fleet-h\($0.site)-\($0.number)" }
+        let network = FleetNetwork(
+            sites: sites,
+            hostsPerSite: hostsPerSite,
+            hosts: hosts,
+            namespaces: try await TestNamespace.make(labels)
+        )
+        do {
+            try await network.build()
+            try await network.setServer(running: true)
+        } catch {
+            await network.tearDown()
+            throw error
+        }
+        return network
+    }
+
+    /// The namespace of `host`, and of site `site`'s router.
+    func namespace(of host: Host) -> TestNamespace { hostNamespaces[host]! }
+    func router(_ site: Int) -> TestNamespace { routers[site - 1] }
     /// This namespace's end of the management veth (at most 15 characters).
     private var managementLink: String { "rdf\(getpid() % 100_000)m" }
 
-    /// Builds everything and starts the server; on failure, removes whatever was built.
-    func setUp() async throws {
-        // Leftovers of a crashed run (this pid's, or a process's that is gone) would hold the
-        // management network's address.
-        await removeNamespaces { name in
-            guard let pid = name.dropFirst(3).prefix(while: \.isNumber).nonEmpty.flatMap({ Int32($0) }) else {
-                return false
-            }
-            return pid == getpid() || (kill(pid, 0) != 0 && errno == ESRCH)
-        }
-        do {
-            try await build()
-            try await setServer(running: true)
-        } catch {
-            await tearDown()
-            throw error
-        }
-    }
-
     private func build() async throws {
-        let namespaces = [serverNamespace, managementNamespace] + (1...sites).map(router) + hosts.map(namespace(of:))
-        for name in namespaces { try await Self.ip(["netns", "add", name]) }
-        try await Self.ip([
-            "link", "add", managementLink, "type", "veth", "peer", "name", "root", "netns", managementNamespace,
+        try await managementNamespace.addVeth("root", peer: managementLink, in: nil)
+        try await managementNamespace.ipBatch([
+            "link add br0 type bridge", "link set br0 up", "link set root master br0", "link set root up",
         ])
-        try await batch(
-            managementNamespace,
-            [
-                "link set lo up", "link add br0 type bridge", "link set br0 up", "link set root master br0",
-                "link set root up",
-            ]
-        )
         try await Self.ip(["addr", "add", "\(Self.managementGateway)/16", "dev", managementLink])
         try await Self.ip(["link", "set", managementLink, "up"])
-        var serverLines = ["link set lo up", "addr add \(Self.serverAddress)/32 dev lo"]
+        var serverLines = ["addr add \(Self.serverAddress)/32 dev lo"]
         for site in 1...sites {
-            try await batch(
-                router(site),
-                [
-                    "link set lo up", "link add lan type bridge", "addr add 10.70.\(site).1/24 dev lan",
-                    "link set lan up",
-                    "link add wan type veth peer name s\(site) netns \(serverNamespace)",
-                    "addr add 10.71.\(site).1/30 dev wan", "link set wan up",
-                    "route add default via 10.71.\(site).2",
-                ]
-            )
-            try await sysctl(in: router(site), "net.ipv4.ip_forward=1")
+            try await router(site).addVeth("wan", peer: "s\(site)", in: serverNamespace)
+            try await router(site).ipBatch([
+                "link add lan type bridge", "addr add 10.70.\(site).1/24 dev lan", "link set lan up",
+                "addr add 10.71.\(site).1/30 dev wan", "link set wan up", "route add default via 10.71.\(site).2",
+            ])
+            try await router(site).sysctl("net.ipv4.ip_forward=1")
             serverLines += [
                 "addr add 10.71.\(site).2/30 dev s\(site)", "link set s\(site) up",
                 "route add 10.70.\(site).0/24 via 10.71.\(site).1",
             ]
         }
-        try await batch(serverNamespace, serverLines)
+        try await serverNamespace.ipBatch(serverLines)
         for host in hosts {
-            let name = namespace(of: host)
-            try await batch(
-                name,
-                [
-                    "link set lo up",
-                    "link add eth0 type veth peer name h\(host.number) netns \(router(host.site))",
-                    "addr add \(host.address)/24 dev eth0", "link set eth0 up",
-                    "route add default via 10.70.\(host.site).1",
-                    "link add mgmt0 type veth peer name m\(host.site)-\(host.number) netns \(managementNamespace)",
-                    "addr add \(host.managementAddress)/16 dev mgmt0", "link set mgmt0 up",
-                ]
-            )
-            try await batch(router(host.site), ["link set h\(host.number) master lan", "link set h\(host.number) up"])
-            try await batch(
-                managementNamespace,
-                ["link set m\(host.site)-\(host.number) master br0", "link set m\(host.site)-\(host.number) up"]
-            )
+            let namespace = namespace(of: host)
+            let (link, management) = ("h\(host.number)", "m\(host.site)-\(host.number)")
+            try await namespace.addVeth("eth0", peer: link, in: router(host.site))
+            try await namespace.addVeth("mgmt0", peer: management, in: managementNamespace)
+            try await namespace.ipBatch([
+                "addr add \(host.address)/24 dev eth0", "link set eth0 up",
+                "route add default via 10.70.\(host.site).1", "addr add \(host.managementAddress)/16 dev mgmt0",
+                "link set mgmt0 up",
+            ])
+            try await router(host.site).ipBatch(["link set \(link) master lan", "link set \(link) up"])
+            try await managementNamespace.ipBatch(["link set \(management) master br0", "link set \(management) up"])
             // reachd asks the gateway itself (ICMP echo) whose fault a failure is, as systemd's sysctl allows.
-            try await sysctl(in: name, "net.ipv4.ping_group_range=0 2147483647")
+            try await namespace.sysctl("net.ipv4.ping_group_range=0 2147483647")
         }
     }
 
@@ -150,57 +141,35 @@ final class FleetNetwork: Sendable {
     /// Removes (or puts back) the site router's address on its LAN: the gateway goes silent
     /// (neither ARP nor ICMP answer), while every host's route still points at it.
     func setRouterSilent(_ site: Int, _ silent: Bool) async throws {
-        try await Self.ip(["-n", router(site), "addr", silent ? "del" : "add", "10.70.\(site).1/24", "dev", "lan"])
+        try await router(site).ip("addr", silent ? "del" : "add", "10.70.\(site).1/24", "dev", "lan")
     }
 
     /// Takes one host's link down (or up again, with its default route back).
     func setLink(of host: Host, up: Bool) async throws {
-        let name = namespace(of: host)
-        try await Self.ip(["-n", name, "link", "set", "eth0", up ? "up" : "down"])
-        if up { try await Self.ip(["-n", name, "route", "replace", "default", "via", "10.70.\(host.site).1"]) }
+        let namespace = namespace(of: host)
+        try await namespace.ip("link", "set", "eth0", up ? "up" : "down")
+        if up { try await namespace.ip("route", "replace", "default", "via", "10.70.\(host.site).1") }
     }
 
-    /// Stops the server and removes the namespaces; safe to call twice.
+    /// Stops the server and removes the namespaces (the management veth's end here goes with its peer).
     func tearDown() async {
         await server.stop()
-        await removeNamespaces { $0.hasPrefix("\(prefix)-") }
-    }
-
-    /// Deletes the fleet namespaces (`rdf<pid>-…`) whose name `matching` accepts.
-    private func removeNamespaces(matching: (String) -> Bool) async {
-        let existing = (try? await Self.ip(["netns", "list"])) ?? ""
-        for line in existing.split(separator: "\n") {
-            let name = String(line.split(separator: " ").first ?? "")
-            if name.hasPrefix("rdf"), matching(name) { _ = try? await Self.ip(["netns", "del", name]) }
+        for namespace in [serverNamespace, managementNamespace] + routers + hosts.map(namespace(of:)) {
+            await namespace.delete()
         }
     }
 
-    private func batch(_ namespace: String, _ lines: [String]) async throws {
-        try await TestNamespace.runOffPool(
-            [TestNamespace.ipPath, "-n", namespace, "-batch", "-"],
-            input: lines.joined(separator: "\n") + "\n"
-        )
-    }
-
-    private func sysctl(in namespace: String, _ setting: String) async throws {
-        try await TestNamespace.runOffPool([TestNamespace.ipPath, "netns", "exec", namespace, "sysctl", "-qw", setting])
-    }
-
-    @discardableResult
-    private static func ip(_ arguments: [String]) async throws -> String {
+    /// `ip ARGS...` in the test's own namespace, where Prometheus scrapes the management network.
+    private static func ip(_ arguments: [String]) async throws {
         try await TestNamespace.runOffPool([TestNamespace.ipPath] + arguments)
     }
-}
-
-extension Substring {
-    fileprivate var nonEmpty: Substring? { isEmpty ? nil : self }
 }
 
 /// The shared server: a ``ReachTesting/StandInServer`` in the server namespace, answering `/health`.
 private final class ServerProcess: Sendable {
     private let server = Mutex<StandInServer?>(nil)
 
-    func set(running: Bool, namespace: String) async throws {
+    func set(running: Bool, namespace: TestNamespace) async throws {
         guard running else { return await stop() }
         let started = try StandInServer(
             name: "fleet-server",
