@@ -143,21 +143,18 @@ extension StatusDocument.Quality {
 }
 
 extension StatusDocument.TargetQuality {
+    /// As the verdict's quality is written, without a place.
     init(_ quality: TargetQuality) {
-        self.init(
-            state: quality.state.rawValue,
-            exceeded: quality.exceeded.map(StatusDocument.QualityFinding.init),
-            since: RFC3339.string(from: quality.since)
+        let written = StatusDocument.Quality(
+            VerdictQuality(state: quality.state, exceeded: quality.exceeded, since: quality.since)
         )
+        self.init(state: written.state, exceeded: written.exceeded, since: written.since)
     }
 
     var targetQuality: TargetQuality? {
-        guard let state = QualityState(rawValue: state) else { return nil }
-        return TargetQuality(
-            state: state,
-            exceeded: exceeded.compactMap(\.finding),
-            since: RFC3339.wallTime(from: since) ?? WallTime(sinceEpoch: .zero)
-        )
+        StatusDocument.Quality(state: state, exceeded: exceeded, since: since).verdictQuality.map {
+            TargetQuality(state: $0.state, exceeded: $0.exceeded, since: $0.since)
+        }
     }
 }
 

@@ -13,7 +13,11 @@ import Testing
 /// half a minute: the bound is the window plus 3 evaluations (1 s each) to impair, the window plus
 /// 5 to clear, with a second of slack for a probe's own duration. `failures_before_down: 10` keeps
 /// the verdict connected through the loss cases: the quality, not the verdict, is under test.
-@Suite("QualityFaultMatrix", .serialized, .enabled(if: MatrixNetwork.isAvailable, "needs root: network namespaces"))
+@Suite(
+    "QualityFaultMatrix",
+    .serialized,
+    .enabled(if: TestNamespace.isAvailable, Comment(rawValue: TestNamespace.unavailableReason))
+)
 struct QualityFaultMatrix {
     static let gateway = "198.51.100.1"
     static let serverAddress = "198.51.100.3"
@@ -55,10 +59,7 @@ struct QualityFaultMatrix {
 
                         """
                 } ?? "delete table inet quality_loss\n"
-            _ = try await TestNamespace.runOffPool(
-                [TestNamespace.ipPath, "netns", "exec", router.name, MatrixNetwork.nftPath, "-f", "-"],
-                input: rules
-            )
+            try await router.execute([MatrixNetwork.nftPath, "-f", "-"], input: rules)
         }
     }
 
@@ -67,7 +68,7 @@ struct QualityFaultMatrix {
         let router = try await TestNamespace.make("qrouter")
         try await host.ip("link", "set", "lo", "up")
         try await router.ip("link", "set", "lo", "up")
-        try await host.ip("link", "add", "q0", "type", "veth", "peer", "name", "q1", "netns", router.name)
+        try await host.addVeth("q0", peer: "q1", in: router)
         try await router.ipBatch([
             "addr add \(gateway)/24 dev q1", "addr add \(serverAddress)/24 dev q1", "link set q1 up",
         ])
@@ -77,12 +78,12 @@ struct QualityFaultMatrix {
         let server = try StandInServer(
             name: "quality-server",
             listen: ["\(serverAddress):8080"],
-            namespace: router.name
+            namespace: router
         )
         let gatewayServer = try StandInServer(
             name: "quality-gateway",
             listen: ["\(gateway):8081"],
-            namespace: router.name
+            namespace: router
         )
         try await server.waitUntilReady()
         try await gatewayServer.waitUntilReady()
@@ -97,7 +98,7 @@ struct QualityFaultMatrix {
             """
         let daemon = try await MatrixDaemon(
             directory: directory,
-            namespace: host.name,
+            namespace: host,
             configuration: configuration,
             run: 1,
             systemBus: nil
@@ -140,47 +141,37 @@ struct QualityFaultMatrix {
             #expect(good != nil, "no good quality at start: \(rig.observer.all.map(\.told))\n\(rig.daemon.log)")
 
             // 400 ms added to a 300 ms budget, at the server: impaired(latency), fault server.
-            var start = ContinuousClock.now
-            try await rig.server.set("slow 0.4")
-            let slow = await Self.quality(rig, "impaired", since: start, bound: Self.impairBound)
-            rows.append(Self.row("400 ms at the server", slow?.after, Self.impairBound, slow?.verdict.quality))
-            #expect(slow.map { $0.after <= Self.impairBound } == true, "\(String(describing: slow))")
-            #expect(slow?.verdict.quality?.hasPrefix("impaired fault=server target=server latency=") == true)
-            try await rig.server.set("ok")
-            let cleared = await Self.quality(rig, "good", since: ContinuousClock.now, bound: Self.clearBound)
-            rows.append(Self.row("  and back", cleared?.after, Self.clearBound, cleared?.verdict.quality))
-            #expect(cleared.map { $0.after <= Self.clearBound } == true)
-            let during = rig.observer.all.filter { $0.at >= start }
-            #expect(during.allSatisfy { $0.state == "connected" }, "\(during.map(\.told))")
-
+            try await Self.impairment(
+                rig,
+                "400 ms at the server",
+                rows: &rows,
+                saying: "fault=server target=server latency="
+            ) {
+                try await rig.server.set("slow 0.4")
+            } restore: {
+                try await rig.server.set("ok")
+            }
             // The gateway's own target slow: the quality's fault is the gateway's, not the server's.
-            start = ContinuousClock.now
-            try await rig.gatewayServer.set("slow 0.4")
-            let gateway = await Self.quality(rig, "impaired", since: start, bound: Self.impairBound)
-            rows.append(Self.row("400 ms at the gateway", gateway?.after, Self.impairBound, gateway?.verdict.quality))
-            #expect(gateway?.verdict.quality?.hasPrefix("impaired fault=gateway target=router latency=") == true)
-            try await rig.gatewayServer.set("ok")
-            let back = await Self.quality(rig, "good", since: ContinuousClock.now, bound: Self.clearBound)
-            #expect(back != nil)
-
+            try await Self.impairment(
+                rig,
+                "400 ms at the gateway",
+                rows: &rows,
+                saying: "fault=gateway target=router latency="
+            ) {
+                try await rig.gatewayServer.set("slow 0.4")
+            } restore: {
+                try await rig.gatewayServer.set("ok")
+            }
             // 60 % of the server's packets dropped at random: probes time out (two lost SYNs in a
             // row take longer than the deadline) or take a retransmission longer: impaired, loss.
-            start = ContinuousClock.now
-            try await rig.setLoss(60)
-            let lossy = await rig.observer.first(after: start, timeout: Self.impairBound + .seconds(10)) {
-                $0.quality?.contains("loss=") == true
+            try await Self.impairment(rig, "60 % packet loss", rows: &rows, saying: "loss=") {
+                try await rig.setLoss(60)
+            } restore: {
+                try await rig.setLoss(nil)
             }
-            rows.append(Self.row("60 % packet loss", lossy.map { $0.at - start }, Self.impairBound, lossy?.quality))
-            #expect(lossy.map { $0.at - start <= Self.impairBound } == true, "\(String(describing: lossy?.quality))")
-            try await rig.setLoss(nil)
-            let healed = await Self.quality(rig, "good", since: ContinuousClock.now, bound: Self.clearBound)
-            rows.append(Self.row("  and back", healed?.after, Self.clearBound, healed?.verdict.quality))
-            #expect(healed.map { $0.after <= Self.clearBound } == true)
-            let lossDuring = rig.observer.all.filter { $0.at >= start }
-            #expect(lossDuring.allSatisfy { $0.state == "connected" }, "\(lossDuring.map(\.told))")
 
             // 100 % loss: no longer slow but down: disconnected (timeout), and no quality.
-            start = ContinuousClock.now
+            let start = ContinuousClock.now
             try await rig.setLoss(100)
             let downBound: Duration = .seconds(10 + 2 + 3)
             let down = await rig.observer.first(after: start, timeout: downBound + .seconds(10)) {
@@ -207,6 +198,33 @@ struct QualityFaultMatrix {
         }
         print("quality matrix (window \(Int(Self.window)) s, budgets 300 ms and 5 %):\n" + rows.joined(separator: "\n"))
         await rig.stop()
+    }
+
+    /// Applies a fault and waits for an impaired quality that says `expected` within
+    /// ``impairBound``; restores it and waits for good within ``clearBound``. The verdict stays
+    /// connected throughout.
+    static func impairment(
+        _ rig: Rig,
+        _ name: String,
+        rows: inout [String],
+        saying expected: String,
+        apply: () async throws -> Void,
+        restore: () async throws -> Void
+    ) async throws {
+        let start = ContinuousClock.now
+        try await apply()
+        let impaired = await rig.observer.first(after: start, timeout: impairBound + .seconds(10)) {
+            $0.quality?.hasPrefix("impaired") == true && $0.quality?.contains(expected) == true
+        }
+        let after = impaired.map { $0.at - start }
+        rows.append(row(name, after, impairBound, impaired?.quality))
+        #expect(after.map { $0 <= impairBound } == true, "\(name): \(impaired?.quality ?? "never impaired")")
+        try await restore()
+        let cleared = await quality(rig, "good", since: ContinuousClock.now, bound: clearBound)
+        rows.append(row("  and back", cleared?.after, clearBound, cleared?.verdict.quality))
+        #expect(cleared.map { $0.after <= clearBound } == true, "\(name): not good again in time")
+        let during = rig.observer.all.filter { $0.at >= start }
+        #expect(during.allSatisfy { $0.state == "connected" }, "\(name): \(during.map(\.told))")
     }
 
     static func row(_ name: String, _ after: Duration?, _ bound: Duration, _ said: String?) -> String {

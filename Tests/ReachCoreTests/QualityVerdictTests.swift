@@ -23,6 +23,30 @@ struct QualityVerdictTests {
 
     static func slow(_ name: String) -> ProbeResult { .ok(name, ms: 400) }
 
+    /// Records `result` `times` times, a second apart on the harness's clock.
+    static func record(_ harness: MonitorHarness, _ result: ProbeResult, times: Int) {
+        for _ in 0..<times {
+            harness.clock.advance(by: .seconds(1))
+            harness.record(result)
+        }
+    }
+
+    /// The sequence of every transition a callback ran for, restorations and losses alike.
+    final class CallbackLog: Sendable {
+        private let sequences = Mutex<[UInt64]>([])
+
+        init(_ monitor: ConnectivityMonitor) {
+            monitor.onConnectivityRestored(named: "restored") { self.note($0) }
+            monitor.onConnectivityLost(named: "lost") { self.note($0) }
+        }
+
+        var runs: [UInt64] { sequences.withLock { $0 } }
+
+        private func note(_ transition: ConnectivityTransition) {
+            sequences.withLock { $0.append(transition.sequence) }
+        }
+    }
+
     @Test func aTargetWithoutEnoughSamplesHasNoQualityThenAGoodOne() {
         var driver = CombinerDriver([Self.target("server")])
         driver.links(.of(.usable()))
@@ -170,23 +194,13 @@ struct QualityVerdictTests {
     /// restoration runs the callback exactly once, with its own sequence.
     @Test func qualityNeverRunsACallback() async throws {
         let harness = MonitorHarness(targets: [Self.target("server")])
-        let runs = Mutex<[UInt64]>([])
-        harness.monitor.onConnectivityRestored(named: "count") { transition in
-            runs.withLock { $0.append(transition.sequence) }
-        }
-        harness.monitor.onConnectivityLost(named: "count-lost") { transition in
-            runs.withLock { $0.append(transition.sequence) }
-        }
+        let log = CallbackLog(harness.monitor)
         harness.monitor.update(links: .of(.usable()))
         var events = harness.monitor.subscribe().makeAsyncIterator()
-        let record = { (result: ProbeResult) in
-            harness.clock.advance(by: .seconds(1))
-            harness.record(result)
-        }
-        for _ in 0..<3 { record(.ok("server")) }
-        for _ in 0..<5 { record(Self.slow("server")) }
+        Self.record(harness, .ok("server"), times: 3)
+        Self.record(harness, Self.slow("server"), times: 5)
         #expect(harness.monitor.current.verdict.quality?.state == .impaired)
-        for _ in 0..<7 { record(.ok("server")) }
+        Self.record(harness, .ok("server"), times: 7)
         #expect(harness.monitor.current.verdict.quality?.state == .good)
         var qualities: [QualityState?] = []
         while let event = await events.next(), event.sequence < harness.sequence {
@@ -196,8 +210,8 @@ struct QualityVerdictTests {
         harness.record(.refused("server"))
         harness.record(.ok("server"))
         let restored = harness.sequence
-        try await waitUntil("the restoration's callback ran") { runs.withLock { $0.count } == 2 }
-        #expect(runs.withLock { $0 }.last == restored)
+        try await waitUntil("the restoration's callback ran") { log.runs.count == 2 }
+        #expect(log.runs.last == restored)
         await harness.stop()
     }
 
@@ -205,18 +219,9 @@ struct QualityVerdictTests {
     /// transition, so no callback; the target is judged anew under its new budget.
     @Test func aReloadThatChangesOnlyTheBudgetKeepsTheVerdictAndRunsNoCallback() async throws {
         let harness = MonitorHarness(targets: [Self.target("server")])
-        let runs = Mutex<[UInt64]>([])
-        harness.monitor.onConnectivityRestored(named: "restored") { transition in
-            runs.withLock { $0.append(transition.sequence) }
-        }
-        harness.monitor.onConnectivityLost(named: "lost") { transition in
-            runs.withLock { $0.append(transition.sequence) }
-        }
+        let log = CallbackLog(harness.monitor)
         harness.monitor.update(links: .of(.usable()))
-        for _ in 0..<3 {
-            harness.clock.advance(by: .seconds(1))
-            harness.record(.ok("server"))
-        }
+        Self.record(harness, .ok("server"), times: 3)
         #expect(harness.monitor.current.verdict.quality?.state == .good)
         let stricter = QualityBudget(latency: .milliseconds(1), window: .seconds(3))
         harness.monitor.reconfigure(.init(targets: [Self.target("server", budget: stricter)]))
@@ -227,8 +232,8 @@ struct QualityVerdictTests {
         #expect(verdict.targets[0].qualityBudget == stricter)
         harness.record(.refused("server"))
         let lost = harness.sequence
-        try await waitUntil("the loss's callback ran") { runs.withLock { !$0.isEmpty } }
-        #expect(runs.withLock { $0 } == [lost], "the reload ran none before it")
+        try await waitUntil("the loss's callback ran") { !log.runs.isEmpty }
+        #expect(log.runs == [lost], "the reload ran none before it")
         await harness.stop()
     }
 }
