@@ -165,7 +165,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Health probes on SwiftNIO: HTTP(S), TCP connect, gRPC health.
+        // Health probes: HTTP(S), TCP connect, gRPC health and DNS on SwiftNIO; ICMP echo bursts on
+        // a thread of their own (its timer heap from swift-collections).
         .target(
             name: "ReachProbes",
             dependencies: [
@@ -173,6 +174,7 @@ let package = Package(
                 "ReachPOSIX",
                 "ReachOutbound",
                 "GRPCHealthProto",
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -626,6 +628,12 @@ let package = Package(
             path: "FuzzTesting/FuzzStatusAPI",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "fuzz-dns-message",
+            dependencies: ["CFuzzerEntry", "ReachFuzzing"],
+            path: "FuzzTesting/FuzzDNSMessage",
+            swiftSettings: strict
+        ),
         // Replays every committed corpus and crash input through the same functions, in `swift test`.
         .testTarget(
             name: "ReachFuzzingTests",
@@ -701,8 +709,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            exclude: ["Servers"],
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -813,7 +822,6 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            exclude: ["Servers"],
             swiftSettings: strict
         ),
         // Writes history as fast as it can in a child process, for the test that kills it mid-write.

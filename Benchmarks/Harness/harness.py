@@ -178,12 +178,14 @@ class TargetServer:
         stop(self.process)
 
 
-def start_blackbox(directory, timeout="2s"):
-    """prometheus-blackbox-exporter on a free port with the http_2xx module; (process, port)."""
+def start_blackbox(directory, timeout="2s", config=None):
+    """prometheus-blackbox-exporter on a free port with the http_2xx module (or the modules of
+    `config`, its YAML); (process, port)."""
     binary = require_blackbox()
+    text = config or BLACKBOX_CONFIG.format(timeout=timeout)
     config = os.path.join(directory, "blackbox.yml")
     with open(config, "w") as f:
-        f.write(BLACKBOX_CONFIG.format(timeout=timeout))
+        f.write(text)
     port = free_port()
     process = spawn([binary, "--config.file=" + config, f"--web.listen-address={HOST}:{port}"], os.path.join(directory, "blackbox.log"))
     wait_ready(port, "/-/healthy", process)

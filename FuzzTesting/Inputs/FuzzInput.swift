@@ -18,6 +18,7 @@ package enum FuzzInput {
         ("history-query", historyQuery),
         ("documents", documents),
         ("status-api", statusAPI),
+        ("dns-message", dnsMessage),
     ]
 
     /// Traps with `message` unless `condition` holds: a broken invariant is a finding.

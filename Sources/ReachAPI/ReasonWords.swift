@@ -172,6 +172,76 @@ package struct ReasonWords: Sendable, Hashable {
             sentence: "The server says it is not serving",
             isLinkReason: false
         ),
+        ReasonWords(
+            code: "nxdomain",
+            phrase: "no such name",
+            clause: "the resolver answered that the name does not exist (NXDOMAIN)",
+            sentence: "The name does not exist, the resolver says",
+            isLinkReason: false
+        ),
+        ReasonWords(
+            code: "servfail",
+            phrase: "resolver failed",
+            clause: "the resolver could not answer (SERVFAIL)",
+            sentence: "The name server could not look the name up",
+            isLinkReason: false
+        ),
+        ReasonWords(
+            code: "dns_refused",
+            phrase: "resolver refused",
+            clause: "the resolver refused the question (REFUSED)",
+            sentence: "The name server refused to look the name up",
+            isLinkReason: false
+        ),
+        ReasonWords(
+            code: "no_resolver",
+            phrase: "no resolver",
+            clause: "this host has no resolver to ask",
+            sentence: "This computer has no name server to ask",
+            isLinkReason: false
+        ),
+        ReasonWords(
+            code: "truncated_answer",
+            phrase: "answer truncated",
+            clause: "the resolver's answer was cut short",
+            sentence: "The name server's answer was cut short",
+            isLinkReason: false
+        ),
+        ReasonWords(
+            code: "malformed_answer",
+            phrase: "answer malformed",
+            clause: "the resolver's answer could not be read",
+            sentence: "The name server's answer could not be read",
+            isLinkReason: false
+        ),
+        ReasonWords(
+            code: "unexpected_answer",
+            phrase: "unexpected answer",
+            clause: "the resolver's answer was not as expected",
+            sentence: "The name server's answer was not what was expected",
+            isLinkReason: false
+        ),
+        ReasonWords(
+            code: "not_permitted",
+            phrase: "not permitted",
+            clause: "this machine does not allow the probe (ICMP echo outside net.ipv4.ping_group_range)",
+            sentence: "This computer does not allow reachd to send pings",
+            isLinkReason: false
+        ),
+        ReasonWords(
+            code: "destination_unreachable",
+            phrase: "unreachable",
+            clause: "a router answered that the destination is unreachable",
+            sentence: "A router on the way says the server cannot be reached",
+            isLinkReason: false
+        ),
+        ReasonWords(
+            code: "time_exceeded",
+            phrase: "time exceeded",
+            clause: "a router answered that the packets' hop limit ran out (a routing loop?)",
+            sentence: "The packets to the server went round in circles",
+            isLinkReason: false
+        ),
     ]
 
     private static let table = Dictionary(uniqueKeysWithValues: all.map { ($0.code, $0) })

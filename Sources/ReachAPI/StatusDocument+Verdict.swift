@@ -56,7 +56,7 @@ extension StatusDocument {
             status.families = target.families.compactMap(IPFamily.init(rawValue:))
             status.answeredFamilies = target.answeredFamilies.compactMap(IPFamily.init(rawValue:))
             status.degradedFamilies = target.degradedFamilies.compactMap(IPFamily.init(rawValue:))
-            if let host = target.host, let port = target.port { status.endpoint = HostPort(host: host, port: port) }
+            if let host = target.host { status.endpoint = HostPort(host: host, port: target.port ?? 0) }
             status.quality = target.quality?.targetQuality
             if let code = target.reason {
                 status.lastFailure = ProbeFailure(
@@ -64,6 +64,7 @@ extension StatusDocument {
                     phase: target.phase.flatMap(ProbePhase.init(rawValue:)),
                     detail: target.detail
                 )
+                status.lastFailure?.reportedBy = target.reportedBy.flatMap { IPAddress($0) }
             }
             return status
         }
@@ -154,12 +155,21 @@ extension StatusDocument.Target {
             families: status.families.map(\.rawValue),
             answeredFamilies: status.answeredFamilies.map(\.rawValue),
             degradedFamilies: status.degradedFamilies.map(\.rawValue),
-            host: status.endpoint?.host,
-            port: status.endpoint?.port,
+            resolver: status.lastResult?.resolver.map { "\($0)" },
+            reportedBy: failure?.reportedBy.map { "\($0)" },
+            echoes: status.lastResult?.echoes.map(StatusDocument.Echoes.init(statistics:)),
+            host: status.probedAt?.host,
+            port: status.probedAt.flatMap { $0.port == 0 ? nil : $0.port },
             quality: status.quality.map(StatusDocument.TargetQuality.init),
             qualityWindow: StatusDocument.QualityWindow(measures: status.qualityMeasures, budget: status.qualityBudget)
         )
     }
+}
+
+extension TargetStatus {
+    /// Where the target is probed, for `host` and `port`: `nil` for a `dns` target that asks this
+    /// host's resolvers (no one place); an `icmp` target's port is 0, which `port` leaves out.
+    fileprivate var probedAt: HostPort? { endpoint.flatMap { $0.host.isEmpty ? nil : $0 } }
 }
 
 extension Verdict {

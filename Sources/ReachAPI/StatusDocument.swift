@@ -120,7 +120,7 @@ package struct StatusDocument: Codable, Sendable, Hashable {
     /// What reachd knows about one target.
     package struct Target: Codable, Sendable, Hashable {
         package var name: String
-        /// `http`, `tcp` or `grpc`.
+        /// `http`, `tcp`, `grpc`, `dns` or `icmp`.
         package var kind: String
         /// `healthy`, `unhealthy` or `unknown` (no result on the current link yet).
         package var health: String
@@ -148,6 +148,14 @@ package struct StatusDocument: Codable, Sendable, Hashable {
         @AddedLater package var answeredFamilies: [String] = []
         /// Of `families`, those that fail while another answers.
         @AddedLater package var degradedFamilies: [String] = []
+        /// A `dns` target's resolver the last probe's result is about (`host:port`): the one that
+        /// answered, else the last one asked; `null` for other kinds.
+        @Nullable package var resolver: String? = nil
+        /// The router that answered an `icmp` target's echoes with an ICMP error (the reasons
+        /// `destination_unreachable`, `time_exceeded`); `null` otherwise.
+        @Nullable package var reportedBy: String? = nil
+        /// An `icmp` target's last burst of echoes; `null` for other kinds.
+        @Nullable package var echoes: Echoes? = nil
         /// Where the target is probed: its URL's or address's host (an IP address without brackets)
         /// and port, so that a program asking about a host and port can be answered from the
         /// target's health (reachd's GIO module). `null` from a reachd older than these keys.
@@ -169,6 +177,9 @@ package struct StatusDocument: Codable, Sendable, Hashable {
             case certificate, families
             case answeredFamilies = "answered_families"
             case degradedFamilies = "degraded_families"
+            case resolver
+            case reportedBy = "reported_by"
+            case echoes
             case host, port, quality
             case qualityWindow = "quality_window"
         }

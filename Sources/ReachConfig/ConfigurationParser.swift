@@ -20,7 +20,7 @@ struct ConfigurationParser {
         [
             "name", "kind", "url", "address", "service", "watch", "interval", "timeout",
             "failures_before_down", "successes_before_up", "address_family", "quality",
-        ] + httpKeys
+        ] + httpKeys + dnsKeys + icmpKeys
     static let serverKeys = ["base_url", "health_path", "address_family", "quality"] + httpKeys
     static let intervalRange = Duration.milliseconds(100)...Duration.seconds(3600)
     static let timeoutRange = Duration.milliseconds(10)...Duration.seconds(300)
@@ -307,14 +307,16 @@ struct ConfigurationParser {
         let name = entries["name"].flatMap { parseTargetName($0) }
         if entries["name"] == nil { reader.report("missing name: every target needs a unique name", at: node) }
 
-        var kind = entries["kind"].flatMap { reader.choice($0, of: ["http", "tcp", "grpc"]) }
+        var kind = entries["kind"].flatMap { reader.choice($0, of: ["http", "tcp", "grpc", "dns", "icmp"]) }
         if entries["kind"] == nil {
             if entries["url"] != nil {
                 kind = "http"
             } else {
-                reader.report("missing kind: http, tcp or grpc", at: node)
+                reader.report("missing kind: http, tcp, grpc, dns or icmp", at: node)
             }
         }
+        if kind != "dns" { forbid(Self.dnsKeys, in: entries, because: "it applies to dns targets only") }
+        if kind != "icmp" { forbid(Self.icmpKeys, in: entries, because: "it applies to icmp targets only") }
         var settings = defaults
         apply(entries, to: &settings)
 
@@ -354,6 +356,10 @@ struct ConfigurationParser {
                 kind == "tcp"
                     ? .tcp($0) : .grpc(GRPCHealthCheck(endpoint: $0, service: service, watch: watch, tls: tls))
             }
+        case "dns":
+            check = dnsCheck(entries, at: node).map { .dns($0) }
+        case "icmp":
+            check = icmpCheck(entries, at: node).map { .icmp($0) }
         default:
             check = nil
         }

@@ -41,7 +41,7 @@ enum DefaultConfiguration {
                                     # one (SO_BINDTODEVICE): the status's "interfaces"; the verdict
                                     # still follows the routes. A setting for all targets.
 
-        # More targets, each with a unique name and a kind: http, tcp or grpc.
+        # More targets, each with a unique name and a kind: http, tcp, grpc, dns or icmp.
         # targets:
         #   - name: api
         #     kind: http
@@ -67,6 +67,18 @@ enum DefaultConfiguration {
         #     service: ""                 # grpc.health.v1 service name; "" asks about the whole server
         #     watch: true                 # also hold Health/Watch open: changes and deaths seen in milliseconds
         #     failures_before_down: 3     # damp a flaky path: three failures in a row before "down"
+        #   - name: resolver
+        #     kind: dns
+        #     query: api.example.com
+        #     type: A                     # A, AAAA, CNAME, MX, TXT, SRV, NS, SOA, PTR
+        #     server: 10.0.0.53:53        # default: the resolvers this host uses (behind systemd-resolved, its links' servers)
+        #     transport: udp              # udp (default, TCP when truncated), tcp
+        #     expect: { rcode: NOERROR, answer_contains: 192.0.2.10 }
+        #   - name: gateway-ping
+        #     kind: icmp
+        #     host: 10.0.0.1              # or a name
+        #     packets: 5                  # echoes per probe, spread over the interval; needs reachd's group in
+        #                                 # net.ipv4.ping_group_range (systemd opens it to all), else not_permitted
 
         # Quality, beside the verdict: how well a connected target answers. Slow is not
         # down: the verdict stays connected, and its quality says "impaired" (where, and

@@ -216,6 +216,13 @@ package struct Daemon: Sendable {
         if let web = configuration.web { _ = try ListenerSecurity(web) }
     }
 
+    /// What this machine does not allow of the configuration's probes, a sentence each (ICMP echo
+    /// outside `net.ipv4.ping_group_range`): `--check-config` prints them as warnings, and start-up
+    /// logs them. The file is still valid; the host's setting is what to change.
+    package static func hostWarnings(_ configuration: Configuration) -> [String] {
+        ConnectivityEngine.hostProblems(for: configuration.targets)
+    }
+
     /// Runs until SIGTERM or SIGINT (or until the calling task is cancelled), then stops within a second.
     ///
     /// - Throws: ``ReachConfig/ConfigurationError`` when the web configuration's TLS files cannot
@@ -279,6 +286,10 @@ extension ProbeTarget {
         case .http(let http): http.url
         case .tcp(let endpoint): "tcp \(endpoint)"
         case .grpc(let grpc): "grpc health \(grpc.endpoint)\(grpc.service.isEmpty ? "" : " service \(grpc.service)")"
+        case .dns(let dns):
+            "dns \(dns.recordType.rawValue) \(dns.query) at \(dns.server.map { "\($0)" } ?? "this host's resolvers")"
+                + (dns.transport == .tcp ? " over tcp" : "")
+        case .icmp(let icmp): "icmp \(icmp.host), \(icmp.packets) echo\(icmp.packets == 1 ? "" : "es") a probe"
         }
     }
 }

@@ -75,7 +75,9 @@ package final class ConnectivityEngine: Service, Sendable {
             logger: logger
         )
         let http = HTTPProber(logger: logger)
-        let prober = prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger))
+        let icmp = ICMPBurstProber()
+        let prober = prober ?? ProbeDispatcher(http: http, grpc: GRPCHealthProber(logger: logger), icmp: icmp)
+        Self.sayHostProblems(configuration.targets, logger: logger)
         // One loop for the targets' probes and their variants': an uplink's probe costs what a target's does.
         let timer = EventLoopProbeTimer()
         let observers = observers
@@ -91,7 +93,10 @@ package final class ConnectivityEngine: Service, Sendable {
                 logger: logger
             ),
             timer: timer,
-            shutdown: { await http.shutdown() }
+            shutdown: {
+                icmp.shutdown()
+                await http.shutdown()
+            }
         )
         services = [
             MonitorService(monitor: monitor),
@@ -154,6 +159,7 @@ package final class ConnectivityEngine: Service, Sendable {
         }
         let monitor = monitor
         if change.targetsChanged {
+            Self.sayHostProblems(configuration.targets, logger: logger)
             await probes.replaceTargets(with: configuration.probedTargets) {
                 monitor.reconfigure(configuration.monitor)
             }

@@ -69,7 +69,7 @@ final class PathEvidenceService: Service, ProbeObserver, Sendable {
     // MARK: ProbeObserver (on the probes' event loop: a set insert or remove at most)
 
     func probeFinished(_ target: ProbeTarget, result: ProbeResult) {
-        let unanswered = result.failure.map { !$0.reason.isAnswer && $0.reason != .cancelled } ?? false
+        let unanswered = result.failure.map { $0.reason.needsPathEvidence && $0.reason != .cancelled } ?? false
         guard unanswered, !target.endpoint.isLoopback else {
             silent.withLock { _ = $0.remove(target.name) }
             return

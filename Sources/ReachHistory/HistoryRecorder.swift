@@ -139,7 +139,7 @@ package final class HistoryRecorder: ProbeObserver, Sendable {
                         scope: target.name,
                         state: target.health.rawValue,
                         reason: reason?.code,
-                        fault: reason.map { Fault($0).code },
+                        fault: reason.flatMap { Fault.of(Fault($0), kind: target.kind)?.code },
                         target: target.name
                     )
                 )

@@ -44,13 +44,31 @@ extension ReachMetrics {
         name("reachd_probe_success", "1 when the target's last probe succeeded, else 0 (also before the first probe).")
     }
     static var probeDurationName: MetricNameDescriptor {
-        name("reachd_probe_duration", unit: "seconds", "Duration of every probe, start to finish, successful or not.")
+        name(
+            "reachd_probe_duration",
+            unit: "seconds",
+            "Duration of every probe, start to finish, successful or not; for an icmp target that answered, the burst's median round trip."
+        )
     }
     static var probesName: MetricNameDescriptor {
         name(
             "reachd_probes",
             unit: "total",
             "Finished probes by target and result: success or the failure reason code."
+        )
+    }
+    static var echoesSentName: MetricNameDescriptor {
+        name(
+            "reachd_icmp_echoes_sent",
+            unit: "total",
+            "ICMP echo requests an icmp target's probes sent (loss over any window: 1 - rate(received) / rate(sent))."
+        )
+    }
+    static var echoesReceivedName: MetricNameDescriptor {
+        name(
+            "reachd_icmp_echoes_received",
+            unit: "total",
+            "ICMP echo replies an icmp target's probes received within the timeout."
         )
     }
     static var probeSkippedName: MetricNameDescriptor {

@@ -45,6 +45,8 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         let failing: Gauge
         /// `reachd_probes_total{result=…}` for every failure reason code.
         let failed: [String: Counter]
+        /// `reachd_icmp_echoes_sent_total` and `_received_total`, for an `icmp` target.
+        let echoes: (sent: Counter, received: Counter)?
     }
 
     private struct LinkSeries {
@@ -115,11 +117,31 @@ package final class ReachMetrics: ProbeObserver, Sendable {
     }
 
     /// Every failure reason a probe result can count under (a cancelled probe is never counted).
-    static let failureReasons: [FailureReason] = [
-        .dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(0), .unexpectedBody,
-        .networkUnreachable, .connectionReset, .protocolError, .notServing,
+    static let failureReasons: [FailureReason] =
+        [
+            .dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(0), .unexpectedBody,
+            .networkUnreachable, .connectionReset, .protocolError, .notServing,
+        ] + dnsFailureReasons + icmpFailureReasons
+    /// What only a `dns` target fails with, and what only an `icmp` target does.
+    static let dnsFailureReasons: [FailureReason] = [
+        .nxdomain, .servfail, .dnsRefused, .noResolver, .truncatedAnswer, .malformedAnswer, .unexpectedAnswer,
     ]
+    static let icmpFailureReasons: [FailureReason] = [.notPermitted, .destinationUnreachable, .timeExceeded]
     static let failureCodes: [String] = failureReasons.map(\.code)
+
+    /// The failure codes a target of `kind` can count under, each with a series from the start
+    /// (another code, should it come, gets its series then).
+    static func failureCodes(ofKind kind: String) -> [String] {
+        let reasons: [FailureReason] =
+            switch kind {
+            case "dns":
+                [.timeout, .connectionRefused, .networkUnreachable, .connectionReset, .protocolError]
+                    + dnsFailureReasons
+            case "icmp": [.dnsFailure, .timeout, .networkUnreachable] + icmpFailureReasons
+            default: Array(failureReasons.prefix(10))
+            }
+        return reasons.map(\.code)
+    }
 
     /// Every `{to, reason, fault}` a state change can carry: `connected` is always `healthy` with
     /// fault `none`; a disconnection names the link's blocker (fault `link`), a portal (`portal`),
@@ -145,8 +167,12 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         for failure in failureReasons {
             var faults: [String] = []
             for round in rounds {
-                let fault = Fault(.targetFailed(target: "", reason: failure), evidence: round)?.code ?? noFault
-                if !faults.contains(fault) { faults.append(fault) }
+                let fault = Fault(.targetFailed(target: "", reason: failure), evidence: round)
+                // A dns target's `server` is its resolver's: `dns`.
+                for kind in ["", "dns"] where kind.isEmpty || failureCodes(ofKind: "dns").contains(failure.code) {
+                    let code = Fault.of(fault, kind: kind)?.code ?? noFault
+                    if !faults.contains(code) { faults.append(code) }
+                }
             }
             labels += faults.map { (disconnected, failure.code, $0) }
         }
@@ -260,6 +286,10 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         guard result.failure?.reason != .cancelled, let series = series(for: target.name) else { return }
         series.success.set(to: result.isSuccess ? 1 : 0)
         count(result, in: series, of: target)
+        if let echoes = result.echoes, let counters = series.echoes {
+            counters.sent.increment(by: Int64(echoes.sent))
+            counters.received.increment(by: Int64(echoes.received))
+        }
         if let certificate = result.certificate { setCertificateExpiry(certificate, of: target.name) }
     }
 
@@ -324,12 +354,16 @@ package final class ReachMetrics: ProbeObserver, Sendable {
                 registry.unregisterDurationHistogram(series.duration)
                 registry.unregisterCounter(series.succeeded)
                 registry.unregisterCounter(series.skipped)
+                if let echoes = series.echoes {
+                    registry.unregisterCounter(echoes.sent)
+                    registry.unregisterCounter(echoes.received)
+                }
                 registry.unregisterGauge(series.failing)
                 for counter in series.failed.values { registry.unregisterCounter(counter) }
                 state.targets[name] = nil
             }
-            for name in names where state.targets[name] == nil {
-                state.targets[name] = Self.makeSeries(name, in: registry)
+            for target in targets where state.targets[target.name] == nil {
+                state.targets[target.name] = Self.makeSeries(target.name, kind: target.kind, in: registry)
             }
         }
     }
@@ -341,7 +375,11 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         state.withLock { $0.targets[name] }
     }
 
-    private static func makeSeries(_ name: String, in registry: PrometheusCollectorRegistry) -> TargetSeries {
+    private static func makeSeries(
+        _ name: String,
+        kind: String,
+        in registry: PrometheusCollectorRegistry
+    ) -> TargetSeries {
         let target = [("target", name)]
         return TargetSeries(
             success: registry.makeGauge(descriptor: probeSuccessName, labels: target),
@@ -354,10 +392,15 @@ package final class ReachMetrics: ProbeObserver, Sendable {
             skipped: registry.makeCounter(descriptor: probeSkippedName, labels: target),
             failing: registry.makeGauge(descriptor: failingTargetName, labels: target),
             failed: Dictionary(
-                uniqueKeysWithValues: failureCodes.map { code in
+                uniqueKeysWithValues: failureCodes(ofKind: kind).map { code in
                     (code, registry.makeCounter(descriptor: probesName, labels: target + [("result", code)]))
                 }
-            )
+            ),
+            echoes: kind == "icmp"
+                ? (
+                    registry.makeCounter(descriptor: echoesSentName, labels: target),
+                    registry.makeCounter(descriptor: echoesReceivedName, labels: target)
+                ) : nil
         )
     }
 

@@ -2,12 +2,6 @@ import Glibc
 import ReachSupport
 
 extension IPAddress {
-    /// The address in network byte order: 4 bytes for IPv4, 16 for IPv6.
-    package var networkBytes: [UInt8] {
-        let count = family == .ipv4 ? 4 : 16
-        return (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * (count - 1 - $0))) }
-    }
-
     /// Calls `body` with a `sockaddr_in`/`sockaddr_in6` for this address and `port`, and its length.
     package func withSocketAddress<Result>(
         port: UInt16,

@@ -9,9 +9,10 @@ import ReachSupport
 /// sysctl opens it to every group; a bare kernel's `1 0` to none, and then even root gets `EACCES`),
 /// and fills in the identifier and checksum itself.
 ///
-/// Today it asks the default gateway while targets fail (the evidence for the `gateway` fault); an
-/// ICMP probe kind can reuse it as is. Each echo runs on a thread of its own that waits in
-/// `poll(2)`, never on Swift's cooperative pool, and never spins.
+/// It asks the default gateway while targets fail (the evidence for the `gateway` fault), out of
+/// the gateway's interface, a few times a second at most; `icmp` targets, many echoes a second,
+/// share one thread and one socket a family instead (``EchoLoop``). Each echo here runs on a
+/// thread of its own that waits in `poll(2)`, never on Swift's cooperative pool, and never spins.
 package struct ICMPEchoProber: Sendable {
     /// What an echo found.
     package enum Outcome: Sendable, Hashable {
@@ -63,27 +64,15 @@ package struct ICMPEchoProber: Sendable {
         spacing: Duration,
         wait: Duration
     ) -> Outcome {
-        let ipv6 = address.family == .ipv6
-        let descriptor = socket(
-            ipv6 ? AF_INET6 : AF_INET,
-            Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
-            Int32(ipv6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP)
-        )
-        guard descriptor >= 0 else {
-            let code = errno
-            return [EACCES, EPERM, EPROTONOSUPPORT, EAFNOSUPPORT].contains(code)
-                ? .notPermitted(errno: code) : .failed(errno: code)
+        let descriptor: Int32
+        switch PingSocket.open(address.family) {
+        case .success(let opened): descriptor = opened
+        case .failure(.notPermitted(let code)): return .notPermitted(errno: code)
+        case .failure(.failed(let code)): return .failed(errno: code)
         }
         defer { close(descriptor) }
-        if let interface {
-            let bound = interface.withCString {
-                setsockopt(descriptor, SOL_SOCKET, SO_BINDTODEVICE, $0, socklen_t(strlen($0) + 1))
-            }
-            guard bound == 0 else { return .failed(errno: errno) }
-        }
-        // Echo request: type 8 (ICMPv6: 128), code 0; the kernel sets the checksum and identifier.
-        let request: [UInt8] = [ipv6 ? 128 : 8, 0, 0, 0, 0, 0, 0, 1] + Array("reachd".utf8)
-        let replyType: UInt8 = ipv6 ? 129 : 0
+        if let interface, let code = PingSocket.bind(descriptor, toDevice: interface) { return .failed(errno: code) }
+        let replyType = PingSocket.replyType(address.family)
         let clock = ContinuousClock()
         let start = clock.now
         var sent = 0
@@ -91,10 +80,9 @@ package struct ICMPEchoProber: Sendable {
         while true {
             let now = clock.now
             if sent < count, now >= start + spacing * sent {
-                var sequence = request
-                sequence[7] = UInt8(truncatingIfNeeded: sent + 1)
+                let request = PingSocket.echoRequest(address.family, sequence: UInt16(truncatingIfNeeded: sent + 1))
                 let result = address.withSocketAddress(port: 0) { pointer, length in
-                    sequence.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, 0, pointer, length) }
+                    request.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, 0, pointer, length) }
                 }
                 if result < 0, errno != EAGAIN, errno != ENOBUFS { return sent == 0 ? .failed(errno: errno) : .silent }
                 sent += 1

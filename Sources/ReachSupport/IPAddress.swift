@@ -44,6 +44,12 @@ package struct IPAddress: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     package var bitWidth: Int { family == .ipv4 ? 32 : 128 }
 
+    /// The address in network byte order: 4 bytes for IPv4, 16 for IPv6.
+    package var networkBytes: [UInt8] {
+        let count = bitWidth / 8
+        return (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * (count - 1 - $0))) }
+    }
+
     /// Loopback: 127.0.0.0/8 or ::1.
     package var isLoopback: Bool {
         switch family {

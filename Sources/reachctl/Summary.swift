@@ -56,6 +56,7 @@ enum Summary {
                     "  " + pad(target.name, nameWidth) + "  " + pad(target.kind, kindWidth) + "  "
                     + pad(target.health, healthWidth)
                 line += "  " + targetDetail(target)
+                if let extra = kindDetail(target) { line += ", " + extra }
                 if let certificate = target.certificate { line += ", " + certificateDetail(certificate, now: now) }
                 while line.hasSuffix(" ") { line.removeLast() }
                 lines.append(line)

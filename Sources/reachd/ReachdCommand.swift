@@ -86,9 +86,9 @@ struct ReachdCommand: AsyncParsableCommand {
     func run() async throws {
         if let checkConfig {
             do {
-                try Daemon.checkListenerSecurity(
-                    try DaemonConfiguration.load(from: .file(checkConfig), webConfigFile: webConfigFile)
-                )
+                let configuration = try DaemonConfiguration.load(from: .file(checkConfig), webConfigFile: webConfigFile)
+                try Daemon.checkListenerSecurity(configuration)
+                for warning in Daemon.hostWarnings(configuration.engine) { print("warning: \(warning)") }
                 print("ok")
                 return
             } catch {

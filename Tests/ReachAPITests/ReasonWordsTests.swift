@@ -12,7 +12,8 @@ struct ReasonWordsTests {
     static let failures: [FailureReason] = [
         .dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(503), .unexpectedBody, .networkUnreachable,
         .connectionReset,
-        .cancelled, .protocolError, .notServing,
+        .cancelled, .protocolError, .notServing, .nxdomain, .servfail, .dnsRefused, .noResolver, .truncatedAnswer,
+        .malformedAnswer, .unexpectedAnswer, .notPermitted, .destinationUnreachable, .timeExceeded,
     ]
 
     @Test func everyCodeTheCorePublishesHasItsOwnWords() {

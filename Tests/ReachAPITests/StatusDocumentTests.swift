@@ -15,9 +15,24 @@ struct StatusDocumentTests {
 
     /// GLib's can_reach() through the GIO module asks about a host and port: each target says
     /// where it is probed, an IPv6 address without brackets, and a reader gets it back.
-    @Test func eachTargetSaysWhereItIsProbed() throws {
-        var status = TargetStatus(name: "api", kind: "http", health: .unhealthy)
-        status.endpoint = HostPort(host: "2001:db8::5", port: 8443)
+    @Test(
+        arguments: [
+            (ProbeTarget(name: "api", check: .tcp(HostPort(host: "2001:db8::5", port: 8443))), "2001:db8::5", 8443),
+            // A resolver is probed at its address and port; an echo has no port.
+            (
+                ProbeTarget(
+                    name: "ns",
+                    check: .dns(DNSCheck(query: "a.test", server: HostPort(host: "10.0.0.53", port: 53)))
+                ), "10.0.0.53", 53
+            ),
+            (ProbeTarget(name: "ping", check: .icmp(ICMPCheck(host: "10.0.0.1"))), "10.0.0.1", nil),
+            // Asking this host's resolvers, in turn: no one place.
+            (ProbeTarget(name: "names", check: .dns(DNSCheck(query: "a.test"))), nil, nil),
+        ] as [(ProbeTarget, String?, Int?)]
+    )
+    func eachTargetSaysWhereItIsProbed(probed: ProbeTarget, host: String?, port: Int?) throws {
+        var status = TargetStatus(target: probed)
+        status.health = .unhealthy
         let verdict = Verdict(
             state: .connected,
             reason: .healthy,
@@ -26,10 +41,10 @@ struct StatusDocumentTests {
         )
         let document = StatusDocument(event: ConnectivityEvent(sequence: 1, verdict: verdict), likelyConnected: true)
         let target = try #require((try json(document)["targets"] as? [[String: Any]])?.first)
-        #expect(target["host"] as? String == "2001:db8::5")
-        #expect(target["port"] as? Int == 8443)
+        #expect(target["host"] as? String == host && (target["host"] is NSNull) == (host == nil))
+        #expect(target["port"] as? Int == port && (target["port"] is NSNull) == (port == nil))
         let decoded = try JSONDecoder().decode(StatusDocument.self, from: APIJSON.encode(document))
-        #expect(decoded.verdict.targets.first?.endpoint == HostPort(host: "2001:db8::5", port: 8443))
+        #expect(decoded.verdict.targets.first?.endpoint == host.map { HostPort(host: $0, port: port ?? 0) })
     }
 
     @Test func aConnectedVerdictHasEveryKeyInSnakeCase() throws {
@@ -85,7 +100,8 @@ struct StatusDocumentTests {
                     "name", "kind", "health", "reason", "phase", "detail", "http_status", "latency_seconds", "timings",
                     "last_checked_at",
                     "consecutive_failures", "consecutive_successes", "certificate", "families", "answered_families",
-                    "degraded_families", "host", "port", "quality", "quality_window",
+                    "degraded_families", "resolver", "reported_by", "echoes", "host", "port", "quality",
+                    "quality_window",
                 ]
         )
         #expect(target["host"] is NSNull && target["port"] is NSNull, "a status made without its target: where unknown")

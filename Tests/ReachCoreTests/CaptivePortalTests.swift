@@ -176,6 +176,34 @@ import Testing
         await harness.stop()
     }
 
+    /// Dated by when the probes ran, not by when the monitor took their results: a loaded machine
+    /// handed over a short check that began before the failure long after it, and its time less its
+    /// duration fell after the failure.
+    @Test func aCheckHandedOverLateIsDatedByWhenItBegan() async {
+        let harness = Self.harnessWhoseHTTPSTargetFailedItsCertificate()
+        let failed = harness.clock.monitorClock.wallTime
+        harness.clock.advance(by: .milliseconds(500))
+        harness.monitor.record(
+            ProbeResult(target: PortalCheck.probeName, timings: ProbeTimings(total: .milliseconds(150))),
+            epoch: harness.monitor.probeEpoch,
+            span: ProbeSpan(
+                began: failed.advanced(by: .milliseconds(-100)),
+                ended: failed.advanced(by: .milliseconds(50))
+            )
+        )
+        #expect(harness.monitor.current.verdict.fault == nil, "not the server's: the check began before the failure")
+        harness.monitor.record(
+            ProbeResult(target: PortalCheck.probeName, timings: ProbeTimings(total: .milliseconds(150))),
+            epoch: harness.monitor.probeEpoch,
+            span: ProbeSpan(
+                began: failed.advanced(by: .milliseconds(10)),
+                ended: failed.advanced(by: .milliseconds(160))
+            )
+        )
+        #expect(harness.monitor.current.verdict.fault == .server, "a 204 from a check begun after the failure tells")
+        await harness.stop()
+    }
+
     @Test func aFailureAPortalCannotCauseIsTheServersAtOnceEvenWithACheckURL() async {
         let harness = Self.harness()
         harness.connect()

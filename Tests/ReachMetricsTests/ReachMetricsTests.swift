@@ -73,8 +73,11 @@ struct ReachMetricsTests {
         #expect(!text.contains(#"to="unknown""#), "the verdict never returns to unknown")
         let stateChangeSeries = text.split(separator: "\n").filter { $0.hasPrefix("reachd_state_changes_total{") }
         // connected/healthy; disconnected with no_link, no_address, no_route, captive_portal, awaiting_probe, one of seven
-        // answers (server) or timeout, network_unreachable, dns_failure with each of three faults or none (not known yet).
-        #expect(stateChangeSeries.count == 25, "a bounded set: \(stateChangeSeries)")
+        // answers (server) or timeout, network_unreachable, dns_failure with each of three faults or none (not known yet):
+        // 25. A dns target's: six resolver answers and no_resolver (dns), and dns for what would be server (timeout,
+        // network_unreachable, connection_refused, connection_reset, protocol_error): 12. An icmp target's:
+        // not_permitted (none), destination_unreachable and time_exceeded like a timeout (4 each): 9.
+        #expect(stateChangeSeries.count == 46, "a bounded set: \(stateChangeSeries)")
         await harness.stop()
     }
 

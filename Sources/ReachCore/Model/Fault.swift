@@ -28,13 +28,33 @@ public enum Fault: String, Sendable, Hashable, CaseIterable {
         case .starting, .awaitingProbe, .healthy: return nil
         case .noLink, .noAddress, .noRoute: self = .link
         case .captivePortal: self = .portal
-        case .targetFailed(_, let failure): self = Fault(failure)
+        case .targetFailed(_, let failure):
+            guard let fault = Fault(failure) else { return nil }
+            self = fault
         }
     }
 
-    /// The fault a target's failure alone shows: a name that does not resolve is `dns`; anything
-    /// else is the server's until evidence about the path says otherwise.
-    public init(_ failure: FailureReason) {
-        self = failure == .dnsFailure ? .dns : .server
+    /// The fault a target's failure alone shows: a name that does not resolve, a resolver's
+    /// failure or no resolver at all is `dns`; anything else is the server's until evidence about
+    /// the path says otherwise. `nil` for `not_permitted`: this machine does not allow the probe
+    /// (ICMP echo), which is no part of the path's fault.
+    public init?(_ failure: FailureReason) {
+        switch failure {
+        case .notPermitted: return nil
+        case .dnsFailure, .noResolver: self = .dns
+        case _ where failure.isResolverAnswer: self = .dns
+        default: self = .server
+        }
+    }
+}
+
+extension FailureReason {
+    /// A resolver's answer that is not what was asked for: `nxdomain`, `servfail`, `dns_refused`,
+    /// a truncated, malformed or unexpected answer. Only `dns` targets fail with these.
+    package var isResolverAnswer: Bool {
+        switch self {
+        case .nxdomain, .servfail, .dnsRefused, .truncatedAnswer, .malformedAnswer, .unexpectedAnswer: true
+        default: false
+        }
     }
 }

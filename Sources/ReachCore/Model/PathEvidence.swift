@@ -44,13 +44,24 @@ extension FailureReason {
     /// failed handshake, the wrong body or protocol, a reset. The path to it works, so such a
     /// failure is the server's whatever the gateway and upstream evidence say. `false` for a
     /// silence (a timeout), an unreachable network and a name that did not resolve.
+    /// A resolver's answer (`nxdomain`, `servfail`, ...) is one too: the path to the resolver works.
     package var isAnswer: Bool {
         switch self {
         case .connectionRefused, .tlsFailure, .httpStatus, .unexpectedBody, .connectionReset, .protocolError,
-            .notServing:
+            .notServing, .nxdomain, .servfail, .dnsRefused, .truncatedAnswer, .malformedAnswer, .unexpectedAnswer:
             true
-        case .dnsFailure, .timeout, .networkUnreachable, .cancelled: false
+        case .dnsFailure, .timeout, .networkUnreachable, .cancelled, .noResolver, .notPermitted,
+            .destinationUnreachable, .timeExceeded:
+            false
         }
+    }
+
+    /// Whether the gateway and upstream evidence can tell where it broke: a failure without an
+    /// answer that went out on the network (a silence, an unreachable network or host, a name that
+    /// did not resolve, a router's ICMP error). Not an answer, nor a failure that never left this
+    /// machine (`no_resolver`, `not_permitted`).
+    package var needsPathEvidence: Bool {
+        !isAnswer && self != .noResolver && self != .notPermitted
     }
 }
 
@@ -76,6 +87,8 @@ extension Fault {
     /// first (see the table in docs/how-reachd-works.md):
     /// - a link reason is `link`; a captive portal is `portal`;
     /// - a target that answered wrongly (``FailureReason/isAnswer``) is `server`: its path works;
+    /// - a resolver's answer, or no resolver at all, is `dns`; ICMP echo not allowed on this
+    ///   machine is no fault of the path (`nil`: ``FailureReason/notPermitted``);
     /// - a silence, an unreachable network or a name that did not resolve waits for `evidence`
     ///   (`nil` until its first round is done: then the fault is not known yet, and `nil`);
     /// - then a silent gateway is `gateway`; else an unreachable upstream reference is `upstream`;
@@ -90,17 +103,28 @@ extension Fault {
             return
         }
         if failure.isAnswer {
-            self = .server
+            self = failure.isResolverAnswer ? .dns : .server
+        } else if !failure.needsPathEvidence {
+            guard let fault = Fault(failure) else { return nil }
+            self = fault
         } else if let evidence {
             if evidence.gateway?.answers == false {
                 self = .gateway
             } else if evidence.upstream == .unreachable {
                 self = .upstream
             } else {
-                self = Fault(failure)
+                guard let fault = Fault(failure) else { return nil }
+                self = fault
             }
         } else {
             return nil
         }
+    }
+
+    /// The fault of a failure of a target of `kind`, as `fault` says for any target: a `dns`
+    /// target's server is the resolver, so what would be `server` is `dns` (the link, the gateway
+    /// and the upstream still come first, where the evidence shows them).
+    package static func of(_ fault: Fault?, kind: String) -> Fault? {
+        fault == .server && kind == "dns" ? .dns : fault
     }
 }

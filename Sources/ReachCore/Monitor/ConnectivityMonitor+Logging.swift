@@ -14,7 +14,12 @@ extension ConnectivityMonitor {
             metadata["target"] = "\(move.target)"
             if down, let reason = status?.unhealthyReason { metadata["reason"] = "\(reason.code)" }
             if let latency = status?.lastResult?.latency { metadata["latency_ms"] = "\(latency.milliseconds)" }
-            let detail = down ? ": \(status?.lastFailure.map { "\($0.reason)" } ?? "failed")" : ""
+            if let result = status?.lastResult { metadata.merge(result.kindMetadata) { _, new in new } }
+            if down, let from = status?.lastFailure?.reportedBy { metadata["reported_by"] = "\(from)" }
+            let detail =
+                down
+                ? ": \(status?.lastFailure.map { "\($0.reason)" + ($0.detail.map { " (\($0))" } ?? "") } ?? "failed")"
+                : ""
             logger.log(
                 level: down ? .warning : .notice,
                 "target \(move.target) \(down ? "down" : "up")\(detail)",
@@ -96,6 +101,21 @@ extension VerdictQuality {
                 + " (budget \(finding.loggedValue(finding.budget))\(unit))"
         }
         return "\(place): \(measures.joined(separator: ", "))"
+    }
+}
+
+extension ProbeResult {
+    /// What a `dns` or `icmp` probe adds to a target's log entry: `resolver` (`REACHD_RESOLVER`),
+    /// and `echoes_sent`, `echoes_received`, `rtt_median_ms`.
+    var kindMetadata: Logger.Metadata {
+        var metadata: Logger.Metadata = [:]
+        if let resolver { metadata["resolver"] = "\(resolver)" }
+        if let echoes {
+            metadata["echoes_sent"] = "\(echoes.sent)"
+            metadata["echoes_received"] = "\(echoes.received)"
+            if let median = echoes.median { metadata["rtt_median_ms"] = "\(median.milliseconds)" }
+        }
+        return metadata
     }
 }
 

@@ -171,12 +171,13 @@ public final class ConnectivityMonitor: Sendable {
     package var probeEpoch: ProbeEpoch { state.withLock { $0.combiner.epoch } }
 
     /// Takes a probe result. Results from an older epoch, for unknown targets, or arriving while
-    /// probing is suspended are dropped.
-    package func record(_ result: ProbeResult, epoch: ProbeEpoch) {
+    /// probing is suspended are dropped. `span` says when the probe ran, where the scheduler saw it;
+    /// without it (a pushed result) the result is taken to have ended now.
+    package func record(_ result: ProbeResult, epoch: ProbeEpoch, span: ProbeSpan? = nil) {
         let (accepted, published) = state.withLock { state in
             var accepted = false
             let published = apply(&state) { combiner in
-                let change = combiner.record(result, epoch: epoch, at: clock.wallTime)
+                let change = combiner.record(result, epoch: epoch, span: span, at: clock.wallTime)
                 accepted = change.accepted
                 return change
             }

@@ -205,7 +205,10 @@ package final class ProbeScheduler: Sendable {
         let target = targets[start.index]
         // Read at the start itself, not at the dispatch: the last probe of a burst starts latest.
         observer?.probeStarted(target, lateness: start.tick.map { clock.uptime - $0 } ?? .zero)
-        let whenDone: @Sendable (ProbeResult) -> Void = { self.finished(start, with: $0) }
+        let began = clock.wallTime
+        let whenDone: @Sendable (ProbeResult) -> Void = {
+            self.finished(start, with: $0, span: ProbeSpan(began: began, ended: self.clock.wallTime))
+        }
         let cancellation =
             starting?.start(target, whenDone: whenDone) ?? prober.startInTask(target, whenDone: whenDone)
         let cancelNow = state.withLock { state in
@@ -215,12 +218,12 @@ package final class ProbeScheduler: Sendable {
         if cancelNow { cancellation.cancel() }
     }
 
-    private func finished(_ start: ProbeSchedule.Start, with result: ProbeResult) {
+    private func finished(_ start: ProbeSchedule.Start, with result: ProbeResult, span: ProbeSpan) {
         let target = targets[start.index]
         if !order[start.index].apply(
             run: start.run,
             of: result,
-            with: { deliver(result, of: target, epoch: start.epoch) }
+            with: { deliver(result, of: target, epoch: start.epoch, span: span) }
         ) {
             observer?.probeSuperseded(target, result: result)
         }
@@ -246,12 +249,12 @@ package final class ProbeScheduler: Sendable {
         drained?.resume()
     }
 
-    private func deliver(_ result: ProbeResult, of target: ProbeTarget, epoch: ProbeEpoch) {
+    private func deliver(_ result: ProbeResult, of target: ProbeTarget, epoch: ProbeEpoch, span: ProbeSpan? = nil) {
         observer?.probeFinished(target, result: result)
         if let variant = target.variant {
             monitor.record(result, variant: variant, epoch: epoch)
         } else {
-            monitor.record(result, epoch: epoch)
+            monitor.record(result, epoch: epoch, span: span)
         }
     }
 

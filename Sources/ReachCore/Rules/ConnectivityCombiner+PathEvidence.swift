@@ -11,6 +11,13 @@ extension ConnectivityCombiner {
         return settle(control: probeControl, at: now)
     }
 
+    /// Where the path breaks for a failure of `reason`'s target, from the reason, the target's kind
+    /// and the evidence (``Fault/init(_:evidence:)``, ``Fault/of(_:kind:)``).
+    func fault(for reason: VerdictReason) -> Fault? {
+        let kind = reason.target.flatMap { indexByName[$0] }.map { targets[$0].kind } ?? ""
+        return Fault.of(Fault(reason, evidence: evidence(for: reason)), kind: kind)
+    }
+
     /// The evidence that places a failure of `reason`'s target: none needed for a target on
     /// loopback (no network path to find), else the last round, `nil` until one is done.
     func evidence(for reason: VerdictReason) -> PathEvidenceRound? {

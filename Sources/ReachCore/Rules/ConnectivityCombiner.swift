@@ -61,9 +61,10 @@ struct ConnectivityCombiner: Sendable {
     private(set) var portalCheck: PortalCheck?
     /// What the check URL's last telling probe said on the current link.
     var portalCheckFinding: PortalCheck.Finding?
-    /// When the latest check URL probe that answered began (its result's time less its duration),
-    /// and when each unhealthy target went down: a failure a portal can cause has no fault until
-    /// the check URL has been asked after it, by a probe that began after it (`ConnectivityCombiner+Portal`).
+    /// When the latest check URL probe that answered began, and when the probe that took each
+    /// unhealthy target down ended (``ProbeSpan``; without one, the result's time less its duration,
+    /// and the result's time): a failure a portal can cause has no fault until the check URL has
+    /// been asked after it, by a probe that began after it (`ConnectivityCombiner+Portal`).
     var portalCheckStarted: WallTime?
     var failedAt: [String: WallTime] = [:]
     /// The RFC 8908 API's last answer per interface, and when it came.
@@ -172,7 +173,12 @@ struct ConnectivityCombiner: Sendable {
         return settle(control: control, at: now, targetsChanged: targetsChanged || pathsChanged)
     }
 
-    mutating func record(_ result: ProbeResult, epoch resultEpoch: ProbeEpoch, at now: WallTime) -> Change {
+    mutating func record(
+        _ result: ProbeResult,
+        epoch resultEpoch: ProbeEpoch,
+        span: ProbeSpan? = nil,
+        at now: WallTime
+    ) -> Change {
         // A cancelled probe (reachd stopping, a link change abandoning it) learned nothing about the network.
         guard resultEpoch == epoch, isLinkUsable, !isSleeping, result.failure?.reason != .cancelled else {
             return Change(accepted: false)
@@ -180,7 +186,7 @@ struct ConnectivityCombiner: Sendable {
         if let portalCheck, result.target == PortalCheck.probeName {
             // A check that failed before any answer learned nothing: the last answer stands.
             if let finding = portalCheck.finding(result) { portalCheckFinding = finding }
-            let started = WallTime(sinceEpoch: now.sinceEpoch - result.latency)
+            let started = span?.began ?? WallTime(sinceEpoch: now.sinceEpoch - result.latency)
             portalCheckStarted = max(portalCheckStarted ?? started, started)
             return settle(control: probeControl, at: now)
         }
@@ -192,7 +198,7 @@ struct ConnectivityCombiner: Sendable {
         let after = verdict.targets[index].health
         if after != before {
             count(index, from: before, to: after)
-            failedAt[result.target] = after == .unhealthy ? now : nil
+            failedAt[result.target] = after == .unhealthy ? span?.ended ?? now : nil
             countedQualityIsStale = true
         }
         let qualityChanged = judgeQuality(index, result, at: now)
@@ -304,8 +310,7 @@ struct ConnectivityCombiner: Sendable {
         )
         let (state, reason, portal) = decide()
         let fault =
-            state == .disconnected && !awaitsPortalCheck(reason, at: now)
-            ? Fault(reason, evidence: evidence(for: reason)) : nil
+            state == .disconnected && !awaitsPortalCheck(reason, at: now) ? fault(for: reason) : nil
         let usableInterfaces = assessment?.usableInterfaces ?? []
         let interfacesChanged = usableInterfaces != verdict.usableInterfaces
         verdict.state = state

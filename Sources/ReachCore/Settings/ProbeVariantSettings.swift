@@ -65,7 +65,7 @@ extension ProbeTarget {
     fileprivate var hasVariants: Bool {
         switch check {
         case .http, .tcp: !endpoint.isLoopback
-        case .grpc: false
+        case .grpc, .dns, .icmp: false
         }
     }
 

@@ -1,3 +1,5 @@
+import ReachSupport
+
 /// Why a probe failed, named so that a person reading a log line or a dashboard knows what to fix.
 public enum FailureReason: Sendable, Hashable, CustomStringConvertible {
     /// The target's host name did not resolve.
@@ -23,6 +25,31 @@ public enum FailureReason: Sendable, Hashable, CustomStringConvertible {
     case protocolError
     /// The server answered and reports itself unhealthy: gRPC health `NOT_SERVING` or `SERVICE_UNKNOWN`.
     case notServing
+    /// A resolver answered that the name does not exist (`NXDOMAIN`).
+    case nxdomain
+    /// A resolver answered that it could not answer (`SERVFAIL`): its upstream or DNSSEC failed.
+    case servfail
+    /// A resolver refused the question (`REFUSED`): it does not serve this machine or this name.
+    case dnsRefused
+    /// This host has no resolver to ask: no `nameserver` in its resolver configuration.
+    case noResolver
+    /// A resolver's answer was cut short (truncated over UDP and not had over TCP, or a TCP
+    /// stream that ended mid-message).
+    case truncatedAnswer
+    /// A resolver's answer could not be read: a header, name or record out of bounds, a
+    /// compression loop, an answer to another question.
+    case malformedAnswer
+    /// A resolver answered, but not as the target expects (`expect.rcode`, `expect.answer_contains`,
+    /// or no record of the asked type).
+    case unexpectedAnswer
+    /// This machine does not allow the probe: ICMP echo needs reachd's group in
+    /// `net.ipv4.ping_group_range`. Not a network fault: the verdict names none.
+    case notPermitted
+    /// A router (the failure's `reportedBy`) answered an echo with ICMP destination unreachable.
+    case destinationUnreachable
+    /// A router (the failure's `reportedBy`) answered an echo with ICMP time exceeded: a routing loop,
+    /// or a path longer than the packet's hop limit.
+    case timeExceeded
 
     /// A stable snake_case name: the value of `reason` in JSON, metrics labels and log fields.
     public var code: String {
@@ -38,6 +65,16 @@ public enum FailureReason: Sendable, Hashable, CustomStringConvertible {
         case .cancelled: "cancelled"
         case .protocolError: "protocol_error"
         case .notServing: "not_serving"
+        case .nxdomain: "nxdomain"
+        case .servfail: "servfail"
+        case .dnsRefused: "dns_refused"
+        case .noResolver: "no_resolver"
+        case .truncatedAnswer: "truncated_answer"
+        case .malformedAnswer: "malformed_answer"
+        case .unexpectedAnswer: "unexpected_answer"
+        case .notPermitted: "not_permitted"
+        case .destinationUnreachable: "destination_unreachable"
+        case .timeExceeded: "time_exceeded"
         }
     }
 
@@ -46,7 +83,9 @@ public enum FailureReason: Sendable, Hashable, CustomStringConvertible {
         let all: [FailureReason] = [
             .dnsFailure, .connectionRefused, .timeout, .tlsFailure, .httpStatus(httpStatus ?? 0), .unexpectedBody,
             .networkUnreachable,
-            .connectionReset, .cancelled, .protocolError, .notServing,
+            .connectionReset, .cancelled, .protocolError, .notServing, .nxdomain, .servfail, .dnsRefused, .noResolver,
+            .truncatedAnswer, .malformedAnswer, .unexpectedAnswer, .notPermitted, .destinationUnreachable,
+            .timeExceeded,
         ]
         guard let reason = all.first(where: { $0.code == code }) else { return nil }
         self = reason
@@ -111,6 +150,9 @@ public struct ProbeFailure: Sendable, Hashable {
     public var location: String? {
         didSet { location = location.map(Self.bounded) }
     }
+    /// The router that reported the failure: the source of an ICMP destination unreachable or
+    /// time exceeded answering an echo (`reported_by` in the status document).
+    package var reportedBy: IPAddress?
 
     public init(_ reason: FailureReason, phase: ProbePhase? = nil, detail: String? = nil, location: String? = nil) {
         self.reason = reason
@@ -140,6 +182,11 @@ public struct ProbeResult: Sendable, Hashable {
     public var timings: ProbeTimings
     /// The chain a TLS probe was presented, when it got as far as a certificate (an expired one included).
     public var certificate: ServerCertificate?
+    /// An `icmp` probe's burst: echoes sent and answered, and their round trips; `nil` for other kinds.
+    package var echoes: EchoStatistics?
+    /// The resolver a `dns` probe's result is about: the one that answered, else the last one asked;
+    /// `nil` for other kinds, and when there was none to ask.
+    package var resolver: HostPort?
 
     public init(
         target: String,

@@ -6,6 +6,8 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
         case http(HTTPCheck)
         case tcp(HostPort)
         case grpc(GRPCHealthCheck)
+        case dns(DNSCheck)
+        case icmp(ICMPCheck)
     }
 
     /// Unique among targets; the key in status output, metrics and gRPC health service names.
@@ -67,12 +69,14 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
         return same == other
     }
 
-    /// `http`, `tcp` or `grpc`.
+    /// `http`, `tcp`, `grpc`, `dns` or `icmp`.
     package var kind: String {
         switch check {
         case .http: "http"
         case .tcp: "tcp"
         case .grpc: "grpc"
+        case .dns: "dns"
+        case .icmp: "icmp"
         }
     }
 
@@ -81,6 +85,8 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
         case .http(let http): http.endpoint
         case .tcp(let endpoint): endpoint
         case .grpc(let grpc): grpc.endpoint
+        case .dns(let dns): dns.endpoint
+        case .icmp(let icmp): HostPort(host: icmp.host, port: 0)
         }
     }
 
@@ -88,7 +94,7 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     package var usesTLS: Bool {
         switch check {
         case .http(let http): http.isHTTPS
-        case .tcp: false
+        case .tcp, .dns, .icmp: false
         case .grpc(let grpc): grpc.tls != nil
         }
     }
