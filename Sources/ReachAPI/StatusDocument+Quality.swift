@@ -15,7 +15,7 @@ extension StatusDocument {
         /// `good` or `impaired`.
         package var state: String
         /// Where it is slow: `link` or `gateway` when the default gateway's own target is
-        /// impaired, else `server`; `null` when good.
+        /// impaired, else `server` (`dns` for a `dns` target); `null` when good.
         @Nullable package var fault: String? = nil
         /// The impaired target that says so; `null` when good.
         @Nullable package var target: String? = nil

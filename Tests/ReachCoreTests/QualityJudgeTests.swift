@@ -219,4 +219,26 @@ struct QualityJudgeTests {
         #expect(window.measures.loss == 0.5)
         #expect(window.measures.latency == .milliseconds(30))
     }
+
+    @Test func anICMPProbeIsSampledPerEchoAndAnyOtherPerProbe() {
+        let now = WallTime(sinceEpoch: .seconds(1_000))
+        var burst = ProbeResult.success("ping", latency: .milliseconds(20))
+        burst.echoes = EchoStatistics(sent: 5, roundTrips: [10, 30, 20].map(Duration.milliseconds))
+        #expect(
+            QualitySample(burst, at: now)
+                == QualitySample(at: now, latency: .milliseconds(20), sent: 5, received: 3, jitter: .milliseconds(15)),
+            "the median round trip, 2 of 5 echoes lost, |30-10| and |20-30| over 2 steps"
+        )
+        var silent = ProbeResult.failure("ping", .timeout, latency: .seconds(2))
+        silent.echoes = EchoStatistics(sent: 5, roundTrips: [])
+        #expect(QualitySample(silent, at: now) == QualitySample(at: now, latency: nil, sent: 5, received: 0))
+        #expect(
+            QualitySample(.ok("api", ms: 40), at: now) == QualitySample(at: now, latency: .milliseconds(40)),
+            "one request, answered"
+        )
+        #expect(
+            QualitySample(.refused("api"), at: now) == QualitySample(at: now, latency: nil, sent: 1, received: 0),
+            "one request, lost whatever the reason"
+        )
+    }
 }

@@ -101,6 +101,46 @@ struct QualityVerdictTests {
         }
     }
 
+    /// A burst of 5 echoes to `name`, up with `received` of them back after 10 ms each.
+    static func burst(_ name: String, received: Int) -> ProbeResult {
+        var result = ProbeResult.ok(name, ms: 10)
+        result.echoes = EchoStatistics(sent: 5, roundTrips: Array(repeating: .milliseconds(10), count: received))
+        return result
+    }
+
+    @Test func anICMPTargetLosingEchoesIsImpairedByTheEchoesLostThoughEveryProbeIsUp() {
+        var ping = ProbeTarget(name: "ping", check: .icmp(ICMPCheck(host: "203.0.113.1")))
+        ping.quality = QualityBudget(loss: 0.1, window: .seconds(3))
+        var driver = CombinerDriver([ping])
+        driver.links(.of(.usable()))
+        for _ in 0..<3 { driver.result(Self.burst("ping", received: 5)) }
+        #expect(driver.verdict.quality?.state == .good)
+        // 1, 2, 3 lost echoes of 15 in the window: 6.7 % (within), then 13 % and 20 % past the
+        // budget, and 20 % a third time in a row.
+        for _ in 0..<4 { driver.result(Self.burst("ping", received: 4)) }
+        #expect(driver.state == .connected, "one echo back is up")
+        #expect(driver.verdict.targets[0].qualityMeasures?.loss == 0.2, "3 of 15 echoes, not 0 of 3 probes")
+        #expect(driver.verdict.quality?.state == .impaired)
+        #expect(driver.verdict.quality?.exceeded == [QualityFinding(measure: .loss, value: 0.2, budget: 0.1)])
+        #expect(driver.verdict.quality?.fault == .server)
+    }
+
+    @Test func aSlowDNSTargetIsTheResolversEvenWhenTheResolverIsTheGateway() {
+        for server in ["203.0.113.53", "192.168.1.1"] {
+            var resolver = ProbeTarget(
+                name: "resolver",
+                check: .dns(DNSCheck(query: "api.example.org", server: HostPort(host: server, port: 53)))
+            )
+            resolver.quality = Self.budget
+            var driver = CombinerDriver([resolver])
+            driver.links(.of(.usable()))
+            for _ in 0..<5 { driver.result(Self.slow("resolver")) }
+            #expect(driver.verdict.quality?.state == .impaired)
+            #expect(driver.verdict.quality?.fault == .dns, "\(server): the resolver answers slowly")
+            #expect(driver.verdict.quality?.target == "resolver")
+        }
+    }
+
     @Test func aSlowTargetOnAnotherAddressThanTheGatewayIsTheServers() {
         var driver = CombinerDriver([
             Self.target("server", budget: Self.pairBudget),

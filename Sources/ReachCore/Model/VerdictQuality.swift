@@ -3,7 +3,8 @@ import ReachSupport
 /// The quality of a `connected` verdict: `impaired` when a target the policy counts (a healthy
 /// one) is impaired, `good` when all of them with a budget are good. It says where the slowness
 /// is: a default gateway's own impaired target means the first hop (`link` on a radio, Wi-Fi or
-/// mobile, `gateway` otherwise); else the first impaired target's own place (`server`).
+/// mobile, `gateway` otherwise); else the first impaired target's own place (`server`, or `dns`
+/// for a `dns` target, whose server is the resolver).
 public struct VerdictQuality: Sendable, Hashable {
     /// Good, or impaired.
     public var state: QualityState

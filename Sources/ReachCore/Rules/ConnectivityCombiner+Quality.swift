@@ -67,8 +67,10 @@ extension ConnectivityCombiner {
 
     /// Impaired when a healthy target with a budget is impaired: at the first hop when one of them
     /// is a default gateway (`link` behind a radio, else `gateway`), else where the first one in
-    /// configuration order is. Good when every healthy target with a budget is good; `nil` while
-    /// one of them has no quality yet, or none has a budget.
+    /// configuration order is (`server`; `dns` for a `dns` target, whose server is the resolver, as
+    /// ``Fault/of(_:kind:)`` says for the verdict). A `dns` target asking the gateway's resolver
+    /// measures the resolver, not the first hop. Good when every healthy target with a budget is
+    /// good; `nil` while one of them has no quality yet, or none has a budget.
     private func judgeCountedTargets() -> CountedQuality? {
         let gateways = gatewayKinds()
         var (anyGood, undecided) = (false, false)
@@ -77,7 +79,9 @@ extension ConnectivityCombiner {
         where status.health == .healthy && status.qualityBudget != nil {
             switch status.quality?.state {
             case .impaired:
-                if let address = targets[index].endpoint.literalAddress, let kind = gateways[address] {
+                if targets[index].kind != "dns", let address = targets[index].endpoint.literalAddress,
+                    let kind = gateways[address]
+                {
                     return CountedQuality(state: .impaired, fault: kind.isRadio ? .link : .gateway, index: index)
                 }
                 firstImpaired = firstImpaired ?? index
@@ -85,7 +89,10 @@ extension ConnectivityCombiner {
             case nil: undecided = true
             }
         }
-        if let firstImpaired { return CountedQuality(state: .impaired, fault: .server, index: firstImpaired) }
+        if let firstImpaired {
+            let fault = Fault.of(.server, kind: targets[firstImpaired].kind)
+            return CountedQuality(state: .impaired, fault: fault, index: firstImpaired)
+        }
         return anyGood && !undecided ? CountedQuality(state: .good) : nil
     }
 

@@ -19,10 +19,22 @@ package struct QualitySample: Sendable, Hashable {
         self.jitter = jitter
     }
 
-    /// A probe's result: one request, answered or lost. A failure is loss whatever its reason:
-    /// the request did not get the answer it needed.
+    /// A probe's result: one request, answered or lost (a failure is loss whatever its reason: the
+    /// request did not get the answer it needed); or an ICMP burst, counted per echo: its median
+    /// round trip, its echoes sent and received, its jitter: a burst with one echo back is up, so
+    /// counted per probe its loss would read 0 % on a line that loses most echoes.
     package init(_ result: ProbeResult, at now: WallTime) {
-        self.init(at: now, latency: result.isSuccess ? result.latency : nil)
+        if let echoes = result.echoes {
+            self.init(
+                at: now,
+                latency: echoes.median,
+                sent: echoes.sent,
+                received: echoes.received,
+                jitter: echoes.jitter
+            )
+        } else {
+            self.init(at: now, latency: result.isSuccess ? result.latency : nil)
+        }
     }
 }
 
