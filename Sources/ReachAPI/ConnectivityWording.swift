@@ -20,6 +20,32 @@ package enum ConnectivityWording {
     /// The specification's status icon for "an appointment starts soon".
     package static let sessionEndingIcon = "appointment-soon"
     package static let unknownVenue = "this network's login page"
+    /// The quality notification's title: connected, but slow or lossy.
+    package static let slowSummary = "Your connection is slow"
+    /// The specification's status icon for a weak signal.
+    package static let slowIcon = "network-wireless-signal-weak"
+
+    /// "Still connected, but your router answers slowly and loses packets.": where the quality
+    /// says it is slow (`gateway`, `link`, else the server and its target) and how (the measures
+    /// past their budget), without the measured values, which change with every probe.
+    package static func slowBody(fault: String?, target: String?, measures: [String]) -> String {
+        let place =
+            switch fault {
+            case Fault.gateway.code: "your router"
+            case Fault.link.code: "your Wi-Fi or mobile link"
+            default: target.map { "the server (target \($0))" } ?? "the server"
+            }
+        var how = measures.compactMap { measure -> String? in
+            switch QualityMeasure(rawValue: measure) {
+            case .latency: "answers slowly"
+            case .loss: "loses packets"
+            case .jitter: "answers unsteadily"
+            case nil: nil
+            }
+        }
+        if how.isEmpty { how = ["answers poorly"] }
+        return "Still connected, but \(place) \(how.joined(separator: " and "))."
+    }
 
     /// The waiting notification's body: whose fault it is, when the path evidence says, then why
     /// and which target, such as "The internet connection is down. The server did not answer in

@@ -33,6 +33,11 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
     /// Spells of `disconnected` (or, for a target, `unhealthy`) overlapping the window, oldest
     /// first; at most ``outageLimit``, the newest kept. Not clipped to the window: `start` may precede `since`.
     package var outages: [Outage]
+    /// Spells of an impaired quality (connected, but slow or lossy) overlapping the window, oldest
+    /// first, for the unified verdict (empty for a target): `reason` names the measures past their
+    /// budget (`latency`, `loss,latency`), `fault` where (`server`, `gateway`, `link`), `target`
+    /// the impaired target. At most ``outageLimit``, the newest kept; they do not count against uptime.
+    @AddedLater package var impaired: [Outage] = []
     /// Spells without a verdict overlapping the window (reachd not running, or `unknown`), oldest first.
     package var gaps: [Gap]
     /// The window's uptime, from every outage and gap in it.
@@ -50,8 +55,10 @@ package struct HistoryDocument: Codable, Sendable, Hashable {
         outages: [Outage] = [],
         gaps: [Gap] = [],
         uptime: Uptime,
-        minutes: [Minute] = []
+        minutes: [Minute] = [],
+        impaired: [Outage] = []
     ) {
+        self.impaired = impaired
         self.since = since
         self.until = until
         self.target = target

@@ -24,7 +24,8 @@ extension StatusDocument {
             targets: verdict.targets.map(Target.init(status:)),
             portal: verdict.portal.map(Portal.init(portal:)),
             interfaces: verdict.interfaces.map(Interface.init(reachability:)),
-            degradedFamilies: verdict.degradedFamilies.map(\.rawValue)
+            degradedFamilies: verdict.degradedFamilies.map(\.rawValue),
+            quality: verdict.quality.map(Quality.init)
         )
     }
 
@@ -56,6 +57,7 @@ extension StatusDocument {
             status.answeredFamilies = target.answeredFamilies.compactMap(IPFamily.init(rawValue:))
             status.degradedFamilies = target.degradedFamilies.compactMap(IPFamily.init(rawValue:))
             if let host = target.host { status.endpoint = HostPort(host: host, port: target.port ?? 0) }
+            status.quality = target.quality?.targetQuality
             if let code = target.reason {
                 status.lastFailure = ProbeFailure(
                     FailureReason(code: code, httpStatus: target.httpStatus) ?? .protocolError,
@@ -76,6 +78,7 @@ extension StatusDocument {
             fault: fault.flatMap(Fault.init(rawValue:))
         )
         verdict.interfaces = interfaces.map(\.reachability)
+        verdict.quality = quality?.verdictQuality
         return verdict
     }
 }
@@ -156,7 +159,9 @@ extension StatusDocument.Target {
             reportedBy: failure?.reportedBy.map { "\($0)" },
             echoes: status.lastResult?.echoes.map(StatusDocument.Echoes.init(statistics:)),
             host: status.probedAt?.host,
-            port: status.probedAt.flatMap { $0.port == 0 ? nil : $0.port }
+            port: status.probedAt.flatMap { $0.port == 0 ? nil : $0.port },
+            quality: status.quality.map(StatusDocument.TargetQuality.init),
+            qualityWindow: StatusDocument.QualityWindow(measures: status.qualityMeasures, budget: status.qualityBudget)
         )
     }
 }

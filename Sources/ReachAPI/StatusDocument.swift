@@ -51,12 +51,18 @@ package struct StatusDocument: Codable, Sendable, Hashable {
     /// The families (`ipv4`, `ipv6`) over which some target fails while it answers over the other:
     /// the union of the targets' `degraded_families`. `state` stays `connected`.
     @AddedLater package var degradedFamilies: [String] = []
+    /// How well the connection works, beside `state` (``Quality``): `null` unless `connected`
+    /// with a target the policy counts judged, or when no target has a budget (`quality:`).
+    @Nullable package var quality: Quality? = nil
 
     /// What the status page's verdict card and `reachctl status` show beside the state and the
     /// reason, in this order (``VerdictFact``).
     package static let facts = [
         VerdictFact(key: "target", label: "Failing target", inSummary: false) { $0.target.map { [$0] } ?? [] },
         VerdictFact(key: "fault", label: "Fault", words: VerdictFact.faultWords) { $0.fault.map { [$0] } ?? [] },
+        VerdictFact(key: "quality.state", id: "quality", label: "Quality", words: VerdictFact.qualityWords) {
+            $0.quality.map { [$0.state] } ?? []
+        },
         VerdictFact(
             key: "degraded_families",
             id: "families",
@@ -155,6 +161,10 @@ package struct StatusDocument: Codable, Sendable, Hashable {
         /// target's health (reachd's GIO module). `null` from a reachd older than these keys.
         @Nullable package var host: String? = nil
         @Nullable package var port: Int? = nil
+        /// The target's quality; `null` without a budget, or before its window holds enough samples.
+        @Nullable package var quality: TargetQuality? = nil
+        /// What its quality window shows now, and its budget; `null` for a target without a budget.
+        @Nullable package var qualityWindow: QualityWindow? = nil
 
         enum CodingKeys: String, CodingKey {
             case name, kind, health, reason, phase, detail
@@ -170,7 +180,8 @@ package struct StatusDocument: Codable, Sendable, Hashable {
             case resolver
             case reportedBy = "reported_by"
             case echoes
-            case host, port
+            case host, port, quality
+            case qualityWindow = "quality_window"
         }
     }
 
@@ -202,5 +213,6 @@ package struct StatusDocument: Codable, Sendable, Hashable {
         case usableInterfaces = "usable_interfaces"
         case targets, portal, interfaces
         case degradedFamilies = "degraded_families"
+        case quality
     }
 }

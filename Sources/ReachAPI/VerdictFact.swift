@@ -10,7 +10,8 @@ import ReachSupport
 /// read as its words where a code alone would not say it to a person (a fault's sentence), else as
 /// the code itself.
 package struct VerdictFact: Sendable {
-    /// The document's key: the page's script reads the value of each event by it.
+    /// The document's key (a dotted path into an object, as `quality.state`): the page's script
+    /// reads the value of each event by it.
     package let key: String
     /// Names the page's elements: `verdict-ID` holds the value, `verdict-ID-row` the whole line.
     package let id: String

@@ -12,15 +12,15 @@ struct ConfigurationParser {
     static let rootKeys =
         [
             "server", "probe", "targets", "policy", "interfaces", "listen", "socket", "api", "grpc_health", "log",
-            "captive_portal", "tls", "history", "upstream",
+            "captive_portal", "tls", "history", "upstream", "quality",
         ] + reactionKeys
     static let httpKeys = ["expect", "headers", "bearer_token_file", "bearer_token_credential", "tls"]
     static let targetKeys =
         [
             "name", "kind", "url", "address", "service", "watch", "interval", "timeout",
-            "failures_before_down", "successes_before_up", "address_family",
+            "failures_before_down", "successes_before_up", "address_family", "quality",
         ] + httpKeys + dnsKeys + icmpKeys
-    static let serverKeys = ["base_url", "health_path", "address_family"] + httpKeys
+    static let serverKeys = ["base_url", "health_path", "address_family", "quality"] + httpKeys
     static let intervalRange = Duration.milliseconds(100)...Duration.seconds(3600)
     static let timeoutRange = Duration.milliseconds(10)...Duration.seconds(300)
     static let settleRange = Duration.zero...Duration.seconds(10)
@@ -38,6 +38,8 @@ struct ConfigurationParser {
         var coalescing = ProbeTarget.defaultCoalescing
         /// `per_interface`: a setting for all targets, not one a target overrides.
         var perInterface = false
+        /// The `quality` section: every target's budgets unless it overrides them; `nil` without one.
+        var quality: QualityBudget?
     }
 
     var reader: ConfigReader
@@ -91,13 +93,19 @@ struct ConfigurationParser {
         }
         guard let entries = reader.mapping(ConfigNode(node: root, path: ""), keys: Self.rootKeys) else { return nil }
 
-        let defaults = entries["probe"].flatMap { parseProbeDefaults($0) } ?? ProbeDefaults()
+        var defaults = entries["probe"].flatMap { parseProbeDefaults($0) } ?? ProbeDefaults()
+        if let node = entries["quality"], let quality = parseQuality(node, over: nil) { defaults.quality = quality }
         var targets: [ProbeTarget] = []
         if let server = entries["server"], let target = parseServer(server, defaults: defaults) {
+            checkQualityWindow(of: target, at: server)
             targets.append(target)
         }
         if let list = entries["targets"], let items = reader.sequence(list) {
-            targets += items.compactMap { parseTarget($0, defaults: defaults) }
+            for item in items {
+                guard let target = parseTarget(item, defaults: defaults) else { continue }
+                checkQualityWindow(of: target, at: item)
+                targets.append(target)
+            }
         }
         checkNames(of: targets, entries: entries)
 
@@ -284,7 +292,8 @@ struct ConfigurationParser {
             timeout: settings.timeout,
             hysteresis: settings.hysteresis,
             addressFamily: settings.addressFamily,
-            coalescing: settings.coalescing
+            coalescing: settings.coalescing,
+            quality: settings.quality
         )
     }
 
@@ -357,7 +366,8 @@ struct ConfigurationParser {
             timeout: settings.timeout,
             hysteresis: settings.hysteresis,
             addressFamily: settings.addressFamily,
-            coalescing: settings.coalescing
+            coalescing: settings.coalescing,
+            quality: settings.quality
         )
     }
 
@@ -381,6 +391,9 @@ struct ConfigurationParser {
         }
         if let node = entries["coalesce"], let value = reader.duration(node, in: Self.coalescingRange) {
             settings.coalescing = value
+        }
+        if let node = entries["quality"], let quality = parseQuality(node, over: settings.quality) {
+            settings.quality = quality
         }
     }
 

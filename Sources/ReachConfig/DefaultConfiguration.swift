@@ -80,6 +80,18 @@ enum DefaultConfiguration {
         #     packets: 5                  # echoes per probe, spread over the interval; needs reachd's group in
         #                                 # net.ipv4.ping_group_range (systemd opens it to all), else not_permitted
 
+        # Quality, beside the verdict: how well a connected target answers. Slow is not
+        # down: the verdict stays connected, and its quality says "impaired" (where, and
+        # how bad) once a measure over the window is past its budget at 3 evaluations in
+        # a row, "good" again after 5 in a row under 0.7 x the budget. These budgets are
+        # far above a clean line's, loaded machine or not. A target may override any key,
+        # or say "quality: off"; without this section, no target has a quality.
+        quality:
+          latency: 500ms            # the window's median request time (HTTP, TCP, gRPC)
+          loss: 10%                 # the window's share of failed probes
+          jitter: 100ms             # the window's mean jitter of ICMP echo bursts
+          window: 30s               # how far back the measures look (3 probes at the least)
+
         # How the targets' health combines: all, any, or { quorum: 2 }.
         policy: all
 

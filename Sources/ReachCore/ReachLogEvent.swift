@@ -22,6 +22,9 @@ package enum ReachLogEvent: String, Sendable, CaseIterable {
     case portalSessionEnding = "portal_session_ending"
     /// A target's TLS certificate (or one in its chain) expires within `tls.warn_before`.
     case certificateExpiring = "certificate_expiring"
+    /// The connection's quality changed beside an unchanged verdict: slow or lossy (and where), or
+    /// good again (`REACHD_QUALITY`, `REACHD_QUALITY_FAULT`, `REACHD_QUALITY_TARGET`).
+    case qualityChanged = "quality_changed"
     /// The set of usable interfaces changed.
     case linkChanged = "link_changed"
     /// A reload applied a new configuration.

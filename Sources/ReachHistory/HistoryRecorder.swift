@@ -32,6 +32,8 @@ package final class HistoryRecorder: ProbeObserver, Sendable {
         var verdict: HistoryBatch.Transition?
         /// Each target's last recorded health and failure reason.
         var health: [String: TargetHealth] = [:]
+        /// The verdict's last recorded quality (``HistoryStore/qualityScope``).
+        var quality: HistoryBatch.Transition?
         /// Rows dropped over ``maximumPending`` since the last commit that worked.
         var dropped = 0
     }
@@ -105,6 +107,25 @@ package final class HistoryRecorder: ProbeObserver, Sendable {
                 if state.verdict?.state != change.state { stamped.at = min(now, verdict.since.secondsSinceEpoch) }
                 state.verdict = change
                 state.pending.transitions.append(stamped)
+            }
+            var quality = HistoryBatch.Transition(
+                at: now,
+                scope: HistoryStore.qualityScope,
+                state: verdict.quality?.state.rawValue ?? "none",
+                reason: verdict.quality.map { $0.exceeded.map(\.measure.rawValue).sorted().joined(separator: ",") },
+                fault: verdict.quality?.fault?.code,
+                target: verdict.quality?.target
+            )
+            let lastQuality = state.quality
+            if lastQuality?.state != quality.state || lastQuality?.reason != quality.reason
+                || lastQuality?.fault != quality.fault || lastQuality?.target != quality.target
+            {
+                if lastQuality?.state != quality.state, let since = verdict.quality?.since {
+                    quality.at = min(now, since.secondsSinceEpoch)
+                }
+                // No quality from the start is no change worth a row.
+                if lastQuality != nil || quality.state != "none" { state.pending.transitions.append(quality) }
+                state.quality = quality
             }
             for target in verdict.targets {
                 let reason = target.health == .unhealthy ? target.unhealthyReason : nil

@@ -38,29 +38,49 @@ extension HistoryStore {
                 )
             }
             let minutes = try Self.minutes(db, target: query.target, from: since, to: until)
+            // The verdict's impaired spells; a target's quality is not recorded on its own.
+            let impaired =
+                query.target != nil
+                ? []
+                : try Self.timeline(
+                    db,
+                    scope: HistoryStore.qualityScope,
+                    from: since,
+                    to: until,
+                    liveRun: liveRun,
+                    now: now.secondsSinceEpoch,
+                    spellStates: [QualityState.impaired.rawValue]
+                ).outages
             let uptime = Self.uptime(timeline, window: window, now: now.secondsSinceEpoch)
             return HistoryDocument(
                 since: RFC3339.string(from: window.lowerBound),
                 until: RFC3339.string(from: window.upperBound),
                 target: query.target,
                 transitions: transitions,
-                outages: timeline.outages.suffix(HistoryDocument.outageLimit).map { outage in
-                    HistoryDocument.Outage(
-                        start: Self.text(outage.start),
-                        end: outage.end.map(Self.text),
-                        durationSeconds: max(0, (outage.end ?? until) - outage.start),
-                        reason: outage.reason,
-                        fault: outage.fault,
-                        target: outage.target
-                    )
-                },
+                outages: timeline.outages.suffix(HistoryDocument.outageLimit).map { Self.outage($0, until: until) },
                 gaps: timeline.gaps.suffix(HistoryDocument.gapLimit).map {
                     HistoryDocument.Gap(start: Self.text($0.start), end: $0.end.map(Self.text))
                 },
                 uptime: uptime,
-                minutes: minutes
+                minutes: minutes,
+                impaired: impaired.suffix(HistoryDocument.outageLimit).map { Self.outage($0, until: until) }
             )
         }
+    }
+
+    /// The scope of the verdict's quality changes in the `transition` table: not a target's name,
+    /// which cannot hold `#`.
+    package static let qualityScope = "#quality"
+
+    private static func outage(_ spell: Spell, until: Double) -> HistoryDocument.Outage {
+        HistoryDocument.Outage(
+            start: text(spell.start),
+            end: spell.end.map(text),
+            durationSeconds: max(0, (spell.end ?? until) - spell.start),
+            reason: spell.reason,
+            fault: spell.fault,
+            target: spell.target
+        )
     }
 
     /// The verdict's uptime over `window` alone: what `reachd_uptime_ratio` needs, without listing anything.
@@ -108,14 +128,15 @@ extension HistoryStore {
 
     /// The outages and gaps of `scope` overlapping `from..<to`, oldest first: each run of reachd
     /// starts unknown and follows its transitions to its recorded end (`now` for the live run);
-    /// time outside every run is a gap.
+    /// time outside every run is a gap. An outage is a spell in one of `spellStates`.
     static func timeline(
         _ db: SQLiteConnection,
         scope: String,
         from: Double,
         to: Double,
         liveRun: Int64?,
-        now: Double
+        now: Double,
+        spellStates: Set<String> = ["disconnected", "unhealthy"]
     )
         throws -> (outages: [Spell], gaps: [Spell])
     {
@@ -164,7 +185,7 @@ extension HistoryStore {
                 )
                 if state == "unknown" {
                     add(spell, to: &gaps)
-                } else if ["disconnected", "unhealthy"].contains(state) {
+                } else if spellStates.contains(state) {
                     add(spell, to: &outages)
                 }
             }

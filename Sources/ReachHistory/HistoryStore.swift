@@ -98,7 +98,8 @@ package final class HistoryStore: Sendable {
     private static let migrations: [(version: String, sql: String)] = [
         (
             "v1",
-            // Times are seconds since the epoch. `scope` is "" for the verdict, else a target's name.
+            // Times are seconds since the epoch. `scope` is "" for the verdict, "#quality" for its
+            // quality, else a target's name.
             """
             CREATE TABLE run (id INTEGER PRIMARY KEY, started_at REAL NOT NULL, last_seen_at REAL NOT NULL);
             CREATE INDEX run_last_seen ON run (last_seen_at);

@@ -57,6 +57,11 @@ public struct ServiceVerdict: Sendable, Hashable {
     /// Each target, in configuration order: its name, kind, health, the failure that holds it
     /// down (or its last probe's), its certificate and its address families.
     public var targets: [TargetStatus]
+    /// How well the connection works, beside ``state`` and never changing it: `good`, or
+    /// `impaired` with where (``VerdictQuality/fault``) and how bad; `nil` unless `connected` with
+    /// a counted target judged (or when no target has a budget). A program may send less while
+    /// it is impaired; no callback runs for it.
+    public var quality: VerdictQuality?
 
     /// A verdict from its parts.
     public init(
@@ -67,8 +72,10 @@ public struct ServiceVerdict: Sendable, Hashable {
         portal: CaptivePortal? = nil,
         usableInterfaces: [String] = [],
         interfaces: [InterfaceReachability] = [],
-        targets: [TargetStatus] = []
+        targets: [TargetStatus] = [],
+        quality: VerdictQuality? = nil
     ) {
+        self.quality = quality
         self.state = state
         self.reason = reason
         self.since = since
@@ -100,7 +107,8 @@ public struct ServiceVerdict: Sendable, Hashable {
             portal: verdict.portal,
             usableInterfaces: verdict.usableInterfaces,
             interfaces: verdict.interfaces,
-            targets: verdict.targets
+            targets: verdict.targets,
+            quality: verdict.quality
         )
     }
 
@@ -131,6 +139,7 @@ public struct ServiceVerdict: Sendable, Hashable {
             fault: fault
         )
         verdict.interfaces = interfaces
+        verdict.quality = quality
         return verdict
     }
 }

@@ -14,6 +14,7 @@ extension ReachLogEvent {
         case .captivePortal: "f0ea76c084fe49b1a425c3b77203640e"
         case .portalSessionEnding: "3edbb8950ba1408ea581dc7d51486b73"
         case .certificateExpiring: "f6641f05e93f4edb92b7609fa0005169"
+        case .qualityChanged: "53a9fb57ea75433bb8e6096dc2770b97"
         case .linkChanged: "9e55e80062d34b2096ab7270957a0aef"
         case .configReloaded: "273bd6484a444f69a28ff4ea63cd768c"
         case .reloadRejected: "1dfd604988d04a4a858d8481de25b811"

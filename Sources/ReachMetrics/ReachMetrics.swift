@@ -30,6 +30,8 @@ package final class ReachMetrics: ProbeObserver, Sendable {
     private let faults: [String: Gauge]
     /// `reachd_interface_reachable`, per uplink probed on its own.
     private let interfaceSeries = InterfaceSeries()
+    /// `reachd_quality` and the targets' quality series, sampled at each scrape.
+    private let qualitySeries: QualitySeries
     private let netlinkOverruns: Counter
     private let state = Mutex(State())
 
@@ -100,6 +102,7 @@ package final class ReachMetrics: ProbeObserver, Sendable {
             }
         )
         faults[Self.noFault]?.set(to: 1)
+        qualitySeries = QualitySeries(in: registry)
         registry.makeGauge(descriptor: Self.buildInfoName, labels: [("version", version)]).set(to: 1)
         for outcome in [CallbackReport.Outcome.succeeded, .failed(""), .timedOut, .cancelled, .skipped] {
             _ = registry.makeCounter(descriptor: Self.restorationCallbacksName, labels: [("result", outcome.code)])
@@ -229,6 +232,7 @@ package final class ReachMetrics: ProbeObserver, Sendable {
     package func exposition(monitor: ConnectivityMonitor) -> [UInt8] {
         subscribers.set(to: Double(monitor.subscriberCount))
         if let overruns = state.withLock({ $0.netlinkOverrunSource }) { setNetlinkOverruns(overruns()) }
+        qualitySeries.record(monitor.current.verdict, in: registry)
         // The state sets (`reachd_fault`, `reachd_failing_target`) change under this lock.
         return state.withLock { _ in registry.emitToBuffer() }
     }

@@ -37,6 +37,15 @@ extension NotificationPolicy {
                 transient: true,
                 expiry: .after(settings.connectedFor)
             )
+        case .slow(let body):
+            return DesktopNotification(
+                icon: ConnectivityWording.slowIcon,
+                summary: ConnectivityWording.slowSummary,
+                body: body,
+                urgency: .low,
+                category: "network",
+                expiry: .never
+            )
         case .sessionEnding(let end):
             // Gone by itself when the session ends, if the policy has not taken it away first.
             let remaining = now.duration(to: end)

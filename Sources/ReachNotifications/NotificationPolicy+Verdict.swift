@@ -15,19 +15,23 @@ extension NotificationPolicy {
         package var portal: Portal?
         /// Where the path breaks (`gateway`, `upstream`, `server`, ...), when disconnected.
         package var fault: String?
+        /// The slow notification's body while the quality is impaired (``ConnectivityWording/slowBody(fault:target:measures:)``); `nil` otherwise.
+        package var slowBody: String?
 
         package init(
             state: ConnectivityState,
             reason: String,
             target: String? = nil,
             portal: Portal? = nil,
-            fault: String? = nil
+            fault: String? = nil,
+            slowBody: String? = nil
         ) {
             self.state = state
             self.reason = reason
             self.target = target
             self.portal = portal
             self.fault = fault
+            self.slowBody = slowBody
         }
 
         /// A portal holds the connection until the person signs in.
@@ -84,7 +88,15 @@ extension NotificationPolicy.Verdict {
             reason: document.reason,
             target: document.target,
             portal: portal,
-            fault: document.fault
+            fault: document.fault,
+            slowBody: document.quality.flatMap { quality in
+                quality.state == QualityState.impaired.rawValue
+                    ? ConnectivityWording.slowBody(
+                        fault: quality.fault,
+                        target: quality.target,
+                        measures: quality.exceeded.map(\.measure)
+                    ) : nil
+            }
         )
     }
 }

@@ -18,6 +18,9 @@ import ReachCore
 /// - **Rate limit on pop-ups.** Apart from those, at most one post per ``Settings/minInterval``:
 ///   the first change after a quiet spell is shown at once; later ones wait for the window to end,
 ///   and then only the latest state is shown. The final state is always shown.
+/// - **Slow, if asked.** With ``Settings/notifySlow``, "Your connection is slow" while connected
+///   with an impaired quality (where and how, without values), after any "Connected" or session
+///   warning, withdrawn when the quality is good again; dismissed, it stays away until then.
 /// - **A session's end, once.** With a portal session's end known, one warning
 ///   ``Settings/portalWarning`` before it ("Wi-Fi session ends in 5 minutes"); a session end that
 ///   moves later by more than a minute is a new session. The warning goes when the session ends.
@@ -36,15 +39,20 @@ package struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Inst
         package var connectedFor: Duration
         /// How long before a portal session ends the person is told.
         package var portalWarning: Duration
+        /// Whether "Your connection is slow" is shown while the verdict's quality is impaired: off
+        /// by default (`--notify-slow`, or `REACHD_NOTIFY_SLOW=1`).
+        package var notifySlow: Bool
 
         package init(
             minInterval: Duration = .seconds(10),
             connectedFor: Duration = .seconds(5),
-            portalWarning: Duration = .seconds(300)
+            portalWarning: Duration = .seconds(300),
+            notifySlow: Bool = false
         ) {
             self.minInterval = minInterval
             self.connectedFor = connectedFor
             self.portalWarning = portalWarning
+            self.notifySlow = notifySlow
         }
     }
 
@@ -73,12 +81,14 @@ package struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Inst
         case connected(body: String)
         /// The warning for the session ending at `endsAt`.
         case sessionEnding(endsAt: Instant)
+        /// Connected, but the quality is impaired (``Settings/notifySlow``).
+        case slow(body: String)
 
         /// Whether it tells the person that reachd cannot reach the server.
         var saysDisconnected: Bool {
             switch self {
             case .waiting, .signIn: true
-            case .connected, .sessionEnding: false
+            case .connected, .sessionEnding, .slow: false
             }
         }
     }
@@ -108,6 +118,10 @@ package struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Inst
     /// The person (or the server) took the waiting notification away: stay quiet until the state changes.
     private var quiet = false
     private var checking = false
+    /// What the quality asks for while connected: "Your connection is slow", or nothing.
+    private var slow: Presentation?
+    /// The person took the slow notification away: quiet until the quality is good again.
+    private var slowDismissed = false
 
     /// A policy with nothing shown yet and no bus ready.
     package init(settings: Settings = Settings()) {
@@ -153,6 +167,11 @@ package struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Inst
             }
         }
         session = verdict.portal?.sessionEndsAt == nil ? nil : verdict.portal
+        if let body = verdict.slowBody, verdict.state == .connected, settings.notifySlow {
+            slow = slowDismissed ? nil : .slow(body: body)
+        } else {
+            (slow, slowDismissed) = (nil, false)
+        }
         return flush(at: now)
     }
 
@@ -209,6 +228,7 @@ package struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Inst
     package mutating func closed(id: UInt32, at now: Instant) -> [Effect] {
         guard id != 0, id == shownID else { return [] }
         let wasOutage = shown?.saysDisconnected == true
+        if case .slow? = shown { (slow, slowDismissed) = (nil, true) }
         forgetShown()
         if wasOutage, !checking { quiet = true }
         return []
@@ -258,7 +278,7 @@ package struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Inst
     /// due, else a pending "Connected".
     private func presentation(at now: Instant) -> Presentation? {
         if let wanted, wanted.saysDisconnected { return wanted }
-        return sessionWarning(at: now) ?? wanted
+        return sessionWarning(at: now) ?? wanted ?? slow
     }
 
     /// The warning for the current session, from ``Settings/portalWarning`` before its end to the
@@ -320,7 +340,7 @@ package struct NotificationPolicy<Instant: InstantProtocol>: Sendable where Inst
         switch presentation {
         case .signIn(_, let url): url
         case .sessionEnding: session?.signInURL
-        case .waiting, .connected: nil
+        case .waiting, .connected, .slow: nil
         }
     }
 }

@@ -90,6 +90,18 @@ enum PageWords {
         seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : "\((seconds * 100).rounded() / 100) s"
     }
 
+    /// A target's quality line: `good (median 12 ms, 0 % lost)`, `impaired: 412 ms (budget 300 ms)`,
+    /// `not judged yet (…)`; empty for a target without a budget. The script says the same.
+    static func quality(_ quality: StatusDocument.TargetQuality?, window: StatusDocument.QualityWindow?) -> String {
+        guard let window else { return "" }
+        let measures =
+            "median \(window.latencySeconds.map(latency) ?? "—"), "
+            + "\(window.loss.map(StatusDocument.QualityFinding.percent) ?? "—") lost"
+        guard let quality else { return "not judged yet (\(measures))" }
+        guard quality.state == QualityState.impaired.rawValue else { return "good (\(measures))" }
+        return "impaired: " + quality.exceeded.map(\.phrase).joined(separator: ", ")
+    }
+
     /// A ratio as a percentage with two decimals, rounded down so that a single failure never shows as 100 %.
     static func percent(_ ratio: Double) -> String {
         let hundredths = Int((ratio * 10_000).rounded(.down))

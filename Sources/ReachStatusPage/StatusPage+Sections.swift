@@ -29,6 +29,7 @@ extension StatusPage {
             <div><dt>Latency</dt><dd class="latency">\(target.latencySeconds.map(PageWords.latency) ?? "—")</dd></div>
             <div class="cert-row"\(target.certificate == nil ? " hidden" : "")><dt>Certificate expires</dt><dd class="cert">\(certificateWords(target.certificate))</dd></div>
             <div class="families-row"\(target.degradedFamilies.isEmpty ? " hidden" : "")><dt>Degraded address family</dt><dd class="families">\(PageWords.families(target.degradedFamilies))</dd></div>
+            <div class="quality-row"\(target.qualityWindow == nil ? " hidden" : "")><dt>Quality</dt><dd class="quality">\(PageWords.quality(target.quality, window: target.qualityWindow))</dd></div>
             </dl>
             \(LatencyChart(points: points, now: now.secondsSinceEpoch).svg(label: "Latency of \(target.name) over the last minutes"))
             </li>

@@ -27,6 +27,22 @@ extension StatusPageAssets {
             return m ? `${m} min` : `${s} s`;
           };
           const latency = (s) => s == null ? "\\u2014" : s < 1 ? `${Math.round(s * 1000)} ms` : `${Math.round(s * 100) / 100} s`;
+          const percent = (share) => `${Math.round(share * 1000) / 10} %`;
+          const finding = (f) => {
+            const ms = (s) => `${Math.round(s * 1000)} ms`;
+            if (f.measure === "loss") return `${percent(f.value)} lost (budget ${percent(f.budget)})`;
+            if (f.measure === "jitter") return `jitter ${ms(f.value)} (budget ${ms(f.budget)})`;
+            return `${ms(f.value)} (budget ${ms(f.budget)})`;
+          };
+          // As PageWords.quality: the first paint and every event say the same.
+          const quality = (target) => {
+            const w = target.quality_window, q = target.quality;
+            if (!w) return "";
+            const measures = `median ${latency(w.latency_seconds)}, ${w.loss == null ? latency(null) : percent(w.loss)} lost`;
+            if (!q) return `not judged yet (${measures})`;
+            if (q.state !== "impaired") return `good (${measures})`;
+            return "impaired: " + q.exceeded.map(finding).join(", ");
+          };
           const element = (tag, className, text) => {
             const node = document.createElement(tag);
             if (className) node.className = className;
@@ -49,7 +65,7 @@ extension StatusPageAssets {
             $("verdict-since").dateTime = doc.since;
             $("verdict-since").textContent = time(doc.since);
             for (const fact of data.facts) {
-              const value = doc[fact.key];
+              const value = fact.key.split(".").reduce((object, key) => (object == null ? null : object[key]), doc);
               const codes = value == null ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
               $(`verdict-${fact.id}`).textContent = codes.map((code) => fact.words[code] || code).join(", ");
               show(`verdict-${fact.id}-row`, codes.length > 0);
@@ -82,6 +98,7 @@ extension StatusPageAssets {
             row("Latency", "latency");
             row("Certificate expires", "cert").className = "cert-row";
             row("Degraded address family", "families").className = "families-row";
+            row("Quality", "quality").className = "quality-row";
             const chart = document.createElementNS("http://www.w3.org/2000/svg", "svg");
             chart.setAttribute("class", "chart");
             chart.setAttribute("viewBox", "0 0 300 48");
@@ -113,6 +130,8 @@ extension StatusPageAssets {
               }
               item.querySelector(".families").textContent = families(target.degraded_families);
               item.querySelector(".families-row").hidden = item.querySelector(".families").textContent === "";
+              item.querySelector(".quality").textContent = quality(target);
+              item.querySelector(".quality-row").hidden = !target.quality_window;
               record(target);
             }
             for (const item of document.querySelectorAll("#targets > li")) if (!names.has(item.dataset.target)) item.remove();

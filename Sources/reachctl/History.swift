@@ -49,10 +49,10 @@ extension ReachctlCommand {
             }
         }
 
-        /// The outages as aligned columns, then the uptime in a line.
+        /// The outages as aligned columns, the impaired spells (connected, but slow or lossy) the
+        /// same way when there were any, then the uptime in a line.
         static func table(_ document: HistoryDocument) -> [String] {
-            let header = ["START", "DURATION", "REASON", "FAULT", "TARGET"]
-            let rows = document.outages.map { outage in
+            let spell = { (outage: HistoryDocument.Outage) in
                 [
                     outage.start, duration(outage.durationSeconds) + (outage.end == nil ? " (ongoing)" : ""),
                     outage.reason ?? "-",
@@ -60,17 +60,13 @@ extension ReachctlCommand {
                 ]
             }
             var lines: [String] = []
-            if rows.isEmpty {
+            if document.outages.isEmpty {
                 lines.append("no outages from \(document.since) to \(document.until)")
             } else {
-                let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-                for row in [header] + rows {
-                    lines.append(
-                        zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(
-                            separator: "  "
-                        ).trimmingSuffixSpaces
-                    )
-                }
+                lines += columns(["START", "DURATION", "REASON", "FAULT", "TARGET"], document.outages.map(spell))
+            }
+            if !document.impaired.isEmpty {
+                lines += columns(["IMPAIRED", "DURATION", "MEASURES", "WHERE", "TARGET"], document.impaired.map(spell))
             }
             let uptime = document.uptime
             let ratio = uptime.ratio.map { "\(percent($0)) up" } ?? "no known time"
@@ -78,6 +74,15 @@ extension ReachctlCommand {
                 "uptime: \(ratio) (\(duration(uptime.connectedSeconds)) connected, \(duration(uptime.disconnectedSeconds)) disconnected, \(duration(uptime.unknownSeconds)) unknown)"
             )
             return lines
+        }
+
+        /// `rows` under `header`, each column as wide as its widest cell.
+        static func columns(_ header: [String], _ rows: [[String]]) -> [String] {
+            let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+            return ([header] + rows).map { row in
+                zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(separator: "  ")
+                    .trimmingSuffixSpaces
+            }
         }
 
         /// `1h2m3s`, `4.5s`, `2d3h`: short and exact enough for a person.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoundationEssentials
 import Logging
 import ReachClient
 import ReachNotifications
@@ -14,7 +15,8 @@ extension ReachctlCommand {
                 while disconnected ("Sign in to the network" with an "Open sign-in page" action \
                 behind a captive portal), replaced at once by a brief "Connected" when restored. \
                 At most one pop-up per --min-interval; the final state is always shown. With a \
-                portal session's end known, one warning --portal-warning before it. Survives \
+                portal session's end known, one warning --portal-warning before it. With \
+                --notify-slow, "Your connection is slow" while connected but impaired. Survives \
                 reachd, the session bus and the notification server going away and coming back. \
                 Logs to standard error.
                 """
@@ -40,6 +42,13 @@ extension ReachctlCommand {
         )
         var portalWarning = DurationArgument(argument: "5m")!
 
+        @Flag(
+            name: .customLong("notify-slow"),
+            help:
+                "Also say \"Your connection is slow\" while connected with an impaired quality (or REACHD_NOTIFY_SLOW=1)."
+        )
+        var notifySlow = false
+
         @Flag(help: "Log every bus event and reconnect attempt.")
         var verbose = false
 
@@ -50,7 +59,8 @@ extension ReachctlCommand {
             let settings = NotificationPolicy<ContinuousClock.Instant>.Settings(
                 minInterval: minInterval.duration,
                 connectedFor: max(connectedFor.duration, .milliseconds(1)),
-                portalWarning: portalWarning.duration
+                portalWarning: portalWarning.duration,
+                notifySlow: notifySlow || ProcessInfo.processInfo.environment["REACHD_NOTIFY_SLOW"] == "1"
             )
             logger.info("following reachd at \(endpoint.base); at most one notification per \(minInterval)")
             await NotificationAgent(client: ReachdClient(endpoint: endpoint), settings: settings, logger: logger).run()

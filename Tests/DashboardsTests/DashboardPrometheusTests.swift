@@ -174,7 +174,7 @@ struct DashboardPrometheusTests {
         #expect(rules.count == declared)
         for expected in [
             "ReachdDisconnected", "ReachdFlapping", "ReachdProbeLatencyHigh", "ReachdCertificateExpiresSoon",
-            "ReachdCertificateExpired", "ReachdDown",
+            "ReachdCertificateExpired", "ReachdDown", "ReachdImpaired",
         ] {
             #expect(rules.contains { $0.name == expected }, "no rule \(expected)")
         }

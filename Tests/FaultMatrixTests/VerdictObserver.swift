@@ -18,6 +18,8 @@ struct ObservedVerdict: Sendable {
     var target: String? = nil
     /// Each uplink's reachability (`interfaces`), as `ua=false ub=true`.
     var interfaces: String = ""
+    /// The verdict's quality (`quality`), as `impaired fault=server target=api latency=0.412,loss=0.1`; `nil` when none.
+    var quality: String? = nil
 
     var summary: String { "\(state)/\(reason)" }
     /// Everything a program is told of where the path breaks: compared between reachd and the embedded service.
@@ -101,7 +103,14 @@ final class VerdictObserver: Sendable {
             portalEvidence: portal?["evidence"] as? String,
             fault: object["fault"] as? String,
             target: object["target"] as? String,
-            interfaces: interfaces.joined(separator: " ")
+            interfaces: interfaces.joined(separator: " "),
+            quality: (object["quality"] as? [String: Any]).map { quality in
+                let exceeded = (quality["exceeded"] as? [[String: Any]] ?? []).map {
+                    "\($0["measure"] as? String ?? "?")=\(($0["value"] as? NSNumber)?.doubleValue ?? .nan)"
+                }
+                return
+                    "\(quality["state"] as? String ?? "?") fault=\(quality["fault"] as? String ?? "none") target=\(quality["target"] as? String ?? "none") \(exceeded.joined(separator: ","))"
+            }
         )
     }
 

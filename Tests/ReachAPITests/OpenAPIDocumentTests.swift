@@ -49,7 +49,7 @@ struct OpenAPIDocumentTests {
 
     @Test func everyKeyOfTheStatusDocumentIsInTheSchema() throws {
         let lines = Self.text.split(separator: "\n")
-        let target = TargetStatus(
+        var target = TargetStatus(
             name: "a",
             kind: "http",
             lastResult: .ok("a"),
@@ -59,6 +59,10 @@ struct OpenAPIDocumentTests {
                 issuer: "CN=CA"
             )
         )
+        let finding = QualityFinding(measure: .latency, value: 0.4, budget: 0.3)
+        target.quality = TargetQuality(state: .impaired, exceeded: [finding], since: WallTime(sinceEpoch: .zero))
+        target.qualityBudget = QualityBudget(latency: .milliseconds(300))
+        target.qualityMeasures = QualityMeasures(latency: .milliseconds(400), loss: 0, samples: 3)
         let portal = CaptivePortal(
             evidence: .rfc8908,
             isCaptive: false,
@@ -73,6 +77,13 @@ struct OpenAPIDocumentTests {
             portal: portal
         )
         verdict.interfaces = [InterfaceReachability(name: "eth0", reachable: false, reason: .timeout, fault: .server)]
+        verdict.quality = VerdictQuality(
+            state: .impaired,
+            fault: .server,
+            target: "a",
+            exceeded: [finding],
+            since: WallTime(sinceEpoch: .zero)
+        )
         let event = ConnectivityEvent(sequence: 1, verdict: verdict)
         let data = APIJSON.encode(StatusDocument(event: event, likelyConnected: true))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -81,10 +92,17 @@ struct OpenAPIDocumentTests {
         let portalObject = try #require(object["portal"] as? [String: Any])
         let certificate = try #require(targetObject["certificate"] as? [String: Any])
         let interface = try #require((object["interfaces"] as? [[String: Any]])?.first)
+        let quality = try #require(object["quality"] as? [String: Any])
+        let qualityFinding = try #require((quality["exceeded"] as? [[String: Any]])?.first)
+        let targetQuality = try #require(targetObject["quality"] as? [String: Any])
+        let window = try #require(targetObject["quality_window"] as? [String: Any])
+        let budget = try #require(window["budget"] as? [String: Any])
         for (schema, keys) in [
             ("StatusDocument", object.keys), ("TargetStatus", targetObject.keys), ("Timings", timings.keys),
             ("CaptivePortal", portalObject.keys),
             ("Certificate", certificate.keys), ("InterfaceReachability", interface.keys),
+            ("Quality", quality.keys), ("QualityFinding", qualityFinding.keys), ("TargetQuality", targetQuality.keys),
+            ("QualityWindow", window.keys), ("QualityBudget", budget.keys),
         ] {
             let properties = block("      properties:", in: block("    \(schema):", in: lines))
             let described = Set(

@@ -82,7 +82,7 @@ struct StatusDocumentTests {
                 == [
                     "state", "reason", "reason_detail", "target", "fault", "since", "likely_connected", "sequence",
                     "reset", "version",
-                    "usable_interfaces", "targets", "portal", "interfaces", "degraded_families",
+                    "usable_interfaces", "targets", "portal", "interfaces", "degraded_families", "quality",
                 ]
         )
         #expect(object["state"] as? String == "connected")
@@ -100,7 +100,8 @@ struct StatusDocumentTests {
                     "name", "kind", "health", "reason", "phase", "detail", "http_status", "latency_seconds", "timings",
                     "last_checked_at",
                     "consecutive_failures", "consecutive_successes", "certificate", "families", "answered_families",
-                    "degraded_families", "resolver", "reported_by", "echoes", "host", "port",
+                    "degraded_families", "resolver", "reported_by", "echoes", "host", "port", "quality",
+                    "quality_window",
                 ]
         )
         #expect(target["host"] is NSNull && target["port"] is NSNull, "a status made without its target: where unknown")
@@ -140,6 +141,44 @@ struct StatusDocumentTests {
         #expect(document.fault == nil)
         #expect(document.interfaces.isEmpty && document.degradedFamilies.isEmpty)
         #expect(document.targets.map(\.name) == ["api"] && document.targets[0].families.isEmpty)
+        #expect(
+            document.quality == nil && document.targets[0].quality == nil && document.targets[0].qualityWindow == nil
+        )
+    }
+
+    @Test func anImpairedConnectionSaysWhereAndHowBadInTheHeadline() throws {
+        let since = WallTime(sinceEpoch: .seconds(1_800_000_000))
+        var verdict = Verdict(state: .connected, reason: .healthy, since: since)
+        let latency = QualityFinding(measure: .latency, value: 0.412, budget: 0.3)
+        let loss = QualityFinding(measure: .loss, value: 0.125, budget: 0.05)
+        let cases: [(Fault, String, [QualityFinding], String)] = [
+            (.server, "server", [latency], "connected, slow: server 412 ms (budget 300 ms)"),
+            (
+                .server, "api", [latency, loss],
+                "connected, slow and lossy: api 412 ms (budget 300 ms), 12.5 % lost (budget 5 %)"
+            ),
+            (.gateway, "router", [loss], "connected, lossy: gateway (target router) 12.5 % lost (budget 5 %)"),
+        ]
+        for (fault, target, exceeded, headline) in cases {
+            verdict.quality = VerdictQuality(
+                state: .impaired,
+                fault: fault,
+                target: target,
+                exceeded: exceeded,
+                since: since
+            )
+            let document = StatusDocument(
+                event: ConnectivityEvent(sequence: 1, verdict: verdict),
+                likelyConnected: true
+            )
+            #expect(document.headline == headline)
+            let read = try APIJSON.decode(StatusDocument.self, from: Array(APIJSON.encode(document)))
+            #expect(read.verdict.quality == verdict.quality, "the quality reads back as it was")
+        }
+        verdict.quality = VerdictQuality(state: .good, since: since)
+        let good = StatusDocument(event: ConnectivityEvent(sequence: 1, verdict: verdict), likelyConnected: true)
+        #expect(good.headline == "connected (healthy)")
+        #expect(good.factValues.first { $0.fact.key == "quality.state" }?.codes == ["good"])
     }
 
     @Test func aFailedTargetNamesItsReasonPhaseAndDetail() async throws {

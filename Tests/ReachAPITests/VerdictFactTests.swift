@@ -21,6 +21,7 @@ struct VerdictFactTests {
         if degraded {
             verdict.targets[0].families = [.ipv4, .ipv6]
             verdict.targets[0].degradedFamilies = [.ipv6]
+            verdict.quality = VerdictQuality(state: .impaired, fault: .server, target: "api", since: verdict.since)
         }
         return StatusDocument(event: ConnectivityEvent(sequence: 7, verdict: verdict), likelyConnected: false)
     }
@@ -28,7 +29,12 @@ struct VerdictFactTests {
     /// The JSON at `key`, as the script makes codes of it.
     private func codes(at key: String, in document: StatusDocument) throws -> [String] {
         let json = try #require(try JSONSerialization.jsonObject(with: APIJSON.encode(document)) as? [String: Any])
-        let value = try #require(json[key], "the document has no key \(key)")
+        var value: Any = json
+        for part in key.split(separator: ".") {
+            if value is NSNull { break }
+            let object = try #require(value as? [String: Any], "\(key): not an object at \(part)")
+            value = try #require(object[String(part)], "the document has no key \(key)")
+        }
         if value is NSNull { return [] }
         if let list = value as? [Any] { return list.map { "\($0)" } }
         return ["\(value)"]
@@ -44,7 +50,11 @@ struct VerdictFactTests {
         let values = Dictionary(
             uniqueKeysWithValues: document(degraded: true).factValues.map { ($0.fact.key, $0.codes) }
         )
-        #expect(values == ["target": ["api"], "fault": ["server"], "degraded_families": ["ipv6"]])
+        #expect(
+            values == [
+                "target": ["api"], "fault": ["server"], "quality.state": ["impaired"], "degraded_families": ["ipv6"],
+            ]
+        )
     }
 
     @Test func aFactReadsAsItsWordsOnThePageAndAsCodeAndWordsInTheSummary() throws {
@@ -57,6 +67,6 @@ struct VerdictFactTests {
         let families = try #require(StatusDocument.facts.first { $0.key == "degraded_families" })
         #expect(families.id == "families")
         #expect(families.text(["ipv4", "ipv6"]) == "IPv4, IPv6")
-        #expect(StatusDocument.facts.filter(\.inSummary).map(\.key) == ["fault"])
+        #expect(StatusDocument.facts.filter(\.inSummary).map(\.key) == ["fault", "quality.state"])
     }
 }

@@ -16,4 +16,9 @@ package enum NFTables {
             """
         try await namespace.execute(["nft", "-f", "-"], input: rules)
     }
+
+    /// Stops every ``drop(in:_:percent:)`` in `namespace`: the wire is clean again.
+    package static func stopDropping(in namespace: TestNamespace) async throws {
+        try await namespace.execute(["nft", "delete", "table", "inet", "reachd_test_loss"])
+    }
 }

@@ -101,6 +101,13 @@ public struct TargetStatus: Sendable, Hashable {
     /// Where the target is probed (its URL's or address's host and port): a program asking "can I
     /// reach this host?" (GLib's `g_network_monitor_can_reach`) is answered from the target's health.
     package var endpoint: HostPort?
+    /// How well the target answers (``TargetQuality``); `nil` without a budget, or before the
+    /// window holds enough samples.
+    public var quality: TargetQuality?
+    /// What its quality window shows now; `nil` for a target without a budget.
+    package var qualityMeasures: QualityMeasures?
+    /// The target's budget, as configured; `nil` without one.
+    package var qualityBudget: QualityBudget?
 
     public init(
         name: String,
@@ -147,6 +154,9 @@ package struct Verdict: Sendable, Hashable {
     /// Each uplink's own reachability (`probe.per_interface`), in index order; empty when that is
     /// off or there is only one uplink. It does not change ``state``: the verdict follows the routes.
     package var interfaces: [InterfaceReachability] = []
+    /// How well the connection works (``VerdictQuality``), beside ``state``, never changing it:
+    /// `nil` unless `connected` with a counted target judged.
+    package var quality: VerdictQuality?
 
     package init(
         state: ConnectivityState,
@@ -174,5 +184,7 @@ extension TargetStatus {
     package init(target: ProbeTarget) {
         self.init(name: target.name, kind: target.kind)
         endpoint = target.endpoint
+        qualityBudget = target.quality.flatMap { $0.judgesAnything ? $0 : nil }
+        qualityMeasures = qualityBudget.map { _ in QualityMeasures() }
     }
 }

@@ -48,6 +48,7 @@ extension ConnectivityMonitor {
             }
         if let kind { metadata.merge(kind.metadata) { _, new in new } }
         logger.log(level: level, "\(verdict.state.rawValue): \(verdict.reason)", metadata: metadata)
+        if change.qualityChanged { logQuality(verdict) }
         if change.isHeadline, let portal = verdict.portal {
             var metadata = ReachLogEvent.captivePortal.metadata
             metadata["portal_url"] = "\(portal.userPortalURL ?? "")"
@@ -58,6 +59,48 @@ extension ConnectivityMonitor {
                 metadata: metadata
             )
         }
+    }
+}
+
+extension ConnectivityMonitor {
+    /// The `quality_changed` entry: impaired (a warning, with where and how bad) or good again.
+    /// A connected verdict that loses its quality by going disconnected says so in its own entry.
+    func logQuality(_ verdict: Verdict) {
+        guard let quality = verdict.quality else { return }
+        var metadata = ReachLogEvent.qualityChanged.metadata
+        metadata["quality"] = "\(quality.state.rawValue)"
+        guard quality.state == .impaired else {
+            logger.notice("connection quality good again", metadata: metadata)
+            return
+        }
+        if let fault = quality.fault { metadata["quality_fault"] = "\(fault.code)" }
+        if let target = quality.target { metadata["quality_target"] = "\(target)" }
+        metadata["quality_exceeded"] = "\(quality.exceeded.map(\.measure.rawValue).joined(separator: ","))"
+        if let first = quality.exceeded.first {
+            metadata["quality_value"] = "\(first.loggedValue(first.value))"
+            metadata["quality_budget"] = "\(first.loggedValue(first.budget))"
+        }
+        logger.warning("connection impaired: \(quality.headline)", metadata: metadata)
+    }
+}
+
+extension QualityFinding {
+    /// Milliseconds for latency and jitter, percent for loss, rounded.
+    func loggedValue(_ value: Double) -> Int {
+        Int((value * (measure == .loss ? 100 : 1000)).rounded())
+    }
+}
+
+extension VerdictQuality {
+    /// `server (target api): latency 412 ms (budget 300 ms)`: where, and how bad.
+    package var headline: String {
+        let place = (fault?.code ?? "server") + (target.map { " (target \($0))" } ?? "")
+        let measures = exceeded.map { finding in
+            let unit = finding.measure == .loss ? " %" : " ms"
+            return "\(finding.measure.rawValue) \(finding.loggedValue(finding.value))\(unit)"
+                + " (budget \(finding.loggedValue(finding.budget))\(unit))"
+        }
+        return "\(place): \(measures.joined(separator: ", "))"
     }
 }
 

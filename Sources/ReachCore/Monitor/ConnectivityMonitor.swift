@@ -220,7 +220,10 @@ public final class ConnectivityMonitor: Sendable {
     package func reconfigure(_ configuration: Configuration) {
         let published: Publication? = state.withLock { state in
             let before = Dictionary(state.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-            let unchanged = Set(configuration.targets.filter { before[$0.name] == $0 }.map(\.name))
+            // A new budget alone keeps the target's health: quality never moves the verdict.
+            let unchanged = Set(
+                configuration.targets.filter { before[$0.name]?.judgedAlike($0) == true }.map(\.name)
+            )
             state.targets = configuration.targets
             state.linkSettleWindow = configuration.linkSettleWindow
             state.evidenceLifetime = configuration.evidenceLifetime

@@ -40,6 +40,9 @@ struct ConnectivityCombiner: Sendable {
         /// A probe result moved its target between `healthy` and `unhealthy` (leaving `unknown` is
         /// not such a move: it is a first finding, not news of a change).
         var targetMove: TargetMove?
+        /// The verdict's quality changed in meaning (``VerdictQuality/differsInMeaning(from:)``):
+        /// news of its own, never a transition.
+        var qualityChanged = false
     }
 
     /// A target that went down or came back.
@@ -85,6 +88,12 @@ struct ConnectivityCombiner: Sendable {
     private var hasAnyResult = false
     /// What the variants of the targets' probes found about each uplink and family (``ProbeVariant``).
     var variants: VariantFindings
+    /// Each target's quality judge, in configuration order; `nil` for a target without a budget.
+    var judges: [QualityJudge?]
+    /// The counted targets' quality, judged again only when a target's health or quality, the
+    /// links or the targets change (`ConnectivityCombiner+Quality`): a result costs O(1).
+    var countedQuality: CountedQuality?
+    var countedQualityIsStale = true
 
     init(
         targets: [ProbeTarget],
@@ -98,6 +107,7 @@ struct ConnectivityCombiner: Sendable {
         self.targets = targets
         self.portalCheck = portalCheck
         self.hystereses = targets.map(\.hysteresis)
+        self.judges = targets.map(QualityJudge.init(for:))
         self.indexByName = Dictionary(
             targets.enumerated().map { ($1.name, $0) },
             uniquingKeysWith: { first, _ in first }
@@ -142,6 +152,7 @@ struct ConnectivityCombiner: Sendable {
             control.immediateProbeRequests += 1
         }
         let pathsChanged = planPaths()
+        countedQualityIsStale = true
         return settle(control: control, at: now, targetsChanged: targetsChanged || pathsChanged)
     }
 
@@ -188,7 +199,9 @@ struct ConnectivityCombiner: Sendable {
         if after != before {
             count(index, from: before, to: after)
             failedAt[result.target] = after == .unhealthy ? span?.ended ?? now : nil
+            countedQualityIsStale = true
         }
+        let qualityChanged = judgeQuality(index, result, at: now)
         // A first finding (a target leaving `unknown`: at start, after a reload, a regained link or a
         // wake) is news with the rest of its round: when the last unknown target is found, or sooner
         // with a headline change (`settle`). One event per first finding made the first round as many
@@ -198,7 +211,7 @@ struct ConnectivityCombiner: Sendable {
         let changed =
             before == .unknown
             ? healthCounts.unknown == 0
-            : after != before || verdict.targets[index].unhealthyReason != beforeReason
+            : after != before || verdict.targets[index].unhealthyReason != beforeReason || qualityChanged
         var change = settle(control: probeControl, at: now, targetsChanged: changed)
         if after != before, before != .unknown, after != .unknown {
             change.targetMove = TargetMove(target: result.target, health: after)
@@ -221,11 +234,26 @@ struct ConnectivityCombiner: Sendable {
     ) -> Change {
         let wasUsable = isLinkUsable
         let previous = Dictionary(verdict.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let statuses = targets.map { target in
+        var statuses = targets.map { target in
             unchanged.contains(target.name)
                 ? previous[target.name] ?? TargetStatus(target: target)
                 : TargetStatus(target: target)
         }
+        let previousJudges = Dictionary(
+            zip(self.targets.map(\.name), judges).map { ($0, $1) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        judges = targets.map { target in
+            let kept = previousJudges[target.name] ?? nil
+            return unchanged.contains(target.name) && kept?.budget == target.quality ? kept : QualityJudge(for: target)
+        }
+        for index in statuses.indices where judges[index]?.budget != statuses[index].qualityBudget {
+            // A new budget is judged anew; the target's health stands.
+            statuses[index].quality = nil
+            statuses[index].qualityBudget = judges[index]?.budget
+            statuses[index].qualityMeasures = judges[index].map { _ in QualityMeasures() }
+        }
+        countedQualityIsStale = true
         // A new or changed target that starts from `unknown` may look like a fresh status: count it by name.
         let targetsChanged = statuses != verdict.targets || unchanged.count != targets.count
         self.targets = targets
@@ -277,8 +305,8 @@ struct ConnectivityCombiner: Sendable {
         var change = Change(probeControlChanged: control != probeControl)
         probeControl = control
 
-        let (previousState, previousReason, previousPortal, previousFault) = (
-            verdict.state, verdict.reason, verdict.portal, verdict.fault
+        let (previousState, previousReason, previousPortal, previousFault, previousQuality) = (
+            verdict.state, verdict.reason, verdict.portal, verdict.fault, verdict.quality
         )
         let (state, reason, portal) = decide()
         let fault =
@@ -292,11 +320,14 @@ struct ConnectivityCombiner: Sendable {
         let portalChanged = portal.map { $0.differsInMeaning(from: previousPortal) } ?? (previousPortal != nil)
         if interfacesChanged { verdict.usableInterfaces = usableInterfaces }
         if state != previousState { verdict.since = now }
+        verdict.quality = state == .connected ? verdictQuality(previous: previousQuality, at: now) : nil
+        change.qualityChanged =
+            verdict.quality.map { $0.differsInMeaning(from: previousQuality) } ?? (previousQuality != nil)
         change.transition = transitions.next(state)
         change.isHeadline =
             state != previousState || reason != previousReason || fault != previousFault || interfacesChanged
             || portalChanged
-        change.isNews = change.isHeadline || targetsChanged
+        change.isNews = change.isHeadline || targetsChanged || change.qualityChanged
         return change
     }
 
@@ -346,11 +377,12 @@ struct ConnectivityCombiner: Sendable {
             verdict.targets[index].consecutiveSuccesses = 0
             verdict.targets[index].consecutiveFailures = 0
         }
+        let qualityChanged = resetQuality()
         healthCounts = HealthCounts(unknown: verdict.targets.count)
         // A new link may be another network, with or without a portal, behind another gateway.
         (portalCheckFinding, pathEvidence, failedAt) = (nil, nil, [:])
         let pathsChanged = resetPaths()
-        return changed || pathsChanged
+        return changed || pathsChanged || qualityChanged
     }
 
     /// The facts that matter for reaching the targets: admitted, non-loopback interfaces.

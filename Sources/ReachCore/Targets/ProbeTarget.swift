@@ -30,6 +30,8 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     /// Set on a variant of a configured target that probes one path only (one uplink, one address
     /// family); `nil` on the configured targets themselves, which follow the system's routes.
     package var variant: ProbeVariant?
+    /// How well the target must answer while it is up (``QualityBudget``); `nil`: it has no quality.
+    package var quality: QualityBudget?
 
     /// The default ``coalescing``: at a one-second interval, at most 20 wake-ups a second for
     /// ticks however many targets there are.
@@ -43,8 +45,10 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
         hysteresis: Hysteresis = Hysteresis(),
         addressFamily: AddressFamily = .auto,
         coalescing: Duration = defaultCoalescing,
-        variant: ProbeVariant? = nil
+        variant: ProbeVariant? = nil,
+        quality: QualityBudget? = nil
     ) {
+        self.quality = quality
         self.variant = variant
         self.name = name
         self.check = check
@@ -56,6 +60,14 @@ public struct ProbeTarget: Sendable, Hashable, Identifiable {
     }
 
     public var id: String { name }
+
+    /// Whether `other` is this target but for its quality budget: a reload that changes only the
+    /// budget keeps the target's health (quality never moves the verdict).
+    package func judgedAlike(_ other: ProbeTarget) -> Bool {
+        var same = self
+        same.quality = other.quality
+        return same == other
+    }
 
     /// `http`, `tcp`, `grpc`, `dns` or `icmp`.
     package var kind: String {
