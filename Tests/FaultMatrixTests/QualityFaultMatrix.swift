@@ -50,18 +50,6 @@ struct QualityFaultMatrix {
             await router.delete()
         }
 
-        /// `GET /v1/status`, parsed.
-        func status() async -> [String: Any]? {
-            guard
-                let result = try? await runProgram(
-                    "/usr/bin/curl",
-                    ["-sf", "--unix-socket", daemon.socketPath, "http://localhost/v1/status"]
-                ),
-                result.status == 0
-            else { return nil }
-            return try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
-        }
-
         /// Drops `percent` of what reaches the server's port at random (`nil`: nothing).
         func setLoss(_ percent: Int?) async throws {
             let rules =
@@ -189,7 +177,7 @@ struct QualityFaultMatrix {
             }
             // 60 % of the server's packets dropped at random: probes time out (two lost SYNs in a
             // row take longer than the deadline) or take a retransmission longer: impaired, loss.
-            try await Self.impairment(rig, "60 % packet loss", rows: &rows, saying: "target=server loss=") {
+            try await Self.impairment(rig, "60 % packet loss", rows: &rows, saying: "loss=") {
                 try await rig.setLoss(60)
             } restore: {
                 try await rig.setLoss(nil)
@@ -216,7 +204,7 @@ struct QualityFaultMatrix {
                     timeout: .seconds(Self.pingWindow + 10),
                     every: .milliseconds(250)
                 ) { ContinuousClock.now - echoLossStart >= .seconds(Self.pingWindow + 2) }
-                let ping = (await rig.status()?["targets"] as? [[String: Any]])?.first {
+                let ping = (await rig.daemon.status()?["targets"] as? [[String: Any]])?.first {
                     $0["name"] as? String == "ping"
                 }
                 let window = ping?["quality_window"] as? [String: Any]
