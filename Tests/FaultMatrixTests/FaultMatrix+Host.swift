@@ -108,17 +108,7 @@ extension FaultMatrix {
             let restoring = ContinuousClock.now
             try await run.server.set("ok")
             run.ledger.mark(.up, at: .now, bound: MatrixRun.restoreBound, "\(name): restored")
-            if let back = await run.observer.first(
-                after: restoring,
-                timeout: MatrixRun.restoreBound,
-                where: { $0.state == "connected" }
-            ) {
-                row.restored = back.at - restoring
-            } else {
-                row.failure =
-                    row.failure
-                    ?? "not connected within \(MatrixCase.seconds(MatrixRun.restoreBound)) of the server's return"
-            }
+            await run.recordServerReturn(&row, since: restoring)
         } catch {
             row.failure = "the test could not act: \(error)"
         }
@@ -189,17 +179,7 @@ extension FaultMatrix {
             if seen != nil, abs((stamped ?? 0) - jumpedNow) > 10 {
                 row.failure = row.failure ?? "since is \(stamped ?? 0), not the jumped clock's \(jumpedNow)"
             }
-            if let back = await run.observer.first(
-                after: restoring,
-                timeout: MatrixRun.restoreBound,
-                where: { $0.state == "connected" }
-            ) {
-                row.restored = back.at - restoring
-            } else {
-                row.failure =
-                    row.failure
-                    ?? "not connected within \(MatrixCase.seconds(MatrixRun.restoreBound)) of the server's return"
-            }
+            await run.recordServerReturn(&row, since: restoring)
         } catch {
             try? clock.set(offset: 0)
             row.failure = "the test could not act: \(error)"

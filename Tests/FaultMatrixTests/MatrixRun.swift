@@ -208,6 +208,21 @@ final class MatrixRun {
 
     /// Waits until reachd has finished two more probes than it had now, so at least one probe
     /// started and ended after now: what proves that a moment passed without something happening.
+    /// Records in `row` how long after `restoring` (the server's return) the verdict was connected
+    /// again, or that it was not within ``restoreBound``.
+    func recordServerReturn(_ row: inout MatrixCase, since restoring: ContinuousClock.Instant) async {
+        if let back = await observer.first(
+            after: restoring,
+            timeout: Self.restoreBound,
+            where: { $0.state == "connected" }
+        ) {
+            row.restored = back.at - restoring
+        } else {
+            row.failure =
+                row.failure ?? "not connected within \(MatrixCase.seconds(Self.restoreBound)) of the server's return"
+        }
+    }
+
     func waitForAProbeLater() async throws {
         let before = await daemon.metric("reachd_probes_total") ?? 0
         try await waitUntil("two more probes", timeout: .seconds(15), every: .milliseconds(50)) {
