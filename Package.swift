@@ -12,12 +12,15 @@ let strict: [SwiftSetting] = [
 /// "Memory"): not position-independent, so the loader writes no relocations into their Swift
 /// metadata and those pages stay shared and clean (as Go links blackbox_exporter); and no dynamic
 /// symbol table for their own symbols, which `-static-stdlib` would otherwise export (for reachd
-/// 3.6 MB of relocations and 1.3 MB of symbols read at start; for reachctl 2.8 MB of its 22.6).
+/// 3.6 MB of relocations and 1.3 MB of symbols read at start; for reachctl 2.8 MB of its 22.6); and
+/// gold's safe identical code folding, which keeps one copy of functions that compile to the same
+/// bytes (generic specialisations, mostly) unless their address is taken: reachd 0.60 MB less,
+/// reachctl 0.20 MB (docs/performance.md, "Size").
 /// Build them with `--static-swift-stdlib` (scripts/run does), so that only the parts of the Swift
 /// runtime and FoundationEssentials they use are linked.
 let releaseLinking: [LinkerSetting] = [
     .unsafeFlags(
-        ["-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic"],
+        ["-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic", "-Xlinker", "--icf=safe"],
         .when(platforms: [.linux], configuration: .release)
     )
 ]
