@@ -82,7 +82,7 @@ extension ClientBootstrap {
 
 extension ReachCore.AddressFamily {
     /// Whether a connection to `address` is one of this family.
-    fileprivate func admits(_ address: SocketAddress) -> Bool {
+    func admits(_ address: SocketAddress) -> Bool {
         switch (self, address.protocol) {
         case (.auto, _), (.ipv4, .inet), (.ipv6, .inet6): true
         default: false

@@ -49,6 +49,9 @@ final class HTTPExchange: @unchecked Sendable {
     private var handshakeEndedEarly: ObjectIdentifier?
     /// The chain the server presented, once a handshake got as far as its certificates.
     private var certificate: ServerCertificate?
+    /// The connection was handed to NIO with its connect under way (``ProbeSocket``): it is up
+    /// when ``ConnectWatcher`` says so, not when the channel is.
+    private var connectsItself = false
 
     init(
         target: ProbeTarget,
@@ -75,16 +78,32 @@ final class HTTPExchange: @unchecked Sendable {
         } catch {
             return finish(failure: ProbeFailure(.cancelled, phase: .connect, detail: "the event loop is shutting down"))
         }
-        // The connect timeout is past the deadline: the deadline decides, and names the phase.
-        ClientBootstrap.forProbe(
-            on: loop,
-            connectTimeout: target.timeout + .seconds(1),
-            writesOnce: plan.tls == nil,
+        let connecting: EventLoopFuture<any Channel>
+        if let address = ProbeSocket.address(
+            of: plan.endpoint,
+            family: target.addressFamily,
             interface: target.interface
-        ) { [self] channel in
-            try configure(channel.pipeline.syncOperations)
+        ) {
+            connectsItself = true
+            // The one connection is the exchange's from its set-up on: NIO activates it (and TLS
+            // starts its handshake) before it reports it as connected.
+            connecting = ProbeSocket.connect(to: address, on: loop, writesOnce: plan.tls == nil) { [self] channel in
+                self.channel = channel
+                try configure(channel.pipeline.syncOperations)
+            }
+        } else {
+            // The connect timeout is past the deadline: the deadline decides, and names the phase.
+            connecting = ClientBootstrap.forProbe(
+                on: loop,
+                connectTimeout: target.timeout + .seconds(1),
+                writesOnce: plan.tls == nil,
+                interface: target.interface
+            ) { [self] channel in
+                try configure(channel.pipeline.syncOperations)
+            }
+            .connect(to: plan.endpoint, family: target.addressFamily, on: loop)
         }
-        .connect(to: plan.endpoint, family: target.addressFamily, on: loop).whenComplete { [self] outcome in
+        connecting.whenComplete { [self] outcome in
             switch outcome {
             case .success(let channel): connected(channel)
             case .failure(let error): failed(error)
@@ -100,6 +119,7 @@ final class HTTPExchange: @unchecked Sendable {
 
     private func configure(_ pipeline: ChannelPipeline.SynchronousOperations) throws {
         let handler = HTTPExchangeHandler(exchange: self, watchesChain: plan.tls != nil)
+        if connectsItself, plan.tls != nil { try pipeline.addHandler(ConnectWatcher(exchange: self)) }
         if let tls = plan.tls {
             try pipeline.addHandler(
                 ChainWatchingTLS.clientHandler(context: tls, serverHostname: plan.serverHostname) {
@@ -115,14 +135,42 @@ final class HTTPExchange: @unchecked Sendable {
     }
 
     private func connected(_ channel: any Channel) {
+        if connectsItself {
+            // The first write leaves once the connect is done, so its outcome is the connect's: the
+            // request's here, TLS's ClientHello's through ``ConnectWatcher``.
+            if stage == .connecting, plan.tls == nil {
+                channel.writeAndFlush(HTTPClientRequestPart.head(plan.head), promise: firstWrite(on: channel))
+            }
+            return
+        }
         guard stage == .connecting else {
             channel.close(promise: nil)
             return
         }
         self.channel = channel
+        established(on: channel)
+    }
+
+    /// A promise for the first write on a connection ``ProbeSocket`` connected, whose outcome is
+    /// the connect's.
+    func firstWrite(on channel: any Channel) -> EventLoopPromise<Void> {
+        let written = loop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { [self] outcome in
+            switch outcome {
+            case .success: established(on: channel)
+            case .failure(let error): failed(error, on: channel)
+            }
+        }
+        return written
+    }
+
+    /// The connection is up.
+    private func established(on channel: any Channel) {
+        guard stage == .connecting, channel === self.channel else { return }
         timings.connect = elapsed
         if plan.tls == nil {
-            sendRequest()
+            stage = .awaitingHead
+            if !connectsItself { sendRequest() }
         } else {
             stage = .handshaking
             if handshakeEndedEarly == ObjectIdentifier(channel) { handshakeCompleted(on: channel) }
@@ -130,7 +178,6 @@ final class HTTPExchange: @unchecked Sendable {
     }
 
     private func sendRequest() {
-        stage = .awaitingHead
         channel?.writeAndFlush(HTTPClientRequestPart.head(plan.head), promise: nil)
     }
 
@@ -143,6 +190,7 @@ final class HTTPExchange: @unchecked Sendable {
         if stage == .connecting { handshakeEndedEarly = ObjectIdentifier(channel) }
         guard stage == .handshaking, channel === self.channel else { return }
         timings.tls = elapsed
+        stage = .awaitingHead
         sendRequest()
     }
 

@@ -9,7 +9,8 @@ import Synchronization
 
 /// Probes HTTP(S) health endpoints: `GET url` on a fresh connection, judged by status and body.
 ///
-/// Built on SwiftNIO directly (`ClientBootstrap`, NIOHTTP1's codec, NIOSSL's handler): each probe
+/// Built on SwiftNIO directly (NIOHTTP1's codec, NIOSSL's handler; a connection to an address is
+/// started by ``ProbeSocket`` and handed to NIO, one to a name made by `ClientBootstrap`): each probe
 /// is one ``HTTPExchange`` on one event loop, where its connect, TLS handshake, request, deadline
 /// and close all run; started from a tick on that loop, its result is handed over there too. HTTP
 /// parsing and TLS stay in those libraries; nothing here parses a byte of either.

@@ -84,6 +84,10 @@ final class HTTPProberTests {
         #expect(result.failure?.phase == .connect)
         #expect(result.failure?.detail == nil, "the reason says it all: \"connection refused\"")
         #expect(result.latency < .seconds(1), "refused at once, not at the deadline")
+        // Over TLS the refusal comes back on the ClientHello's write, before any handshake.
+        let https = await probe(target("https://127.0.0.1:\(try freeLoopbackPort())/api/v1/health"))
+        #expect(https.failure == ProbeFailure(.connectionRefused, phase: .connect))
+        #expect(https.timings.connect == nil, "never connected")
         let tcp = await TCPProber().probe(
             ProbeTarget(name: "tcp", check: .tcp(HostPort(host: "127.0.0.1", port: try freeLoopbackPort())))
         )

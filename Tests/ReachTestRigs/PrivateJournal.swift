@@ -2,7 +2,6 @@ import Foundation
 import ReachLogging
 import ReachTesting
 import Synchronization
-import Testing
 
 /// A command running beside a `systemd-journald` of the test's own, in a private mount namespace:
 /// tmpfs over the journal's sockets, files and catalog database, so tests run in parallel, never
@@ -151,9 +150,17 @@ package final class PrivateJournal: Sendable {
                 return found.count >= count
             }
         } catch is TimedOutWaiting {
-            Issue.record("only \(found.count) of \(count) entries for \(matches); stderr:\n\(standardError)")
+            throw MissingEntries(
+                description: "only \(found.count) of \(count) entries for \(matches); stderr:\n\(standardError)"
+            )
         }
         return found
+    }
+
+    /// Fewer entries than awaited came: a rig imports no Testing (it is built with the release
+    /// products, which have no Testing module), so the test fails with this error instead.
+    struct MissingEntries: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// Stops the test's journald (SIGTERM) and waits until it is gone.
