@@ -24,12 +24,15 @@ final class QueueAlarms: Sendable {
 
     func kick() { kicks.continuation.yield() }
 
-    /// Wakes the loop after `delay`, in place of any earlier such wake-up.
-    func wake(after delay: Duration) {
+    /// Wakes the loop when the clock's uptime reaches `deadline`, in place of any earlier such
+    /// wake-up. A deadline, not a delay: the timer's task may start late on a loaded machine, and
+    /// a retry must not be held back by that too.
+    func wake(at deadline: Duration) {
         let (clock, continuation) = (self.clock, kicks.continuation)
         state.withLock { state in
             state.timer?.cancel()
-            state.timer = Task<Void, Never>.after(delay, sleep: { try await clock.sleep(for: $0) }) {
+            state.timer = Task<Void, Never> {
+                guard (try? await clock.sleep(untilUptime: deadline)) != nil else { return }
                 continuation.yield()
             }
         }

@@ -113,18 +113,20 @@ final class QueueDrain<Item: Codable & Sendable>: Sendable {
 
     /// Starts items while connected and the breaker admits them; returns when nothing more can
     /// start (empty, offline, breaker open, nothing due) and what started has ended. What waits for
-    /// its time is left to a wake-up (``QueueAlarms/wake(after:)``).
+    /// its time is left to a wake-up (``QueueAlarms/wake(at:)``).
     func run() async {
         await withTaskGroup(of: Slot.self) { group in
             var running = 0
             // At concurrency above 1, a wake-up for the next item due, raced against the deliveries.
             var alarm: Task<Void, Never>?
             while !Task.isCancelled, !isStopping, service.isConnected {
+                // The time the delays below count from: the breaker's and the next item's.
+                let now = clock.uptime
                 let (allowed, retryIn) = state.withLock {
-                    $0.breaker.admit(at: clock.uptime, limit: policy.concurrency)
+                    $0.breaker.admit(at: now, limit: policy.concurrency)
                 }
                 if let retryIn, running == 0 {
-                    alarms.wake(after: retryIn)
+                    alarms.wake(at: now + retryIn)
                     break
                 }
                 if running >= allowed {
@@ -152,14 +154,14 @@ final class QueueDrain<Item: Codable & Sendable>: Sendable {
                     }
                     continue
                 case .waiting(let delay) where running == 0:
-                    alarms.wake(after: delay)
+                    alarms.wake(at: now + delay)
                 case .empty where running == 0:
                     break
                 case .waiting(let delay):
                     // Deliveries run: wait for one of them, or for the next item's time.
                     if alarm == nil {
                         let clock = self.clock
-                        let sleeping = Task { _ = try? await clock.sleep(for: delay) }
+                        let sleeping = Task { [now] in _ = try? await clock.sleep(untilUptime: now + delay) }
                         alarm = sleeping
                         group.addTask {
                             await sleeping.value

@@ -27,4 +27,10 @@ public struct MonitorClock: Sendable {
     public func sleep(for duration: Duration) async throws {
         try await sleeper(duration)
     }
+
+    /// Suspends until ``uptime`` reaches `deadline` (at once when it has): a wait decided at one
+    /// moment and begun later, on a loaded machine, still ends when it was meant to.
+    package func sleep(untilUptime deadline: Duration) async throws {
+        try await sleeper(max(.zero, deadline - uptime))
+    }
 }

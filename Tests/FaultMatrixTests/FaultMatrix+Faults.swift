@@ -211,10 +211,10 @@ final class FaultRun {
             }
             if let told {
                 row.detected = told.at - applied
-                if let guessed = observer.faultsTold(from: applied, until: told.at).first(where: { $0 != fault }),
+                if let guessed = observer.faultsTold(from: applied, until: told.at).first(where: { $0.fault != fault }),
                     !evidenceIsLate
                 {
-                    row.failure = "said fault=\(guessed) before \(fault)"
+                    row.failure = "said fault=\(guessed.faultAndReason) before \(fault)"
                 }
                 try await Task.sleep(for: holdBeyond)  // the fault held on: every event in this window is recorded, the check reads the last
                 if let latest = observer.latest, latest.fault != fault || latest.state != "disconnected" {

@@ -87,6 +87,7 @@ extension FaultMatrix {
         restore: () async throws -> Void
     ) async {
         let start = ContinuousClock.now
+        var signedIn = ContinuousClock.now + .seconds(3600)
         await run.fault(
             "portal",
             name,
@@ -94,12 +95,18 @@ extension FaultMatrix {
             bound: MatrixRun.answerBound,
             restoreBound: Self.signInBound,
             apply: apply,
-            restore: restore
+            restore: {
+                signedIn = .now
+                try await restore()
+            }
         )
         guard var row = run.cases.popLast() else { return }
-        // The evidence the verdict settled on: an HTTPS target's failed handshake names the check
-        // URL's interception more precisely once that target's probe has failed too.
-        let seen = run.observer.all.last { $0.at >= start && $0.reason == "captive_portal" }
+        // The evidence the verdict settled on while the portal was there: an HTTPS target's failed
+        // handshake names the check URL's interception more precisely once that target's probe has
+        // failed too. Not after signing in: the check URL answers then, while a target's last answer
+        // may still be the portal's redirect until its next probe (a captive_portal of `redirect`
+        // evidence for up to an interval, as reachd has no newer evidence of the target yet).
+        let seen = run.observer.all.last { $0.at >= start && $0.at < signedIn && $0.reason == "captive_portal" }
         if row.passed, let seen, seen.portalEvidence != evidence || seen.portalURL != url {
             row.failure =
                 "the portal was told as \(seen.portalEvidence ?? "nil") with sign-in URL \(seen.portalURL ?? "nil"), not \(evidence) with \(url)"

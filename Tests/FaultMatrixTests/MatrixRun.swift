@@ -40,6 +40,8 @@ final class MatrixRun {
     /// Hook runs that did not match the transitions the subscriber saw.
     var hookMismatches = 0
     private var runs = 1
+    /// The log file of the reachd running when the current case began, and how long it was then.
+    private var caseLog: (path: String, length: Int)?
 
     init(
         network: MatrixNetwork,
@@ -81,6 +83,7 @@ final class MatrixRun {
         restore: () async throws -> Void
     ) async {
         var row = MatrixCase(group: group, name: name, expected: "disconnected/\(reason)")
+        beginCase()
         let hooksBefore = daemon.hookRuns
         let start = ContinuousClock.now
         do {
@@ -103,8 +106,9 @@ final class MatrixRun {
             // No fault guessed, then corrected: while the network stays as the fault left it, every
             // disconnected event says one fault, or none while it is not known yet.
             let faults = observer.faultsTold(from: applied, until: restoring)
-            if Set(faults).count > 1 {
-                row.failure = row.failure ?? "the fault changed while the network did not: \(faults)"
+            if Set(faults.map(\.fault)).count > 1 {
+                let told = faults.map { "+\(MatrixCase.seconds(Optional($0.at - applied))) \($0.faultAndReason)" }
+                row.failure = row.failure ?? "the fault changed while the network did not: \(told)"
             }
             ledger.mark(.unsettled, at: restoring, bound: .zero, "\(name): restoring")
             try await restore()
@@ -137,6 +141,7 @@ final class MatrixRun {
         restore: () async throws -> Void
     ) async {
         var row = MatrixCase(group: group, name: name, expected: "connected throughout")
+        beginCase()
         do {
             let start = ContinuousClock.now
             try await apply()
@@ -155,6 +160,7 @@ final class MatrixRun {
     /// and by hooks ending on the final state.
     func storm(_ group: String, _ name: String, bound: Duration, _ body: () async throws -> Void) async {
         var row = MatrixCase(group: group, name: name, expected: "ends connected")
+        beginCase()
         let hooksBefore = daemon.hookRuns
         let start = ContinuousClock.now
         do {
@@ -230,12 +236,24 @@ final class MatrixRun {
         }
     }
 
+    /// Marks where the case about to run begins in reachd's log: a case that fails prints the log from there.
+    func beginCase() {
+        caseLog = (daemon.logPath, daemon.log.utf8.count)
+    }
+
     func finish(_ row: MatrixCase) {
         peakResidentKiB = max(peakResidentKiB, daemon.peakResidentKiB)
         cases.append(row)
         print(
             "fault matrix: \(row.group) / \(row.name): \(row.failure.map { "FAIL \($0)" } ?? "ok") (detected \(MatrixCase.seconds(row.detected)), restored \(MatrixCase.seconds(row.restored)))"
         )
+        // The log is in the matrix's scratch directory, removed with it: a failed case keeps its part in the output.
+        if !row.passed, let (path, start) = caseLog, path == daemon.logPath {
+            print(
+                "fault matrix: reachd's log during \(row.group) / \(row.name):\n\(String(decoding: Array(daemon.log.utf8.dropFirst(start)), as: UTF8.self))"
+            )
+        }
+        caseLog = nil
     }
 
     /// Seconds the verdict contradicted the truth beyond the bounds: (false connected, false disconnected, the stretches).

@@ -22,6 +22,11 @@ struct ObservedVerdict: Sendable {
     var quality: String? = nil
 
     var summary: String { "\(state)/\(reason)" }
+    /// Its fault with the reason that named it, as `server (tls_failure of tls)`: what a failure
+    /// message needs to tell which evidence moved the fault.
+    var faultAndReason: String {
+        "\(fault ?? "none") (\(reason)\(target.map { " of \($0)" } ?? ""))"
+    }
     /// Everything a program is told of where the path breaks: compared between reachd and the embedded service.
     var told: String {
         "\(state)/\(reason) fault=\(fault ?? "none") target=\(target ?? "none") portal=\(portalEvidence ?? "none") \(portalURL ?? "") [\(interfaces)]"
@@ -158,10 +163,10 @@ final class VerdictObserver: Sendable {
         return missing
     }
 
-    /// The faults the `disconnected` verdicts received in `[from, until)` named, in order; a fault
-    /// not known yet (`null`) names none.
-    func faultsTold(from: ContinuousClock.Instant, until: ContinuousClock.Instant) -> [String] {
-        all.filter { $0.at >= from && $0.at < until && $0.state == "disconnected" }.compactMap(\.fault)
+    /// The `disconnected` verdicts received in `[from, until)` that named a fault, in order; a
+    /// fault not known yet (`null`) names none.
+    func faultsTold(from: ContinuousClock.Instant, until: ContinuousClock.Instant) -> [ObservedVerdict] {
+        all.filter { $0.at >= from && $0.at < until && $0.state == "disconnected" && $0.fault != nil }
     }
 
     /// The verdict in force at `instant`, as this subscriber knew it.

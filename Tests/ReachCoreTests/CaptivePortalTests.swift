@@ -30,7 +30,8 @@ import Testing
     }
 
     /// A harness on a usable link whose one target, `api` over HTTPS, has just failed its certificate.
-    static func harnessWhoseHTTPSTargetFailedItsCertificate() -> MonitorHarness {
+    /// An HTTPS target `api` and a check URL, on a usable link.
+    static func harnessWithAnHTTPSTarget() -> MonitorHarness {
         let https = ProbeTarget(
             name: "api",
             check: .http(
@@ -39,6 +40,11 @@ import Testing
         )
         let harness = Self.harness(targets: [https])
         harness.monitor.update(links: .of(.usable()))
+        return harness
+    }
+
+    static func harnessWhoseHTTPSTargetFailedItsCertificate() -> MonitorHarness {
+        let harness = harnessWithAnHTTPSTarget()
         harness.record(.failure("api", .tlsFailure, phase: .tls, latency: .milliseconds(3)))
         return harness
     }
@@ -201,6 +207,30 @@ import Testing
             )
         )
         #expect(harness.monitor.current.verdict.fault == .server, "a 204 from a check begun after the failure tells")
+        await harness.stop()
+    }
+
+    /// A portal that comes while a probe is under way cuts its connection: in the fault matrix the
+    /// HTTPS target's first failure behind the portal was a reset, of a probe begun just before the
+    /// portal came, before any check URL probe had crossed it, and the fault read `server`, then
+    /// `portal` (1 matrix run in 2). A reset waits for the check URL, as an answer of the portal's does.
+    @Test func aConnectionCutAsAPortalComesIsNotTheServersUntilTheCheckURLTells() async {
+        let harness = Self.harnessWithAnHTTPSTarget()
+        harness.record(.ok("api"))
+        harness.record(Self.check(204))
+        #expect(harness.state == .connected)
+        harness.clock.advance(by: .milliseconds(250))
+        harness.record(.failure("api", .connectionReset, phase: .tls, latency: .milliseconds(55)))
+        #expect(harness.reason == .targetFailed(target: "api", reason: .connectionReset))
+        #expect(harness.monitor.current.verdict.fault == nil, "the server's or a portal's: not known yet")
+        harness.clock.advance(by: .milliseconds(500))  // the next check begins after the failure
+        harness.record(Self.check(200))
+        #expect(harness.reason == .captivePortal)
+        #expect(harness.monitor.current.verdict.fault == .portal)
+        harness.record(.failure("api", .connectionReset, phase: .head, latency: .milliseconds(5)))
+        harness.clock.advance(by: .milliseconds(500))
+        harness.record(Self.check(204))
+        #expect(harness.monitor.current.verdict.fault == .server, "a reset with no portal on the path is the server's")
         await harness.stop()
     }
 

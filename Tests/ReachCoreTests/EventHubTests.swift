@@ -31,16 +31,20 @@ struct EventHubTests {
         let changes = 30
         let streams = (0..<subscribers).map { _ in hub.subscribe() }
         #expect(hub.subscriberCount == subscribers)
-        let sequences = await withTaskGroup(of: [UInt64].self) { group in
-            for stream in streams {
-                group.addTask { await Array(stream).map(\.sequence) }
+        // 10,000 readers (a second of CPU alone, many under load): off the cooperative pool, whose
+        // two threads they held so long that every test waiting in real time beside them timed out.
+        let sequences = await offPool {
+            await withTaskGroup(of: [UInt64].self) { group in
+                for stream in streams {
+                    group.addTask { await Array(stream).map(\.sequence) }
+                }
+                for n in 1...changes {
+                    hub.publish(Self.verdict(n.isMultiple(of: 2) ? .connected : .disconnected, n))
+                    if n.isMultiple(of: 10) { await Task.yield() }
+                }
+                hub.finish()
+                return await group.reduce(into: []) { $0.append($1) }
             }
-            for n in 1...changes {
-                hub.publish(Self.verdict(n.isMultiple(of: 2) ? .connected : .disconnected, n))
-                if n.isMultiple(of: 10) { await Task.yield() }
-            }
-            hub.finish()
-            return await group.reduce(into: []) { $0.append($1) }
         }
         let expected = Array(UInt64(1)...UInt64(changes + 1))
         #expect(sequences.count == subscribers)
@@ -51,10 +55,13 @@ struct EventHubTests {
         let bufferLimit = 16
         let hub = EventHub(initial: Self.verdict(.unknown), bufferLimit: bufferLimit, historyLimit: 256)
         let idle = hub.subscribe()
-        for n in 1...100_000 {
-            hub.publish(Self.verdict(n.isMultiple(of: 2) ? .connected : .disconnected, n))
+        // 100,000 publications, off the cooperative pool (as above).
+        await offPool {
+            for n in 1...100_000 {
+                hub.publish(Self.verdict(n.isMultiple(of: 2) ? .connected : .disconnected, n))
+            }
+            hub.finish()
         }
-        hub.finish()
         let held = await Array(idle)
         #expect(held.count == bufferLimit + 1, "the buffer holds its limit plus the initial backlog, no more")
         #expect(held.last?.sequence == 100_001)

@@ -62,7 +62,8 @@ extension ConnectivityCombiner {
     }
 
     /// Whether `reason` is a failure a portal between here and the server can cause (its login
-    /// page's status or body, its certificate on an HTTPS target's handshake) while no check URL
+    /// page's status or body, its certificate on an HTTPS target's handshake, a connection it cut
+    /// as it came, or one it resets instead of intercepting) while no check URL
     /// probe that began after the target went down has answered: then whose fault it is, the
     /// server's or the portal's, is not known yet, and is not guessed (the check URL's next result
     /// tells, within a probe interval). A check that began before the failure, and ended after it,
@@ -74,7 +75,8 @@ extension ConnectivityCombiner {
             let failed = failedAt[name], failed <= now
         else { return false }
         switch failure {
-        case .tlsFailure, .httpStatus, .unexpectedBody: return portalCheckStarted.map { $0 < failed } ?? true
+        case .tlsFailure, .httpStatus, .unexpectedBody, .connectionReset:
+            return portalCheckStarted.map { $0 < failed } ?? true
         default: return false
         }
     }
