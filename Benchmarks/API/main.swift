@@ -347,7 +347,7 @@ func fanoutCompare(clients: Int, reps: Int, rounds: Int) async {
         guard let runs = figures[name], runs.count == rounds else { continue }
         let p99 = zip(hub, runs).map { $0.latency.p99 / $1.latency.p99 }
         let medians = zip(hub, runs).map { $0.latency.median / $1.latency.median }
-        // CPU time is what the load cannot stretch: another process's turn on a core delays a wake-up, not its cost.
+        // Beside the tail: another process's turn on a core delays a wake-up more than it adds to its cost.
         let cpu = zip(hub, runs).map { $0.cpuPerDelivery / $1.cpuPerDelivery }
         let perRound = p99.map { String(format: "%.2f", $0) }.joined(separator: " ")
         print(
