@@ -18,6 +18,8 @@ import Glibc
 //   api-benchmark fanout-asyncstream N REPS  the same consumers of one AsyncStream each: the textbook hub
 //   api-benchmark fanout-floor N REPS        the same consumers of bare continuations: the executor's floor
 //   api-benchmark fanout-floor-cancellable N REPS  the same, each wait with a cancellation record
+//   api-benchmark fanout-compare N REPS ROUNDS     the four above in one process, rounds interleaved,
+//                                            with the ratios of the hub's p99 to each of the others
 //   api-benchmark serve PORT                 a StatusServer on 127.0.0.1:PORT with three targets
 //
 // A transition is one `monitor.record` of a result that flips the only target's health (hysteresis
@@ -53,17 +55,33 @@ func flip(_ index: Int) -> ProbeResult {
         : .success("bench", latency: .milliseconds(2))
 }
 
-func report(_ label: String, _ samples: [Duration], expected: Int) {
-    let sorted = samples.sorted()
-    guard !sorted.isEmpty else {
-        print("\(label): no samples")
-        return
+/// Median, p99 and max of some latencies.
+struct Latencies {
+    let count: Int
+    let median: Duration
+    let p99: Duration
+    let max: Duration
+
+    init?(_ samples: [Duration]) {
+        let sorted = samples.sorted()
+        guard let last = sorted.last else { return nil }
+        func pick(_ q: Double) -> Duration { sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] }
+        (count, median, p99, max) = (sorted.count, pick(0.5), pick(0.99), last)
     }
-    func pick(_ q: Double) -> Duration { sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] }
-    func ms(_ d: Duration) -> String { String(format: "%.3f ms", Double(d / .nanoseconds(1)) / 1e6) }
+}
+
+func ms(_ duration: Duration) -> String { String(format: "%.3f ms", Double(duration / .nanoseconds(1)) / 1e6) }
+
+@discardableResult
+func report(_ label: String, _ samples: [Duration], expected: Int) -> Latencies? {
+    guard let latencies = Latencies(samples) else {
+        print("\(label): no samples")
+        return nil
+    }
     print(
-        "\(label): samples=\(sorted.count)/\(expected) median=\(ms(pick(0.5))) p99=\(ms(pick(0.99))) max=\(ms(sorted.last!))"
+        "\(label): samples=\(latencies.count)/\(expected) median=\(ms(latencies.median)) p99=\(ms(latencies.p99)) max=\(ms(latencies.max))"
     )
+    return latencies
 }
 
 func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
@@ -96,7 +114,8 @@ extension UInt64: Sequenced { var sequence: UInt64 { self } }
 
 /// The Swift executor's floor for the same fan-out: each consumer parks a bare continuation and
 /// the sender resumes them all, in the order they parked. No buffering, nothing a subscription
-/// needs: what is left is the cost of waking a task. `cancellable` adds the cancellation record
+/// needs but not missing a send that came before the consumer parked: what is left is the cost of
+/// waking a task. `cancellable` adds the cancellation record
 /// that any subscription a task can cancel has to install for each wait (the handler does nothing).
 final class BareFanout: Sendable, AsyncSequence {
     private let state = Mutex<(sequence: UInt64, parked: [UnsafeContinuation<UInt64, Never>])>((1, []))
@@ -120,22 +139,37 @@ final class BareFanout: Sendable, AsyncSequence {
 
     struct Iterator: AsyncIteratorProtocol {
         let fanout: BareFanout
-        var isFirst = true
+        /// The last sequence number read: a consumer that was slow to park after it must not wait for the next.
+        var seen: UInt64?
 
         mutating func next() async -> UInt64? {
-            if isFirst {
-                isFirst = false
-                return fanout.state.withLock { $0.sequence }
+            guard let seen else {
+                let first = fanout.state.withLock { $0.sequence }
+                seen = first
+                return first
             }
-            guard fanout.cancellable else { return await park() }
-            return await withTaskCancellationHandler {
-                await park()
-            } onCancel: {
+            let next: UInt64
+            if fanout.cancellable {
+                next = await withTaskCancellationHandler {
+                    await park(after: seen)
+                } onCancel: {
+                }
+            } else {
+                next = await park(after: seen)
             }
+            self.seen = next
+            return next
         }
 
-        private func park() async -> UInt64 {
-            await withUnsafeContinuation { waiter in fanout.state.withLock { $0.parked.append(waiter) } }
+        private func park(after seen: UInt64) async -> UInt64 {
+            await withUnsafeContinuation { waiter in
+                let latest: UInt64? = fanout.state.withLock { state in
+                    guard state.sequence == seen else { return state.sequence }
+                    state.parked.append(waiter)
+                    return nil
+                }
+                if let latest { waiter.resume(returning: latest) }
+            }
         }
     }
 }
@@ -163,10 +197,19 @@ final class StreamPerSubscriber: Sendable {
     }
 }
 
-func fanoutInProcess(clients: Int, reps: Int) async {
+/// What one fan-out run measured: latency over every delivery, and the cost of the sends.
+struct FanoutFigures {
+    let latency: Latencies
+    let sendMedian: Duration
+    let cpuPerDelivery: Double
+}
+
+@discardableResult
+func fanoutInProcess(clients: Int, reps: Int) async -> FanoutFigures? {
     let (monitor, _, runner) = makeMonitor([loopbackTarget("bench", port: 9)])
+    defer { runner.cancel() }
     monitor.record(.success("bench", latency: .milliseconds(1)), epoch: monitor.probeEpoch)
-    await fanout(
+    return await fanout(
         "fanout-inprocess",
         clients: clients,
         reps: reps,
@@ -177,18 +220,19 @@ func fanoutInProcess(clients: Int, reps: Int) async {
             return sequence
         }
     )
-    runner.cancel()
 }
 
-func fanoutFloor(clients: Int, reps: Int, cancellable: Bool) async {
+@discardableResult
+func fanoutFloor(clients: Int, reps: Int, cancellable: Bool) async -> FanoutFigures? {
     let bare = BareFanout(cancellable: cancellable)
     let label = cancellable ? "fanout-floor-cancellable" : "fanout-floor"
-    await fanout(label, clients: clients, reps: reps, subscribe: { bare }) { _ in bare.send() }
+    return await fanout(label, clients: clients, reps: reps, subscribe: { bare }) { _ in bare.send() }
 }
 
-func fanoutAsyncStream(clients: Int, reps: Int) async {
+@discardableResult
+func fanoutAsyncStream(clients: Int, reps: Int) async -> FanoutFigures? {
     let streams = StreamPerSubscriber()
-    await fanout("fanout-asyncstream", clients: clients, reps: reps, subscribe: { streams.subscribe() }) { _ in
+    return await fanout("fanout-asyncstream", clients: clients, reps: reps, subscribe: { streams.subscribe() }) { _ in
         streams.send()
     }
 }
@@ -202,7 +246,7 @@ func fanout<Events: AsyncSequence & Sendable>(
     reps: Int,
     subscribe: () -> Events,
     send: (Int) -> UInt64
-) async where Events.Element: Sequenced, Events.Failure == Never {
+) async -> FanoutFigures? where Events.Element: Sequenced, Events.Failure == Never {
     let received = Counter()
     let consumers = (0..<clients).map { _ in
         let events = subscribe()
@@ -220,7 +264,7 @@ func fanout<Events: AsyncSequence & Sendable>(
     // The current event comes first on each subscription.
     guard await waitUntil(.seconds(60), { received.value.load(ordering: .relaxed) >= clients }) else {
         print("\(label): consumers did not start")
-        return
+        return nil
     }
     var started: [UInt64: ContinuousClock.Instant] = [:]
     var sendCost: [Duration] = []
@@ -243,15 +287,85 @@ func fanout<Events: AsyncSequence & Sendable>(
             if let t0 = started[sequence] { samples.append(at - t0) }
         }
     }
-    report("\(label) clients=\(clients) reps=\(reps)", samples, expected: clients * reps)
+    let latency = report("\(label) clients=\(clients) reps=\(reps)", samples, expected: clients * reps)
     // How much of that is the send itself (waking every consumer).
-    report("  send itself", sendCost, expected: reps)
+    let sends = report("  send itself", sendCost, expected: reps)
     print(
         String(
             format: "  CPU per delivery: %.2f µs (process CPU over the transitions, idle waits included)",
             cpuPerDelivery * 1e6
         )
     )
+    guard let latency, let sends else { return nil }
+    return FanoutFigures(latency: latency, sendMedian: sends.median, cpuPerDelivery: cpuPerDelivery)
+}
+
+/// The hub beside its references in one process, rounds interleaved (each round starts with the
+/// next one in turn), so that every ratio compares runs under the same load. Prints each round's
+/// figures and, per reference, the ratios of the hub's p99 and median to it: per round, and their
+/// median over the rounds.
+func fanoutCompare(clients: Int, reps: Int, rounds: Int) async {
+    let modes: [(name: String, run: () async -> FanoutFigures?)] = [
+        ("fanout-inprocess", { await fanoutInProcess(clients: clients, reps: reps) }),
+        ("fanout-asyncstream", { await fanoutAsyncStream(clients: clients, reps: reps) }),
+        ("fanout-floor", { await fanoutFloor(clients: clients, reps: reps, cancellable: false) }),
+        ("fanout-floor-cancellable", { await fanoutFloor(clients: clients, reps: reps, cancellable: true) }),
+    ]
+    print("load average at start: \(loadAverage())")
+    var figures: [String: [FanoutFigures]] = [:]
+    for round in 0..<rounds {
+        print("== round \(round + 1) of \(rounds)")
+        for offset in modes.indices {
+            let mode = modes[(round + offset) % modes.count]
+            if let measured = await mode.run() { figures[mode.name, default: []].append(measured) }
+        }
+    }
+    print("load average at end: \(loadAverage())")
+    guard let hub = figures["fanout-inprocess"], hub.count == rounds else {
+        print("fanout-compare: the hub did not finish every round")
+        return
+    }
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    func milliseconds(_ duration: Duration) -> Double { Double(duration / .nanoseconds(1)) / 1e6 }
+    for (name, _) in modes {
+        guard let runs = figures[name], runs.count == rounds else { continue }
+        let p99s = runs.map { milliseconds($0.latency.p99) }
+        print(
+            "RESULT \(name) clients=\(clients) reps=\(reps) rounds=\(rounds): "
+                + String(
+                    format:
+                        "median %.2f ms, p99 %.2f ms (medians over the rounds), p99 %.2f–%.2f ms, CPU per delivery %.2f µs",
+                    median(runs.map { milliseconds($0.latency.median) }),
+                    median(p99s),
+                    p99s.min()!,
+                    p99s.max()!,
+                    median(runs.map { $0.cpuPerDelivery }) * 1e6
+                )
+        )
+    }
+    for (name, _) in modes.dropFirst() {
+        guard let runs = figures[name], runs.count == rounds else { continue }
+        let p99 = zip(hub, runs).map { $0.latency.p99 / $1.latency.p99 }
+        let medians = zip(hub, runs).map { $0.latency.median / $1.latency.median }
+        // Beside the tail: another process's turn on a core delays a wake-up more than it adds to its cost.
+        let cpu = zip(hub, runs).map { $0.cpuPerDelivery / $1.cpuPerDelivery }
+        let perRound = p99.map { String(format: "%.2f", $0) }.joined(separator: " ")
+        print(
+            "RESULT ratio fanout-inprocess/\(name): "
+                + String(
+                    format: "p99 %.2f× (rounds: \(perRound)), median %.2f×, CPU per delivery %.2f×",
+                    median(p99),
+                    median(medians),
+                    median(cpu)
+                )
+        )
+    }
+}
+
+/// The 1, 5 and 15-minute load averages, as /proc/loadavg has them.
+func loadAverage() -> String {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "unknown" }
+    return text.split(separator: " ").prefix(3).joined(separator: " ")
 }
 
 // MARK: SSE fan-out over loopback
@@ -460,11 +574,13 @@ case ("fanout-floor-cancellable", let numbers) where numbers.count == 2:
     await fanoutFloor(clients: numbers[0], reps: numbers[1], cancellable: true)
 case ("fanout-asyncstream", let numbers) where numbers.count == 2:
     await fanoutAsyncStream(clients: numbers[0], reps: numbers[1])
+case ("fanout-compare", let numbers) where numbers.count == 3:
+    await fanoutCompare(clients: numbers[0], reps: numbers[1], rounds: numbers[2])
 case ("serve", let numbers) where numbers.count == 1:
     try await serve(port: numbers[0])
 default:
     print(
-        "usage: api-benchmark fanout-sse N REPS | fanout-inprocess N REPS | fanout-asyncstream N REPS | fanout-floor[-cancellable] N REPS | serve PORT"
+        "usage: api-benchmark fanout-sse N REPS | fanout-inprocess N REPS | fanout-asyncstream N REPS | fanout-floor[-cancellable] N REPS | fanout-compare N REPS ROUNDS | serve PORT"
     )
     exit(2)
 }

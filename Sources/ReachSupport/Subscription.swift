@@ -43,7 +43,7 @@ public struct Subscription<Element: Sendable>: AsyncSequence, Sendable {
         @usableFromInline
         var isDone = false
         @usableFromInline
-        let id: UInt64
+        let reader = Broadcast<Element>.Reader()
         /// Unread values kept, backlog included, before the oldest are skipped.
         @usableFromInline
         let limit: Int
@@ -52,7 +52,6 @@ public struct Subscription<Element: Sendable>: AsyncSequence, Sendable {
             self.registration = registration
             self.backlog = backlog[...]
             self.position = position
-            self.id = registration.broadcast.makeReaderID()
             self.limit = registration.broadcast.bufferLimit + backlog.count
         }
 
@@ -64,7 +63,7 @@ public struct Subscription<Element: Sendable>: AsyncSequence, Sendable {
                 if let first = backlog.popFirst() { return first }
             }
             guard !isDone,
-                let (value, next) = await registration.broadcast.next(from: position, limit: limit, reader: id)
+                let (value, next) = await registration.broadcast.next(from: position, limit: limit, reader: reader)
             else {
                 isDone = true
                 return nil

@@ -25,4 +25,28 @@ struct BroadcastTests {
         broadcast.finish()
         #expect(await survivor.value == [0, 1])
     }
+
+    @Test func aReaderCancelledRoundsAfterItSubscribedEndsAloneAndTheOthersKeepEveryValue() async throws {
+        let broadcast = Broadcast<Int>(initial: 0, bufferLimit: 4)
+        func reader() -> Task<[Int], Never> {
+            Task {
+                var values: [Int] = []
+                for await value in broadcast.subscribe() { values.append(value) }
+                return values
+            }
+        }
+        let (first, second, third) = (reader(), reader(), reader())
+        for value in 1...3 {
+            try await waitUntil("every reader parked before \(value)") { broadcast.parking.readers == 3 }
+            broadcast.send(value)
+        }
+        try await waitUntil("every reader parked again") { broadcast.parking.readers == 3 }
+        second.cancel()
+        #expect(await second.value == [0, 1, 2, 3])
+        #expect(broadcast.parking.readers == 2)
+        broadcast.send(4)
+        broadcast.finish()
+        #expect(await first.value == [0, 1, 2, 3, 4])
+        #expect(await third.value == [0, 1, 2, 3, 4])
+    }
 }
