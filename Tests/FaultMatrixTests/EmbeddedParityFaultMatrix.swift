@@ -9,6 +9,9 @@ import Testing
 /// program's `EmbeddedService`, writing its verdicts as reachd's event stream frames them) meet
 /// each fault for real. Each case waits until both have settled on a fault, then requires the same
 /// state, reason, fault, failing target, portal and uplinks from both, held for a probe interval.
+/// Then, with a quality budget, a slow server: both impaired (latency) alike, with the same
+/// budgets exceeded and where, each measuring the server's delay, the program told so by
+/// `qualityChanges()`, and both good again.
 ///
 /// The captive-portal cases run in the main matrix's network (``MatrixNetwork``), whose portal
 /// server is built as real ones are: a login page and a redirect behind a check URL, and the
@@ -23,7 +26,7 @@ struct EmbeddedParityFaultMatrix {
     /// evidence (the echo's second), hysteresis, and the observers' reading.
     static let settleBound = Duration.seconds(15)
 
-    @Test(.timeLimit(.minutes(6)))
+    @Test(.timeLimit(.minutes(7)))
     func theEmbeddedServiceAndReachdTellEveryFaultAlike() async throws {
         let topology = try await UplinkTopology.make()
         let scratch = try TemporaryDirectory("parity")
@@ -89,11 +92,38 @@ struct EmbeddedParityFaultMatrix {
             } restore: {
                 try await topology.setServerPath(through: .a, broken: false)
             }
-            print("\n" + MatrixCase.table(rows))
-            print("fault matrix (embedded and reachd): \(rows.filter(\.passed).count)/\(rows.count) cases told alike")
             for row in rows where !row.passed {
                 Issue.record("\(row.name): \(row.failure ?? "")\n\(started.logs)")
             }
+            await started.stop()
+
+            // Quality (issue 38): the same budget on both, the server 400 ms late, over a 300 ms budget.
+            sides = nil
+            let judged = try await SideBySide(
+                configuration: """
+                    quality: { latency: 300ms, loss: 5%, window: \(Int(QualityFaultMatrix.window))s }
+                    targets:
+                      - name: server
+                        url: \(UplinkTopology.serverURL)
+                    """,
+                namespace: topology.host,
+                directory: scratch.path,
+                starting: { $0.state == "connected" && $0.observedQuality?.state == "good" }
+            )
+            sides = judged
+            let quality = await judged.pair.impairment(
+                "server 400 ms late (latency budget 300 ms)",
+                saying: "impaired fault=server target=server latency>0.3",
+                measuring: 0.39...1.2
+            ) {
+                try await http.set("slow 0.4")
+            } restore: {
+                try await http.set("ok")
+            }
+            if let failure = quality.failure { Issue.record("\(quality.name): \(failure)\n\(judged.logs)") }
+            rows.append(quality)
+            print("\n" + MatrixCase.table(rows))
+            print("fault matrix (embedded and reachd): \(rows.filter(\.passed).count)/\(rows.count) cases told alike")
         } catch {
             Issue.record("the side-by-side matrix could not run: \(error)\n\(sides?.logs ?? "")")
         }
@@ -327,6 +357,59 @@ private struct Pair {
             row.restored = ContinuousClock.now - restoring
         } catch {
             row.failure = "\(error)"
+        }
+        print(
+            "fault matrix: embedded and reachd / \(name): \(row.failure.map { "FAIL \($0)" } ?? "alike: \(row.expected)")"
+        )
+        return row
+    }
+
+    /// Makes the line slow, waits until both say the same impaired quality (`expected`, the
+    /// budgets it exceeds without the measured values: ``ObservedQuality/told``), each measuring a
+    /// value in `reasonable`, and the program's `qualityChanges()` says it too; restores it and
+    /// waits until both are good again, and the program is told so. The verdict stays connected
+    /// throughout. The bounds are the quality matrix's: the window plus 3 evaluations to impair,
+    /// plus 5 to clear.
+    func impairment(
+        _ name: String,
+        saying expected: String,
+        measuring reasonable: ClosedRange<Double>,
+        apply: () async throws -> Void,
+        restore: () async throws -> Void
+    ) async -> MatrixCase {
+        var row = MatrixCase(group: "embedded", name: name, expected: expected)
+        let window = QualityFaultMatrix.window
+        let (reachd, embedded) = (self.reachd, self.embedded)
+        let start = ContinuousClock.now
+        do {
+            try await apply()
+            let told = try await settle(name, within: QualityFaultMatrix.impairBound(window)) {
+                $0.state == "connected" && $0.observedQuality?.told == expected
+            }
+            row.detected = ContinuousClock.now - start
+            let measured = [reachd.latest, embedded.latest].map { $0?.observedQuality?.exceeded.map(\.value) ?? [] }
+            row.expected = "\(told.observedQuality?.told ?? "-") (reachd \(measured[0]), embedded \(measured[1]))"
+            if !measured.allSatisfy({ !$0.isEmpty && $0.allSatisfy(reasonable.contains) }) {
+                row.failure = "measured \(measured), not within \(reasonable)"
+            }
+            try await waitUntil("\(name): the program is told", timeout: .seconds(5)) {
+                embedded.qualityChanges.last??.told == expected
+            }
+            let restoring = ContinuousClock.now
+            try await restore()
+            try await settle("\(name): good again", within: QualityFaultMatrix.clearBound(window)) {
+                $0.state == "connected" && $0.observedQuality?.state == "good"
+            }
+            row.restored = ContinuousClock.now - restoring
+            try await waitUntil("\(name): the program is told it is good again", timeout: .seconds(5)) {
+                embedded.qualityChanges.last??.state == "good"
+            }
+            let moved = (reachd.all + embedded.all).filter { $0.at >= start && $0.state != "connected" }
+            if !moved.isEmpty {
+                row.failure = (row.failure.map { "\($0); " } ?? "") + "the verdict moved: \(moved.map(\.told))"
+            }
+        } catch {
+            row.failure = "\(error); the program was told \(embedded.qualityChanges.map { $0?.told ?? "none" })"
         }
         print(
             "fault matrix: embedded and reachd / \(name): \(row.failure.map { "FAIL \($0)" } ?? "alike: \(row.expected)")"

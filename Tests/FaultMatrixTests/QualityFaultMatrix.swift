@@ -241,7 +241,7 @@ struct QualityFaultMatrix {
                     "100 % loss",
                     down.map { $0.at - start },
                     downBound,
-                    down.map { "\($0.told) quality=\($0.quality ?? "none")" }
+                    down.map(\.told)
                 )
             )
             #expect(down?.reason == "timeout")

@@ -18,8 +18,11 @@ struct ObservedVerdict: Sendable {
     var target: String? = nil
     /// Each uplink's reachability (`interfaces`), as `ua=false ub=true`.
     var interfaces: String = ""
-    /// The verdict's quality (`quality`), as `impaired fault=server target=api latency=0.412,loss=0.1`; `nil` when none.
-    var quality: String? = nil
+    /// The verdict's quality (`quality`); `nil` when none.
+    var observedQuality: ObservedQuality? = nil
+
+    /// The verdict's quality as `impaired fault=server target=api latency=0.412,loss=0.1`; `nil` when none.
+    var quality: String? { observedQuality?.summary }
 
     var summary: String { "\(state)/\(reason)" }
     /// Its fault with the reason that named it, as `server (tls_failure of tls)`: what a failure
@@ -27,9 +30,49 @@ struct ObservedVerdict: Sendable {
     var faultAndReason: String {
         "\(fault ?? "none") (\(reason)\(target.map { " of \($0)" } ?? ""))"
     }
-    /// Everything a program is told of where the path breaks: compared between reachd and the embedded service.
+    /// Everything a program is told of where the path breaks and how well it works (but the
+    /// measured values): compared between reachd and the embedded service.
     var told: String {
-        "\(state)/\(reason) fault=\(fault ?? "none") target=\(target ?? "none") portal=\(portalEvidence ?? "none") \(portalURL ?? "") [\(interfaces)]"
+        "\(state)/\(reason) fault=\(fault ?? "none") target=\(target ?? "none") portal=\(portalEvidence ?? "none") \(portalURL ?? "") [\(interfaces)] quality=\(observedQuality?.told ?? "none")"
+    }
+}
+
+/// A verdict's quality as the status document carries it.
+struct ObservedQuality: Sendable, Equatable {
+    /// One measure past its budget.
+    struct Finding: Sendable, Equatable {
+        var measure: String
+        var value: Double
+        var budget: Double
+    }
+
+    var state: String
+    var fault: String?
+    var target: String?
+    var exceeded: [Finding]
+
+    init(_ object: [String: Any]) {
+        state = object["state"] as? String ?? "?"
+        fault = object["fault"] as? String
+        target = object["target"] as? String
+        exceeded = (object["exceeded"] as? [[String: Any]] ?? []).map {
+            Finding(
+                measure: $0["measure"] as? String ?? "?",
+                value: ($0["value"] as? NSNumber)?.doubleValue ?? .nan,
+                budget: ($0["budget"] as? NSNumber)?.doubleValue ?? .nan
+            )
+        }
+    }
+
+    /// `impaired fault=server target=api latency=0.412,loss=0.1`.
+    var summary: String {
+        "\(state) fault=\(fault ?? "none") target=\(target ?? "none") \(exceeded.map { "\($0.measure)=\($0.value)" }.joined(separator: ","))"
+    }
+
+    /// Everything but the measured values, which two observers of one line measure apart:
+    /// `impaired fault=server target=api latency>0.3`.
+    var told: String {
+        "\(state) fault=\(fault ?? "none") target=\(target ?? "none") \(exceeded.map { "\($0.measure)>\(String(format: "%g", $0.budget))" }.joined(separator: ","))"
     }
 }
 
@@ -41,6 +84,7 @@ final class VerdictObserver: Sendable {
     /// A class, so the reading thread can share the (non-copyable) mutex and atomic.
     private final class Received: Sendable {
         let verdicts = Mutex<[ObservedVerdict]>([])
+        let qualities = Mutex<[ObservedQuality?]>([])
         let ended = Atomic<Bool>(false)
     }
 
@@ -80,6 +124,15 @@ final class VerdictObserver: Sendable {
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = pending[pending.startIndex..<newline]
                     pending.removeSubrange(pending.startIndex...newline)
+                    if line.starts(with: Data("quality: ".utf8)),
+                        let object = try? JSONSerialization.jsonObject(
+                            with: Data(line.dropFirst(9)),
+                            options: .fragmentsAllowed
+                        )
+                    {
+                        received.qualities.withLock { $0.append((object as? [String: Any]).map(ObservedQuality.init)) }
+                        continue
+                    }
                     guard line.starts(with: Data("data: ".utf8)), let verdict = Self.parse(line.dropFirst(6), at: now)
                     else { continue }
                     received.verdicts.withLock { $0.append(verdict) }
@@ -109,17 +162,13 @@ final class VerdictObserver: Sendable {
             fault: object["fault"] as? String,
             target: object["target"] as? String,
             interfaces: interfaces.joined(separator: " "),
-            quality: (object["quality"] as? [String: Any]).map { quality in
-                let exceeded = (quality["exceeded"] as? [[String: Any]] ?? []).map {
-                    "\($0["measure"] as? String ?? "?")=\(($0["value"] as? NSNumber)?.doubleValue ?? .nan)"
-                }
-                return
-                    "\(quality["state"] as? String ?? "?") fault=\(quality["fault"] as? String ?? "none") target=\(quality["target"] as? String ?? "none") \(exceeded.joined(separator: ","))"
-            }
+            observedQuality: (object["quality"] as? [String: Any]).map(ObservedQuality.init)
         )
     }
 
     var all: [ObservedVerdict] { received.verdicts.withLock { $0 } }
+    /// The qualities a program was told (`quality:` lines, the embedded service's `qualityChanges()`), in order.
+    var qualityChanges: [ObservedQuality?] { received.qualities.withLock { $0 } }
     var latest: ObservedVerdict? { received.verdicts.withLock { $0.last } }
     var hasEnded: Bool { received.ended.load(ordering: .acquiring) }
 

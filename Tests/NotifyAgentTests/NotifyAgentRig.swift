@@ -7,13 +7,13 @@ import Testing
 /// Where screenshots go: `.build/notifications/` of the package, for a person to look at.
 let notifyAgentScreenshots = BuiltProducts.packageRoot.appending(path: ".build/notifications")
 
-/// The health endpoint reachd watches: a ``ReachTesting/StandInServer`` answering 200 ("up") or
-/// 503 ("down") on `/health`, or, as a captive portal does, `302` to ``portalSignInURL``
-/// ("portal"), on a fixed port so that it can be stopped (connection refused) and started again.
+/// The health endpoint reachd watches: a ``ReachTesting/StandInServer`` answering 200 ("up"), 200
+/// 300 ms late ("slow") or 503 ("down") on `/health`, or, as a captive portal does, `302` to
+/// ``portalSignInURL`` ("portal"), on a fixed port so that it can be stopped (connection refused) and started again.
 /// It keeps every request, so a test can count probes.
 final class NotifyAgentTarget: Sendable {
     enum Mode: String {
-        case up, down, portal
+        case up, slow, down, portal
     }
 
     static let portalSignInURL = "http://portal.test/login"
@@ -40,6 +40,7 @@ final class NotifyAgentTarget: Sendable {
     private static func command(_ mode: Mode) -> String {
         switch mode {
         case .up: "up"
+        case .slow: "slow 0.3"
         case .down: "down"
         case .portal: "redirect \(portalSignInURL)"
         }
@@ -92,21 +93,25 @@ final class NotifyAgentReachd: Sendable {
 
     var endpoint: String { "http://127.0.0.1:\(apiPort)" }
 
-    /// The status document's `state`, `since` (when the state last changed) and the portal's
-    /// `session_ends_at`, times in seconds since the epoch. Read off the cooperative pool: the
-    /// flap storm polls it every 10 ms.
-    func status() async throws -> (state: String, since: Double, sessionEndsAt: Double?) {
+    /// The status document's `state`, `since` (when the state last changed), the portal's
+    /// `session_ends_at`, and the quality's `state` and `since`, times in seconds since the epoch.
+    /// Read off the cooperative pool: the flap storm polls it every 10 ms.
+    func status() async throws -> (
+        state: String, since: Double, sessionEndsAt: Double?, quality: String?, qualitySince: Double?
+    ) {
         let port = apiPort
         let body = try await loopbackGet(port: port, path: "/v1/status").body
         let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let since = (document["since"] as? String).flatMap(formatter.date(from:))
-        let sessionEndsAt = ((document["portal"] as? [String: Any])?["session_ends_at"] as? String).flatMap(
-            formatter.date(from:)
-        )
+        func seconds(_ value: Any?) -> Double? {
+            (value as? String).flatMap(formatter.date(from:))?.timeIntervalSince1970
+        }
+        let quality = document["quality"] as? [String: Any]
         return (
-            document["state"] as? String ?? "", since?.timeIntervalSince1970 ?? 0, sessionEndsAt?.timeIntervalSince1970
+            document["state"] as? String ?? "", seconds(document["since"]) ?? 0,
+            seconds((document["portal"] as? [String: Any])?["session_ends_at"]), quality?["state"] as? String,
+            seconds(quality?["since"])
         )
     }
 

@@ -98,6 +98,57 @@ struct NotifyAgentTests {
         }
     }
 
+    /// "Your connection is slow" on a real desktop, turned on by its one key (`REACHD_NOTIFY_SLOW=1`):
+    /// shown the moment reachd says the quality is impaired (the hysteresis is reachd's: the
+    /// window's median past the budget at 3 evaluations in a row), and withdrawn when reachd says
+    /// it is good again.
+    @Test func yourConnectionIsSlowShowsWhenReachdSaysImpairedAndGoesWhenGood() async throws {
+        try await Rig.run { rig in
+            let target = try await HealthTarget(port: try freeLoopbackPort(), up: true, rig: rig)
+            let reachd = try await Reachd(
+                targetPort: target.port,
+                apiPort: try freeLoopbackPort(),
+                more: "quality: { latency: 100ms, window: 2s }",
+                rig: rig
+            )
+            try await waitUntil("reachd connected with a good quality", timeout: .seconds(20)) {
+                let status = try await reachd.status()
+                return status.state == "connected" && status.quality == "good"
+            }
+            var environment = rig.desktop.environment
+            environment["REACHD_NOTIFY_SLOW"] = "1"
+            _ = try rig.startAgent(endpoint: reachd.endpoint, minInterval: "10s", environment: environment)
+            try await rig.waitUntilAgentIsIdle(after: "connected to the session bus")
+            #expect(rig.desktop.notifyCalls.isEmpty, "connected and good: nothing to say")
+
+            let slowed = Date().timeIntervalSince1970
+            try target.set(.slow)
+            let slow = try #require(try await rig.waitForCalls(1, timeout: .seconds(20)).first)
+            let status = try await reachd.status()
+            #expect(status.state == "connected" && status.quality == "impaired")
+            #expect(slow.summary == "Your connection is slow")
+            #expect(slow.body == "Still connected, but the server (target server) answers slowly.")
+            #expect(slow.hints["urgency"] == "byte 0")
+            let impairedAt = try #require(status.qualitySince)
+            let shownAt = try #require(slow.time)
+            print(
+                "slow: reachd said impaired \(Duration.seconds(impairedAt - slowed)) after the server slowed (window 2 s, probes every 200 ms, 3 evaluations), the notification came \(Duration.seconds(shownAt - impairedAt)) after that"
+            )
+            #expect(shownAt - impairedAt < 0.5, "shown \(shownAt - impairedAt) s after reachd said impaired")
+            try await rig.expectOneDisplayed()
+            try FileManager.default.createDirectory(at: screenshotDirectory, withIntermediateDirectories: true)
+            try await rig.desktop.screenshot(to: screenshotDirectory.appending(path: "slow.png").path)
+
+            try target.set(.up)
+            try await waitUntil("withdrawn once good again", timeout: .seconds(20)) {
+                (try? await rig.desktop.displayedCount()) == 0
+            }
+            #expect(try await reachd.status().quality == "good")
+            #expect(rig.agentOutput.contains("withdrew the notification"), "\(rig.agentOutput)")
+            #expect(rig.desktop.notifyCalls.count == 1)
+        }
+    }
+
     @Test func checkNowMakesReachdProbeAndTheNotificationComesBack() async throws {
         try await Rig.run { rig in
             let target = try await HealthTarget(port: try freeLoopbackPort(), up: false, rig: rig)

@@ -2,6 +2,7 @@ import Foundation
 import ReachCore
 import ReachLogging
 import ReachTestRigs
+import ReachTesting
 import Testing
 
 /// reachd's lines in a real journald (one per test, in its own mount namespace), read back with
@@ -90,14 +91,7 @@ struct JournalLoggingTests {
     @Test func journalctlExplainsEventsWithTheInstalledCatalog() async throws {
         let id = "reachd-test-catalog-\(UUID().uuidString.prefix(8))"
         let journal = try await helper(id)
-        // Installed the way scripts/install does, into a tmpfs over the system catalog directory
-        // that only this namespace sees.
-        let catalog = BuiltProducts.packageRoot.appending(path: "systemd/reachd.catalog").path
-        let install = try await journal.inside([
-            "/bin/sh", "-c",
-            "mount -t tmpfs tmpfs /usr/lib/systemd/catalog && cp '\(catalog)' /usr/lib/systemd/catalog/ && journalctl --update-catalog && echo installed",
-        ])
-        #expect(install.output.contains("installed"), "\(install)")
+        try await journal.installCatalog()
         journal.send(
             "warning\tdisconnected: timeout (target server)\tevent=connectivity_lost\treason=timeout\ttarget=server"
         )
@@ -112,6 +106,47 @@ struct JournalLoggingTests {
         #expect(text.contains("this machine cannot reach its"))
         #expect(text.contains("Subject: Target server is down"))
         #expect(text.contains("failed: connection_refused."))
+    }
+
+    /// A real reachd whose target turns slow: the quality change is an entry of its own
+    /// (`quality_changed`'s MESSAGE_ID, the `REACHD_QUALITY` fields), and `journalctl -x` explains
+    /// it with the installed catalog's entry, the state put in its subject.
+    @Test func aQualityChangeIsAnEntryOfItsOwnThatJournalctlExplains() async throws {
+        let directory = try TemporaryDirectory("journal-quality")
+        let server = try StandInServer(mode: "slow 0.3")
+        try await server.waitUntilReady()
+        let configuration = "\(directory.path)/reachd.yaml"
+        try """
+        quality: { latency: 100ms, window: 3s }
+        targets:
+          - { name: api, url: "http://127.0.0.1:\(server.port)/health" }
+        """.write(toFile: configuration, atomically: true, encoding: .utf8)
+        let reachd = try await PrivateJournal.reachd(["--config", configuration])
+        try await reachd.installCatalog()
+        let id = ReachLogEvent.qualityChanged.journalMessageID
+        let entries = try await reachd.waitForEntries(
+            ["SYSLOG_IDENTIFIER=reachd", "_PID=\(reachd.pid)", "MESSAGE_ID=\(id)"],
+            count: 1,
+            timeout: .seconds(30)
+        )
+        let entry = try #require(entries.first)
+        #expect(entry["MESSAGE"]?.hasPrefix("connection impaired: server (target api): latency ") == true, "\(entry)")
+        #expect(entry["PRIORITY"] == "4")
+        #expect(entry["REACHD_EVENT"] == "quality_changed")
+        #expect(entry["REACHD_QUALITY"] == "impaired")
+        #expect(entry["REACHD_QUALITY_FAULT"] == "server")
+        #expect(entry["REACHD_QUALITY_TARGET"] == "api")
+        #expect(entry["REACHD_QUALITY_EXCEEDED"] == "latency")
+        #expect(entry["REACHD_QUALITY_BUDGET"] == "100")
+        #expect(Int(entry["REACHD_QUALITY_VALUE"] ?? "").map { $0 >= 300 } == true, "ms: \(entry)")
+        let (_, text) = try await reachd.inside(["/usr/bin/journalctl", "--no-pager", "-x", "MESSAGE_ID=\(id)"])
+        #expect(text.contains("Subject: Connection quality: impaired"), "\(text)")
+        #expect(text.contains("Defined-By: reachd"))
+        #expect(text.contains("this machine still reaches"))
+        #expect(text.contains("REACHD_QUALITY_FAULT says where it is slow"))
+        kill(reachd.pid, SIGTERM)
+        #expect(await reachd.finish() == 0)
+        await server.stop()
     }
 
     @Test func autoPicksTheJournalWhenItsSocketAnswers() async throws {

@@ -126,6 +126,19 @@ package final class PrivateJournal: Sendable {
         return (result.status, result.output)
     }
 
+    /// Installs `systemd/reachd.catalog` as `scripts/install` does, into a tmpfs over the system
+    /// catalog directory that only this namespace sees, so that `journalctl -x` explains reachd's entries.
+    package func installCatalog() async throws {
+        let catalog = BuiltProducts.packageRoot.appending(path: "systemd/reachd.catalog").path
+        let install = try await inside([
+            "/bin/sh", "-c",
+            "mount -t tmpfs tmpfs /usr/lib/systemd/catalog && cp '\(catalog)' /usr/lib/systemd/catalog/ && journalctl --update-catalog && echo installed",
+        ])
+        guard install.output.contains("installed") else {
+            throw ChildProcess.Failed(description: "the catalog was not installed: \(install)")
+        }
+    }
+
     /// The journal's entries matching `matches` (`FIELD=value`), fields decoded to strings.
     package func entries(_ matches: [String]) async throws -> [[String: String]] {
         let (_, text) = try await inside(["/usr/bin/journalctl", "--no-pager", "-o", "json"] + matches)

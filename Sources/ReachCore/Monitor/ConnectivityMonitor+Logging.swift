@@ -48,7 +48,7 @@ extension ConnectivityMonitor {
             }
         if let kind { metadata.merge(kind.metadata) { _, new in new } }
         logger.log(level: level, "\(verdict.state.rawValue): \(verdict.reason)", metadata: metadata)
-        if change.qualityChanged { logQuality(verdict) }
+        if change.qualityChanged { logQuality(verdict, previous: previous.quality) }
         if change.isHeadline, let portal = verdict.portal {
             var metadata = ReachLogEvent.captivePortal.metadata
             metadata["portal_url"] = "\(portal.userPortalURL ?? "")"
@@ -63,14 +63,16 @@ extension ConnectivityMonitor {
 }
 
 extension ConnectivityMonitor {
-    /// The `quality_changed` entry: impaired (a warning, with where and how bad) or good again.
-    /// A connected verdict that loses its quality by going disconnected says so in its own entry.
-    func logQuality(_ verdict: Verdict) {
+    /// The `quality_changed` entry: impaired (a warning, with where and how bad), good again
+    /// after `previous` was impaired, or good when first judged. A connected verdict that loses
+    /// its quality by going disconnected says so in its own entry.
+    func logQuality(_ verdict: Verdict, previous: QualityState?) {
         guard let quality = verdict.quality else { return }
         var metadata = ReachLogEvent.qualityChanged.metadata
         metadata["quality"] = "\(quality.state.rawValue)"
         guard quality.state == .impaired else {
-            logger.notice("connection quality good again", metadata: metadata)
+            let again = previous == .impaired ? " again" : ""
+            logger.notice("connection quality good\(again)", metadata: metadata)
             return
         }
         if let fault = quality.fault { metadata["quality_fault"] = "\(fault.code)" }

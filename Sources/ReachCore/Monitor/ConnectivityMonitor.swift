@@ -361,7 +361,10 @@ public final class ConnectivityMonitor: Sendable {
         _ step: (inout ConnectivityCombiner) -> ConnectivityCombiner.Change
     ) -> Publication? {
         // Not the whole verdict: holding it would make the step copy every target's status.
-        let previous = (state: state.combiner.verdict.state, usableInterfaces: state.combiner.verdict.usableInterfaces)
+        let previous = (
+            state: state.combiner.verdict.state, usableInterfaces: state.combiner.verdict.usableInterfaces,
+            quality: state.combiner.verdict.quality?.state
+        )
         let variantGeneration = state.combiner.variantProbesGeneration
         let change = step(&state.combiner)
         if change.probeControlChanged {
@@ -389,6 +392,6 @@ public final class ConnectivityMonitor: Sendable {
     struct Publication {
         let event: ConnectivityEvent
         let change: ConnectivityCombiner.Change
-        let previous: (state: ConnectivityState, usableInterfaces: [String])
+        let previous: (state: ConnectivityState, usableInterfaces: [String], quality: QualityState?)
     }
 }
