@@ -44,16 +44,7 @@ extension FaultMatrix {
             run.ledger.mark(.unsettled, at: restoring, bound: .zero, "\(name): restoring")
             try await network.restoreLink()
             run.ledger.mark(.up, at: .now, bound: MatrixRun.restoreBound, "\(name): restored")
-            if let back = await run.observer.first(
-                after: restoring,
-                timeout: MatrixRun.restoreBound,
-                where: { $0.state == "connected" }
-            ) {
-                row.restored = back.at - restoring
-            } else {
-                row.failure =
-                    row.failure ?? "not connected within \(MatrixCase.seconds(MatrixRun.restoreBound)) of restoring"
-            }
+            await run.recordReturn(&row, since: restoring, of: "restoring")
             try await run.waitForAProbeLater()
             run.announcedGaps += run.observer.sequenceGaps(from: start, to: .now)
         } catch {
@@ -108,7 +99,7 @@ extension FaultMatrix {
             let restoring = ContinuousClock.now
             try await run.server.set("ok")
             run.ledger.mark(.up, at: .now, bound: MatrixRun.restoreBound, "\(name): restored")
-            await run.recordServerReturn(&row, since: restoring)
+            await run.recordReturn(&row, since: restoring, of: "the server's return")
         } catch {
             row.failure = "the test could not act: \(error)"
         }
@@ -179,7 +170,7 @@ extension FaultMatrix {
             if seen != nil, abs((stamped ?? 0) - jumpedNow) > 10 {
                 row.failure = row.failure ?? "since is \(stamped ?? 0), not the jumped clock's \(jumpedNow)"
             }
-            await run.recordServerReturn(&row, since: restoring)
+            await run.recordReturn(&row, since: restoring, of: "the server's return")
         } catch {
             try? clock.set(offset: 0)
             row.failure = "the test could not act: \(error)"

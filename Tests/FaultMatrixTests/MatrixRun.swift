@@ -212,11 +212,9 @@ final class MatrixRun {
         }
     }
 
-    /// Waits until reachd has finished two more probes than it had now, so at least one probe
-    /// started and ended after now: what proves that a moment passed without something happening.
-    /// Records in `row` how long after `restoring` (the server's return) the verdict was connected
-    /// again, or that it was not within ``restoreBound``.
-    func recordServerReturn(_ row: inout MatrixCase, since restoring: ContinuousClock.Instant) async {
+    /// Records in `row` how long after `restoring` the verdict was connected again, or that it was
+    /// not within ``restoreBound`` of `what` (as "the server's return").
+    func recordReturn(_ row: inout MatrixCase, since restoring: ContinuousClock.Instant, of what: String) async {
         if let back = await observer.first(
             after: restoring,
             timeout: Self.restoreBound,
@@ -224,11 +222,12 @@ final class MatrixRun {
         ) {
             row.restored = back.at - restoring
         } else {
-            row.failure =
-                row.failure ?? "not connected within \(MatrixCase.seconds(Self.restoreBound)) of the server's return"
+            row.failure = row.failure ?? "not connected within \(MatrixCase.seconds(Self.restoreBound)) of \(what)"
         }
     }
 
+    /// Waits until reachd has finished two more probes than it had now, so at least one probe
+    /// started and ended after now: what proves that a moment passed without something happening.
     func waitForAProbeLater() async throws {
         let before = await daemon.metric("reachd_probes_total") ?? 0
         try await waitUntil("two more probes", timeout: .seconds(15), every: .milliseconds(50)) {
