@@ -59,6 +59,15 @@ package final class WebhookClient: Sendable {
                 try await outbound.write(.head(head))
                 try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
                 try await outbound.write(.end(nil))
+            } catch {
+                // A write to a closed connection says only that; why it closed (a certificate
+                // refused in the handshake, a reset) is what ended the answer's stream.
+                throw Failed(
+                    description:
+                        "the answer from \(url.hostHeader) broke: \(Self.reason(await Self.whyItEnded(inbound) ?? error))"
+                )
+            }
+            do {
                 for try await part in inbound {
                     switch part {
                     case .head(let answer): status = Int(answer.status.code)
@@ -70,6 +79,18 @@ package final class WebhookClient: Sendable {
                 throw Failed(description: "the answer from \(url.hostHeader) broke: \(Self.reason(error))")
             }
             throw Failed(description: "\(url.hostHeader) closed the connection before answering")
+        }
+    }
+
+    /// The error the answer's stream ended with, if it ended with one.
+    private static func whyItEnded(
+        _ inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>
+    ) async -> (any Error)? {
+        do {
+            for try await _ in inbound {}
+            return nil
+        } catch {
+            return error
         }
     }
 

@@ -52,15 +52,12 @@ struct WebhookSender: Sendable {
         var ceiling = settings.firstRetryDelay
         var attempts = 0
         var lastError = ""
+        var lastCutShort = false
         while true {
             attempts += 1
-            let remaining = clock.now.duration(to: giveUpAt)
+            let timeout = min(settings.timeout, max(clock.now.duration(to: giveUpAt), .milliseconds(1)))
             do {
-                let status = try await attempt(
-                    body,
-                    headers: headers,
-                    timeout: min(settings.timeout, max(remaining, .milliseconds(1)))
-                )
+                let status = try await attempt(body, headers: headers, timeout: timeout)
                 metadata["attempts"] = "\(attempts)"
                 metadata["http_status"] = "\(status)"
                 logger.info(
@@ -71,8 +68,12 @@ struct WebhookSender: Sendable {
                 return
             } catch is CancellationError {
                 try stopped(transition, metadata)
+            } catch is DeadlineExceeded where timeout < settings.timeout && !lastError.isEmpty {
+                // The budget, not the receiver, cut this attempt short: the earlier attempt's reason stands.
+                lastCutShort = true
             } catch {
                 lastError = "\(error)"
+                lastCutShort = false
             }
             if Task.isCancelled { try stopped(transition, metadata) }
             let delay = jitter(ceiling)
@@ -91,7 +92,7 @@ struct WebhookSender: Sendable {
         metadata["attempts"] = "\(attempts)"
         metadata["error"] = "\(lastError)"
         logger.error(
-            "webhook \(settings.name) gave up on #\(transition.sequence) after \(attempts) attempt(s) within \(settings.giveUpAfter): \(lastError)",
+            "webhook \(settings.name) gave up on #\(transition.sequence) after \(attempts) attempt(s) within \(settings.giveUpAfter): \(lastError)\(lastCutShort ? " (the last attempt was cut short by the budget)" : "")",
             metadata: metadata.merging(ReachLogEvent.webhookGaveUp.metadata) { $1 }
         )
         observer?.webhookFinished(settings.name, outcome: .gaveUp)

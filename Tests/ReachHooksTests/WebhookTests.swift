@@ -124,7 +124,7 @@ struct WebhookTests {
         // the bound, down to 1 ms: cut that short ("no answer within ..."), its request may never have
         // reached the receiver.
         let attempts = Int("\(gaveUp.metadata["attempts"] ?? "")") ?? -1
-        let lastCutShort = gaveUp.message.contains("no answer within")
+        let lastCutShort = gaveUp.message.contains("no answer within") || gaveUp.message.contains("cut short")
         #expect(
             receiver.requests.count == attempts || (lastCutShort && receiver.requests.count == attempts - 1),
             "\(attempts) attempts logged, \(receiver.requests.count) received: \(gaveUp.message)"
@@ -135,6 +135,30 @@ struct WebhookTests {
             exposition.contains(#"reachd_webhook_deliveries_total{webhook="flaky",result="delivered"} 0"#),
             "series exist from the start"
         )
+    }
+
+    /// The last attempt gets only what is left of the budget. When that runs out first, the
+    /// receiver said nothing: the reason given up with is the one it gave before.
+    @Test func anAttemptTheBudgetCutsShortDoesNotHideTheReceiversReason() async throws {
+        let receiver = try await WebhookReceiver(["--fail-first", "1", "--then-silent"])
+        defer { receiver.stop() }
+        let settings = WebhookSettings(
+            name: "gone-quiet",
+            url: receiver.url,
+            timeout: .seconds(5),
+            giveUpAfter: .seconds(3),
+            firstRetryDelay: .milliseconds(50),
+            maximumRetryDelay: .milliseconds(100)
+        )
+        await #expect {
+            try await WebhookSender(settings: settings, client: WebhookClient(), observer: nil, logger: logs.logger)
+                .deliver(transition(.lost), likelyConnected: false)
+        } throws: { error in
+            "\(error)".hasSuffix("HTTP 503")
+        }
+        let gaveUp = try #require(logs.all.first { $0.metadata["event"] == "\(ReachLogEvent.webhookGaveUp.rawValue)" })
+        #expect(gaveUp.metadata["error"] == "HTTP 503")
+        #expect(gaveUp.message.contains("cut short"), "the log says the last attempt was cut short: \(gaveUp.message)")
     }
 
     @Test func retryDelaysDoubleFromTheFirstCeilingUpToTheMaximum() async throws {

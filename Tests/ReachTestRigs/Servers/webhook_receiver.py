@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A webhook receiver for reachd's tests: verifies X-Reachd-Signature with the shared secret.
 
-Usage: webhook_receiver.py LOG [--fail-first N] [--never-accept] [--secret-file PATH]
+Usage: webhook_receiver.py LOG [--fail-first N [--then-silent]] [--never-accept] [--secret-file PATH]
 Prints the port it listens on (127.0.0.1, a free port) on the first line of stdout, then serves
-until killed. Each request becomes one JSON line in LOG: the answer's status, whether the
+until killed. With --then-silent, requests after the first N failures get no answer at all.
+Each request becomes one JSON line in LOG: the answer's status, whether the
 signature matched, the event headers, and the body both parsed and as received.
 """
 import hashlib
@@ -17,6 +18,7 @@ log_path = sys.argv[1]
 args = sys.argv[2:]
 fail_first = int(args[args.index("--fail-first") + 1]) if "--fail-first" in args else 0
 never_accept = "--never-accept" in args
+then_silent = "--then-silent" in args
 secret = None
 if "--secret-file" in args:
     with open(args[args.index("--secret-file") + 1], "rb") as f:
@@ -48,6 +50,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "body": json.loads(body),
                 "raw": body.decode("utf-8"),
             }) + "\n")
+        if then_silent and seen > fail_first:
+            time.sleep(3600)
         self.send_response(status)
         self.send_header("Content-Length", "0")
         self.end_headers()
