@@ -91,6 +91,13 @@ extension ReachMetrics {
             "Current subscribers to the verdict stream: event-stream clients and internal followers such as metrics."
         )
     }
+    static var heapTrimsName: MetricNameDescriptor {
+        name(
+            "reachd_heap_trims",
+            unit: "total",
+            "Times reachd gave the heap that departed event-stream clients left behind back to the kernel (malloc_trim)."
+        )
+    }
     static var netlinkOverrunsName: MetricNameDescriptor {
         name(
             "reachd_netlink_overruns",

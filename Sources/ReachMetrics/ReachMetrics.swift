@@ -33,6 +33,7 @@ package final class ReachMetrics: ProbeObserver, Sendable {
     /// `reachd_quality` and the targets' quality series, sampled at each scrape.
     private let qualitySeries: QualitySeries
     private let netlinkOverruns: Counter
+    private let heapTrims: Counter
     private let state = Mutex(State())
 
     /// The per-target series made at startup.
@@ -96,6 +97,7 @@ package final class ReachMetrics: ProbeObserver, Sendable {
         subscribers = registry.makeGauge(descriptor: Self.subscribersName)
         lastTransition = registry.makeGauge(descriptor: Self.lastTransitionName)
         netlinkOverruns = registry.makeCounter(descriptor: Self.netlinkOverrunsName)
+        heapTrims = registry.makeCounter(descriptor: Self.heapTrimsName)
         faults = Dictionary(
             uniqueKeysWithValues: ([Self.noFault] + Fault.allCases.map(\.code)).map { fault in
                 (fault, registry.makeGauge(descriptor: Self.faultName, labels: [("fault", fault)]))
@@ -225,6 +227,12 @@ package final class ReachMetrics: ProbeObserver, Sendable {
             return total - state.netlinkOverrunsSeen
         }
         if increase > 0 { netlinkOverruns.increment(by: Int64(increase)) }
+    }
+
+    /// Counts `reachd_heap_trims_total`: the status server returned departed clients' heap to the
+    /// kernel. A resident size read after it is what reachd keeps, not what a crowd left in the arenas.
+    package func countHeapTrim() {
+        heapTrims.increment()
     }
 
     /// Renders every metric in the Prometheus text format (0.0.4), first reading the values that

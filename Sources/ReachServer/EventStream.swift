@@ -23,7 +23,7 @@ struct EventStream: Sendable {
     let monitor: ConnectivityMonitor
     let heartbeatInterval: Duration
     /// Returns a departed client's memory to the kernel.
-    let trimmer = HeapTrimmer()
+    let trimmer: HeapTrimmer
 
     private enum Item: Sendable {
         case event(ConnectivityEvent)

@@ -191,7 +191,11 @@ package struct StatusServer: Sendable {
         let handlers = StatusRoutes(
             monitor: monitor,
             metrics: metrics,
-            events: EventStream(monitor: monitor, heartbeatInterval: heartbeatInterval),
+            events: EventStream(
+                monitor: monitor,
+                heartbeatInterval: heartbeatInterval,
+                trimmer: HeapTrimmer(trimmed: metrics.countHeapTrim)
+            ),
             checkWaitLimit: checkWaitLimit,
             history: history
         )

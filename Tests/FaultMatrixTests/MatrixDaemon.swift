@@ -116,9 +116,15 @@ final class MatrixDaemon: Sendable {
     }
 
     /// reachd's peak resident set so far (`VmHWM`), in KiB.
-    var peakResidentKiB: Int {
+    var peakResidentKiB: Int { statusKiB("VmHWM") }
+
+    /// reachd's resident set now (`VmRSS`), in KiB.
+    var residentKiB: Int { statusKiB("VmRSS") }
+
+    /// A size from `/proc/PID/status`, in KiB (0 once reachd is gone).
+    private func statusKiB(_ field: String) -> Int {
         guard let status = FileManager.default.contents(atPath: "/proc/\(processIdentifier)/status") else { return 0 }
-        let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(field + ":") }
         return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
             ?? 0
     }

@@ -2,20 +2,21 @@ import Foundation
 import ReachTestRigs
 
 /// Clients of reachd's event stream that misbehave, from outside the namespace through the unix
-/// socket: one that subscribes and never reads a byte, and a crowd of 1,000 that subscribe one
-/// after another, read the first byte and vanish.
+/// socket: a crowd (1,000) that subscribe one after another, read the first byte and vanish, and
+/// (when asked) one that subscribes first and never reads a byte.
 final class SubscriberCrowd: Sendable {
     private let child: ChildProcess
 
     private static let script = """
         import socket, sys
-        path, count = sys.argv[1], int(sys.argv[2])
+        path, count, stuck = sys.argv[1], int(sys.argv[2]), sys.argv[3] == 'stuck'
         request = b'GET /v1/events HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\n'
-        stuck = socket.socket(socket.AF_UNIX)
-        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        stuck.connect(path)
-        stuck.sendall(request)
-        print('stuck', flush=True)
+        if stuck:
+            held = socket.socket(socket.AF_UNIX)
+            held.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            held.connect(path)
+            held.sendall(request)
+            print('stuck', flush=True)
         for _ in range(count):
             s = socket.socket(socket.AF_UNIX)
             s.connect(path)
@@ -26,20 +27,35 @@ final class SubscriberCrowd: Sendable {
         sys.stdin.read()
         """
 
-    /// Subscribes the client that never reads, then runs the crowd.
-    init(socket: String, crowd: Int) throws {
+    /// Subscribes the client that never reads (when `withOneThatNeverReads`), then runs the crowd.
+    init(socket: String, crowd: Int, withOneThatNeverReads: Bool = false) throws {
         child = try ChildProcess(
             "sse-crowd",
             executable: "/usr/bin/env",
-            arguments: ["python3", "-u", "-c", Self.script, socket, "\(crowd)"]
+            arguments: [
+                "python3", "-u", "-c", Self.script, socket, "\(crowd)", withOneThatNeverReads ? "stuck" : "crowd",
+            ]
         )
+    }
+
+    /// One client that subscribes and hangs up at once: reachd's first write to it fails, so it is
+    /// gone (and a heap trim due) a moment after the request, not at the next heartbeat.
+    static func hangUp(socket: String) async throws {
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(sys.argv[1])
+            s.sendall(b'GET /v1/events HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\n')
+            s.close()
+            """
+        _ = try await runProgram("/usr/bin/env", ["python3", "-c", script, socket])
     }
 
     func waitUntilCrowdIsGone(timeout: Duration = .seconds(60)) async throws {
         try await child.waitForLine(timeout: timeout) { $0 == "crowd gone" }
     }
 
-    /// Lets the never-reading client go too.
+    /// Lets the never-reading client go.
     func stop() async {
         child.closeInput()
         await child.waitForExit(timeout: .seconds(5))
@@ -47,14 +63,6 @@ final class SubscriberCrowd: Sendable {
 }
 
 extension MatrixDaemon {
-    /// reachd's resident set now (`VmRSS`), in KiB.
-    var residentKiB: Int {
-        guard let status = FileManager.default.contents(atPath: "/proc/\(processIdentifier)/status") else { return 0 }
-        let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-        return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
-            ?? 0
-    }
-
     /// `reachd_subscribers` from `/metrics`: subscribers to the verdict stream right now.
     func subscribers() async -> Int? {
         await metric("reachd_subscribers").map { Int($0) }

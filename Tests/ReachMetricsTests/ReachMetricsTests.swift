@@ -18,7 +18,8 @@ struct ReachMetricsTests {
         let text = scrape(metrics, harness)
         for series in [
             "reachd_connected", "reachd_link_usable", "reachd_subscribers", "reachd_netlink_overruns_total",
-            "reachd_last_transition_timestamp_seconds", #"reachd_build_info{version="\#(ReachVersion.current)"}"#,
+            "reachd_heap_trims_total", "reachd_last_transition_timestamp_seconds",
+            #"reachd_build_info{version="\#(ReachVersion.current)"}"#,
             #"reachd_probe_success{target="server"}"#, #"reachd_probe_success{target="backup"}"#,
             #"reachd_probes_total{target="server",result="success"}"#, #"reachd_probe_skipped_total{target="backup"}"#,
             #"reachd_probe_duration_seconds_count{target="server"}"#,
@@ -35,8 +36,8 @@ struct ReachMetricsTests {
             "reachd_probe_success",
             "reachd_probe_duration_seconds", "reachd_probes_total", "reachd_probe_skipped_total",
             "reachd_restoration_callbacks_total",
-            "reachd_subscribers", "reachd_netlink_overruns_total", "reachd_last_transition_timestamp_seconds",
-            "reachd_build_info",
+            "reachd_subscribers", "reachd_heap_trims_total", "reachd_netlink_overruns_total",
+            "reachd_last_transition_timestamp_seconds", "reachd_build_info",
         ] where name != "reachd_state_changes_total" && name != "reachd_link_up" {
             #expect(text.contains("# HELP \(name) "), "\(name) has help text")
         }
