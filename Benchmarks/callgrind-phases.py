@@ -32,14 +32,16 @@ PHASES = [
         "SocketChannelCfD", "BaseSocketChannelC6close0"]),
 ]
 # The event loop thread's body: everything a probe does runs under it.
+PUBLISH = "EventHubC7publish"  # the hub's publish: one verdict event
 LOOP = "$s8NIOPosix19SelectableEventLoopC3runyyKF"
 
 
 def parse(path):
-    """Self cost per function and inclusive cost per caller->callee arc."""
+    """Self cost per function, inclusive cost per caller->callee arc, and calls per callee."""
     names = {}
     self_cost = defaultdict(int)
     arcs = defaultdict(int)  # (caller, callee) -> inclusive instructions
+    calls = defaultdict(int)
     function = callee = None
     pending_call = False
 
@@ -60,6 +62,7 @@ def parse(path):
                 callee = name(line[4:])
             elif line.startswith("calls="):
                 pending_call = True
+                calls[callee] += int(line[6:].split()[0])
             elif line and (line[0].isdigit() or line[0] in "+-*"):
                 cost = int(line.split()[-1]) if len(line.split()) > 1 else 0
                 if pending_call:
@@ -67,12 +70,12 @@ def parse(path):
                     pending_call = False
                 else:
                     self_cost[function] += cost
-    return self_cost, arcs
+    return self_cost, arcs, calls
 
 
 def main():
     path, probes = sys.argv[1], int(sys.argv[2])
-    self_cost, arcs = parse(path)
+    self_cost, arcs, calls = parse(path)
     callees = defaultdict(list)
     for (caller, callee), cost in arcs.items():
         if caller != callee:
@@ -119,6 +122,10 @@ def main():
     ]:
         print(f"RESULT probe-phases {phase}: {totals[phase] / probes / 1000:.1f}k per probe "
               f"({100 * totals[phase] / total:.0f} %): {words}")
+    # News costs more than a probe that changes nothing (each event carries every target): a run
+    # whose targets change health or quality in the window counts that too.
+    events = sum(count for function, count in calls.items() if PUBLISH in function)
+    print(f"RESULT probe-phases events: {events} verdict events published in the window")
 
 
 if __name__ == "__main__":

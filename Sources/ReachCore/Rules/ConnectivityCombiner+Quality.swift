@@ -72,17 +72,19 @@ extension ConnectivityCombiner {
     /// measures the resolver, not the first hop. Good when every healthy target with a budget is
     /// good; `nil` while one of them has no quality yet, or none has a budget.
     private func judgeCountedTargets() -> CountedQuality? {
-        let gateways = gatewayKinds()
+        var gateways: [IPAddress: InterfaceKind]?
         var (anyGood, undecided) = (false, false)
         var firstImpaired: Int?
-        for (index, status) in verdict.targets.enumerated()
-        where status.health == .healthy && status.qualityBudget != nil {
-            switch status.quality?.state {
+        // By index: enumerating the statuses would copy each, names and results with it.
+        for index in verdict.targets.indices
+        where verdict.targets[index].health == .healthy && verdict.targets[index].qualityBudget != nil {
+            switch verdict.targets[index].quality?.state {
             case .impaired:
-                if targets[index].kind != "dns", let address = targets[index].endpoint.literalAddress,
-                    let kind = gateways[address]
-                {
-                    return CountedQuality(state: .impaired, fault: kind.isRadio ? .link : .gateway, index: index)
+                if targets[index].kind != "dns", let address = literalAddresses[index] {
+                    gateways = gateways ?? gatewayKinds()
+                    if let kind = gateways?[address] {
+                        return CountedQuality(state: .impaired, fault: kind.isRadio ? .link : .gateway, index: index)
+                    }
                 }
                 firstImpaired = firstImpaired ?? index
             case .good: anyGood = true

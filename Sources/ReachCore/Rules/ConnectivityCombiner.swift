@@ -56,6 +56,9 @@ struct ConnectivityCombiner: Sendable {
     private(set) var policy: TargetPolicy
     private(set) var filter: InterfaceFilter
     private var targetAddresses: [IPAddress]
+    /// Each target's literal address, in configuration order (`nil` for a name): parsed once, not
+    /// at each judgement of the quality (`ConnectivityCombiner+Quality`).
+    private(set) var literalAddresses: [IPAddress?]
     /// The targets as configured, for what a failure says about a portal (a redirect's host, HTTPS).
     private(set) var targets: [ProbeTarget]
     private(set) var portalCheck: PortalCheck?
@@ -114,7 +117,8 @@ struct ConnectivityCombiner: Sendable {
         )
         self.policy = policy
         self.filter = filter
-        self.targetAddresses = targets.compactMap(\.endpoint.literalAddress)
+        self.literalAddresses = targets.map(\.endpoint.literalAddress)
+        self.targetAddresses = literalAddresses.compactMap { $0 }
         self.requiresLink = !targets.allSatisfy(\.endpoint.isLoopback)
         self.verdict = Verdict(
             state: .unknown,
@@ -262,7 +266,8 @@ struct ConnectivityCombiner: Sendable {
         indexByName = Dictionary(targets.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.policy = policy
         self.filter = filter
-        targetAddresses = targets.compactMap(\.endpoint.literalAddress)
+        literalAddresses = targets.map(\.endpoint.literalAddress)
+        targetAddresses = literalAddresses.compactMap { $0 }
         requiresLink = !targets.allSatisfy(\.endpoint.isLoopback)
         assessment = links.map { LinkAssessment($0, filter: filter, targetAddresses: targetAddresses) }
         verdict.targets = statuses

@@ -12,10 +12,12 @@ import ReachSupport
 /// - the target is impaired while any measure is, good when no measure is impaired or deciding
 ///   and one is good; a measure without a value in the window (no answered probe for latency, no
 ///   echo burst for jitter) is not evaluated and keeps its state.
-package struct QualityJudge: Sendable, Hashable {
+package struct QualityJudge: Sendable {
     package static let evaluationsToImpair = 3
     package static let evaluationsToClear = 5
     package static let clearingShare = 0.7
+    /// The measures in their order, taken once.
+    private static let allMeasures = QualityMeasure.allCases
 
     private struct MeasureState: Sendable, Hashable {
         var judged: QualityState?
@@ -43,10 +45,35 @@ package struct QualityJudge: Sendable, Hashable {
         }
     }
 
+    /// One state per measure, each judged only when it has a budget: what a dictionary keyed by
+    /// measure would hold, without hashing on every probe.
+    private struct MeasureStates: Sendable {
+        var latency = MeasureState()
+        var loss = MeasureState()
+        var jitter = MeasureState()
+
+        subscript(_ measure: QualityMeasure) -> MeasureState {
+            get {
+                switch measure {
+                case .latency: latency
+                case .loss: loss
+                case .jitter: jitter
+                }
+            }
+            set {
+                switch measure {
+                case .latency: latency = newValue
+                case .loss: loss = newValue
+                case .jitter: jitter = newValue
+                }
+            }
+        }
+    }
+
     package let budget: QualityBudget
     package let minimumSamples: Int
     private(set) var window: QualityWindow
-    private var states: [QualityMeasure: MeasureState] = [:]
+    private var states = MeasureStates()
     /// The target's quality after the last evaluation.
     package private(set) var quality: TargetQuality?
     package private(set) var measures = QualityMeasures()
@@ -68,27 +95,28 @@ package struct QualityJudge: Sendable, Hashable {
         window.add(sample)
         measures = window.measures
         guard budget.judgesAnything, window.count >= minimumSamples else { return false }
-        for measure in QualityMeasure.allCases {
+        for measure in Self.allMeasures {
             guard let limit = budget.limit(measure), let value = measures.value(measure) else { continue }
-            states[measure, default: MeasureState()].judge(value, limit: limit)
+            states[measure].judge(value, limit: limit)
         }
         return settle(at: sample.at)
     }
 
     private mutating func settle(at now: WallTime) -> Bool {
-        let impaired = QualityMeasure.allCases.compactMap { measure -> QualityFinding? in
-            guard let state = states[measure], state.judged == .impaired, let value = state.lastValue,
-                let limit = budget.limit(measure)
-            else { return nil }
-            return QualityFinding(measure: measure, value: value, budget: limit)
+        var impaired: [QualityFinding] = []
+        var (deciding, anyGood) = (false, false)
+        for measure in Self.allMeasures {
+            let state = states[measure]
+            switch state.judged {
+            case .impaired:
+                if let value = state.lastValue, let limit = budget.limit(measure) {
+                    impaired.append(QualityFinding(measure: measure, value: value, budget: limit))
+                }
+            case .good: anyGood = true
+            case nil: deciding = deciding || state.pastInARow > 0
+            }
         }
-        let deciding = states.values.contains { $0.judged == nil && $0.pastInARow > 0 }
-        let next: QualityState? =
-            if !impaired.isEmpty { .impaired } else if deciding {
-                nil
-            } else if states.values.contains(where: {
-                $0.judged == .good
-            }) { .good } else { nil }
+        let next: QualityState? = !impaired.isEmpty ? .impaired : deciding ? nil : anyGood ? .good : nil
         let before = quality
         guard let next else {
             quality = nil
@@ -96,6 +124,7 @@ package struct QualityJudge: Sendable, Hashable {
         }
         let since = before?.state == next ? before?.since ?? now : now
         quality = TargetQuality(state: next, exceeded: impaired, since: since)
-        return before?.state != next || before?.exceeded.map(\.measure) != impaired.map(\.measure)
+        guard let before else { return true }
+        return before.state != next || !before.exceeded.elementsEqual(impaired) { $0.measure == $1.measure }
     }
 }

@@ -39,51 +39,62 @@ package struct QualitySample: Sendable, Hashable {
 }
 
 /// A target's samples over the last ``QualityBudget/window``: their median latency, their loss
-/// and their mean jitter. The loss is kept as running sums; the median sorts the window's answered
-/// samples (a window holds tens of them).
-package struct QualityWindow: Sendable, Hashable {
+/// and their mean jitter. Every probe adds a sample and is judged, so the measures are kept as
+/// the samples come and go rather than computed from the whole window each time: the loss and
+/// the jitter as running sums, the latencies in order (``SortedDurations``), the samples in
+/// arrival order from `first` on (those before it have left the window, and are dropped in bulk).
+package struct QualityWindow: Sendable {
     package let length: Duration
     private var samples: [QualitySample] = []
+    private var first = 0
+    private var latencies = SortedDurations()
     private var sent = 0
     private var received = 0
+    private var jitterSum = Duration.zero
+    private var jitters = 0
 
     package init(length: Duration) {
         self.length = length
     }
 
-    package var count: Int { samples.count }
+    package var count: Int { samples.count - first }
 
     /// Adds `sample` and forgets those older than the window before it.
     package mutating func add(_ sample: QualitySample) {
+        enter(sample)
         samples.append(sample)
+        let horizon = sample.at.sinceEpoch - length
+        while first < samples.count, samples[first].at.sinceEpoch <= horizon {
+            leave(samples[first])
+            first += 1
+        }
+        // The stale samples go once they are as many as those left: each is moved once on average.
+        if first > 0, first >= count {
+            samples.removeFirst(first)
+            first = 0
+        }
+    }
+
+    private mutating func enter(_ sample: QualitySample) {
         sent += sample.sent
         received += sample.received
-        let horizon = sample.at.sinceEpoch - length
-        let stale = samples.prefix { $0.at.sinceEpoch <= horizon }.count
-        guard stale > 0 else { return }
-        for old in samples.prefix(stale) {
-            sent -= old.sent
-            received -= old.received
-        }
-        samples.removeFirst(stale)
+        if let latency = sample.latency { latencies.insert(latency) }
+        if let jitter = sample.jitter { (jitterSum, jitters) = (jitterSum + jitter, jitters + 1) }
+    }
+
+    private mutating func leave(_ sample: QualitySample) {
+        sent -= sample.sent
+        received -= sample.received
+        if let latency = sample.latency { latencies.remove(latency) }
+        if let jitter = sample.jitter { (jitterSum, jitters) = (jitterSum - jitter, jitters - 1) }
     }
 
     package var measures: QualityMeasures {
-        var latencies = samples.compactMap(\.latency)
-        latencies.sort()
-        let jitters = samples.compactMap(\.jitter)
-        return QualityMeasures(
-            latency: Self.median(latencies),
+        QualityMeasures(
+            latency: latencies.median,
             loss: sent > 0 ? Double(sent - received) / Double(sent) : nil,
-            jitter: jitters.isEmpty ? nil : jitters.reduce(.zero, +) / jitters.count,
-            samples: samples.count
+            jitter: jitters == 0 ? nil : jitterSum / jitters,
+            samples: count
         )
-    }
-
-    /// The middle of `sorted` (the mean of the two middle ones for an even count).
-    private static func median(_ sorted: [Duration]) -> Duration? {
-        guard !sorted.isEmpty else { return nil }
-        let middle = sorted.count / 2
-        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
     }
 }
