@@ -31,6 +31,16 @@ struct WebhookTests {
         try await body(WebhookClient())
     }
 
+    /// Expects a loss's delivery to `settings` to be given up with an error `saying` accepts.
+    func expectGivingUp(_ settings: WebhookSettings, saying: (String) -> Bool) async {
+        await #expect {
+            try await WebhookSender(settings: settings, client: WebhookClient(), observer: nil, logger: logs.logger)
+                .deliver(transition(.lost), likelyConnected: false)
+        } throws: { error in
+            saying("\(error)")
+        }
+    }
+
     @Test func aReceiverThatFailsTwiceGetsTheSameSignedEventThreeTimesAndAcceptsIt() async throws {
         let receiver = try await WebhookReceiver(["--fail-first", "2", "--secret-file", secretFile])
         defer { receiver.stop() }
@@ -150,12 +160,7 @@ struct WebhookTests {
             firstRetryDelay: .milliseconds(50),
             maximumRetryDelay: .milliseconds(100)
         )
-        await #expect {
-            try await WebhookSender(settings: settings, client: WebhookClient(), observer: nil, logger: logs.logger)
-                .deliver(transition(.lost), likelyConnected: false)
-        } throws: { error in
-            "\(error)".hasSuffix("HTTP 503")
-        }
+        await expectGivingUp(settings) { $0.hasSuffix("HTTP 503") }
         let gaveUp = try #require(logs.all.first { $0.metadata["event"] == "\(ReachLogEvent.webhookGaveUp.rawValue)" })
         #expect(gaveUp.metadata["error"] == "HTTP 503")
         #expect(gaveUp.message.contains("cut short"), "the log says the last attempt was cut short: \(gaveUp.message)")
@@ -270,12 +275,7 @@ struct WebhookTests {
             firstRetryDelay: .milliseconds(50),
             maximumRetryDelay: .milliseconds(100)
         )
-        await #expect {
-            try await WebhookSender(settings: settings, client: WebhookClient(), observer: nil, logger: logs.logger)
-                .deliver(transition(.lost), likelyConnected: false)
-        } throws: { error in
-            "\(error)".lowercased().contains("certificate")
-        }
+        await expectGivingUp(settings) { $0.lowercased().contains("certificate") }
         await server.stop()
     }
 }
