@@ -92,6 +92,9 @@ final class HistoryService: Service, HistoryReading, ProbeObserver, Sendable {
         }
         guard let recorder = await open(settings) else { return await nextChange() }
         current.withLock { $0 = .recording(recorder) }
+        // Logged once it is true: whoever reads the line and asks for history gets it.
+        let path = recorder.store.path
+        logger.info("history: recording to \(path)", metadata: ["path": "\(path)"])
         recorder.record(monitor.current.verdict)
         let next = await withTaskGroup(of: HistorySettings?.self) { group in
             group.addTask { await self.nextChange() }
@@ -183,14 +186,14 @@ final class HistoryService: Service, HistoryReading, ProbeObserver, Sendable {
                 clock: { wall.wallTime },
                 logger: logger
             )
-            logger.info("history: recording to \(path)", metadata: ["path": "\(path)"])
             return recorder
         } catch {
             let reason = "history is off: \(error)"
+            // Set before it is logged: whoever reads the line and asks must get the reason.
+            current.withLock { $0 = .off(reason) }
             // Outside the unit without history.path, that is expected: a notice, not an error.
             let level: Logger.Level = if case .failure(.noDirectory) = opened { .notice } else { .error }
             logger.log(level: level, "\(reason); reachd runs without history", metadata: ["path": "\(path)"])
-            current.withLock { $0 = .off(reason) }
             return nil
         }
     }
