@@ -36,7 +36,8 @@ struct JournalLoggingTests {
         }
         journal.send("info\tfirst line\\nsecond line")
         journal.closeInput()
-        #expect(await journal.finish() == 0)
+        let status = await journal.finish()
+        #expect(status == 0, "the helper exited with \(status); its standard error:\n\(journal.standardError)")
         let entries = try await journal.waitForEntries(["SYSLOG_IDENTIFIER=\(id)"], count: levels.count + 1)
         #expect(entries.count == levels.count + 1, "\(entries)")
         for (level, priority) in levels {
@@ -73,7 +74,8 @@ struct JournalLoggingTests {
         }
         journal.send("info\tnot a known event\t\(ReachLogEvent.metadataKey)=something_else")
         journal.closeInput()
-        #expect(await journal.finish() == 0)
+        let status = await journal.finish()
+        #expect(status == 0, "the helper exited with \(status); its standard error:\n\(journal.standardError)")
         let entries = try await journal.waitForEntries(
             ["SYSLOG_IDENTIFIER=\(id)"],
             count: ReachLogEvent.allCases.count + 1
@@ -97,7 +99,8 @@ struct JournalLoggingTests {
         )
         journal.send("notice\ttarget server down\tevent=target_down\treason=connection_refused\ttarget=server")
         journal.closeInput()
-        #expect(await journal.finish() == 0)
+        let status = await journal.finish()
+        #expect(status == 0, "the helper exited with \(status); its standard error:\n\(journal.standardError)")
         _ = try await journal.waitForEntries(["SYSLOG_IDENTIFIER=\(id)"], count: 2)
         let (_, text) = try await journal.inside(["/usr/bin/journalctl", "--no-pager", "-x", "SYSLOG_IDENTIFIER=\(id)"])
         #expect(text.contains("Subject: Connectivity lost: timeout"), "\(text)")
@@ -153,7 +156,8 @@ struct JournalLoggingTests {
         let journal = try await helper("reachd-test-auto-\(UUID().uuidString.prefix(8))", target: "auto")
         #expect(try await journal.waitForOutput("target ").contains("target journald"))
         journal.closeInput()
-        #expect(await journal.finish() == 0)
+        let status = await journal.finish()
+        #expect(status == 0, "the helper exited with \(status); its standard error:\n\(journal.standardError)")
     }
 
     @Test func autoPicksStandardErrorWithoutAJournal() async throws {
@@ -165,7 +169,8 @@ struct JournalLoggingTests {
         #expect(try await journal.waitForOutput("target ").contains("target stderr"))
         journal.send("info\tto standard error\tstate=connected")
         journal.closeInput()
-        #expect(await journal.finish() == 0)
+        let status = await journal.finish()
+        #expect(status == 0, "the helper exited with \(status); its standard error:\n\(journal.standardError)")
         #expect(journal.standardError.contains("msg=\"to standard error\" state=connected"), "\(journal.standardError)")
     }
 
@@ -179,7 +184,8 @@ struct JournalLoggingTests {
         )
         #expect(try await journal.waitForOutput("target ").contains("target journald"))
         journal.closeInput()
-        #expect(await journal.finish() == 0)
+        let status = await journal.finish()
+        #expect(status == 0, "the helper exited with \(status); its standard error:\n\(journal.standardError)")
     }
 
     @Test func reachdLogsItsStartAndStopToTheJournal() async throws {
