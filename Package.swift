@@ -107,8 +107,9 @@ let package = Package(
 
         // MARK: System calls and C
 
-        // C shims for what Glibc's module lacks: a named thread and an eventfd, the rtnetlink ABI, libsystemd.
-        .target(name: "CDedicatedThread", path: "Sources/C/CDedicatedThread"),
+        // C shims for what Glibc's module lacks: the GNU extensions (a named thread, an eventfd, closing
+        // descriptors in a spawned child), the rtnetlink ABI, libsystemd.
+        .target(name: "CGNU", path: "Sources/C/CGNU"),
         .target(name: "CNetlink", path: "Sources/C/CNetlink"),
         // The system's OpenSSL (libssl), for the status API client's HTTPS: reachctl must not link
         // BoringSSL (NIOSSL) for the few requests it makes, and every host has libssl already.
@@ -134,7 +135,7 @@ let package = Package(
         ),
         // Thin POSIX helpers every adapter shares: a dedicated thread with a shutdown doorbell, the
         // errno error, a bounded file reader, the system clocks. Below the core: helpers only.
-        .target(name: "ReachPOSIX", dependencies: ["ReachSupport", "CDedicatedThread"], swiftSettings: strict),
+        .target(name: "ReachPOSIX", dependencies: ["ReachSupport", "CGNU"], swiftSettings: strict),
 
         // MARK: Adapters
 
@@ -667,7 +668,7 @@ let package = Package(
         // API), a private CA, a desktop, a system bus with logind, Chromium, a small tmpfs to fill.
         .target(
             name: "ReachTestRigs",
-            dependencies: ["ReachTesting", "ReachLogging", "CNetlink"],
+            dependencies: ["ReachTesting", "ReachLogging", "ReachPOSIX", "CNetlink"],
             path: "Tests/ReachTestRigs",
             exclude: ["SystemBus", "Servers", "Clients"],
             swiftSettings: strict

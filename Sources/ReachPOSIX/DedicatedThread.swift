@@ -1,4 +1,4 @@
-import CDedicatedThread
+import CGNU
 import Glibc
 
 /// Starts a detached, named POSIX thread for work that blocks (an adapter's `poll` on netlink or

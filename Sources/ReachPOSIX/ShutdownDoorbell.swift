@@ -1,4 +1,4 @@
-import CDedicatedThread
+import CGNU
 import Glibc
 
 /// An eventfd a dedicated thread polls beside its socket, so cancellation wakes it at once instead

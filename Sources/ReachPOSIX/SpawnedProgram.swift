@@ -2,9 +2,9 @@
 import Glibc
 #endif
 
-/// A program run to its end with `posix_spawn`, its input and output on `/dev/null`, in a process
-/// group of its own (what it starts, a browser say, is not the caller's to signal): for a helper
-/// the caller only needs the exit status of, such as `xdg-open`.
+/// A program run to its end with `posix_spawn`, its input and output on `/dev/null`, no other
+/// descriptor of ours, in a process group of its own (what it starts, a browser say, is not the
+/// caller's to signal): for a helper the caller only needs the exit status of, such as `xdg-open`.
 package enum SpawnedProgram {
     /// How the program ended.
     package enum Termination: Sendable, Equatable {
@@ -67,6 +67,8 @@ package enum SpawnedProgram {
                 0
             )
         }
+        // Nor any descriptor of ours, which would live on in what it starts (a browser).
+        actions.closeEveryDescriptor(from: STDERR_FILENO + 1)
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }

@@ -88,4 +88,21 @@ struct DesktopURLOpenerTests {
             try await DesktopURLOpener(logger: logs.logger, busAddress: dead, searchPath: empty.path).open(Self.url)
         }
     }
+
+    @Test func xdgOpenGetsNoneOfOurDescriptors() async throws {
+        // A pipe without close-on-exec, as Foundation's `Pipe` makes for every child a test starts.
+        let pipe = Pipe()
+        var status = stat()
+        #expect(fstat(pipe.fileHandleForWriting.fileDescriptor, &status) == 0)
+        let xdgOpen = try await XDGOpenStandIn()
+        let opener = DesktopURLOpener(
+            logger: CapturedLogs().logger,
+            busAddress: "unix:path=/nonexistent/bus",
+            searchPath: xdgOpen.searchPath
+        )
+        #expect(try await opener.open(Self.url) == DesktopURLOpener.viaXDGOpen)
+        #expect(!xdgOpen.descriptors.isEmpty)
+        #expect(!xdgOpen.descriptors.contains("pipe:[\(status.st_ino)]"), "\(xdgOpen.descriptors)")
+        #expect(!xdgOpen.descriptors.contains { $0.hasPrefix("socket:") }, "\(xdgOpen.descriptors)")
+    }
 }

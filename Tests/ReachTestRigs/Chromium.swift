@@ -1,4 +1,5 @@
 import Foundation
+import ReachPOSIX
 import ReachTesting
 import Synchronization
 
@@ -71,6 +72,9 @@ package final class Chromium: Sendable {
             O_WRONLY | O_CREAT | O_TRUNC,
             0o644
         )
+        // The test process's other descriptors stay out of the browser: a pipe it inherited would
+        // never reach its end while the browser runs (a child's stdin, another child's stdout).
+        actions.closeEveryDescriptor(from: 5)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

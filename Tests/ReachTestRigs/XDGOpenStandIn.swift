@@ -14,6 +14,7 @@ package final class XDGOpenStandIn: Sendable {
             """
             #!/bin/sh
             printf '%s\\n' "$*" >> '\(directory)/opened'
+            for fd in /proc/$$/fd/*; do readlink "$fd"; done >> '\(directory)/descriptors'
             exit \(exitStatus)
             """,
             to: script
@@ -23,9 +24,14 @@ package final class XDGOpenStandIn: Sendable {
     /// A `PATH` that finds this `xdg-open` first, then the system's programs.
     package var searchPath: String { "\(directory):/usr/local/bin:/usr/bin:/bin" }
 
+    /// What its descriptors were open on (`pipe:[inode]`, a path), every run's together.
+    package var descriptors: [String] { lines(of: "descriptors") }
+
     /// Every URL it was asked to open, in order.
-    package var opened: [String] {
-        ((try? String(contentsOfFile: "\(directory)/opened", encoding: .utf8)) ?? "").split(separator: "\n").map(
+    package var opened: [String] { lines(of: "opened") }
+
+    private func lines(of file: String) -> [String] {
+        ((try? String(contentsOfFile: "\(directory)/\(file)", encoding: .utf8)) ?? "").split(separator: "\n").map(
             String.init
         )
     }
