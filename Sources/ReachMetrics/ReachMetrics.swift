@@ -253,14 +253,15 @@ package final class ReachMetrics: ProbeObserver, Sendable {
 
     func record(_ event: ConnectivityEvent) {
         let verdict = event.verdict
-        connected.set(to: verdict.state == .connected ? 1 : 0)
-        linkUsable.set(to: verdict.usableInterfaces.isEmpty ? 0 : 1)
-        lastTransition.set(to: verdict.since.secondsSinceEpoch)
         let fault = verdict.fault?.code ?? Self.noFault
-        interfaceSeries.record(verdict.interfaces, in: registry)
         let failingTarget = verdict.state == .disconnected ? verdict.reason.target : nil
-        let changed = state.withLock { state in
-            // Under the lock that exposition holds: a scrape sees one fault at 1, never two or none.
+        // Under the lock that exposition holds: a scrape sees one verdict whole (one fault at 1,
+        // never two or none; a portal's gauge with the state change it caused), never half of two.
+        state.withLock { state in
+            connected.set(to: verdict.state == .connected ? 1 : 0)
+            linkUsable.set(to: verdict.usableInterfaces.isEmpty ? 0 : 1)
+            lastTransition.set(to: verdict.since.secondsSinceEpoch)
+            interfaceSeries.record(verdict.interfaces, in: registry)
             for (code, gauge) in faults { gauge.set(to: code == fault ? 1 : 0) }
             for (name, series) in state.targets { series.failing.set(to: name == failingTarget ? 1 : 0) }
             defer { state.lastState = verdict.state }
@@ -271,11 +272,10 @@ package final class ReachMetrics: ProbeObserver, Sendable {
                 setLinks(up, removingOthers: false, in: &state)
             }
             setPortals(verdict, in: &state)
-            return state.lastState.map { $0 != verdict.state } ?? false
-        }
-        if changed {
-            let labels = [("to", verdict.state.rawValue), ("reason", verdict.reason.code), ("fault", fault)]
-            registry.makeCounter(descriptor: Self.stateChangesName, labels: labels).increment()
+            if let last = state.lastState, last != verdict.state {
+                let labels = [("to", verdict.state.rawValue), ("reason", verdict.reason.code), ("fault", fault)]
+                registry.makeCounter(descriptor: Self.stateChangesName, labels: labels).increment()
+            }
         }
     }
 

@@ -217,6 +217,51 @@ struct ReachMetricsTests {
         await harness.stop()
     }
 
+    @Test func aScrapeSeesEachVerdictWhole() async throws {
+        let harness = MonitorHarness()
+        let metrics = ReachMetrics(targets: harness.targets)
+        let follower = Task { await metrics.follow(harness.monitor) }
+        try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
+        harness.connect()
+        try await waitUntil("connected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }
+        let portal = #"reachd_captive_portal{interface="eth0"}"#
+        let toPortal = #"reachd_state_changes_total{to="disconnected",reason="captive_portal",fault="portal"}"#
+        let toConnected = #"reachd_state_changes_total{to="connected",reason="healthy",fault="none"}"#
+        let start = scrape(metrics, harness)
+        let signedIn = (sample(start, toConnected) ?? 0) - (sample(start, toPortal) ?? 0)
+
+        // A portal comes and goes while a scraper reads as fast as it can, on threads of their own.
+        let flips = 400
+        let done = Atomic<Bool>(false)
+        async let halves: [String] = offPool {
+            var halves: [String] = []
+            while !done.load(ordering: .acquiring) {
+                let text = self.scrape(metrics, harness)
+                let (connected, behindPortal) = (sample(text, "reachd_connected"), sample(text, portal))
+                let changes = (sample(text, toConnected) ?? 0) - (sample(text, toPortal) ?? 0)
+                if connected != 1 - (behindPortal ?? 0) || changes != signedIn - (behindPortal ?? 0) {
+                    halves.append("connected \(connected ?? -1), portal \(behindPortal ?? -1), changes \(changes)")
+                }
+            }
+            return halves
+        }
+        await offPool {
+            for flip in 0..<flips {
+                harness.monitor.update(portalAPI: CaptivePortalAPIAnswer(isCaptive: flip % 2 == 0), interface: "eth0")
+            }
+        }
+        try await waitUntil("the last flip in metrics") {
+            sample(self.scrape(metrics, harness), "reachd_connected") == 1
+                && sample(self.scrape(metrics, harness), portal) == 0
+        }
+        done.store(true, ordering: .releasing)
+        let seen = await halves
+        #expect(seen.isEmpty, "\(seen.count) scrapes saw half a verdict: \(seen.prefix(5))")
+        follower.cancel()
+        await follower.value
+        await harness.stop()
+    }
+
     @Test func probesAreCountedByResult() async {
         let harness = MonitorHarness()
         let metrics = ReachMetrics(targets: harness.targets)
