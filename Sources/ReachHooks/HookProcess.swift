@@ -1,8 +1,7 @@
-import FoundationEssentials
 import ReachCore
+import ReachPOSIX
 import ReachSupport
-import Subprocess
-import SystemPackage
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -11,10 +10,9 @@ import Glibc
 /// Runs one hook executable: a clean environment, its own process group, output handed over line
 /// by line, and a deadline after which the whole group is killed.
 ///
-/// It uses swift-subprocess, which spawns with `posix_spawn` (`POSIX_SPAWN_SETPGROUP` for
-/// ``PlatformOptions/processGroupID`` 0, so the hook leads a new group and signals to `-pgid`
-/// reach everything it forks), reaps through a pidfd, and stops reading when the hook exits even if
-/// a forked child still holds the pipes. Foundation's `Process` is not used in the daemon
+/// A ``ReachPOSIX/SpawnedProcess``: the hook leads a new process group, so signals to `-pgid` reach
+/// everything it forks; it is reaped through a pidfd, and its output is read only until it exits,
+/// even if a forked child still holds the pipes. Foundation's `Process` is not used in the daemon
 /// (swift-corelibs-foundation#5472: it crashes with many open descriptors).
 struct HookProcess: Sendable {
     let path: String
@@ -46,16 +44,27 @@ struct HookProcess: Sendable {
         onStart: @escaping @Sendable (Int32) -> Void = { _ in },
         line: @escaping @Sendable (Stream, String) -> Void
     ) async -> Ending {
+        // Each entry is `NAME=value`, as execve takes them.
+        let variables = environment.map { "\($0.key)=\($0.value)" }
         var attempt = 0
         while true {
             attempt += 1
-            do {
-                return try await runOnce(onStart: onStart, line: line)
+            do throws(SystemCallError) {
+                let process = try SpawnedProcess.start(
+                    path,
+                    arguments: [path],
+                    environment: variables,
+                    directory: "/",
+                    capturingOutput: true
+                )
+                onStart(process.pid)
+                return await watch(process, line: line)
             } catch {
                 if Task.isCancelled { return .cancelled }
-                let busy = (error as? SubprocessError)?.underlyingError == .textFileBusy
-                guard busy, attempt <= Self.busyRetries, (try? await Task.sleep(for: .milliseconds(20))) != nil else {
-                    return .notStarted("\(error)")
+                guard error.code == ETXTBSY, attempt <= Self.busyRetries,
+                    (try? await Task.sleep(for: .milliseconds(20))) != nil
+                else {
+                    return .notStarted(error.reason)
                 }
             }
         }
@@ -63,83 +72,52 @@ struct HookProcess: Sendable {
 
     private static let busyRetries = 5
 
-    private func runOnce(
-        onStart: @escaping @Sendable (Int32) -> Void,
-        line: @escaping @Sendable (Stream, String) -> Void
-    ) async throws -> Ending {
-        var options = PlatformOptions()
-        options.processGroupID = 0
-        // On cancellation (reachd stopping): SIGTERM to the group, SIGKILL to it after the grace.
-        options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: killGrace)]
-        let (timeout, killGrace) = (self.timeout, self.killGrace)
-        // The raw-bytes form is handed to execve as is: each entry must carry its own NUL.
-        let variables = environment.map { Array("\($0.key)=\($0.value)\0".utf8) }
-        let result = try await Subprocess.run(
-            .path(FilePath(path)),
-            arguments: [],
-            environment: .custom(variables),
-            workingDirectory: "/",
-            platformOptions: options,
-            input: .none,
-            output: .sequence,
-            error: .sequence
-        ) { execution in
-            onStart(execution.processIdentifier.value)
-            let output = Task {
-                async let stdout: Void = Self.pump(execution.standardOutput, .stdout, line)
-                async let stderr: Void = Self.pump(execution.standardError, .stderr, line)
-                _ = await (stdout, stderr)
-            }
-            // Returns whether the hook outlived its timeout.
-            return await withTaskCancellationHandler {
-                guard case .expired = await output.value(within: timeout) else {
-                    await output.value
-                    return false
+    /// Reads the hook's output until it exits; past the timeout, or when reachd stops (the calling
+    /// task is cancelled), its group is torn down first.
+    private func watch(_ process: SpawnedProcess, line: @escaping @Sendable (Stream, String) -> Void) async -> Ending {
+        let lines = Mutex((stdout: OutputLines(), stderr: OutputLines()))
+        let ended = Task {
+            let termination = await process.ended { stream, bytes in
+                lines.withLock { lines in
+                    switch stream {
+                    case .output: lines.stdout.feed(bytes) { line(.stdout, $0) }
+                    case .errors: lines.stderr.feed(bytes) { line(.stderr, $0) }
+                    }
                 }
-                await Self.stop(execution, grace: killGrace)
-                await output.value
-                return true
-            } onCancel: {
-                output.cancel()
             }
+            lines.withLock { lines in
+                lines.stdout.finish { line(.stdout, $0) }
+                lines.stderr.finish { line(.stderr, $0) }
+            }
+            return termination
         }
-        if Task.isCancelled { return .cancelled }
-        if result.closureResult { return .timedOut }
-        switch result.terminationStatus {
-        case .exited(let code): return .exited(code)
-        case .signaled(let signal): return .signaled(signal)
+        let (pgid, killGrace) = (process.pid, self.killGrace)
+        switch await ended.value(within: timeout) {
+        case .finished(.exited(let code)):
+            return .exited(code)
+        case .finished(.signaled(let signal)):
+            return .signaled(signal)
+        case .expired:
+            await Self.stop(group: pgid, grace: killGrace)
+            _ = await ended.value
+            return Task.isCancelled ? .cancelled : .timedOut
+        case .cancelled:
+            // reachd stops: the group gets its grace period all the same (a task of its own, which
+            // the caller's cancellation does not cut short).
+            await Task { await Self.stop(group: pgid, grace: killGrace) }.value
+            _ = await ended.value
+            return .cancelled
         }
     }
 
-    /// The watchdog's work once the hook outlived its timeout: `SIGTERM` to the group, then, after
-    /// the grace period or as soon as the calling task is cancelled, `SIGKILL` to whatever is left
-    /// of it, the hook or what it forked.
-    private static func stop<Input, Output, Failure>(
-        _ execution: Execution<Input, Output, Failure>,
-        grace: Duration
-    ) async {
-        try? execution.send(signal: .terminate, toProcessGroup: true)
-        let pgid = execution.processIdentifier.value
+    /// `SIGTERM` to the group, then, after the grace period or as soon as the calling task is
+    /// cancelled, `SIGKILL` to whatever is left of it, the hook or what it forked.
+    private static func stop(group pgid: Int32, grace: Duration) async {
+        kill(-pgid, SIGTERM)
         let killAt = ContinuousClock.now.advanced(by: grace)
         while ContinuousClock.now < killAt, ProcessGroup.hasLiveMember(pgid) {
             guard (try? await Task.sleep(for: .milliseconds(50))) != nil else { break }
         }
-        try? execution.send(signal: .kill, toProcessGroup: true)
-    }
-
-    private static func pump(
-        _ output: SubprocessOutputSequence,
-        _ stream: Stream,
-        _ line: @Sendable (Stream, String) -> Void
-    ) async {
-        var lines = OutputLines()
-        do {
-            for try await buffer in output {
-                buffer.withUnsafeBytes { bytes in lines.feed(bytes) { line(stream, $0) } }
-            }
-        } catch {
-            // The hook exited while something it forked still held the pipe, or the run was cancelled.
-        }
-        lines.finish { line(stream, $0) }
+        kill(-pgid, SIGKILL)
     }
 }

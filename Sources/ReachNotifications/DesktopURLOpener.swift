@@ -95,7 +95,7 @@ package struct DesktopURLOpener: URLOpener {
     /// `xdg-open URL`, in a process group of its own (the browser it may start is not this
     /// program's to signal), without its output; waits for it to exit.
     private func runXDGOpen(_ url: String) async throws(URLOpenFailure) {
-        let status: SpawnedProgram.Termination
+        let status: SpawnedProcess.Termination
         do {
             status = try await SpawnedProgram.run("xdg-open", arguments: [url], searchPath: searchPath)
         } catch {

@@ -13,4 +13,9 @@ extension posix_spawn_file_actions_t {
     package mutating func closeEveryDescriptor(from first: Int32) {
         _ = spawn_file_actions_add_close_from(&self, first)
     }
+
+    /// Has the child change to `directory` before it runs the program.
+    package mutating func changeDirectory(to directory: String) {
+        _ = spawn_file_actions_add_chdir(&self, directory)
+    }
 }

@@ -80,6 +80,32 @@ struct HookRunnerTests {
         #expect(Set(folder.lines("env-20-second")) == environment)
     }
 
+    @Test func aHookRunsInRootWithNoneOfReachdsDescriptors() async throws {
+        // A pipe without close-on-exec, as a library in reachd might make one.
+        var leak: [Int32] = [-1, -1]
+        try #require(pipe(&leak) == 0)
+        defer { leak.forEach { close($0) } }
+        var status = stat()
+        try #require(fstat(leak[1], &status) == 0)
+        try await folder.script(
+            "10-descriptors",
+            "pwd\nfor fd in /proc/$$/fd/*; do echo \"${fd##*/} $(readlink $fd)\"; done"
+        )
+        try await runner().run(for: transition(.restored))
+        let lines = hookLines("10-descriptors").map {
+            $0.message.replacingOccurrences(of: "10-descriptors: ", with: "")
+        }
+        #expect(lines.first == "/")
+        let descriptors = Dictionary(
+            lines.dropFirst().map { line in (line.prefix { $0 != " " }, line.drop { $0 != " " }.dropFirst()) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        #expect(descriptors["0"] == "/dev/null")
+        #expect(descriptors["1"]?.hasPrefix("pipe:") == true && descriptors["2"]?.hasPrefix("pipe:") == true)
+        #expect(!descriptors.values.contains("pipe:[\(status.st_ino)]"), "\(descriptors)")
+        #expect(!descriptors.values.contains { $0.hasPrefix("socket:") }, "\(descriptors)")
+    }
+
     @Test func behindACaptivePortalAHookIsToldWhereToSignIn() async throws {
         try await folder.script("10-portal", "tr '\\0' '\\n' < /proc/$$/environ > \(folder.path)/env")
         var lost = transition(.lost)

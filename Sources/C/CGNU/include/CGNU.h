@@ -13,4 +13,13 @@ int dedicated_thread_name_current(const char *name);
 /// `actions` is a `posix_spawn_file_actions_t *` (spawn.h here would claim its types from Glibc's module).
 int spawn_file_actions_add_close_from(void *actions, int from);
 
+/// `posix_spawn_file_actions_addchdir_np`: the child changes to `path` before it runs the program.
+int spawn_file_actions_add_chdir(void *actions, const char *path);
+
+/// `pipe2(fds, O_CLOEXEC)`: a pipe no other thread's spawn can leak (both ends close-on-exec from the start).
+int spawn_pipe(int fds[2]);
+
+/// `pidfd_open`: a descriptor that polls readable once the process `pid` has exited.
+int spawn_pidfd_open(int pid);
+
 #endif
