@@ -93,8 +93,9 @@ struct ICMPBurstProberTests {
         #expect(.zero < minimum && minimum <= median && median <= maximum && maximum < .milliseconds(100))
         #expect(result.latency == median, "the latency is the median round trip")
         #expect(echoes.jitter != nil)
-        // Five echoes 200 ms apart (the 1 s interval, or half the 2 s timeout, shared by five).
-        #expect(took >= .milliseconds(790) && took < .milliseconds(1200), "the burst spans the interval: \(took)")
+        // Five echoes 200 ms apart (the 1 s interval, or half the 2 s timeout, shared by five), and
+        // the last answer ends it: well before the timeout (the bound leaves room for a loaded machine).
+        #expect(took >= .milliseconds(790) && took < .milliseconds(1900), "the burst spans the interval: \(took)")
     }
 
     @Test func closedPingSocketsAreNotPermittedNamingTheSysctl() async throws {
@@ -103,7 +104,7 @@ struct ICMPBurstProberTests {
         }
         #expect(result.failure?.reason == .notPermitted, "\(result)")
         #expect(result.failure?.detail == "net.ipv4.ping_group_range \"1 0\" leaves out group root (0)")
-        #expect(took < .milliseconds(250))
+        #expect(took < .seconds(1), "at once, not at the 2 s timeout: \(took)")
         #expect(Fault(.notPermitted) == nil, "no part of the path is at fault")
     }
 
@@ -115,7 +116,7 @@ struct ICMPBurstProberTests {
         #expect(result.failure?.reason == .timeout, "\(result)")
         #expect(result.failure?.detail == "no reply to 5 echoes")
         #expect(result.echoes == EchoStatistics(sent: 5, roundTrips: []))
-        #expect(took >= .milliseconds(980) && took < .milliseconds(1500), "\(took)")
+        #expect(took >= .milliseconds(980) && took < .milliseconds(1900), "at the 1 s deadline, not later: \(took)")
     }
 
     @Test func oneEchoOfTheBurstBackIsUpWithItsLoss() async throws {
