@@ -12,6 +12,16 @@ struct ReachMetricsTests {
         String(decoding: metrics.exposition(monitor: harness.monitor), as: UTF8.self)
     }
 
+    /// Metrics following the harness's monitor, once they show it connected.
+    private func followedConnected(_ harness: MonitorHarness) async throws -> (ReachMetrics, Task<Void, Never>) {
+        let metrics = ReachMetrics(targets: harness.targets)
+        let follower = Task { await metrics.follow(harness.monitor) }
+        try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
+        harness.connect()
+        try await waitUntil("connected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }
+        return (metrics, follower)
+    }
+
     @Test func everySeriesExistsFromTheStart() async {
         let harness = MonitorHarness(targets: [.http("server"), .http("backup", host: "203.0.113.11")])
         let metrics = ReachMetrics(targets: harness.targets)
@@ -183,11 +193,7 @@ struct ReachMetricsTests {
 
     @Test func theInterfaceBehindACaptivePortalIsTold() async throws {
         let harness = MonitorHarness()
-        let metrics = ReachMetrics(targets: harness.targets)
-        let follower = Task { await metrics.follow(harness.monitor) }
-        try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
-        harness.connect()
-        try await waitUntil("connected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }
+        let (metrics, follower) = try await followedConnected(harness)
         #expect(sample(scrape(metrics, harness), #"reachd_captive_portal{interface="eth0"}"#) == 0)
 
         harness.monitor.update(
@@ -219,11 +225,7 @@ struct ReachMetricsTests {
 
     @Test func aScrapeSeesEachVerdictWhole() async throws {
         let harness = MonitorHarness()
-        let metrics = ReachMetrics(targets: harness.targets)
-        let follower = Task { await metrics.follow(harness.monitor) }
-        try await waitUntil("the follower subscribed") { harness.monitor.subscriberCount == 1 }
-        harness.connect()
-        try await waitUntil("connected in metrics") { sample(self.scrape(metrics, harness), "reachd_connected") == 1 }
+        let (metrics, follower) = try await followedConnected(harness)
         let portal = #"reachd_captive_portal{interface="eth0"}"#
         let toPortal = #"reachd_state_changes_total{to="disconnected",reason="captive_portal",fault="portal"}"#
         let toConnected = #"reachd_state_changes_total{to="connected",reason="healthy",fault="none"}"#
