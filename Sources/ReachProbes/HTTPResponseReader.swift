@@ -9,20 +9,21 @@ import NIOCore
 /// for two headers nobody else read (docs/performance.md, *Instructions per probe*). The body ends
 /// as RFC 9112 §6.3 says for the answer to a `GET`: no body for 1xx, 204 and 304; chunked when the
 /// last transfer coding is `chunked`; else `Content-Length`; else at the close. Interim answers
-/// (1xx but 101) are skipped; a 101 ends the answer at its head. Bytes after the answer are
-/// dropped. Anything else is ``Malformed``, as llhttp's refusals were: a status line that is not
-/// HTTP's, a header line without a colon, a `Content-Length` that is not one number, a chunk size
-/// that is not hexadecimal, a head over 64 KiB, or a close before the end.
-struct HTTPResponseReader {
+/// (1xx but 101) are skipped, and so are empty lines before a status line; a 101 ends the answer
+/// at its head. Bytes after the answer are dropped. Anything else is ``Malformed``, as llhttp's
+/// refusals were: a status line that is not HTTP's, a header line without a colon, a
+/// `Content-Length` that is not one number, a chunk size that is not hexadecimal, a head over
+/// 64 KiB, or a close before the end.
+package struct HTTPResponseReader {
     /// One step of the answer, in order: its head once, its body in pieces, its end once.
-    enum Part: Equatable {
+    package enum Part: Equatable {
         case head(status: Int, location: String?)
         case body(ByteBuffer)
         case end
     }
 
     /// The bytes are not an HTTP answer.
-    struct Malformed: Error, Equatable {}
+    package struct Malformed: Error, Equatable {}
 
     /// The longest head (status line and headers) read, and the longest chunk-size or trailer line.
     static let headLimit = 64 * 1024
@@ -46,12 +47,14 @@ struct HTTPResponseReader {
     /// Whether any byte of the answer arrived: a close before one is not a malformed answer.
     private(set) var hasStarted = false
 
+    package init() {}
+
     /// Whether the answer has ended.
     var isDone: Bool { stage == .done }
 
     /// The next part found in what has arrived, consuming `bytes`; `nil` when more bytes are needed
     /// (all of `bytes` is then consumed) or the answer is done. Call until it answers `nil`.
-    mutating func next(from bytes: inout ByteBuffer) throws(Malformed) -> Part? {
+    package mutating func next(from bytes: inout ByteBuffer) throws(Malformed) -> Part? {
         while true {
             switch stage {
             case .done:
@@ -60,6 +63,14 @@ struct HTTPResponseReader {
             case .head:
                 guard bytes.readableBytes > 0 || pending != nil else { return nil }
                 hasStarted = true
+                if pending == nil {
+                    // Empty lines before a status line are skipped, as llhttp skipped them.
+                    let emptyLines = bytes.readableBytesView.prefix {
+                        $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n")
+                    }
+                    bytes.moveReaderIndex(forwardBy: emptyLines.count)
+                    guard bytes.readableBytes > 0 else { return nil }
+                }
                 guard let head = try line(from: &bytes, endingWithEmptyLine: true) else { return nil }
                 if let part = try readHead(head) { return part }
             case .fixedBody(let remaining):
@@ -102,7 +113,7 @@ struct HTTPResponseReader {
 
     /// The connection closed: the end of a body that runs to the close, `nil` when the answer had
     /// ended or never began, ``Malformed`` when it was cut short.
-    mutating func closed() throws(Malformed) -> Part? {
+    package mutating func closed() throws(Malformed) -> Part? {
         switch stage {
         case .done: return nil
         case .untilClose:
@@ -135,7 +146,8 @@ struct HTTPResponseReader {
         }
         guard let (length, terminator) = Self.lineEnd(in: bytes, from: searchedBefore, empty: endingWithEmptyLine)
         else {
-            guard bytes.readableBytes <= Self.headLimit else { throw Malformed() }
+            // Up to 3 bytes may be the start of the line end: the same answer is refused however it is cut.
+            guard bytes.readableBytes <= Self.headLimit + 3 else { throw Malformed() }
             pending = bytes
             bytes.moveReaderIndex(to: bytes.writerIndex)
             return nil
@@ -271,8 +283,8 @@ struct HTTPResponseReader {
                 return size
             default: throw Malformed()
             }
-            // Over 2^59 bytes is not a chunk any server sends.
-            guard digits < 15 else { throw Malformed() }
+            // Over 2^59 bytes is not a chunk any server sends (leading zeros are no more bytes).
+            guard size < 1 << 55 else { throw Malformed() }
             size = size << 4 | value
             digits += 1
         }
@@ -280,12 +292,14 @@ struct HTTPResponseReader {
         return size
     }
 
-    /// A `Content-Length` value: decimal digits only.
+    /// A `Content-Length` value: decimal digits only, leading zeros or not.
     private static func decimal(_ value: UnsafeRawBufferPointer) throws(Malformed) -> Int {
-        guard !value.isEmpty, value.count <= 18 else { throw Malformed() }
+        guard !value.isEmpty else { throw Malformed() }
         var number = 0
         for byte in value {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { throw Malformed() }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), number <= (Int.max - 9) / 10 else {
+                throw Malformed()
+            }
             number = number * 10 + Int(byte - UInt8(ascii: "0"))
         }
         return number

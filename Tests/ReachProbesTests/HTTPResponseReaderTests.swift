@@ -30,6 +30,12 @@ struct HTTPResponseReaderTests {
         "HTTP/1.1 304 Not Modified\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokAND MORE AFTER THE ANSWER",
         "HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found",
+        // Empty lines before the status line are skipped (found by fuzz-http-response-reader).
+        "\r\nHTTP/1.1 302 Found\r\nLocation: /login\r\nContent-Length: 0\r\n\r\n",
+        "\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+        // Leading zeros are no more bytes: 19 digits of length, 17 of chunk size.
+        "HTTP/1.1 200 OK\r\nContent-Length: 0000000000000000002\r\n\r\nok",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n00000000000000003\r\nabc\r\n0\r\n\r\n",
         // Not HTTP, or HTTP cut short.
         "\u{0}\u{FF} garbage, not HTTP \u{1}\r\n\r\n",
         "HTTP/1.1 2OO OK\r\n\r\n",
