@@ -577,6 +577,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "FuzzTesting/Inputs",
             swiftSettings: strict
@@ -643,6 +644,12 @@ let package = Package(
             name: "fuzz-dns-message",
             dependencies: ["CFuzzerEntry", "ReachFuzzing"],
             path: "FuzzTesting/FuzzDNSMessage",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "fuzz-http-response-reader",
+            dependencies: ["CFuzzerEntry", "ReachFuzzing"],
+            path: "FuzzTesting/FuzzHTTPResponseReader",
             swiftSettings: strict
         ),
         // Replays every committed corpus and crash input through the same functions, in `swift test`.
@@ -719,6 +726,7 @@ let package = Package(
                 "ReachTesting", "ReachTestRigs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -24,7 +24,7 @@ PHASES = [
     ("connect", "socket, options, pipeline, register, connect; the connect's completion", [
         "HTTPExchangeC5startyyF", "TCPProberV5start", "ProbeConnectorC", "BaseSocketChannelC13finishConnect"]),
     ("write", "the request written", ["HTTPExchangeC9connected", "HTTPExchangeC11sendRequest"]),
-    ("read", "the answer read and decoded (NIOHTTP1's decoder), judged", ["BaseSocketChannelC9readable0"]),
+    ("read", "the answer read (HTTPResponseReader) and judged", ["BaseSocketChannelC9readable0"]),
     ("result", "the result recorded: monitor, verdict, metrics, observers", [
         "ProbeSchedulerC6launch33_BF805BE0396552013F31E0DC3791D17FLLyyAA0C8ScheduleV5StartVFyAA0C6ResultVYbcfU0_"]),
     ("close", "the channel closed (SO_LINGER reset), deregistered, handlers removed and freed", [

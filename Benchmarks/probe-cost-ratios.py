@@ -2,10 +2,12 @@
 """Ratios of reachd's probe cost to the floor prober's and blackbox_exporter's, from the JSON files
 Harness/probe_cost.py wrote (--json-out) in one run, rounds interleaved.
 
-  probe-cost-ratios.py DIR      # DIR/ROUND-LABEL-N.json, LABEL in floor, blackbox, reachd
+  probe-cost-ratios.py DIR      # DIR/ROUND-LABEL-N.json, LABEL in floor, blackbox, baseline, reachd
 
 Prints, per N, the range over rounds of each one's CPU-s per 1,000 probes and peak RSS, and of
-reachd's ratio to each peer within the same round.
+reachd's ratio to each peer within the same round. A `baseline` (another reachd, measured in the
+same rounds: run-probe-benchmarks' BASELINE) is a peer too, and its own ratios to the floor and
+blackbox_exporter are printed beside reachd's.
 """
 import glob
 import json
@@ -35,11 +37,14 @@ def span(values):
 for n in sorted({n for _, n in runs}):
     rounds = [r for (_, m), r in sorted(runs.items()) if m == n]
     line = [f"RESULT ratios N={n} over {len(rounds)} round(s):"]
-    for label in ("floor", "blackbox", "reachd"):
+    has_baseline = any("baseline" in r for r in rounds)
+    labels = ["floor", "blackbox", "baseline", "reachd"] if has_baseline else ["floor", "blackbox", "reachd"]
+    for label in labels:
         line.append(f"{label} {span([r.get(label, {}).get('cpu_s_per_1k') for r in rounds])} CPU-s/1k, "
                     f"peak RSS {span([r.get(label, {}).get('peak_rss_mib') for r in rounds])} MiB;")
-    for peer in ("floor", "blackbox"):
-        ratios = [r["reachd"]["cpu_s_per_1k"] / r[peer]["cpu_s_per_1k"] for r in rounds
-                  if "reachd" in r and peer in r and r[peer].get("cpu_s_per_1k") and r["reachd"].get("cpu_s_per_1k")]
-        line.append(f"reachd ÷ {peer} {span(ratios)}×;")
+    for measured in [label for label in ("baseline", "reachd") if label in labels]:
+        for peer in [label for label in ("floor", "blackbox", "baseline") if label in labels and label != measured]:
+            ratios = [r[measured]["cpu_s_per_1k"] / r[peer]["cpu_s_per_1k"] for r in rounds
+                      if measured in r and peer in r and r[peer].get("cpu_s_per_1k") and r[measured].get("cpu_s_per_1k")]
+            line.append(f"{measured} ÷ {peer} {span(ratios)}×;")
     print(" ".join(line))

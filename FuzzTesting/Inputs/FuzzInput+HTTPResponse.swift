@@ -7,9 +7,8 @@ import Synchronization
 
 extension FuzzInput {
     /// A health endpoint's answer, through the HTTP prober's own pipeline
-    /// (`HTTPProber.exchange(_:over:whenDone:)`: its request writer, NIOHTTP1's response decoder
-    /// and its exchange handler, then its judging) on an `EmbeddedChannel`, as swift-nio's own
-    /// fuzzer drives its HTTP parser.
+    /// (`HTTPProber.exchange(_:over:whenDone:)`: its exchange handler, the answer reader in it,
+    /// then its judging) on an `EmbeddedChannel`, as swift-nio's own fuzzer drives its HTTP parser.
     ///
     /// The first byte picks what the check expects (any 2xx, a body substring, a JSON pointer, a
     /// set of statuses) and how the rest is cut into reads; the rest is what the server sent, then

@@ -19,6 +19,7 @@ package enum FuzzInput {
         ("documents", documents),
         ("status-api", statusAPI),
         ("dns-message", dnsMessage),
+        ("http-response-reader", httpResponseReader),
     ]
 
     /// Traps with `message` unless `condition` holds: a broken invariant is a finding.

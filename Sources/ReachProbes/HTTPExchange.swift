@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOTLS
@@ -35,6 +34,7 @@ final class HTTPExchange: @unchecked Sendable {
     private let target: ProbeTarget
     private let check: HTTPCheck
     private let plan: HTTPRequestPlan
+    private let sockets: ProbeSocket
     private let started = ContinuousClock.now
     private var stage = Stage.connecting
     private var channel: (any Channel)?
@@ -57,12 +57,14 @@ final class HTTPExchange: @unchecked Sendable {
         target: ProbeTarget,
         check: HTTPCheck,
         plan: HTTPRequestPlan,
+        sockets: ProbeSocket,
         loop: any EventLoop,
         whenDone: @escaping @Sendable (ProbeResult) -> Void
     ) {
         self.target = target
         self.check = check
         self.plan = plan
+        self.sockets = sockets
         self.loop = loop
         self.whenDone = whenDone
     }
@@ -78,37 +80,49 @@ final class HTTPExchange: @unchecked Sendable {
         } catch {
             return finish(failure: ProbeFailure(.cancelled, phase: .connect, detail: "the event loop is shutting down"))
         }
-        let connecting: EventLoopFuture<any Channel>
-        if let address = ProbeSocket.address(
-            of: plan.endpoint,
-            family: target.addressFamily,
-            interface: target.interface
-        ) {
+        if let address = ProbeSocket.address(plan.address, family: target.addressFamily, interface: target.interface) {
             connectsItself = true
-            // The one connection is the exchange's from its set-up on: NIO activates it (and TLS
-            // starts its handshake) before it reports it as connected.
-            connecting = ProbeSocket.connect(to: address, on: loop, writesOnce: plan.tls == nil) { [self] channel in
-                self.channel = channel
-                try configure(channel.pipeline.syncOperations)
+            sockets.connect(to: address, on: loop, writesOnce: plan.tls == nil).whenComplete { [self] outcome in
+                switch outcome {
+                case .success(let channel): adopt(channel)
+                case .failure(let error): failed(error)
+                }
             }
-        } else {
-            // The connect timeout is past the deadline: the deadline decides, and names the phase.
-            connecting = ClientBootstrap.forProbe(
-                on: loop,
-                connectTimeout: target.timeout + .seconds(1),
-                writesOnce: plan.tls == nil,
-                interface: target.interface
-            ) { [self] channel in
-                try configure(channel.pipeline.syncOperations)
-            }
-            .connect(to: plan.endpoint, family: target.addressFamily, on: loop)
+            return
         }
-        connecting.whenComplete { [self] outcome in
+        // The connect timeout is past the deadline: the deadline decides, and names the phase.
+        ClientBootstrap.forProbe(
+            on: loop,
+            connectTimeout: target.timeout + .seconds(1),
+            writesOnce: plan.tls == nil,
+            interface: target.interface
+        ) { [self] channel in
+            try configure(channel.pipeline.syncOperations)
+        }
+        .connect(to: plan.endpoint, family: target.addressFamily, on: loop)
+        .whenComplete { [self] outcome in
             switch outcome {
             case .success(let channel): connected(channel)
             case .failure(let error): failed(error)
             }
         }
+    }
+
+    /// Takes over a connection ``ProbeSocket`` handed to NIO, its connect perhaps still under way:
+    /// NIO reports it registered and active before any event of it reaches a handler, so the
+    /// handlers added here see all of them (TLS starts its handshake as it is added).
+    private func adopt(_ channel: any Channel) {
+        guard stage == .connecting else {
+            channel.close(promise: nil)
+            return
+        }
+        self.channel = channel
+        do {
+            try configure(channel.pipeline.syncOperations)
+        } catch {
+            return failed(error)
+        }
+        connected(channel)
     }
 
     /// Ends the probe as cancelled (shutdown, link loss). Call on ``loop``.
@@ -127,10 +141,8 @@ final class HTTPExchange: @unchecked Sendable {
                 }
             )
         }
-        // NIOHTTP1's encoder and header validator ran once, for the plan; its decoder, which must
-        // see the request go by to pair the answer with it, runs for every probe.
-        try pipeline.addHandler(EncodedRequestWriter(encodedRequest: plan.encodedRequest))
-        try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
+        // The request is bytes encoded once, for the plan, and the answer is read by the handler
+        // itself (``HTTPResponseReader``): one handler, where NIOHTTP1's codec took three.
         try pipeline.addHandler(handler)
     }
 
@@ -139,7 +151,7 @@ final class HTTPExchange: @unchecked Sendable {
             // The first write leaves once the connect is done, so its outcome is the connect's: the
             // request's here, TLS's ClientHello's through ``ConnectWatcher``.
             if stage == .connecting, plan.tls == nil {
-                channel.writeAndFlush(HTTPClientRequestPart.head(plan.head), promise: firstWrite(on: channel))
+                channel.writeAndFlush(plan.encodedRequest, promise: firstWrite(on: channel))
             }
             return
         }
@@ -178,7 +190,7 @@ final class HTTPExchange: @unchecked Sendable {
     }
 
     private func sendRequest() {
-        channel?.writeAndFlush(HTTPClientRequestPart.head(plan.head), promise: nil)
+        channel?.writeAndFlush(plan.encodedRequest, promise: nil)
     }
 
     // MARK: Events from the channel (all on `loop`)
@@ -201,16 +213,15 @@ final class HTTPExchange: @unchecked Sendable {
         self.certificate = certificate
     }
 
-    func received(_ part: HTTPClientResponsePart, on channel: any Channel) {
+    func received(_ part: HTTPResponseReader.Part, on channel: any Channel) {
         guard channel === self.channel else { return }
         switch part {
-        case .head(let head):
+        case .head(let status, let location):
+            // Interim answers (100 Continue, 103 Early Hints) never get here: the reader skips them.
             guard stage == .awaitingHead else { return }
-            // An informational answer (100 Continue, 103 Early Hints) is not the answer.
-            if head.status.code >= 100, head.status.code < 200, head.status != .switchingProtocols { return }
             timings.firstByte = elapsed
-            status = Int(head.status.code)
-            if (300..<400).contains(status) { location = head.headers.first(name: "location") }
+            self.status = status
+            if (300..<400).contains(status) { self.location = location }
             stage = .readingBody
         case .body(var part):
             guard stage == .readingBody, plan.keepsBody else { return }
@@ -243,7 +254,7 @@ final class HTTPExchange: @unchecked Sendable {
 
     private func failed(_ error: any Error) {
         // A server that closes a TLS connection without close_notify after a complete answer:
-        // the answer is whole, and the HTTP decoder is about to end it.
+        // the answer is whole, and the close that follows ends it (``HTTPResponseReader/closed()``).
         if stage == .readingBody, let error = error as? NIOSSLError, case .uncleanShutdown = error { return }
         finish(failure: HTTPFailureClassifier.classify(error, phase: phase))
     }
@@ -328,11 +339,12 @@ extension HTTPExchange: NIOScheduledCallbackHandler {
 }
 
 /// Hands what one connection sees to its ``HTTPExchange``: the TLS handshake's end and the chain
-/// the server presented, the answer's parts, errors and the close.
+/// the server presented, the answer read from the bytes (``HTTPResponseReader``), errors and the close.
 final class HTTPExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPClientResponsePart
+    typealias InboundIn = ByteBuffer
 
     private let exchange: HTTPExchange
+    private var reader = HTTPResponseReader()
     /// What the TLS verifier was shown, until the handshake's end hands it over; `nil` for plain
     /// HTTP, and once handed over.
     var chain: PresentedChain?
@@ -352,7 +364,15 @@ final class HTTPExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        exchange.received(Self.unwrapInboundIn(data), on: context.channel)
+        var bytes = Self.unwrapInboundIn(data)
+        do {
+            while let part = try reader.next(from: &bytes) {
+                exchange.received(part, on: context.channel)
+            }
+        } catch {
+            exchange.failed(error, on: context.channel)
+            context.close(promise: nil)
+        }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -370,6 +390,12 @@ final class HTTPExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        // A body that runs to the close ends here; one cut short is not an HTTP answer.
+        do {
+            if let end = try reader.closed() { exchange.received(end, on: context.channel) }
+        } catch {
+            exchange.failed(error, on: context.channel)
+        }
         exchange.closed(context.channel)
     }
 }

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import ReachCore
@@ -20,7 +19,7 @@ import ReachPOSIX
 ///   `networkUnreachable`;
 /// - ``AddressFamilyMismatch`` (an address of the other family) → `networkUnreachable`;
 /// - `NIOSSLError` / `BoringSSLError` / `NIOSSLExtraError` → `tlsFailure` with the verifier's reason;
-/// - `HTTPParserError` (garbage instead of HTTP) → `protocolError`.
+/// - ``HTTPResponseReader/Malformed`` (garbage instead of HTTP) → `protocolError`.
 enum HTTPFailureClassifier {
     static func classify(_ error: any Error, phase: ProbePhase) -> ProbeFailure {
         switch error {
@@ -48,7 +47,7 @@ enum HTTPFailureClassifier {
             return ProbeFailure(.networkUnreachable, phase: .connect, detail: error.detail)
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
             return ProbeFailure(.tlsFailure, phase: .tls, detail: TLSComplaint.words(error))
-        case is HTTPParserError:
+        case is HTTPResponseReader.Malformed:
             return ProbeFailure(.protocolError, phase: .head, detail: "not an HTTP answer")
         default:
             return ProbeFailure(.protocolError, phase: phase)

@@ -4,7 +4,7 @@ import ReachSupport
 
 extension HTTPProber {
     /// One plain-HTTP probe of `target` over `channel`, a channel already connected (an
-    /// `EmbeddedChannel`): the request plan, the pipeline and the judging a real probe uses, minus
+    /// `EmbeddedChannel`): the request plan, the handler (and its answer reader) and the judging a real probe uses, minus
     /// the connect and the deadline. `whenDone` is called once, when the answer is whole, the
     /// channel fails or closes.
     ///
@@ -21,8 +21,14 @@ extension HTTPProber {
             preconditionFailure("HTTPProber.exchange(_:over:whenDone:) takes a plain-HTTP target")
         }
         let plan = try HTTPRequestPlan(check: check, tls: nil)
-        try HTTPExchange(target: target, check: check, plan: plan, loop: channel.eventLoop, whenDone: whenDone).run(
-            over: channel
+        try HTTPExchange(
+            target: target,
+            check: check,
+            plan: plan,
+            sockets: ProbeSocket(),
+            loop: channel.eventLoop,
+            whenDone: whenDone
         )
+        .run(over: channel)
     }
 }

@@ -9,11 +9,13 @@ import Synchronization
 
 /// Probes HTTP(S) health endpoints: `GET url` on a fresh connection, judged by status and body.
 ///
-/// Built on SwiftNIO directly (NIOHTTP1's codec, NIOSSL's handler; a connection to an address is
-/// started by ``ProbeSocket`` and handed to NIO, one to a name made by `ClientBootstrap`): each probe
-/// is one ``HTTPExchange`` on one event loop, where its connect, TLS handshake, request, deadline
-/// and close all run; started from a tick on that loop, its result is handed over there too. HTTP
-/// parsing and TLS stay in those libraries; nothing here parses a byte of either.
+/// Built on SwiftNIO directly (NIOSSL's handler; a connection to an address is started by
+/// ``ProbeSocket`` and handed to NIO, one to a name made by `ClientBootstrap`): each probe is one
+/// ``HTTPExchange`` on one event loop, where its connect, TLS handshake, request, deadline and close
+/// all run; started from a tick on that loop, its result is handed over there too. The request is
+/// encoded once per check by NIOHTTP1 (``HTTPRequestPlan``); the answer is read by
+/// ``HTTPResponseReader``, which reads the status, `Location` and the body's framing and nothing
+/// else. TLS stays in NIOSSL.
 ///
 /// The target's timeout is a hard deadline for the whole exchange, body included, and a timeout
 /// names the phase it cut: `connect`, `tls`, `head` or `body`. Connection establishment is never
@@ -25,7 +27,8 @@ package final class HTTPProber: StartingProber {
 
     private let eventLoopGroup: any EventLoopGroup
     /// Plans are made once per check; TLS contexts once per CA bundle.
-    private let plans: Mutex<[HTTPCheck: HTTPRequestPlan]> = Mutex([:])
+    private let plans = Mutex(Plans())
+    private let sockets = ProbeSocket()
     private let tlsContexts = TLSContexts()
     private let logger: Logger
 
@@ -37,14 +40,14 @@ package final class HTTPProber: StartingProber {
     /// Forgets the prepared requests and TLS contexts. Nothing is pooled, so there is nothing to
     /// close; probes after it still work (they prepare again).
     package func shutdown() async {
-        plans.withLock { $0.removeAll() }
+        plans.withLock { $0 = Plans() }
         tlsContexts.removeAll()
     }
 
     package func probe(_ target: ProbeTarget) async -> ProbeResult {
         guard case .http(let check) = target.check else { return Self.notHTTP(target) }
         do {
-            _ = try await plan(for: check)
+            _ = try await plan(for: check, of: target.name)
         } catch {
             return .failure(target.name, error.reason, phase: error.phase, detail: error.detail, latency: .zero)
         }
@@ -60,11 +63,14 @@ package final class HTTPProber: StartingProber {
             return .none
         }
         // A check's first probe prepares its plan, off the loop.
-        guard let plan = plans.withLock({ $0[check] }) else { return startInTask(target, whenDone: whenDone) }
+        guard let plan = preparedPlan(for: check, of: target.name) else {
+            return startInTask(target, whenDone: whenDone)
+        }
         let exchange = HTTPExchange(
             target: target,
             check: check,
             plan: plan,
+            sockets: sockets,
             loop: eventLoopGroup.any(),
             whenDone: whenDone
         )
@@ -87,8 +93,27 @@ package final class HTTPProber: StartingProber {
         var detail: String
     }
 
-    private func plan(for check: HTTPCheck) async throws(PlanError) -> HTTPRequestPlan {
-        if let plan = plans.withLock({ $0[check] }) { return plan }
+    private func preparedPlan(for check: HTTPCheck, of target: String) -> HTTPRequestPlan? {
+        plans.withLock { $0.plan(for: check, of: target) }
+    }
+
+    /// The plans made, by check, and the one each target last used, by its name: hashing a whole
+    /// check (its URL, headers and expectation) for every probe cost more than hashing a name and
+    /// comparing the check.
+    private struct Plans {
+        var byCheck: [HTTPCheck: HTTPRequestPlan] = [:]
+        var lastUsed: [String: (check: HTTPCheck, plan: HTTPRequestPlan)] = [:]
+
+        mutating func plan(for check: HTTPCheck, of target: String) -> HTTPRequestPlan? {
+            if let last = lastUsed[target], last.check == check { return last.plan }
+            guard let plan = byCheck[check] else { return nil }
+            lastUsed[target] = (check, plan)
+            return plan
+        }
+    }
+
+    private func plan(for check: HTTPCheck, of target: String) async throws(PlanError) -> HTTPRequestPlan {
+        if let plan = preparedPlan(for: check, of: target) { return plan }
         var tls: NIOSSLContext?
         if check.isHTTPS {
             do {
@@ -103,7 +128,7 @@ package final class HTTPProber: StartingProber {
         }
         do {
             let plan = try HTTPRequestPlan(check: check, tls: tls)
-            plans.withLock { $0[check] = plan }
+            plans.withLock { $0.byCheck[check] = plan }
             return plan
         } catch {
             throw PlanError(reason: .protocolError, detail: "cannot send this request: a header is not valid HTTP")

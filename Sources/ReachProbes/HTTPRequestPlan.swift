@@ -10,6 +10,8 @@ import ReachSupport
 struct HTTPRequestPlan: Sendable {
     /// Where to connect: the URL's host (a name or an address) and port.
     var endpoint: HostPort
+    /// The endpoint's host when it is an address literal, parsed once (see ``ProbeSocket``).
+    var address: SocketAddress?
     var head: HTTPRequestHead
     /// `head` as NIOHTTP1's encoder writes it, its headers checked by NIOHTTP1's validator: encoded
     /// once here, so that a probe sends bytes instead of encoding and validating headers again.
@@ -27,6 +29,7 @@ struct HTTPRequestPlan: Sendable {
     /// - Throws: When NIOHTTP1 refuses to send the request (a header it finds malformed).
     init(check: HTTPCheck, tls: NIOSSLContext?) throws {
         endpoint = check.endpoint
+        address = try? SocketAddress(ipAddress: endpoint.host, port: endpoint.port)
         keepsBody = check.expectation.needsBody
         // A check made in code (ReachKit's embedded service) may skip the parser: `/` then.
         let target = HTTPURL(check.url)?.requestTarget ?? "/"

@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import ReachCore
 import ReachSupport
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -21,46 +22,56 @@ import Glibc
 /// connect reports; ``ConnectWatcher`` tells the exchange when it is up.
 ///
 /// Names (NIO's resolver races the families) and probes bound to an uplink (`SO_BINDTODEVICE`,
-/// with its own failure words) still go through the bootstrap: see ``address(of:family:interface:)``.
-enum ProbeSocket {
-    /// The address a probe of `endpoint` connects to by itself: an address literal of `family`,
-    /// probed without an interface. `nil` when the bootstrap connects: a name, an address of the
-    /// other family (it fails there, in its words) or a probe of one uplink.
-    static func address(of endpoint: HostPort, family: AddressFamily, interface: String?) -> SocketAddress? {
-        guard interface == nil, let address = try? SocketAddress(ipAddress: endpoint.host, port: endpoint.port),
-            family.admits(address)
-        else { return nil }
+/// with its own failure words) still go through the bootstrap: see ``address(_:family:interface:)``.
+///
+/// One per prober: it keeps the bootstraps it hands sockets over with, one per event loop and kind
+/// of connection, made once. A bootstrap made for each probe, its channel options changed twice
+/// and an initializer closure made for it, cost about 3.5k instructions a probe; the exchange adds
+/// its handlers once NIO has registered the channel instead (``HTTPExchange``).
+final class ProbeSocket: Sendable {
+    private struct Kind: Hashable {
+        var loop: ObjectIdentifier
+        var writesOnce: Bool
+    }
+
+    private let bootstraps = Mutex<[Kind: ClientBootstrap]>([:])
+
+    init() {}
+
+    /// The address a probe connects to by itself: `address` (an endpoint's host that is an address
+    /// literal, parsed once per plan) when it is of `family` and the probe has no interface. `nil`
+    /// when the bootstrap connects: a name, an address of the other family (it fails there, in its
+    /// words) or a probe of one uplink.
+    static func address(_ address: SocketAddress?, family: AddressFamily, interface: String?) -> SocketAddress? {
+        guard interface == nil, let address, family.admits(address) else { return nil }
         return address
     }
 
-    /// Starts connecting to `address` and hands the socket to NIO on `loop`, set up by
-    /// `configure`, which must put a ``ConnectWatcher`` at the bottom of the pipeline.
+    /// Starts connecting to `address` and hands the socket to NIO on `loop`: a channel registered
+    /// and active, its pipeline empty. The caller adds its handlers at once (on `loop`, before any
+    /// read), with a ``ConnectWatcher`` at the bottom when the first write is not its own.
     ///
     /// - Parameter writesOnce: As for ``NIOPosix/ClientBootstrap/forProbe(on:connectTimeout:writesOnce:interface:configure:)``:
     ///   drop NIO's default `TCP_NODELAY` for a connection that writes once.
-    static func connect(
-        to address: SocketAddress,
-        on loop: any EventLoop,
-        writesOnce: Bool,
-        configure: @escaping @Sendable (any Channel) throws -> Void
-    ) -> EventLoopFuture<any Channel> {
+    func connect(to address: SocketAddress, on loop: any EventLoop, writesOnce: Bool) -> EventLoopFuture<any Channel> {
         let descriptor: CInt
         do {
-            descriptor = try connecting(to: address)
+            descriptor = try Self.connecting(to: address)
         } catch {
             return loop.makeFailedFuture(error)
         }
-        let bootstrap = ClientBootstrap(group: loop)
-        return (writesOnce ? bootstrap.enableMPTCP(true).enableMPTCP(false) : bootstrap)
-            .channelInitializer { channel in
-                do {
-                    try configure(channel)
-                    return channel.eventLoop.makeSucceededVoidFuture()
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
-            }
-            .withConnectedSocket(descriptor)
+        return bootstrap(on: loop, writesOnce: writesOnce).withConnectedSocket(descriptor)
+    }
+
+    private func bootstrap(on loop: any EventLoop, writesOnce: Bool) -> ClientBootstrap {
+        let kind = Kind(loop: ObjectIdentifier(loop), writesOnce: writesOnce)
+        return bootstraps.withLock { made in
+            if let bootstrap = made[kind] { return bootstrap }
+            let plain = ClientBootstrap(group: loop)
+            let bootstrap = writesOnce ? plain.enableMPTCP(true).enableMPTCP(false) : plain
+            made[kind] = bootstrap
+            return bootstrap
+        }
     }
 
     /// A non-blocking socket with `SO_LINGER` 0 whose connect to `address` is under way (or done).
