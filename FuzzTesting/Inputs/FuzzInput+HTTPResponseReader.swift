@@ -26,7 +26,10 @@ extension FuzzInput {
         if case .answer(_, _, let body) = whole {
             require(body.count <= answer.count, "\(body.count) bytes of body from \(answer.count) bytes")
         }
-        guard case .answer(let status, let location, let body) = decodedByNIOHTTP1(answer) else { return }
+        // A bare CR in the head is invalid (RFC 9112 §2.2: a recipient must treat it so, or read it
+        // as a space): the reader refuses such an answer, where llhttp took the CRs as line ends.
+        guard !hasBareCRInHead(answer), case .answer(let status, let location, let body) = decodedByNIOHTTP1(answer)
+        else { return }
         require(
             whole == .answer(status: status, location: location.map(withoutBlanksAround), body: body),
             "llhttp read \(status), \(String(describing: location)), \(body.count) bytes of body; the reader \(whole)"
@@ -92,6 +95,23 @@ extension FuzzInput {
             }
         }
         return failed && !answer.ended ? .malformed : answer.reading
+    }
+
+    /// Whether a CR not followed by LF comes before the head's end (the first empty line after one
+    /// that is not: empty lines before the status line are skipped).
+    static func hasBareCRInHead(_ bytes: [UInt8]) -> Bool {
+        let (cr, lf) = (UInt8(ascii: "\r"), UInt8(ascii: "\n"))
+        var (lineHasText, headBegun) = (false, false)
+        for (index, byte) in bytes.enumerated() {
+            if byte == cr, index + 1 == bytes.count || bytes[index + 1] != lf { return true }
+            if byte == lf {
+                if headBegun && !lineHasText { return false }
+                lineHasText = false
+            } else if byte != cr {
+                (lineHasText, headBegun) = (true, true)
+            }
+        }
+        return false
     }
 
     /// `value` without the spaces and tabs around it.
