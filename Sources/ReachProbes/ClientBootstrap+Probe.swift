@@ -5,20 +5,23 @@ import ReachOutbound
 import ReachSupport
 
 extension ClientBootstrap {
+    /// This bootstrap, without NIO's default `TCP_NODELAY` when the connection writes at most once
+    /// (a plain HTTP request, or nothing for a TCP probe): Nagle's algorithm never holds such a
+    /// write back, and applying the option cost a `setsockopt`, a `getsockname` NIO makes to check
+    /// the family, and a chain of futures, on every probe. NIO offers no way to drop a default
+    /// option but this one: enabling MPTCP removes it (documented: "Enabling this setting will
+    /// re-enable Nagle's algorithm"), and disabling MPTCP again keeps plain TCP. TLS writes the
+    /// handshake's end and the request separately, so an HTTPS probe keeps the default.
+    func probing(writesOnce: Bool) -> ClientBootstrap {
+        writesOnce ? enableMPTCP(true).enableMPTCP(false) : self
+    }
+
     /// A bootstrap for one probe's connection on `loop`. Every channel it makes closes with a
     /// reset (``NIOCore/Channel/closeWithReset()``) and is then set up by `configure`, synchronously
     /// on the loop, answering with the loop's cached void future: `makeCompletedFuture` would
     /// allocate one per probe.
     ///
-    /// - Parameter writesOnce: The connection writes at most once (a plain HTTP request, or
-    ///   nothing for a TCP probe), so NIO's default `TCP_NODELAY` is dropped: Nagle's algorithm
-    ///   never holds such a write back, and applying the option cost a `setsockopt`, a
-    ///   `getsockname` NIO makes to check the family, and a chain of futures, on every probe. NIO
-    ///   offers no way to drop a default option but this one: enabling MPTCP removes it
-    ///   (documented: "Enabling this setting will re-enable Nagle's algorithm"), and disabling
-    ///   MPTCP again keeps plain TCP. TLS writes the handshake's end and the request separately,
-    ///   so an HTTPS probe keeps the default.
-    ///
+    /// - Parameter writesOnce: The connection writes at most once (see ``probing(writesOnce:)``).
     /// - Parameter interface: The uplink a probe of one path leaves through (`SO_BINDTODEVICE`);
     ///   `nil`, a target's own probe, follows the routes and pays nothing for it.
     static func forProbe(
@@ -28,8 +31,7 @@ extension ClientBootstrap {
         interface: String? = nil,
         configure: @escaping @Sendable (any Channel) throws -> Void = { _ in }
     ) -> ClientBootstrap {
-        let bootstrap = ClientBootstrap(group: loop)
-        return (writesOnce ? bootstrap.enableMPTCP(true).enableMPTCP(false) : bootstrap)
+        ClientBootstrap(group: loop).probing(writesOnce: writesOnce)
             .connectTimeout(.init(connectTimeout))
             .channelInitializer { channel in
                 do {

@@ -51,7 +51,7 @@ final class ProbeSocket: Sendable {
     /// and active, its pipeline empty. The caller adds its handlers at once (on `loop`, before any
     /// read), with a ``ConnectWatcher`` at the bottom when the first write is not its own.
     ///
-    /// - Parameter writesOnce: As for ``NIOPosix/ClientBootstrap/forProbe(on:connectTimeout:writesOnce:interface:configure:)``:
+    /// - Parameter writesOnce: As for ``NIOPosix/ClientBootstrap/probing(writesOnce:)``:
     ///   drop NIO's default `TCP_NODELAY` for a connection that writes once.
     func connect(to address: SocketAddress, on loop: any EventLoop, writesOnce: Bool) -> EventLoopFuture<any Channel> {
         let descriptor: CInt
@@ -67,8 +67,7 @@ final class ProbeSocket: Sendable {
         let kind = Kind(loop: ObjectIdentifier(loop), writesOnce: writesOnce)
         return bootstraps.withLock { made in
             if let bootstrap = made[kind] { return bootstrap }
-            let plain = ClientBootstrap(group: loop)
-            let bootstrap = writesOnce ? plain.enableMPTCP(true).enableMPTCP(false) : plain
+            let bootstrap = ClientBootstrap(group: loop).probing(writesOnce: writesOnce)
             made[kind] = bootstrap
             return bootstrap
         }
