@@ -51,16 +51,16 @@ package struct SpawnedProcess: Sendable {
             guard spawn_pipe(&output) == 0 else { throw .current("pipe2") }
             guard spawn_pipe(&errors) == 0 else {
                 let failure = SystemCallError.current("pipe2")
-                output.forEach { close($0) }
+                closeOpen(output)
                 throw failure
             }
         }
-        defer { [output[1], errors[1]].filter { $0 >= 0 }.forEach { close($0) } }
+        defer { closeOpen([output[1], errors[1]]) }
         let pid: pid_t
         do {
             pid = try spawn(executable, arguments, environment, directory, output: output[1], errors: errors[1])
         } catch {
-            [output[0], errors[0]].filter { $0 >= 0 }.forEach { close($0) }
+            closeOpen([output[0], errors[0]])
             throw error
         }
         let exitWatch = spawn_pidfd_open(pid)
@@ -68,7 +68,7 @@ package struct SpawnedProcess: Sendable {
             let failure = SystemCallError.current("pidfd_open")
             kill(-pid, SIGKILL)
             _ = reap(pid)
-            [output[0], errors[0]].filter { $0 >= 0 }.forEach { close($0) }
+            closeOpen([output[0], errors[0]])
             throw failure
         }
         return SpawnedProcess(pid: pid, exitWatch: exitWatch, output: output[0], errors: errors[0])
@@ -160,7 +160,7 @@ package struct SpawnedProcess: Sendable {
             var reads = 0
             while reads < 64, read(index) { reads += 1 }
         }
-        [output, errors, exitWatch].filter { $0 >= 0 }.forEach { close($0) }
+        Self.closeOpen([output, errors, exitWatch])
         return Self.reap(pid)
     }
 
@@ -176,6 +176,11 @@ package struct SpawnedProcess: Sendable {
                 run()
             }
         }
+    }
+
+    /// Closes those of `descriptors` that are open (-1: a pipe not made).
+    private static func closeOpen(_ descriptors: [Int32]) {
+        for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
     }
 
     private static func reap(_ pid: pid_t) -> Termination {
