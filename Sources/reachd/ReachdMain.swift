@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Glibc
+import ReachDaemon
 
 /// glibc's `mallopt(3)` and its `M_MMAP_THRESHOLD` (-3), declared in `<malloc.h>`, which the
 /// Glibc module does not import.
@@ -8,7 +9,7 @@ import Glibc
 private func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
 private let mmapThreshold: Int32 = -3
 
-/// Runs ``ReachdCommand`` on the cooperative pool while the main thread waits for it.
+/// Runs ``ReachdCommand`` on the event loops (``EventLoopExecutor``) while the main thread waits for it.
 ///
 /// An `async` entry point would hand the main thread to `dispatch_main`, which ends it with
 /// `pthread_exit`. That unwinds the thread's stack, and the unwinder searches the executable's
@@ -23,6 +24,7 @@ enum ReachdMain {
         // mappings of their own, returned to the kernel when freed: at 1,000 targets, 15.7 MiB of
         // private memory instead of 18.8–26.7, for no more CPU (measured A/B).
         _ = mallopt(mmapThreshold, 128 << 10)
+        EventLoopExecutorFactory.install()
         // SIGABRT from systemd's watchdog (WatchdogSignal=) must end a wedged reachd, with a core
         // dump. The Swift runtime's backtracer, when it finds swift-backtrace (a toolchain beside
         // the binary), catches SIGABRT like a crash, prints a backtrace and then lets a signal sent
