@@ -20,9 +20,11 @@ package final class EventLoopExecutor: TaskExecutor, SchedulingExecutor {
     }
 
     /// Stays on the current loop when called from one of the group's, so a task resumed by I/O
-    /// runs where the I/O finished.
+    /// runs where the I/O finished, without waking another thread. A job runs as a task
+    /// executor's should (SE-0417), isolated to no serial executor, as on the global pool.
     package func enqueue(_ job: consuming ExecutorJob) {
-        group.any().executor.enqueue(job)
+        let job = UnownedJob(job)
+        group.any().execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 
     package func enqueue<C: Clock>(
@@ -31,11 +33,12 @@ package final class EventLoopExecutor: TaskExecutor, SchedulingExecutor {
         tolerance: C.Duration?,
         clock: C
     ) {
-        let loop = group.any()
         let job = UnownedJob(job)
         // Every clock reachd sleeps on measures in `Duration`; the loop's timers are monotonic.
         let nanoseconds = (delay as? Duration).map(Self.nanoseconds) ?? 0
-        loop.scheduleTask(in: .nanoseconds(nanoseconds)) { loop.executor.enqueue(ExecutorJob(job)) }
+        group.any().scheduleTask(in: .nanoseconds(nanoseconds)) {
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+        }
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {

@@ -17,7 +17,7 @@ package final class HistoryStore: Sendable {
     let pool: SQLitePool
 
     /// Opens (creating it, and its directory when `createDirectory`) the file at `path`; a corrupt
-    /// file is moved aside and a fresh one opened. Synchronous disk work: call it off the cooperative pool.
+    /// file is moved aside and a fresh one opened. Synchronous disk work: call it off the threads that run tasks.
     ///
     package static func open(path: String, createDirectory: Bool) throws(HistoryStoreError) -> Opening {
         let directory = path.deletingLastPathComponent

@@ -3,8 +3,9 @@ import GRDBSQLite
 import Synchronization
 
 /// A SQLite file in WAL mode, as history uses it: one connection that writes and one that reads
-/// (a read sees the last commit and never waits for one), each behind a lock and used off Swift's
-/// cooperative pool, on a queue of its own: a commit can wait on the disk.
+/// (a read sees the last commit and never waits for one), each behind a lock and used off the
+/// threads that run tasks (in reachd, its event loops), on a queue of its own: a commit can wait
+/// on the disk.
 final class SQLitePool: Sendable {
     private let writer: Locked
     private let reader: Locked
@@ -55,17 +56,17 @@ final class SQLitePool: Sendable {
         try writer.use(body)
     }
 
-    /// ``read(_:)`` off the cooperative pool.
+    /// ``read(_:)`` off the threads that run tasks.
     func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await run(on: reads) { try self.read(body) }
     }
 
-    /// ``write(_:)`` off the cooperative pool.
+    /// ``write(_:)`` off the threads that run tasks.
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await run(on: writes) { try self.write(body) }
     }
 
-    /// ``writeWithoutTransaction(_:)`` off the cooperative pool.
+    /// ``writeWithoutTransaction(_:)`` off the threads that run tasks.
     func writeWithoutTransaction<T: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) throws -> T
     ) async throws -> T {

@@ -4,52 +4,53 @@ import ReachDaemon
 import Testing
 
 /// reachd's default executor (``EventLoopExecutor``), tried through a task's executor preference,
-/// which routes a task's jobs and sleeps the same way as the process-wide default does, over the
-/// same shared group.
+/// which routes a task's jobs and sleeps the same way as the process-wide default does. Each test
+/// has loops of its own, which no other test keeps busy.
 @Suite("Tasks on the event loops")
 struct EventLoopExecutorTests {
-    let group = MultiThreadedEventLoopGroup.singleton
-
-    private func onLoops<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await Task(executorPreference: EventLoopExecutor(group: group), operation: body).value
+    private func withLoops<T: Sendable>(
+        _ body: (MultiThreadedEventLoopGroup, EventLoopExecutor) async throws -> T
+    ) async throws -> T {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let result: Result<T, any Error>
+        do { result = .success(try await body(group, EventLoopExecutor(group: group))) } catch {
+            result = .failure(error)
+        }
+        try await group.shutdownGracefully()
+        return try result.get()
     }
 
-    private func currentLoop() -> (any EventLoop)? {
-        group.makeIterator().first { $0.inEventLoop }
+    private static func onALoop(of group: MultiThreadedEventLoopGroup) -> Bool {
+        group.makeIterator().contains { $0.inEventLoop }
     }
 
     @Test func aTaskRunsOnOneOfTheLoops() async throws {
-        let ranOnLoop = try await onLoops { currentLoop() != nil }
-        #expect(ranOnLoop)
-    }
-
-    @Test func aTaskResumedByALoopStaysOnThatLoop() async throws {
-        let loops = Array(group.makeIterator())
-        for loop in loops {
-            let stayed = try await onLoops {
-                try await loop.submit {}.get()
-                return loop.inEventLoop
-            }
-            #expect(stayed)
+        let ranOnLoop = try await withLoops { group, executor in
+            await Task(executorPreference: executor) { Self.onALoop(of: group) }.value
         }
+        #expect(ranOnLoop)
     }
 
     @Test func aSleepLastsAtLeastItsDelayAndEndsOnALoop() async throws {
         let clock = ContinuousClock()
-        let (slept, ranOnLoop) = try await onLoops {
-            let start = clock.now
-            try await Task.sleep(for: .milliseconds(50))
-            return (start.duration(to: clock.now), currentLoop() != nil)
+        let (slept, endedOnLoop) = try await withLoops { group, executor in
+            try await Task(executorPreference: executor) {
+                let start = clock.now
+                try await Task.sleep(for: .milliseconds(50))
+                return (start.duration(to: clock.now), Self.onALoop(of: group))
+            }.value
         }
         #expect(slept >= .milliseconds(50))
-        #expect(ranOnLoop)
+        #expect(endedOnLoop)
     }
 
     @Test func cancellingAnHourLongSleepEndsItNow() async throws {
-        let sleeper = Task(executorPreference: EventLoopExecutor(group: group)) {
-            try await Task.sleep(for: .seconds(3600))
+        try await withLoops { _, executor in
+            let sleeper = Task(executorPreference: executor) {
+                try await Task.sleep(for: .seconds(3600))
+            }
+            sleeper.cancel()
+            await #expect(throws: CancellationError.self) { try await sleeper.value }
         }
-        sleeper.cancel()
-        await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
 }
