@@ -7,8 +7,8 @@ import NIOPosix
 /// On Linux Swift's default executor is libdispatch's global pool. Its first worker thread starts
 /// libdispatch's pool monitor, a 1 s timer that never stops, so an idle reachd woke once a second
 /// for nothing. Every resumption after I/O also hopped from the event loop to a pool thread and
-/// back. With the loops as the default executor, a continuation resumed on a loop runs on that
-/// loop, and an idle reachd sleeps until a timer of its own is due.
+/// back. With the loops as the default executor, a continuation resumed on a loop usually runs on
+/// that loop, and an idle reachd sleeps until a timer of its own is due.
 ///
 /// Work here must not block, as on any event loop: blocking work goes to `NIOThreadPool` or a
 /// ``DedicatedThread``.
@@ -36,14 +36,8 @@ package final class EventLoopExecutor: TaskExecutor, SchedulingExecutor {
         let loop = group.any()
         let job = UnownedJob(job)
         // Every clock reachd sleeps on measures in `Duration`; the loop's timers are monotonic.
-        let nanoseconds = (delay as? Duration).map(Self.nanoseconds) ?? 0
-        loop.scheduleTask(in: .nanoseconds(nanoseconds)) { loop.executor.enqueue(ExecutorJob(job)) }
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+        let wait = (delay as? Duration).map(TimeAmount.init) ?? .zero
+        loop.scheduleTask(in: wait) { loop.executor.enqueue(ExecutorJob(job)) }
     }
 }
 
